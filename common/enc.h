@@ -1,0 +1,234 @@
+/*
+ * enc.h: fixed-width big-endian encoding and a bounds-checked decoder.
+ *
+ * Keys use big-endian numbers so that byte order is numeric order.  Records
+ * are written with struct enc_buf (grows with xrealloc) and read with struct
+ * enc_reader, whose every get checks the remaining length first: a short or
+ * overlong record sets `failed` and later gets return zeros, so a decoder
+ * reads all fields and checks `enc_reader_ok()` once at the end, never
+ * touching memory past the record.
+ */
+#ifndef ENC_H
+#define ENC_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+
+static inline void
+enc_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+enc_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void
+enc_put_be64(uint8_t *p, uint64_t v)
+{
+	enc_put_be32(p, (uint32_t)(v >> 32));
+	enc_put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint16_t
+enc_get_be16(const uint8_t *p)
+{
+	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+enc_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t
+enc_get_be64(const uint8_t *p)
+{
+	return (uint64_t)enc_get_be32(p) << 32 | enc_get_be32(p + 4);
+}
+
+/* A growing output buffer.  Zero-initialise, then enc_buf_* appends. */
+struct enc_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+static inline uint8_t *
+enc_buf_reserve(struct enc_buf *b, size_t n)
+{
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 64;
+
+		while (cap - b->len < n)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	return b->data + b->len;
+}
+
+static inline void
+enc_buf_put_u8(struct enc_buf *b, uint8_t v)
+{
+	*enc_buf_reserve(b, 1) = v;
+	b->len += 1;
+}
+
+static inline void
+enc_buf_put_u16(struct enc_buf *b, uint16_t v)
+{
+	enc_put_be16(enc_buf_reserve(b, 2), v);
+	b->len += 2;
+}
+
+static inline void
+enc_buf_put_u32(struct enc_buf *b, uint32_t v)
+{
+	enc_put_be32(enc_buf_reserve(b, 4), v);
+	b->len += 4;
+}
+
+static inline void
+enc_buf_put_u64(struct enc_buf *b, uint64_t v)
+{
+	enc_put_be64(enc_buf_reserve(b, 8), v);
+	b->len += 8;
+}
+
+static inline void
+enc_buf_put_bytes(struct enc_buf *b, const void *p, size_t n)
+{
+	if (n > 0)
+		memcpy(enc_buf_reserve(b, n), p, n);
+	b->len += n;
+}
+
+/* A string as a u16 length and its bytes (no NUL); longer ones are cut. */
+static inline void
+enc_buf_put_str(struct enc_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > UINT16_MAX)
+		n = UINT16_MAX;
+	enc_buf_put_u16(b, (uint16_t)n);
+	enc_buf_put_bytes(b, s, n);
+}
+
+static inline void
+enc_buf_reset(struct enc_buf *b)
+{
+	b->len = 0;
+}
+
+static inline void
+enc_buf_free(struct enc_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* A bounds-checked reader over one record. */
+struct enc_reader {
+	const uint8_t *p;
+	size_t left;
+	int failed;
+};
+
+static inline void
+enc_reader_init(struct enc_reader *r, const void *p, size_t len)
+{
+	r->p = p;
+	r->left = len;
+	r->failed = 0;
+}
+
+static inline const uint8_t *
+enc_reader_take(struct enc_reader *r, size_t n)
+{
+	const uint8_t *p;
+
+	if (r->failed || r->left < n) {
+		r->failed = 1;
+		return NULL;
+	}
+	p = r->p;
+	r->p += n;
+	r->left -= n;
+	return p;
+}
+
+static inline uint8_t
+enc_get_u8(struct enc_reader *r)
+{
+	const uint8_t *p = enc_reader_take(r, 1);
+
+	return p ? p[0] : 0;
+}
+
+static inline uint16_t
+enc_get_u16(struct enc_reader *r)
+{
+	const uint8_t *p = enc_reader_take(r, 2);
+
+	return p ? enc_get_be16(p) : 0;
+}
+
+static inline uint32_t
+enc_get_u32(struct enc_reader *r)
+{
+	const uint8_t *p = enc_reader_take(r, 4);
+
+	return p ? enc_get_be32(p) : 0;
+}
+
+static inline uint64_t
+enc_get_u64(struct enc_reader *r)
+{
+	const uint8_t *p = enc_reader_take(r, 8);
+
+	return p ? enc_get_be64(p) : 0;
+}
+
+/*
+ * A u16-length string copied into a new NUL-terminated allocation the caller
+ * frees; NULL (and failed) when the record is short or the string holds a
+ * NUL byte.
+ */
+static inline char *
+enc_get_str(struct enc_reader *r)
+{
+	uint16_t n = enc_get_u16(r);
+	const uint8_t *p = enc_reader_take(r, n);
+
+	if (p == NULL)
+		return NULL;
+	if (memchr(p, '\0', n) != NULL) {
+		r->failed = 1;
+		return NULL;
+	}
+	return xstrndup((const char *)p, n);
+}
+
+/* True when every get succeeded and the whole record was consumed. */
+static inline int
+enc_reader_ok(const struct enc_reader *r)
+{
+	return !r->failed && r->left == 0;
+}
+
+#endif /* ENC_H */
