@@ -1,0 +1,306 @@
+/*
+ * mapmond.c: the daemon's entry point: options, configuration, logging,
+ * signals and the event loop.
+ *
+ * Start-up order: parse options, load the whole config (every error printed
+ * as FILE:LINE, exit 78), set up logging from [log], then (unless -t) detach
+ * and run the libevent loop.  SIGTERM/SIGINT leave the loop (exit 0); SIGHUP
+ * reloads the config: runtime keys are applied, the others are reported as
+ * needing a restart, and a bad file keeps the running config.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "conf/conf.h"
+#include "mon/mapmond.h"
+
+static struct {
+	const char *conf_path;	/* as given by -c or MAPMON_CONF, or NULL */
+	int conf_explicit;	/* a missing file is an error */
+	int foreground;
+	int log_stderr;
+	int configtest;
+} opts;
+
+static struct conf *mapmond_conf;
+static struct event_base *mapmond_base;
+
+static void
+mapmond_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: mapmond [-dft] [-c file] [--mkfs]\n"
+	    "       mapmond --version | --help\n"
+	    "  -c FILE    config file (default $MAPMON_CONF or %s)\n"
+	    "  -f         stay in the foreground\n"
+	    "  -d         stay in the foreground and log to stderr\n"
+	    "  -t         check the config file and exit\n"
+	    "  --version  print the version and exit\n",
+	    MAPMOND_DEFAULT_CONF);
+}
+
+/*
+ * Load the config file; print every error (to stderr at start, to the log
+ * on reload).  A missing default file means
+ * the built-in defaults; a missing file named by -c or MAPMON_CONF is an
+ * error like any other.
+ */
+struct conf *
+mapmond_conf_load(const char *path, int must_exist, int to_stderr)
+{
+	struct conf *c;
+	char **errors;
+	size_t i, nerrors;
+
+	if (!must_exist && access(path, F_OK) == -1 && errno == ENOENT)
+		return conf_new();
+	c = conf_load(path, &errors, &nerrors);
+	if (c == NULL) {
+		for (i = 0; i < nerrors; i++) {
+			if (to_stderr)
+				fprintf(stderr, "%s\n", errors[i]);
+			else
+				log_warnx("%s", errors[i]);
+		}
+		conf_errors_free(errors, nerrors);
+	}
+	return c;
+}
+
+/* Set every subsystem's L/G levels from [log] debug_<subsys>. */
+void
+mapmond_apply_log_levels(const struct conf *c)
+{
+	char name[64];
+	int i, key, file_level, gather_level;
+
+	for (i = 0; i < LOG_NSUBSYS; i++) {
+		snprintf(name, sizeof name, "log.debug_%s", log_subsys_names[i]);
+		if ((key = conf_find(name)) == -1)
+			fatalx("no config key %s for log subsystem %s", name,
+			    log_subsys_names[i]);
+		conf_loglevel(c, (enum conf_key)key, &file_level,
+		    &gather_level);
+		log_set_level((enum log_subsys)i, file_level, gather_level);
+	}
+}
+
+static int
+mapmond_open_log(const struct conf *c)
+{
+	char *cause;
+
+	if (log_open(opts.log_stderr ? "stderr" : conf_str(c, CONF_LOG_FILE),
+	    &cause) == -1) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * SIGHUP: re-read the file.  A bad file keeps the running config.  Runtime
+ * keys take effect; a changed restart-only key is reported, and keeps its
+ * running value until the restart.
+ */
+static void
+mapmond_reload(void)
+{
+	struct conf *nc;
+	char name[128], *ov, *nv, *cause;
+	int k, changed = 0;
+
+	log_info("SIGHUP: reloading %s", conf_path(mapmond_conf) ?
+	    conf_path(mapmond_conf) : "(defaults)");
+	if (conf_path(mapmond_conf) == NULL) {
+		log_info("no config file in use; nothing to reload");
+		goto reopen;
+	}
+	if ((nc = mapmond_conf_load(conf_path(mapmond_conf), 1, 0)) == NULL) {
+		log_warnx("reload failed; keeping the running config");
+		goto reopen;
+	}
+	for (k = 0; k < CONF_NKEYS; k++) {
+		if (conf_equal(mapmond_conf, nc, (enum conf_key)k))
+			continue;
+		conf_fullname((enum conf_key)k, name, sizeof name);
+		ov = conf_format(mapmond_conf, (enum conf_key)k);
+		nv = conf_format(nc, (enum conf_key)k);
+		if (conf_options[k].runtime) {
+			if (conf_set(mapmond_conf, (enum conf_key)k, nv,
+			    &cause) == -1) {
+				log_warnx("reload: %s", cause);
+				free(cause);
+			} else {
+				log_info("reload: %s changed from '%s' to "
+				    "'%s'", name, ov, nv);
+				changed++;
+			}
+		} else
+			log_warnx("reload: %s changed from '%s' to '%s'; "
+			    "it takes effect after a restart", name, ov, nv);
+		free(ov);
+		free(nv);
+	}
+	conf_free(nc);
+	mapmond_apply_log_levels(mapmond_conf);
+	log_info("reload done: %d runtime key%s applied", changed,
+	    changed == 1 ? "" : "s");
+reopen:
+	if (log_reopen(&cause) == -1) {
+		log_warnx("%s", cause);
+		free(cause);
+	}
+}
+
+static void
+mapmond_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		log_info("%s: shutting down", strsignal((int)sig));
+		event_base_loopbreak(mapmond_base);
+		break;
+	case SIGHUP:
+		mapmond_reload();
+		break;
+	}
+}
+
+static void
+mapmond_detach(void)
+{
+	int fd;
+
+	switch (fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		break;
+	default:
+		_exit(0);
+	}
+	if (setsid() == -1)
+		fatal("setsid");
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct event *ev_term, *ev_int, *ev_hup;
+	int ch;
+
+	log_init("mapmond", 0);
+	if ((opts.conf_path = getenv("MAPMON_CONF")) != NULL &&
+	    *opts.conf_path != '\0')
+		opts.conf_explicit = 1;
+	else
+		opts.conf_path = MAPMOND_DEFAULT_CONF;
+
+	while ((ch = getopt_long(argc, argv, "c:dfth", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			opts.conf_path = optarg;
+			opts.conf_explicit = 1;
+			break;
+		case 'd':
+			opts.foreground = opts.log_stderr = 1;
+			break;
+		case 'f':
+			opts.foreground = 1;
+			break;
+		case 't':
+			opts.configtest = 1;
+			break;
+		case 'V':
+			printf("mapmond %s\n", PACKAGE_VERSION);
+			return 0;
+		case 'h':
+			mapmond_usage(stdout);
+			return 0;
+		default:
+			mapmond_usage(stderr);
+			return MAPMON_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "mapmond: unexpected argument '%s'\n",
+		    argv[optind]);
+		mapmond_usage(stderr);
+		return MAPMON_EXIT_USAGE;
+	}
+
+	mapmond_conf = mapmond_conf_load(opts.conf_path, opts.conf_explicit, 1);
+	if (mapmond_conf == NULL)
+		return MAPMON_EXIT_CONFIG;
+	if (opts.configtest) {
+		printf("mapmond: configuration %s OK\n",
+		    conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
+		    "(built-in defaults; no file at " MAPMOND_DEFAULT_CONF ")");
+		conf_free(mapmond_conf);
+		return 0;
+	}
+
+	log_init("mapmond", (size_t)conf_int(mapmond_conf, CONF_LOG_MAX_RECENT));
+	mapmond_apply_log_levels(mapmond_conf);
+	log_install_crash_handlers();
+	if (mapmond_open_log(mapmond_conf) == -1)
+		return MAPMON_EXIT_CONFIG;
+	if (!opts.foreground)
+		mapmond_detach();
+
+	if ((mapmond_base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	log_event_callback_install();
+	ev_term = evsignal_new(mapmond_base, SIGTERM, mapmond_signal, NULL);
+	ev_int = evsignal_new(mapmond_base, SIGINT, mapmond_signal, NULL);
+	ev_hup = evsignal_new(mapmond_base, SIGHUP, mapmond_signal, NULL);
+	if (ev_term == NULL || ev_int == NULL || ev_hup == NULL ||
+	    evsignal_add(ev_term, NULL) == -1 ||
+	    evsignal_add(ev_int, NULL) == -1 || evsignal_add(ev_hup, NULL) == -1)
+		fatalx("cannot install signal events");
+	signal(SIGPIPE, SIG_IGN);
+
+	log_info("mapmond %s started (pid %ld, config %s)", PACKAGE_VERSION,
+	    (long)getpid(), conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
+	    "built-in defaults");
+	if (event_base_dispatch(mapmond_base) == -1)
+		fatalx("event loop failed");
+
+	event_free(ev_term);
+	event_free(ev_int);
+	event_free(ev_hup);
+	event_base_free(mapmond_base);
+	conf_free(mapmond_conf);
+	log_info("mapmond stopped");
+	return 0;
+}
