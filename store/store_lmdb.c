@@ -1,0 +1,467 @@
+/* store_lmdb.c: the LMDB backend. */
+#include "config.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "store/store.h"
+
+/* The map never grows past this (1 TiB): a runaway writer stops here. */
+#define STORE_LMDB_MAP_MAX ((uint64_t)1 << 40)
+
+/*
+ * Growing the map (mdb_env_set_mapsize) remaps the file: no transaction of
+ * this process may be open then.  Every read transaction is held under
+ * maplock shared; growth takes it exclusive.  A thread that holds a read
+ * transaction itself (an iterator kept while committing) cannot wait for
+ * the exclusive lock without deadlocking, so it only tries (and reports the
+ * map full) — counted here per thread.
+ */
+static __thread int store_lmdb_reading;
+
+struct store_lmdb {
+	MDB_env *env;
+	MDB_dbi dbi;
+	char *path;
+	int grow;
+	uint64_t grown;
+	pthread_rwlock_t maplock;
+};
+
+struct store_lmdb_iter {
+	struct store_lmdb *db;
+	MDB_txn *txn;
+	MDB_cursor *cursor;
+	uint8_t *lo;
+	size_t lolen;
+	int started;
+};
+
+/* The store's kind of an LMDB or system error. */
+static int
+store_lmdb_kind(int rc)
+{
+	switch (rc) {
+	case MDB_MAP_FULL:
+		return STORE_E_MAPFULL;
+	case ENOSPC:
+		return STORE_E_NOSPC;
+	case MDB_CORRUPTED:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_INVALID:
+	case MDB_VERSION_MISMATCH:
+		return STORE_E_CORRUPT;
+	case MDB_BAD_VALSIZE:
+	case EINVAL:
+		return STORE_E_INVAL;
+	}
+	return STORE_E_IO;
+}
+
+static int
+store_lmdb_error(struct store_lmdb *db, const char *path, int rc,
+    const char *what, char **cause)
+{
+	if (cause != NULL)
+		xasprintf(cause, "%s: %s: %s", db != NULL ? db->path : path,
+		    what, mdb_strerror(rc));
+	return store_lmdb_kind(rc);
+}
+
+static void
+store_lmdb_free(struct store_lmdb *db)
+{
+	if (db->env != NULL)
+		mdb_env_close(db->env);
+	pthread_rwlock_destroy(&db->maplock);
+	free(db->path);
+	free(db);
+}
+
+static int
+store_lmdb_open(const char *path, const struct store_options *opts,
+    int create, void **handle, char **cause)
+{
+	struct store_lmdb *db;
+	MDB_txn *txn;
+	unsigned int flags = MDB_NOTLS;
+	int rc, dead;
+
+	db = xcalloc(1, sizeof *db);
+	db->path = xstrdup(path);
+	db->grow = opts->lmdb.grow;
+	pthread_rwlock_init(&db->maplock, NULL);
+	if (opts->sync == STORE_SYNC_NONE)
+		flags |= MDB_NOSYNC;
+	if ((rc = mdb_env_create(&db->env)) != 0) {
+		db->env = NULL;
+		goto fail;
+	}
+	if ((rc = mdb_env_set_maxreaders(db->env,
+	    opts->lmdb.max_readers > 0 ? opts->lmdb.max_readers : 126)) != 0)
+		goto fail;
+	/* An existing file larger than this keeps its size (LMDB's rule). */
+	if ((rc = mdb_env_set_mapsize(db->env, (size_t)opts->lmdb.map_size)) !=
+	    0)
+		goto fail;
+	if ((rc = mdb_env_open(db->env, path, flags, 0600)) != 0)
+		goto fail;
+	/* Reader slots left by a process that died would pin old pages. */
+	if ((rc = mdb_reader_check(db->env, &dead)) != 0)
+		goto fail;
+	if ((rc = mdb_txn_begin(db->env, NULL, create ? 0 : MDB_RDONLY,
+	    &txn)) != 0)
+		goto fail;
+	if ((rc = mdb_dbi_open(txn, NULL, 0, &db->dbi)) != 0) {
+		mdb_txn_abort(txn);
+		goto fail;
+	}
+	if ((rc = create ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0)) != 0)
+		goto fail;
+	*handle = db;
+	return 0;
+
+fail:
+	rc = store_lmdb_error(NULL, path, rc, "open", cause);
+	store_lmdb_free(db);
+	return rc;
+}
+
+static void
+store_lmdb_close(void *handle)
+{
+	store_lmdb_free(handle);
+}
+
+/* Begin a read transaction under maplock; pair with store_lmdb_rdone. */
+static int
+store_lmdb_rbegin(struct store_lmdb *db, MDB_txn **txn)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&db->maplock);
+	if ((rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn)) != 0) {
+		pthread_rwlock_unlock(&db->maplock);
+		return rc;
+	}
+	store_lmdb_reading++;
+	return 0;
+}
+
+static void
+store_lmdb_rdone(struct store_lmdb *db, MDB_txn *txn)
+{
+	mdb_txn_abort(txn);
+	store_lmdb_reading--;
+	pthread_rwlock_unlock(&db->maplock);
+}
+
+static int
+store_lmdb_get(void *handle, const void *key, size_t klen, void **val,
+    size_t *vlen, char **cause)
+{
+	struct store_lmdb *db = handle;
+	MDB_txn *txn;
+	MDB_val k, v;
+	int rc;
+
+	if ((rc = store_lmdb_rbegin(db, &txn)) != 0)
+		return store_lmdb_error(db, NULL, rc, "read", cause);
+	k.mv_data = (void *)key;
+	k.mv_size = klen;
+	rc = mdb_get(txn, db->dbi, &k, &v);
+	if (rc == 0) {
+		*val = xmalloc(v.mv_size ? v.mv_size : 1);
+		memcpy(*val, v.mv_data, v.mv_size);
+		*vlen = v.mv_size;
+	}
+	store_lmdb_rdone(db, txn);
+	if (rc == MDB_NOTFOUND)
+		return STORE_NOTFOUND;
+	if (rc != 0)
+		return store_lmdb_error(db, NULL, rc, "get", cause);
+	return 0;
+}
+
+/* Double the map; 0, or a store error when it cannot grow. */
+static int
+store_lmdb_grow(struct store_lmdb *db, char **cause)
+{
+	MDB_envinfo info;
+	uint64_t size;
+	int rc;
+
+	if (!db->grow) {
+		if (cause != NULL)
+			xasprintf(cause, "%s: LMDB map full (map_size reached, "
+			    "growth off)", db->path);
+		return STORE_E_MAPFULL;
+	}
+	if (store_lmdb_reading > 0) {
+		if (pthread_rwlock_trywrlock(&db->maplock) != 0) {
+			if (cause != NULL)
+				xasprintf(cause, "%s: LMDB map full and it cannot "
+				    "grow while this thread holds an iterator",
+				    db->path);
+			return STORE_E_MAPFULL;
+		}
+	} else
+		pthread_rwlock_wrlock(&db->maplock);
+	mdb_env_info(db->env, &info);
+	size = (uint64_t)info.me_mapsize * 2;
+	if (size > STORE_LMDB_MAP_MAX) {
+		pthread_rwlock_unlock(&db->maplock);
+		if (cause != NULL)
+			xasprintf(cause, "%s: LMDB map full at %zu bytes",
+			    db->path, info.me_mapsize);
+		return STORE_E_MAPFULL;
+	}
+	rc = mdb_env_set_mapsize(db->env, (size_t)size);
+	pthread_rwlock_unlock(&db->maplock);
+	if (rc != 0)
+		return store_lmdb_error(db, NULL, rc, "growing the map", cause);
+	db->grown++;
+	return 0;
+}
+
+/* Delete lo <= k < hi with a cursor inside txn. */
+static int
+store_lmdb_delete_range(struct store_lmdb *db, MDB_txn *txn,
+    const struct store_op *op)
+{
+	MDB_cursor *cursor;
+	MDB_val k, v;
+	int rc;
+
+	if ((rc = mdb_cursor_open(txn, db->dbi, &cursor)) != 0)
+		return rc;
+	if (op->key != NULL) {
+		k.mv_data = (void *)op->key;
+		k.mv_size = op->klen;
+		rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
+	} else
+		rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+	while (rc == 0) {
+		if (op->val != NULL && store_key_cmp(k.mv_data, k.mv_size,
+		    op->val, op->vlen) >= 0)
+			break;
+		if ((rc = mdb_cursor_del(cursor, 0)) != 0)
+			break;
+		/* After a delete the cursor's next is the following key. */
+		rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(cursor);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static int
+store_lmdb_apply(struct store_lmdb *db, MDB_txn *txn,
+    const struct store_batch *b, size_t *failed)
+{
+	struct store_op op;
+	MDB_val k, v;
+	size_t i, n = store_batch_count(b);
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		store_batch_op(b, i, &op);
+		*failed = i;
+		k.mv_data = (void *)op.key;
+		k.mv_size = op.klen;
+		switch (op.type) {
+		case STORE_OP_PUT:
+			v.mv_data = (void *)op.val;
+			v.mv_size = op.vlen;
+			rc = mdb_put(txn, db->dbi, &k, &v, 0);
+			break;
+		case STORE_OP_DELETE:
+			rc = mdb_del(txn, db->dbi, &k, NULL);
+			if (rc == MDB_NOTFOUND)
+				rc = 0;
+			break;
+		case STORE_OP_DELETE_RANGE:
+			rc = store_lmdb_delete_range(db, txn, &op);
+			break;
+		}
+	}
+	return rc;
+}
+
+static int
+store_lmdb_commit(void *handle, const struct store_batch *b, char **cause)
+{
+	struct store_lmdb *db = handle;
+	struct store_op op;
+	MDB_txn *txn;
+	size_t failed = 0;
+	char *e, *what;
+	int rc, error;
+
+	for (;;) {
+		rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+		if (rc == MDB_MAP_RESIZED) {
+			/* Another process grew it: adopt its size. */
+			pthread_rwlock_wrlock(&db->maplock);
+			rc = mdb_env_set_mapsize(db->env, 0);
+			pthread_rwlock_unlock(&db->maplock);
+			if (rc == 0)
+				continue;
+		}
+		if (rc != 0)
+			return store_lmdb_error(db, NULL, rc, "write", cause);
+		if ((rc = store_lmdb_apply(db, txn, b, &failed)) != 0) {
+			mdb_txn_abort(txn);
+			if (rc != MDB_MAP_FULL) {
+				store_batch_op(b, failed, &op);
+				e = op.key != NULL ? store_key_escape(op.key,
+				    op.klen) : xstrdup("(first)");
+				xasprintf(&what, "writing %s", e);
+				error = store_lmdb_error(db, NULL, rc, what,
+				    cause);
+				free(what);
+				free(e);
+				return error;
+			}
+		} else if ((rc = mdb_txn_commit(txn)) != 0 &&
+		    rc != MDB_MAP_FULL)
+			return store_lmdb_error(db, NULL, rc, "commit", cause);
+		if (rc == 0)
+			return 0;
+		/* Map full: the transaction is gone; grow and retry it. */
+		if ((error = store_lmdb_grow(db, cause)) != 0)
+			return error;
+	}
+}
+
+static int
+store_lmdb_iter_new(void *handle, const void *lo, size_t lolen, void **ith,
+    char **cause)
+{
+	struct store_lmdb *db = handle;
+	struct store_lmdb_iter *it;
+	int rc;
+
+	it = xcalloc(1, sizeof *it);
+	it->db = db;
+	if ((rc = store_lmdb_rbegin(db, &it->txn)) != 0) {
+		free(it);
+		return store_lmdb_error(db, NULL, rc, "read", cause);
+	}
+	if ((rc = mdb_cursor_open(it->txn, db->dbi, &it->cursor)) != 0) {
+		store_lmdb_rdone(db, it->txn);
+		free(it);
+		return store_lmdb_error(db, NULL, rc, "cursor", cause);
+	}
+	if (lo != NULL) {
+		it->lo = xmalloc(lolen);
+		memcpy(it->lo, lo, lolen);
+		it->lolen = lolen;
+	}
+	*ith = it;
+	return 0;
+}
+
+static int
+store_lmdb_iter_next(void *ith, const void **key, size_t *klen,
+    const void **val, size_t *vlen, char **cause)
+{
+	struct store_lmdb_iter *it = ith;
+	MDB_val k, v;
+	int rc;
+
+	if (!it->started) {
+		it->started = 1;
+		if (it->lo != NULL) {
+			k.mv_data = it->lo;
+			k.mv_size = it->lolen;
+			rc = mdb_cursor_get(it->cursor, &k, &v, MDB_SET_RANGE);
+		} else
+			rc = mdb_cursor_get(it->cursor, &k, &v, MDB_FIRST);
+	} else
+		rc = mdb_cursor_get(it->cursor, &k, &v, MDB_NEXT);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return store_lmdb_error(it->db, NULL, rc, "iterating", cause);
+	*key = k.mv_data;
+	*klen = k.mv_size;
+	*val = v.mv_data;
+	*vlen = v.mv_size;
+	return 1;
+}
+
+static void
+store_lmdb_iter_free(void *ith)
+{
+	struct store_lmdb_iter *it = ith;
+
+	mdb_cursor_close(it->cursor);
+	store_lmdb_rdone(it->db, it->txn);
+	free(it->lo);
+	free(it);
+}
+
+static int
+store_lmdb_stat(void *handle, struct store_stats *st, char **cause)
+{
+	struct store_lmdb *db = handle;
+	MDB_envinfo info;
+	MDB_stat ms;
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = store_lmdb_rbegin(db, &txn)) != 0)
+		return store_lmdb_error(db, NULL, rc, "read", cause);
+	rc = mdb_stat(txn, db->dbi, &ms);
+	if (rc == 0)
+		rc = mdb_env_info(db->env, &info);
+	store_lmdb_rdone(db, txn);
+	if (rc != 0)
+		return store_lmdb_error(db, NULL, rc, "stat", cause);
+	st->records = (int64_t)ms.ms_entries;
+	st->map_size = info.me_mapsize;
+	st->map_used = ((uint64_t)info.me_last_pgno + 1) * ms.ms_psize;
+	st->map_grown = db->grown;
+	xasprintf(&st->text, "page size %u, depth %u, branch pages %zu, "
+	    "leaf pages %zu, overflow pages %zu, entries %zu, last txn %zu, "
+	    "readers %u of %u", ms.ms_psize, ms.ms_depth, ms.ms_branch_pages,
+	    ms.ms_leaf_pages, ms.ms_overflow_pages, ms.ms_entries,
+	    info.me_last_txnid, info.me_numreaders, info.me_maxreaders);
+	return 0;
+}
+
+/* LMDB reuses freed pages in place: nothing to compact. */
+static int
+store_lmdb_compact(mapmon_unused void *handle, mapmon_unused const void *lo,
+    mapmon_unused size_t lolen, mapmon_unused const void *hi,
+    mapmon_unused size_t hilen, mapmon_unused char **cause)
+{
+	return 0;
+}
+
+static int
+store_lmdb_control(mapmon_unused void *handle, mapmon_unused int op,
+    mapmon_unused void *arg)
+{
+	return STORE_E_NOTSUP;
+}
+
+const struct store_backend store_lmdb_backend = {
+	.name = "lmdb",
+	.marker = "data.mdb",
+	.open = store_lmdb_open,
+	.close = store_lmdb_close,
+	.get = store_lmdb_get,
+	.commit = store_lmdb_commit,
+	.iter_new = store_lmdb_iter_new,
+	.iter_next = store_lmdb_iter_next,
+	.iter_free = store_lmdb_iter_free,
+	.stat = store_lmdb_stat,
+	.compact = store_lmdb_compact,
+	.control = store_lmdb_control,
+};
