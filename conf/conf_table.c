@@ -1,0 +1,207 @@
+/*
+ * conf_table.c: every key of mapmon.conf(5), in the order of the man page and
+ * the sample file.  A test holds the three together.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/conf.h"
+
+#define KIB ((int64_t)1024)
+#define MIB (KIB * 1024)
+#define GIB (MIB * 1024)
+#define TIB (GIB * 1024)
+
+#define SEC ((int64_t)1000)
+#define MINUTE (SEC * 60)
+#define HOUR (MINUTE * 60)
+#define DAY (HOUR * 24)
+
+const char *const conf_sections[] = {
+	"mon", "store", "store.leveldb", "store.lmdb", "log", "metrics", NULL
+};
+
+static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
+static const char *const conf_sync_choices[] = { "commit", "none", NULL };
+static const char *const conf_compression_choices[] = { "none", "snappy",
+	NULL };
+
+/* One debug_<subsys> key: "L/G", written to the log up to L, gathered to G. */
+#define CONF_DEBUG(sub, what)                                                  \
+	{                                                                      \
+		.section = "log", .name = "debug_" sub,                        \
+		.type = CONF_LOGLEVEL, .def = "1/5", .min = 0,                 \
+		.max = CONF_LOGLEVEL_MAX, .runtime = 1,                        \
+		.help = "log levels L/G of " what,                             \
+	}
+
+const struct conf_option conf_options[CONF_NKEYS] = {
+	/* [mon] */
+	[CONF_MON_NAME] = {
+	    .section = "mon", .name = "name", .type = CONF_STRING, .def = "a",
+	    .help = "name of this monitor in the monmap" },
+	[CONF_MON_DATA] = {
+	    .section = "mon", .name = "data", .type = CONF_STRING,
+	    .def = "/var/lib/mapmon",
+	    .help = "directory of the monitor's store" },
+	[CONF_MON_BIND] = {
+	    .section = "mon", .name = "bind", .type = CONF_ADDRESS,
+	    .def = "127.0.0.1:6788",
+	    .help = "address and port the monitor listens on for clients and "
+		    "OSDs" },
+	[CONF_MON_PROPOSE_INTERVAL] = {
+	    .section = "mon", .name = "propose_interval",
+	    .type = CONF_DURATION, .def = "20ms", .min = 1, .max = 10 * SEC,
+	    .runtime = 1,
+	    .help = "how long changes gather into a proposal before it is "
+		    "committed" },
+	[CONF_MON_PROPOSE_MAX_OPS] = {
+	    .section = "mon", .name = "propose_max_ops", .type = CONF_INT,
+	    .def = "65536", .min = 1, .max = 10000000, .runtime = 1,
+	    .help = "changes that seal a proposal at once, before "
+		    "propose_interval ends" },
+	[CONF_MON_MIN_EPOCHS] = {
+	    .section = "mon", .name = "min_epochs", .type = CONF_INT,
+	    .def = "500", .min = 10, .max = 1000000, .runtime = 1,
+	    .help = "osdmap epochs and pgmap incrementals kept before "
+		    "trimming" },
+	[CONF_MON_PG_STALE_TIMEOUT] = {
+	    .section = "mon", .name = "pg_stale_timeout",
+	    .type = CONF_DURATION, .def = "1m", .min = SEC, .max = DAY,
+	    .runtime = 1,
+	    .help = "a PG whose primary has not reported for this long is "
+		    "marked stale" },
+	[CONF_MON_OSD_DOWN_OUT_INTERVAL] = {
+	    .section = "mon", .name = "osd_down_out_interval",
+	    .type = CONF_DURATION, .def = "10m", .min = 0, .max = 7 * DAY,
+	    .runtime = 1,
+	    .help = "an OSD down for this long is marked out (0: never)" },
+	[CONF_MON_DATA_SIZE_WARN] = {
+	    .section = "mon", .name = "data_size_warn", .type = CONF_SIZE,
+	    .def = "15G", .min = MIB, .max = TIB, .runtime = 1,
+	    .help = "raise MON_DISK_BIG when the store grows larger than "
+		    "this" },
+	[CONF_MON_DATA_AVAIL_WARN] = {
+	    .section = "mon", .name = "data_avail_warn", .type = CONF_INT,
+	    .def = "30", .min = 0, .max = 100, .runtime = 1,
+	    .help = "raise MON_DISK_LOW below this percentage of free space "
+		    "for the store" },
+	[CONF_MON_DATA_AVAIL_CRIT] = {
+	    .section = "mon", .name = "data_avail_crit", .type = CONF_INT,
+	    .def = "5", .min = 0, .max = 100, .runtime = 1,
+	    .help = "raise MON_DISK_CRIT below this percentage of free space "
+		    "for the store" },
+	[CONF_MON_LOG_MAX_ENTRIES] = {
+	    .section = "mon", .name = "log_max_entries", .type = CONF_INT,
+	    .def = "10000", .min = 1, .max = 1000000, .runtime = 1,
+	    .help = "cluster log entries kept in the store" },
+	[CONF_MON_MAX_CONNECTIONS] = {
+	    .section = "mon", .name = "max_connections", .type = CONF_INT,
+	    .def = "1024", .min = 1, .max = 1000000,
+	    .help = "client connections accepted at once; more are refused" },
+	[CONF_MON_MAX_FRAME] = {
+	    .section = "mon", .name = "max_frame", .type = CONF_SIZE,
+	    .def = "64M", .min = 4 * KIB, .max = GIB, .runtime = 1,
+	    .help = "largest frame a client may send; a larger one closes the "
+		    "connection" },
+	[CONF_MON_IDLE_TIMEOUT] = {
+	    .section = "mon", .name = "idle_timeout", .type = CONF_DURATION,
+	    .def = "15m", .min = 0, .max = DAY, .runtime = 1,
+	    .help = "a connection silent for this long is closed (0: never)" },
+	[CONF_MON_MAX_CLIENT_OUTPUT] = {
+	    .section = "mon", .name = "max_client_output", .type = CONF_SIZE,
+	    .def = "64M", .min = 64 * KIB, .max = 4 * GIB, .runtime = 1,
+	    .help = "unsent output a connection may hold; a slower reader is "
+		    "dropped" },
+
+	/* [store] */
+	[CONF_STORE_BACKEND] = {
+	    .section = "store", .name = "backend", .type = CONF_ENUM,
+	    .def = "lmdb", .choices = conf_backend_choices,
+	    .help = "key-value store backend of a new store" },
+	[CONF_STORE_SYNC] = {
+	    .section = "store", .name = "sync", .type = CONF_ENUM,
+	    .def = "commit", .choices = conf_sync_choices,
+	    .help = "commit: flush each commit to disk; none: never (tests "
+		    "only)" },
+
+	/* [store.leveldb] */
+	[CONF_STORE_LEVELDB_WRITE_BUFFER_SIZE] = {
+	    .section = "store.leveldb", .name = "write_buffer_size",
+	    .type = CONF_SIZE, .def = "32M", .min = 64 * KIB, .max = GIB,
+	    .help = "LevelDB memtable size, written out as a table when full" },
+	[CONF_STORE_LEVELDB_BLOCK_SIZE] = {
+	    .section = "store.leveldb", .name = "block_size",
+	    .type = CONF_SIZE, .def = "64K", .min = KIB, .max = 64 * MIB,
+	    .help = "LevelDB table block size, the unit of reads and "
+		    "compression" },
+	[CONF_STORE_LEVELDB_CACHE_SIZE] = {
+	    .section = "store.leveldb", .name = "cache_size",
+	    .type = CONF_SIZE, .def = "64M", .min = 0, .max = 16 * GIB,
+	    .help = "LevelDB block cache (0: LevelDB's own 8M default)" },
+	[CONF_STORE_LEVELDB_COMPRESSION] = {
+	    .section = "store.leveldb", .name = "compression",
+	    .type = CONF_ENUM, .def = "none",
+	    .choices = conf_compression_choices,
+	    .help = "LevelDB block compression" },
+	[CONF_STORE_LEVELDB_BLOOM_BITS] = {
+	    .section = "store.leveldb", .name = "bloom_bits", .type = CONF_INT,
+	    .def = "10", .min = 0, .max = 64,
+	    .help = "LevelDB bloom filter bits per key (0: no filter)" },
+	[CONF_STORE_LEVELDB_MAX_OPEN_FILES] = {
+	    .section = "store.leveldb", .name = "max_open_files",
+	    .type = CONF_INT, .def = "1000", .min = 16, .max = 65536,
+	    .help = "table files LevelDB keeps open" },
+	[CONF_STORE_LEVELDB_PARANOID_CHECKS] = {
+	    .section = "store.leveldb", .name = "paranoid_checks",
+	    .type = CONF_BOOL, .def = "false",
+	    .help = "LevelDB checks every read and stops at the first "
+		    "corruption" },
+	[CONF_STORE_LEVELDB_COMPACT_ON_START] = {
+	    .section = "store.leveldb", .name = "compact_on_start",
+	    .type = CONF_BOOL, .def = "false",
+	    .help = "compact the whole LevelDB store before loading it" },
+
+	/* [store.lmdb] */
+	[CONF_STORE_LMDB_MAP_SIZE] = {
+	    .section = "store.lmdb", .name = "map_size", .type = CONF_SIZE,
+	    .def = "1G", .min = MIB, .max = TIB,
+	    .help = "initial LMDB map size, grown automatically when full" },
+	[CONF_STORE_LMDB_MAX_READERS] = {
+	    .section = "store.lmdb", .name = "max_readers", .type = CONF_INT,
+	    .def = "126", .min = 1, .max = 65536,
+	    .help = "LMDB reader slots, one per concurrent read snapshot" },
+
+	/* [log] */
+	[CONF_LOG_FILE] = {
+	    .section = "log", .name = "file", .type = CONF_STRING, .def = "",
+	    .runtime = 1,
+	    .help = "log file; empty: stderr or the journal; syslog: "
+		    "syslog(3)" },
+	[CONF_LOG_MAX_RECENT] = {
+	    .section = "log", .name = "max_recent", .type = CONF_INT,
+	    .def = "10000", .min = 0, .max = 10000000,
+	    .help = "entries of the in-memory ring dumped on a crash or by "
+		    "mapmon log dump" },
+	[CONF_LOG_DEBUG_MON] = CONF_DEBUG("mon", "the monitor core"),
+	[CONF_LOG_DEBUG_OSD] = CONF_DEBUG("osd", "OSD boot, up, down, in, out"),
+	[CONF_LOG_DEBUG_PG] = CONF_DEBUG("pg", "PG reports and states"),
+	[CONF_LOG_DEBUG_COMMIT] = CONF_DEBUG("commit",
+	    "the proposal and commit pipeline"),
+	[CONF_LOG_DEBUG_STORE] = CONF_DEBUG("store", "the key-value store"),
+	[CONF_LOG_DEBUG_NET] = CONF_DEBUG("net",
+	    "connections and framing"),
+	[CONF_LOG_DEBUG_CONF] = CONF_DEBUG("conf", "configuration loading"),
+	[CONF_LOG_DEBUG_CLIENT] = CONF_DEBUG("client",
+	    "client commands and subscriptions"),
+	[CONF_LOG_DEBUG_EVENT] = CONF_DEBUG("event", "libevent's own messages"),
+
+	/* [metrics] */
+	[CONF_METRICS_BIND] = {
+	    .section = "metrics", .name = "bind", .type = CONF_ADDRESS,
+	    .def = "",
+	    .help = "address of the Prometheus /metrics endpoint (empty: "
+		    "off)" },
+};
