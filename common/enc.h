@@ -231,4 +231,64 @@ enc_reader_ok(const struct enc_reader *r)
 	return !r->failed && r->left == 0;
 }
 
+/*
+ * Versioned records, as Ceph's ENCODE_START/DECODE_START: u8 struct_v (the
+ * version written), u8 compat_v (the oldest reader that understands it), u32
+ * body length, body.  A reader refuses a compat_v newer than it knows and
+ * skips body bytes a newer struct_v appended.
+ */
+static inline size_t
+enc_buf_record_begin(struct enc_buf *b, uint8_t struct_v, uint8_t compat_v)
+{
+	enc_buf_put_u8(b, struct_v);
+	enc_buf_put_u8(b, compat_v);
+	enc_buf_put_u32(b, 0);
+	return b->len;
+}
+
+static inline void
+enc_buf_record_end(struct enc_buf *b, size_t body_start)
+{
+	enc_put_be32(b->data + body_start - 4, (uint32_t)(b->len - body_start));
+}
+
+/*
+ * Open one record of r into *body (r moves past it).  Returns its struct_v,
+ * or -1 with *why set to a static reason when the record is short or its
+ * compat_v is newer than known_v.
+ */
+static inline int
+enc_reader_record(struct enc_reader *r, uint8_t known_v, struct enc_reader *body,
+    const char **why)
+{
+	uint8_t struct_v, compat_v;
+	uint32_t len;
+	const uint8_t *p;
+
+	struct_v = enc_get_u8(r);
+	compat_v = enc_get_u8(r);
+	len = enc_get_u32(r);
+	if (r->failed) {
+		*why = "record header truncated";
+		return -1;
+	}
+	if (compat_v > known_v) {
+		*why = "record needs a newer mapmon (compat version too new)";
+		return -1;
+	}
+	if ((p = enc_reader_take(r, len)) == NULL) {
+		*why = "record body length past the end of the value";
+		return -1;
+	}
+	enc_reader_init(body, p, len);
+	return struct_v;
+}
+
+/* The body was read: fine when nothing failed (trailing bytes allowed). */
+static inline int
+enc_reader_body_ok(const struct enc_reader *r)
+{
+	return !r->failed;
+}
+
 #endif /* ENC_H */

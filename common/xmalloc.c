@@ -1,4 +1,6 @@
 /* xmalloc.c: allocation that never returns NULL. */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,85 @@
+/* stamp.c: wall-clock stamps in microseconds. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/stamp.h"
+
+int64_t
+stamp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t
+stamp_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+char *
+stamp_format(int64_t us, char *buf, size_t len)
+{
+	time_t secs;
+	struct tm tm;
+	int64_t frac;
+
+	secs = (time_t)(us / 1000000);
+	frac = us % 1000000;
+	if (frac < 0) {
+		frac += 1000000;
+		secs--;
+	}
+	if (gmtime_r(&secs, &tm) == NULL) {
+		snprintf(buf, len, "invalid");
+		return buf;
+	}
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld+0000",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (long)frac);
+	return buf;
+}
+
+int
+stamp_parse(const char *s, int64_t *us)
+{
+	struct tm tm;
+	long frac = 0;
+	int n = 0, fraclen;
+	const char *p;
+
+	memset(&tm, 0, sizeof tm);
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+	    &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	    n != 19)
+		return -1;
+	p = s + n;
+	if (*p == '.') {
+		p++;
+		for (fraclen = 0; *p >= '0' && *p <= '9' && fraclen < 6;
+		    fraclen++, p++)
+			frac = frac * 10 + (*p - '0');
+		if (fraclen == 0)
+			return -1;
+		for (; fraclen < 6; fraclen++)
+			frac *= 10;
+	}
+	if (strcmp(p, "Z") != 0 && strcmp(p, "+0000") != 0 && *p != '\0')
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*us = (int64_t)timegm(&tm) * 1000000 + frac;
+	return 0;
+}
