@@ -112,7 +112,7 @@ store_options_defaults(struct store_options *opts)
 	opts->sync = STORE_SYNC_COMMIT;
 	opts->leveldb.write_buffer_size = 32 << 20;
 	opts->leveldb.block_size = 64 << 10;
-	opts->leveldb.cache_size = 128 << 20;
+	opts->leveldb.cache_size = 64 << 20;
 	opts->leveldb.compression = STORE_COMPRESSION_NONE;
 	opts->leveldb.bloom_bits = 10;
 	opts->leveldb.max_open_files = 1000;
