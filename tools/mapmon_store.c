@@ -265,7 +265,7 @@ cmd_dump(struct tool *t, int argc, char **argv)
 		return tool_fail(s, STORE_E_IO, cause);
 	}
 	while ((r = store_iter_next(it, &k, &klen, &v, &vlen)) == 1) {
-		if (klen < plen || memcmp(k, prefix, plen) != 0)
+		if (plen > 0 && (klen < plen || memcmp(k, prefix, plen) != 0))
 			break;
 		e = store_key_escape(k, klen);
 		printf("%s\t%zu\t", e, vlen);
