@@ -1,0 +1,889 @@
+/*
+ * client.c: a protocol client on libevent.
+ *
+ * Waiting requests sit in a hash by request id (ids are sequential, so id
+ * & mask spreads them) and in a list, so that a failure can answer them all
+ * in the order they were sent.  Entry points from libevent hold `busy`, so
+ * that a callback may free the client: the free then happens when the
+ * outermost entry point returns.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/enc.h"
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "net/client.h"
+#include "net/frame.h"
+
+/* Replies and pushes can hold whole maps: accept big frames. */
+#define MCLIENT_MAX_FRAME ((size_t)1 << 30)
+#define MCLIENT_MAX_READ (256 * 1024)
+
+enum mclient_state {
+	MCLIENT_CONNECTING, /* TCP connect and HELLO under way */
+	MCLIENT_READY,
+	MCLIENT_DEAD,
+};
+
+struct mreq {
+	uint64_t id;
+	mclient_reply_cb cb;
+	mclient_push_cb on_push; /* a subscription */
+	void *arg;
+	int replied; /* a subscription's first reply came */
+	struct mreq *hnext;
+	TAILQ_ENTRY(mreq) entry;
+};
+TAILQ_HEAD(mreq_list, mreq);
+
+struct mclient {
+	struct event_base *base;
+	char *addr;	/* as given, for messages */
+	char *name;	/* for the HELLO */
+	mclient_ready_cb on_ready;
+	mclient_error_cb on_error;
+	void *arg;
+
+	enum mclient_state state;
+	struct bufferevent *bev;
+	struct addrinfo *ai_list, *ai; /* addresses to try, the current one */
+	struct event *timer;	/* connect_timeout_ms */
+	struct event *defer;	/* reports a failure of mclient_new */
+	int defer_err;
+	char *defer_msg;
+	int hello_sent;
+	json_t *hello;		/* the server's */
+	char *server_error;	/* the last unmatched error REPLY */
+
+	uint64_t next_id;
+	struct mreq **table;
+	size_t table_size;
+	size_t nreqs;	 /* in the table */
+	size_t npending; /* not yet answered */
+	struct mreq_list reqs;
+
+	int busy;
+	int freed;
+};
+
+static void mclient_connect_next(struct mclient *);
+static void mclient_send_hello(struct mclient *);
+static void mclient_real_free(struct mclient *);
+
+int
+mclient_parse_addr(const char *addr, char **host, uint16_t *port,
+    char **cause)
+{
+	const char *end, *colon, *ps = NULL;
+	char *h, *ep;
+	unsigned long v;
+
+	if (addr == NULL || *addr == '\0') {
+		xasprintf(cause, "empty monitor address");
+		return -1;
+	}
+	if (*addr == '[') {
+		if ((end = strchr(addr, ']')) == NULL) {
+			xasprintf(cause, "bad address '%s': '[' without ']'",
+			    addr);
+			return -1;
+		}
+		h = xstrndup(addr + 1, (size_t)(end - addr - 1));
+		if (end[1] == ':')
+			ps = end + 2;
+		else if (end[1] != '\0') {
+			xasprintf(cause, "bad address '%s': ':PORT' or nothing "
+			    "expected after ']'", addr);
+			free(h);
+			return -1;
+		}
+	} else if ((colon = strchr(addr, ':')) != NULL &&
+	    strchr(colon + 1, ':') == NULL) {
+		h = xstrndup(addr, (size_t)(colon - addr));
+		ps = colon + 1;
+	} else
+		h = xstrdup(addr); /* a name, or a bare IPv6 address */
+	if (*h == '\0') {
+		xasprintf(cause, "bad address '%s': no host", addr);
+		free(h);
+		return -1;
+	}
+	if (ps == NULL) {
+		*port = FRAME_DEFAULT_PORT;
+		*host = h;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(ps, &ep, 10);
+	if (*ps < '0' || *ps > '9' || *ep != '\0' || errno != 0 ||
+	    v > 65535) {
+		xasprintf(cause, "bad address '%s': port '%s' is not a number "
+		    "from 0 to 65535", addr, ps);
+		free(h);
+		return -1;
+	}
+	*port = (uint16_t)v;
+	*host = h;
+	return 0;
+}
+
+static struct mreq *
+mclient_find(const struct mclient *cl, uint64_t id)
+{
+	struct mreq *r;
+
+	for (r = cl->table[id & (cl->table_size - 1)]; r != NULL; r = r->hnext)
+		if (r->id == id)
+			return r;
+	return NULL;
+}
+
+static void
+mclient_table_insert(struct mclient *cl, struct mreq *r)
+{
+	struct mreq **table, *q, *next;
+	size_t i, size;
+
+	if (cl->nreqs >= cl->table_size) {
+		size = cl->table_size * 2;
+		table = xcalloc(size, sizeof *table);
+		for (i = 0; i < cl->table_size; i++) {
+			for (q = cl->table[i]; q != NULL; q = next) {
+				next = q->hnext;
+				q->hnext = table[q->id & (size - 1)];
+				table[q->id & (size - 1)] = q;
+			}
+		}
+		free(cl->table);
+		cl->table = table;
+		cl->table_size = size;
+	}
+	r->hnext = cl->table[r->id & (cl->table_size - 1)];
+	cl->table[r->id & (cl->table_size - 1)] = r;
+	TAILQ_INSERT_TAIL(&cl->reqs, r, entry);
+	cl->nreqs++;
+}
+
+static void
+mclient_table_remove(struct mclient *cl, struct mreq *r)
+{
+	struct mreq **pp;
+
+	for (pp = &cl->table[r->id & (cl->table_size - 1)]; *pp != NULL;
+	    pp = &(*pp)->hnext) {
+		if (*pp == r) {
+			*pp = r->hnext;
+			break;
+		}
+	}
+	TAILQ_REMOVE(&cl->reqs, r, entry);
+	cl->nreqs--;
+}
+
+static void
+mclient_enter(struct mclient *cl)
+{
+	cl->busy++;
+}
+
+/* Returns 1 when the client was freed on the way out. */
+static int
+mclient_leave(struct mclient *cl)
+{
+	if (--cl->busy == 0 && cl->freed) {
+		mclient_real_free(cl);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The connection is over: answer every waiting request with err, then tell
+ * on_error (unless the caller is freeing the client).
+ */
+static void
+mclient_fail(struct mclient *cl, int err, const char *msg, int notify)
+{
+	struct mreq *r;
+
+	if (cl->state == MCLIENT_DEAD)
+		return;
+	cl->state = MCLIENT_DEAD;
+	dout(LOG_NET, 5, "client %s: %s", cl->addr, msg);
+	if (cl->bev != NULL) {
+		bufferevent_free(cl->bev);
+		cl->bev = NULL;
+	}
+	evtimer_del(cl->timer);
+	mclient_enter(cl);
+	while ((r = TAILQ_FIRST(&cl->reqs)) != NULL) {
+		mclient_table_remove(cl, r);
+		if (!r->replied && r->cb != NULL && !cl->freed)
+			r->cb(r->arg, err, msg, NULL);
+		free(r);
+	}
+	cl->npending = 0;
+	if (notify && cl->on_error != NULL && !cl->freed)
+		cl->on_error(cl->arg, err, msg);
+	mclient_leave(cl);
+}
+
+static void
+mclient_failf(struct mclient *cl, int err, const char *fmt, ...)
+    printflike(3, 4);
+
+static void
+mclient_failf(struct mclient *cl, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	xvasprintf(&msg, fmt, ap);
+	va_end(ap);
+	mclient_fail(cl, err, msg, 1);
+	free(msg);
+}
+
+/* Queue one frame; the HELLO always goes first. */
+static void
+mclient_send(struct mclient *cl, uint8_t type, uint64_t id, const void *p,
+    size_t len)
+{
+	struct evbuffer *out = bufferevent_get_output(cl->bev);
+	uint8_t hdr[FRAME_HEADER_SIZE];
+
+	if (!cl->hello_sent)
+		mclient_send_hello(cl);
+	frame_encode_header(hdr, type, (uint32_t)len, id);
+	evbuffer_add(out, hdr, sizeof hdr);
+	if (len > 0)
+		evbuffer_add(out, p, len);
+}
+
+static void
+mclient_send_hello(struct mclient *cl)
+{
+	json_t *obj;
+	char *s;
+	size_t len;
+
+	obj = json_object();
+	json_object_set_new(obj, "protocol", json_integer(FRAME_PROTOCOL));
+	if (cl->name != NULL)
+		json_object_set_new(obj, "name",
+		    frame_json_string_lossy(cl->name));
+	json_object_set_new(obj, "features", json_array());
+	s = frame_dump_json(obj, &len);
+	json_decref(obj);
+	if (s == NULL) /* only out of memory: say the least */
+		s = xstrdup("{\"protocol\":1}"), len = strlen(s);
+	cl->hello_sent = 1;
+	mclient_send(cl, FRAME_HELLO, 0, s, len);
+	free(s);
+}
+
+/* A REPLY frame: {"rc": int, "status": string, "data": any}. */
+static void
+mclient_reply(struct mclient *cl, const struct frame_header *h,
+    const uint8_t *p)
+{
+	json_t *obj, *jrc, *jstatus;
+	struct mreq *r;
+	const char *status;
+	char *cause;
+	int rc;
+
+	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
+		mclient_failf(cl, -EPROTO, "bad reply from %s: %s", cl->addr,
+		    cause);
+		free(cause);
+		return;
+	}
+	jrc = json_object_get(obj, "rc");
+	jstatus = json_object_get(obj, "status");
+	if (!json_is_integer(jrc) || !json_is_string(jstatus) ||
+	    json_integer_value(jrc) > 0 ||
+	    json_integer_value(jrc) < -4095) {
+		json_decref(obj);
+		mclient_failf(cl, -EPROTO, "bad reply from %s: no integer "
+		    "\"rc\" (0 or a negative errno) and string \"status\"",
+		    cl->addr);
+		return;
+	}
+	rc = (int)json_integer_value(jrc);
+	status = json_string_value(jstatus);
+
+	if (cl->state == MCLIENT_CONNECTING) {
+		/* The server refused the HELLO or the connection. */
+		mclient_failf(cl, rc < 0 ? rc : -EPROTO, "%s: %s", cl->addr,
+		    status);
+		json_decref(obj);
+		return;
+	}
+	if ((r = mclient_find(cl, h->id)) == NULL || r->replied) {
+		/* A frame-level error from the server: it will close. */
+		dout(LOG_NET, 5, "client %s: reply to unknown request %llu: "
+		    "%d %s", cl->addr, (unsigned long long)h->id, rc, status);
+		if (rc < 0) {
+			free(cl->server_error);
+			cl->server_error = xstrdup(status);
+		}
+		json_decref(obj);
+		return;
+	}
+	cl->npending--;
+	if (r->on_push != NULL && rc >= 0)
+		r->replied = 1;
+	else
+		mclient_table_remove(cl, r);
+	if (r->cb != NULL) {
+		json_t *data = json_object_get(obj, "data");
+
+		r->cb(r->arg, rc, status, json_is_null(data) ? NULL : data);
+	}
+	if (!r->replied)
+		free(r);
+	json_decref(obj);
+}
+
+static void
+mclient_push(struct mclient *cl, const struct frame_header *h,
+    const uint8_t *p)
+{
+	struct mreq *r;
+	json_t *obj;
+	char *cause;
+
+	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
+		mclient_failf(cl, -EPROTO, "bad push from %s: %s", cl->addr,
+		    cause);
+		free(cause);
+		return;
+	}
+	if ((r = mclient_find(cl, h->id)) != NULL && r->on_push != NULL)
+		r->on_push(r->arg, obj);
+	else
+		dout(LOG_NET, 10, "client %s: push for unknown subscription "
+		    "%llu", cl->addr, (unsigned long long)h->id);
+	json_decref(obj);
+}
+
+static void
+mclient_server_hello_frame(struct mclient *cl, const struct frame_header *h,
+    const uint8_t *p)
+{
+	json_t *obj, *proto;
+	char *cause;
+
+	if (cl->state != MCLIENT_CONNECTING) {
+		mclient_failf(cl, -EPROTO, "%s sent a second HELLO", cl->addr);
+		return;
+	}
+	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
+		mclient_failf(cl, -EPROTO, "bad HELLO from %s: %s", cl->addr,
+		    cause);
+		free(cause);
+		return;
+	}
+	proto = json_object_get(obj, "protocol");
+	if (!json_is_integer(proto) ||
+	    json_integer_value(proto) != FRAME_PROTOCOL) {
+		json_decref(obj);
+		mclient_failf(cl, -EPROTONOSUPPORT, "%s does not speak protocol "
+		    "%d", cl->addr, FRAME_PROTOCOL);
+		return;
+	}
+	cl->hello = obj;
+	cl->state = MCLIENT_READY;
+	evtimer_del(cl->timer);
+	if (cl->on_ready != NULL)
+		cl->on_ready(cl->arg, obj);
+}
+
+static void
+mclient_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct mclient *cl = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct frame_header h;
+	const uint8_t *p;
+	size_t len;
+	char *cause;
+	int r;
+
+	mclient_enter(cl);
+	while (cl->state != MCLIENT_DEAD && !cl->freed) {
+		len = evbuffer_get_length(in);
+		if (len < FRAME_HEADER_SIZE)
+			break;
+		p = evbuffer_pullup(in, FRAME_HEADER_SIZE);
+		r = frame_decode_header(p, len, MCLIENT_MAX_FRAME, &h, &cause);
+		if (r == -1) {
+			mclient_failf(cl, -EPROTO, "bad frame from %s: %s",
+			    cl->addr, cause);
+			free(cause);
+			break;
+		}
+		if (r == 0)
+			break;
+		len = FRAME_HEADER_SIZE + (size_t)h.len;
+		p = evbuffer_pullup(in, (ev_ssize_t)len) + FRAME_HEADER_SIZE;
+		switch (h.type) {
+		case FRAME_HELLO:
+			mclient_server_hello_frame(cl, &h, p);
+			break;
+		case FRAME_REPLY:
+			mclient_reply(cl, &h, p);
+			break;
+		case FRAME_PUSH:
+			mclient_push(cl, &h, p);
+			break;
+		default:
+			mclient_failf(cl, -EPROTO, "%s sent a %s frame, which "
+			    "only clients send", cl->addr,
+			    frame_type_name(h.type));
+			break;
+		}
+		/* On failure the bev (and so in) has been freed. */
+		if (cl->state == MCLIENT_DEAD)
+			break;
+		evbuffer_drain(in, len);
+	}
+	mclient_leave(cl);
+}
+
+/* The error of a failed connect or a broken connection. */
+static int
+mclient_socket_error(struct mclient *cl)
+{
+	int err = EVUTIL_SOCKET_ERROR(), soerr = 0;
+	socklen_t len = sizeof soerr;
+
+	if (cl->bev != NULL && bufferevent_getfd(cl->bev) != -1 &&
+	    getsockopt(bufferevent_getfd(cl->bev), SOL_SOCKET, SO_ERROR,
+	    &soerr, &len) == 0 && soerr != 0)
+		return soerr;
+	/*
+	 * libevent reports a connect() refused at once without errno: on
+	 * loopback that is the usual way of being refused.
+	 */
+	if (cl->state == MCLIENT_CONNECTING &&
+	    (err == 0 || err == EINPROGRESS || err == EAGAIN))
+		return ECONNREFUSED;
+	return err;
+}
+
+static void
+mclient_event_cb(struct bufferevent *bev mapmon_unused, short what,
+    void *arg)
+{
+	struct mclient *cl = arg;
+	int err, one = 1;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		(void)setsockopt(bufferevent_getfd(cl->bev), IPPROTO_TCP,
+		    TCP_NODELAY, &one, sizeof one);
+		if (!cl->hello_sent)
+			mclient_send_hello(cl);
+		return;
+	}
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	mclient_enter(cl);
+	err = (what & BEV_EVENT_ERROR) ? mclient_socket_error(cl) : 0;
+	if (cl->state == MCLIENT_CONNECTING && err != 0 &&
+	    err != ECONNRESET && cl->ai != NULL && cl->ai->ai_next != NULL) {
+		/* Try the name's next address. */
+		cl->ai = cl->ai->ai_next;
+		mclient_connect_next(cl);
+	} else if (err != 0 && err != ECONNRESET && err != EPIPE)
+		mclient_failf(cl, -err, "cannot %s %s: %s",
+		    cl->state == MCLIENT_CONNECTING ? "connect to" : "talk to",
+		    cl->addr, strerror(err));
+	else if (cl->server_error != NULL)
+		mclient_failf(cl, -ECONNRESET, "%s closed the connection: %s",
+		    cl->addr, cl->server_error);
+	else
+		mclient_failf(cl, -ECONNRESET, "%s closed the connection",
+		    cl->addr);
+	mclient_leave(cl);
+}
+
+static void
+mclient_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct mclient *cl = arg;
+
+	mclient_enter(cl);
+	if (cl->state == MCLIENT_CONNECTING)
+		mclient_failf(cl, -ETIMEDOUT, "no answer from %s in time "
+		    "(connect timeout)", cl->addr);
+	mclient_leave(cl);
+}
+
+static void
+mclient_defer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct mclient *cl = arg;
+
+	mclient_enter(cl);
+	mclient_fail(cl, cl->defer_err, cl->defer_msg, 1);
+	mclient_leave(cl);
+}
+
+/*
+ * Report a failure from the loop rather than from inside mclient_new():
+ * the caller has not even got its pointer yet.  msg is taken.
+ */
+static void
+mclient_defer_fail(struct mclient *cl, int err, char *msg)
+{
+	if (cl->defer_msg != NULL) {
+		free(msg);
+		return;
+	}
+	cl->defer_err = err;
+	cl->defer_msg = msg;
+	event_active(cl->defer, EV_TIMEOUT, 0);
+}
+
+/* Start connecting to cl->ai; what an earlier try queued moves along. */
+static void
+mclient_connect_next(struct mclient *cl)
+{
+	struct bufferevent *bev;
+	char *msg;
+	int err;
+
+	bev = bufferevent_socket_new(cl->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (bev == NULL) {
+		xasprintf(&msg, "cannot connect to %s: libevent could not "
+		    "make a socket", cl->addr);
+		mclient_defer_fail(cl, -ENOMEM, msg);
+		return;
+	}
+	if (cl->bev != NULL) {
+		evbuffer_add_buffer(bufferevent_get_output(bev),
+		    bufferevent_get_output(cl->bev));
+		bufferevent_free(cl->bev);
+	}
+	cl->bev = bev;
+	bufferevent_setcb(bev, mclient_read_cb, NULL, mclient_event_cb, cl);
+	bufferevent_set_max_single_read(bev, MCLIENT_MAX_READ);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(bev, cl->ai->ai_addr,
+	    (int)cl->ai->ai_addrlen) == -1) {
+		err = EVUTIL_SOCKET_ERROR();
+		if (err == 0)
+			err = ECONNREFUSED;
+		if (cl->ai->ai_next != NULL) {
+			cl->ai = cl->ai->ai_next;
+			mclient_connect_next(cl);
+			return;
+		}
+		xasprintf(&msg, "cannot connect to %s: %s", cl->addr,
+		    strerror(err));
+		mclient_defer_fail(cl, -err, msg);
+	}
+}
+
+struct mclient *
+mclient_new(struct event_base *base, const char *addr, int connect_timeout_ms,
+    mclient_ready_cb on_ready, mclient_error_cb on_error, void *arg)
+{
+	struct mclient *cl;
+	struct addrinfo hints;
+	struct timeval tv;
+	char *host, *cause, serv[16];
+	uint16_t port;
+	int error;
+
+	cl = xcalloc(1, sizeof *cl);
+	cl->base = base;
+	cl->addr = xstrdup(addr != NULL ? addr : "");
+	cl->on_ready = on_ready;
+	cl->on_error = on_error;
+	cl->arg = arg;
+	cl->state = MCLIENT_CONNECTING;
+	cl->next_id = 1;
+	cl->table_size = 64;
+	cl->table = xcalloc(cl->table_size, sizeof *cl->table);
+	TAILQ_INIT(&cl->reqs);
+	cl->timer = evtimer_new(base, mclient_timer_cb, cl);
+	cl->defer = event_new(base, -1, 0, mclient_defer_cb, cl);
+	if (cl->timer == NULL || cl->defer == NULL)
+		fatalx("libevent cannot allocate an event"); /* as x*alloc */
+
+	if (mclient_parse_addr(cl->addr, &host, &port, &cause) == -1) {
+		mclient_defer_fail(cl, -EINVAL, cause);
+		return cl;
+	}
+	if (port == 0) {
+		free(host);
+		xasprintf(&cause, "bad address '%s': port 0", cl->addr);
+		mclient_defer_fail(cl, -EINVAL, cause);
+		return cl;
+	}
+	snprintf(serv, sizeof serv, "%u", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if ((error = getaddrinfo(host, serv, &hints, &cl->ai_list)) != 0) {
+		xasprintf(&cause, "cannot resolve %s: %s", host,
+		    gai_strerror(error));
+		free(host);
+		cl->ai_list = NULL;
+		mclient_defer_fail(cl, -EHOSTUNREACH, cause);
+		return cl;
+	}
+	free(host);
+	cl->ai = cl->ai_list;
+	if (connect_timeout_ms > 0) {
+		tv.tv_sec = connect_timeout_ms / 1000;
+		tv.tv_usec = (connect_timeout_ms % 1000) * 1000;
+		evtimer_add(cl->timer, &tv);
+	}
+	mclient_connect_next(cl);
+	return cl;
+}
+
+void
+mclient_set_name(struct mclient *cl, const char *name)
+{
+	free(cl->name);
+	cl->name = name != NULL ? xstrdup(name) : NULL;
+}
+
+/* Register a request and queue its frame. */
+static int
+mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
+    mclient_reply_cb cb, mclient_push_cb on_push, void *arg)
+{
+	struct mreq *r;
+
+	if (cl->state == MCLIENT_DEAD || cl->freed || cl->bev == NULL ||
+	    len > UINT32_MAX)
+		return -1;
+	r = xcalloc(1, sizeof *r);
+	r->id = cl->next_id++;
+	r->cb = cb;
+	r->on_push = on_push;
+	r->arg = arg;
+	mclient_table_insert(cl, r);
+	cl->npending++;
+	mclient_send(cl, type, r->id, p, len);
+	return 0;
+}
+
+static int
+mclient_request_json(struct mclient *cl, const json_t *cmd,
+    mclient_push_cb on_push, mclient_reply_cb cb, void *arg)
+{
+	char *s;
+	size_t len;
+	int rv;
+
+	if (!json_is_object(cmd) || (s = frame_dump_json(cmd, &len)) == NULL)
+		return -1;
+	rv = mclient_queue(cl, FRAME_REQUEST, s, len, cb, on_push, arg);
+	free(s);
+	return rv;
+}
+
+int
+mclient_request(struct mclient *cl, const json_t *cmd, mclient_reply_cb cb,
+    void *arg)
+{
+	return mclient_request_json(cl, cmd, NULL, cb, arg);
+}
+
+int
+mclient_request_binary(struct mclient *cl, const void *p, size_t len,
+    mclient_reply_cb cb, void *arg)
+{
+	return mclient_queue(cl, FRAME_BINARY_REQUEST, p, len, cb, NULL, arg);
+}
+
+int
+mclient_subscribe(struct mclient *cl, const json_t *cmd,
+    mclient_push_cb on_push, mclient_reply_cb cb, void *arg)
+{
+	if (on_push == NULL)
+		return -1;
+	return mclient_request_json(cl, cmd, on_push, cb, arg);
+}
+
+int
+mclient_ready(const struct mclient *cl)
+{
+	return cl->state == MCLIENT_READY;
+}
+
+json_t *
+mclient_server_hello(const struct mclient *cl)
+{
+	return cl->hello;
+}
+
+size_t
+mclient_pending(const struct mclient *cl)
+{
+	return cl->npending;
+}
+
+static void
+mclient_real_free(struct mclient *cl)
+{
+	struct mreq *r;
+
+	while ((r = TAILQ_FIRST(&cl->reqs)) != NULL) {
+		mclient_table_remove(cl, r);
+		free(r);
+	}
+	if (cl->bev != NULL)
+		bufferevent_free(cl->bev);
+	event_free(cl->timer);
+	event_free(cl->defer);
+	if (cl->ai_list != NULL)
+		freeaddrinfo(cl->ai_list);
+	json_decref(cl->hello);
+	free(cl->server_error);
+	free(cl->defer_msg);
+	free(cl->table);
+	free(cl->name);
+	free(cl->addr);
+	free(cl);
+}
+
+void
+mclient_free(struct mclient *cl)
+{
+	if (cl == NULL || cl->freed)
+		return;
+	mclient_enter(cl);
+	mclient_fail(cl, -ECANCELED, "request cancelled: the client was "
+	    "closed", 0);
+	cl->freed = 1;
+	mclient_leave(cl);
+}
+
+/* mclient_call()'s state, on its private base. */
+struct mclient_call_state {
+	struct event_base *base;
+	int done;
+	int rc;
+	json_t *data;
+	char *status;
+};
+
+static void
+mclient_call_reply(void *arg, int rc, const char *status, json_t *data)
+{
+	struct mclient_call_state *st = arg;
+
+	if (st->done)
+		return;
+	st->done = 1;
+	st->rc = rc;
+	st->status = xstrdup(status != NULL ? status : "");
+	st->data = json_incref(data);
+	event_base_loopbreak(st->base);
+}
+
+static void
+mclient_call_error(void *arg, int err, const char *msg)
+{
+	mclient_call_reply(arg, err, msg, NULL);
+}
+
+static void
+mclient_call_timeout(evutil_socket_t fd mapmon_unused,
+    short events mapmon_unused, void *arg)
+{
+	mclient_call_reply(arg, -ETIMEDOUT, "no reply in time", NULL);
+}
+
+int
+mclient_call(const char *addr, int timeout_ms, const json_t *cmd,
+    json_t **data, char **status)
+{
+	struct mclient_call_state st;
+	struct mclient *cl;
+	struct event *timer = NULL;
+	struct timeval tv;
+	char *msg;
+
+	memset(&st, 0, sizeof st);
+	if (data != NULL)
+		*data = NULL;
+	if (status != NULL)
+		*status = NULL;
+	if ((st.base = event_base_new()) == NULL) {
+		if (status != NULL)
+			*status = xstrdup("libevent cannot make an event base");
+		return -ENOMEM;
+	}
+	cl = mclient_new(st.base, addr, timeout_ms, NULL, mclient_call_error,
+	    &st);
+	if (mclient_request(cl, cmd, mclient_call_reply, &st) == -1) {
+		st.done = 1;
+		st.rc = -EINVAL;
+		st.status = xstrdup("the command is not a JSON object");
+	}
+	if (!st.done && timeout_ms > 0) {
+		timer = evtimer_new(st.base, mclient_call_timeout, &st);
+		tv.tv_sec = timeout_ms / 1000;
+		tv.tv_usec = (timeout_ms % 1000) * 1000;
+		evtimer_add(timer, &tv);
+	}
+	while (!st.done) {
+		if (event_base_dispatch(st.base) == -1) {
+			st.done = 1;
+			st.rc = -EIO;
+			st.status = xstrdup("the event loop failed");
+		}
+	}
+	if (st.rc == -ETIMEDOUT && strcmp(st.status, "no reply in time") ==
+	    0) {
+		xasprintf(&msg, "no reply from %s within %d ms", addr,
+		    timeout_ms);
+		free(st.status);
+		st.status = msg;
+	}
+	mclient_free(cl);
+	if (timer != NULL)
+		event_free(timer);
+	event_base_free(st.base);
+	if (data != NULL)
+		*data = st.data;
+	else
+		json_decref(st.data);
+	if (status != NULL)
+		*status = st.status;
+	else
+		free(st.status);
+	return st.rc;
+}

@@ -1,0 +1,1037 @@
+/*
+ * server.c: the listener, the connections and their limits.
+ *
+ * A connection goes HELLO -> READY -> (CLOSING -> LINGER) -> dead.  CLOSING
+ * waits for an error reply to leave; LINGER has shut the write side and
+ * reads and drops what the client still sends until it closes or a second
+ * passes, so that the close does not turn into a reset that would destroy
+ * the error reply before the client reads it.  A dead connection leaves the
+ * id table at once (later replies to it return -1) but is freed, and the
+ * daemon told, from a separate event: the daemon may be in the middle of
+ * walking its subscribers when one of them is cut.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "net/frame.h"
+#include "net/server.h"
+
+#define SERVER_LINGER_MS 1000	   /* closing: flush and drain, at most */
+#define SERVER_PAUSE_MS 1000	   /* accept pause when out of descriptors */
+#define SERVER_ACCEPTS_PER_WAKE 64 /* fairness toward open connections */
+#define SERVER_MAX_READ (256 * 1024)
+#define SERVER_NAME_MAX 64
+
+enum conn_state {
+	CONN_HELLO,
+	CONN_READY,
+	CONN_CLOSING,
+	CONN_LINGER,
+	CONN_DEAD,
+};
+
+struct conn {
+	uint64_t id;
+	struct server *srv;
+	struct bufferevent *bev;
+	struct event *timer; /* idle timeout, or the closing deadline */
+	enum conn_state state;
+	int helloed;	/* the daemon knows it: tell it when it goes */
+	int subscriber; /* spared by the idle timeout */
+	int throttled;	/* reading stopped until the output drains */
+	size_t inflight;	/* requests dispatched, not yet answered */
+	int64_t active_us;	/* last frame in or out (stamp_mono) */
+	char *peer;		/* "ADDR:PORT" or "ADDR:PORT (NAME)" */
+
+	struct conn *hnext; /* id hash chain */
+	TAILQ_ENTRY(conn) entry; /* srv->conns or srv->dead */
+};
+TAILQ_HEAD(conn_list, conn);
+
+struct server {
+	struct event_base *base;
+	struct server_limits limits;
+	struct server_ops ops;
+	void *arg;
+
+	int listen_fd;
+	uint16_t port;
+	struct event *listen_ev;
+	struct event *pause_ev; /* accept again after running out of fds */
+	int spare_fd;		/* given up to accept when out of fds */
+	int paused;
+
+	uint64_t next_id;
+	struct conn **table; /* id hash: ids are sequential, so id & mask */
+	size_t table_size;   /* a power of two */
+	size_t nconns;
+	struct conn_list conns;
+	struct conn_list dead;
+	struct event *reap_ev;
+
+	struct server_stats stats;
+};
+
+static void conn_read_cb(struct bufferevent *, void *);
+static void conn_write_cb(struct bufferevent *, void *);
+static void conn_event_cb(struct bufferevent *, short, void *);
+static void conn_timer_cb(evutil_socket_t, short, void *);
+static void conn_kill(struct conn *);
+
+static struct conn *
+server_find(const struct server *srv, uint64_t id)
+{
+	struct conn *c;
+
+	for (c = srv->table[id & (srv->table_size - 1)]; c != NULL;
+	    c = c->hnext) {
+		if (c->id == id)
+			return c;
+	}
+	return NULL;
+}
+
+static void
+server_table_grow(struct server *srv)
+{
+	struct conn **table, *c, *next;
+	size_t i, size = srv->table_size * 2;
+
+	table = xcalloc(size, sizeof *table);
+	for (i = 0; i < srv->table_size; i++) {
+		for (c = srv->table[i]; c != NULL; c = next) {
+			next = c->hnext;
+			c->hnext = table[c->id & (size - 1)];
+			table[c->id & (size - 1)] = c;
+		}
+	}
+	free(srv->table);
+	srv->table = table;
+	srv->table_size = size;
+}
+
+static void
+server_table_insert(struct server *srv, struct conn *c)
+{
+	if (srv->nconns >= srv->table_size)
+		server_table_grow(srv);
+	c->hnext = srv->table[c->id & (srv->table_size - 1)];
+	srv->table[c->id & (srv->table_size - 1)] = c;
+}
+
+static void
+server_table_remove(struct server *srv, struct conn *c)
+{
+	struct conn **pp;
+
+	for (pp = &srv->table[c->id & (srv->table_size - 1)]; *pp != NULL;
+	    pp = &(*pp)->hnext) {
+		if (*pp == c) {
+			*pp = c->hnext;
+			return;
+		}
+	}
+}
+
+static int
+server_timer_add(struct event *ev, int64_t ms)
+{
+	struct timeval tv;
+
+	if (ms < 0)
+		ms = 0;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	return evtimer_add(ev, &tv);
+}
+
+/* The bytes a connection may buffer for one frame being read. */
+static size_t
+server_read_high(const struct server *srv)
+{
+	if (srv->limits.max_frame > SIZE_MAX - FRAME_HEADER_SIZE)
+		return SIZE_MAX;
+	return srv->limits.max_frame + FRAME_HEADER_SIZE;
+}
+
+static void
+conn_arm_idle(struct conn *c)
+{
+	if (c->state != CONN_HELLO && c->state != CONN_READY)
+		return;
+	if (c->srv->limits.idle_timeout_ms > 0)
+		server_timer_add(c->timer, c->srv->limits.idle_timeout_ms);
+	else
+		evtimer_del(c->timer);
+}
+
+
+static void
+server_free_ref(const void *data, size_t len mapmon_unused,
+    void *extra mapmon_unused)
+{
+	free((void *)data);
+}
+
+/*
+ * Queue one frame.  p is freed with free() when take is set (also on
+ * failure), else copied.  Returns -1 when the connection is gone, or has
+ * just been cut because its output was already past the cap: a frame that
+ * alone is larger than the cap (a big dump) still goes to a client that
+ * reads, but nothing more is queued behind it until it has gone.
+ */
+static int
+conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
+    size_t len, int take)
+{
+	struct server *srv = c->srv;
+	struct evbuffer *out;
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	size_t pending;
+	int rv = 0;
+
+	if (c->state == CONN_LINGER || c->state == CONN_DEAD) {
+		rv = -1;
+		goto out;
+	}
+	out = bufferevent_get_output(c->bev);
+	pending = evbuffer_get_length(out);
+	if (pending > srv->limits.max_client_output) {
+		log_warnx("%s: %zu bytes of output unsent, past the limit of "
+		    "%zu (max_client_output): disconnecting a client that "
+		    "does not read", c->peer, pending,
+		    srv->limits.max_client_output);
+		srv->stats.closed_slow++;
+		conn_kill(c);
+		rv = -1;
+		goto out;
+	}
+	if (len > UINT32_MAX) {
+		log_warnx("%s: a %s frame of %zu bytes does not fit the "
+		    "protocol's 32-bit length; dropped", c->peer,
+		    frame_type_name(type), len);
+		goto out;
+	}
+	frame_encode_header(hdr, type, (uint32_t)len, id);
+	evbuffer_add(out, hdr, sizeof hdr);
+	if (len > 0 && take) {
+		if (evbuffer_add_reference(out, p, len, server_free_ref,
+		    NULL) == 0)
+			take = 0; /* libevent frees it once sent */
+		else
+			evbuffer_add(out, p, len);
+	} else if (len > 0)
+		evbuffer_add(out, p, len);
+	srv->stats.frames_out++;
+	srv->stats.bytes_out += FRAME_HEADER_SIZE + len;
+	c->active_us = stamp_mono();
+
+	/* Throttle a pipelining client before it reaches the cap. */
+	pending = evbuffer_get_length(out);
+	if (c->state == CONN_READY && !c->throttled &&
+	    pending > srv->limits.max_client_output / 2) {
+		c->throttled = 1;
+		bufferevent_disable(c->bev, EV_READ);
+		bufferevent_setwatermark(c->bev, EV_WRITE,
+		    srv->limits.max_client_output / 4, 0);
+	}
+out:
+	if (take)
+		free((void *)p);
+	return rv;
+}
+
+/* Queue {"rc", "status", "data"}; data is stolen. */
+static int
+conn_send_reply(struct conn *c, uint8_t type, uint64_t id, int rc,
+    const char *status, json_t *data)
+{
+	json_t *obj;
+	char *s;
+	size_t len;
+
+	obj = json_object();
+	json_object_set_new(obj, "rc", json_integer(rc));
+	json_object_set_new(obj, "status", frame_json_string_lossy(status));
+	json_object_set_new(obj, "data", data != NULL ? data : json_null());
+	s = frame_dump_json(obj, &len);
+	json_decref(obj);
+	if (s == NULL) {
+		/* Cannot happen for a json_t jansson built; answer anyway. */
+		s = NULL;
+		xasprintf(&s, "{\"rc\":%d,\"status\":\"reply could not be "
+		    "encoded\",\"data\":null}", -EIO);
+		len = strlen(s);
+	}
+	return conn_send(c, type, id, s, len, 1);
+}
+
+/* Shut the write side and drop what still comes, until EOF or deadline. */
+static void
+conn_linger(struct conn *c)
+{
+	c->state = CONN_LINGER;
+	if (shutdown(bufferevent_getfd(c->bev), SHUT_WR) == -1) {
+		conn_kill(c);
+		return;
+	}
+	bufferevent_enable(c->bev, EV_READ);
+}
+
+/*
+ * A protocol error: answer it (rc, status naming the problem), then close
+ * once the answer has left.
+ */
+static void
+conn_fail(struct conn *c, uint64_t id, int rc, const char *status)
+{
+	struct server *srv = c->srv;
+
+	dout(LOG_NET, 1, "%s: closing after a protocol error: %s", c->peer,
+	    status);
+	srv->stats.closed_bad++;
+	if (conn_send_reply(c, FRAME_REPLY, id, rc, status, NULL) == -1)
+		return;
+	c->state = CONN_CLOSING;
+	c->throttled = 0;
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	server_timer_add(c->timer, SERVER_LINGER_MS);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		conn_linger(c);
+}
+
+/* Gone now: out of the table at once, freed by server_reap_cb. */
+static void
+conn_kill(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (c->state == CONN_DEAD)
+		return;
+	c->state = CONN_DEAD;
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	evtimer_del(c->timer);
+	server_table_remove(srv, c);
+	TAILQ_REMOVE(&srv->conns, c, entry);
+	TAILQ_INSERT_TAIL(&srv->dead, c, entry);
+	srv->nconns--;
+	srv->stats.connections = srv->nconns;
+	event_active(srv->reap_ev, EV_TIMEOUT, 0);
+}
+
+static void
+conn_free(struct conn *c)
+{
+	bufferevent_free(c->bev);
+	event_free(c->timer);
+	free(c->peer);
+	free(c);
+}
+
+static void
+server_reap_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct server *srv = arg;
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
+		TAILQ_REMOVE(&srv->dead, c, entry);
+		dout(LOG_NET, 5, "%s: connection %llu closed", c->peer,
+		    (unsigned long long)c->id);
+		if (c->helloed && srv->ops.closed != NULL)
+			srv->ops.closed(srv->arg, c->id);
+		conn_free(c);
+	}
+}
+
+/* The client's HELLO: check the protocol, answer with ours. */
+static void
+conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
+{
+	struct server *srv = c->srv;
+	json_t *obj, *reply, *proto, *name;
+	char *cause, *status, *s;
+	size_t len, i, n;
+	json_int_t v;
+
+	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
+		xasprintf(&status, "bad HELLO: %s", cause);
+		conn_fail(c, h->id, -EINVAL, status);
+		free(status);
+		free(cause);
+		return;
+	}
+	proto = json_object_get(obj, "protocol");
+	if (!json_is_integer(proto)) {
+		conn_fail(c, h->id, -EINVAL, "bad HELLO: \"protocol\" is "
+		    "missing or not an integer");
+		json_decref(obj);
+		return;
+	}
+	if ((v = json_integer_value(proto)) != FRAME_PROTOCOL) {
+		xasprintf(&status, "protocol %lld not supported (server "
+		    "speaks %d)", (long long)v, FRAME_PROTOCOL);
+		conn_fail(c, h->id, -EPROTONOSUPPORT, status);
+		free(status);
+		json_decref(obj);
+		return;
+	}
+	name = json_object_get(obj, "name");
+	if (name != NULL && !json_is_string(name)) {
+		conn_fail(c, h->id, -EINVAL, "bad HELLO: \"name\" is not a "
+		    "string");
+		json_decref(obj);
+		return;
+	}
+	if (name != NULL) {
+		/* Only printable ASCII reaches the log lines built from it. */
+		s = xstrndup(json_string_value(name), SERVER_NAME_MAX);
+		n = strlen(s);
+		for (i = 0; i < n; i++) {
+			if (s[i] < 0x20 || s[i] > 0x7e)
+				s[i] = '?';
+		}
+		xasprintf(&cause, "%s (%s)", c->peer, s);
+		free(s);
+		free(c->peer);
+		c->peer = cause;
+	}
+	json_decref(obj);
+
+	reply = json_object();
+	json_object_set_new(reply, "protocol", json_integer(FRAME_PROTOCOL));
+	json_object_set_new(reply, "server",
+	    json_string("mapmon " PACKAGE_VERSION));
+	if (srv->ops.hello != NULL)
+		srv->ops.hello(srv->arg, &reply);
+	if (!json_is_object(reply)) {
+		json_decref(reply);
+		reply = json_object();
+	}
+	json_object_set_new(reply, "protocol", json_integer(FRAME_PROTOCOL));
+	s = frame_dump_json(reply, &len);
+	json_decref(reply);
+	if (s == NULL) {
+		conn_fail(c, h->id, -EIO, "server HELLO could not be encoded");
+		return;
+	}
+	c->state = CONN_READY;
+	c->helloed = 1;
+	dout(LOG_NET, 5, "%s: hello, connection %llu", c->peer,
+	    (unsigned long long)c->id);
+	conn_send(c, FRAME_HELLO, h->id, s, len, 1);
+}
+
+/* One whole frame, p being its payload. */
+static void
+conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
+{
+	struct server *srv = c->srv;
+	json_t *cmd;
+	char *cause, *status;
+
+	if (c->state == CONN_HELLO) {
+		if (h->type != FRAME_HELLO) {
+			xasprintf(&status, "expected a HELLO frame first, not "
+			    "%s", frame_type_name(h->type));
+			conn_fail(c, h->id, -EINVAL, status);
+			free(status);
+			return;
+		}
+		conn_hello(c, h, p);
+		return;
+	}
+
+	switch (h->type) {
+	case FRAME_REQUEST:
+		if ((cmd = frame_parse_json(p, h->len, &cause)) == NULL) {
+			dout(LOG_NET, 5, "%s: request %llu: %s", c->peer,
+			    (unsigned long long)h->id, cause);
+			conn_send_reply(c, FRAME_REPLY, h->id, -EINVAL, cause,
+			    NULL);
+			free(cause);
+			return;
+		}
+		c->inflight++;
+		if (srv->ops.request != NULL)
+			srv->ops.request(srv->arg, c->id, h->id, cmd);
+		else
+			server_reply(srv, c->id, h->id, -EOPNOTSUPP,
+			    "this server answers no requests", NULL);
+		json_decref(cmd);
+		break;
+	case FRAME_BINARY_REQUEST:
+		if (h->len < 2) {
+			conn_send_reply(c, FRAME_REPLY, h->id, -EINVAL,
+			    "binary request shorter than its opcode", NULL);
+			return;
+		}
+		c->inflight++;
+		if (srv->ops.binary != NULL)
+			srv->ops.binary(srv->arg, c->id, h->id, p, h->len);
+		else
+			server_reply(srv, c->id, h->id, -EOPNOTSUPP,
+			    "this server answers no binary requests", NULL);
+		break;
+	default:
+		xasprintf(&status, "a client may not send %s frames%s",
+		    frame_type_name(h->type),
+		    h->type == FRAME_HELLO ? " twice" : "");
+		conn_fail(c, h->id, -EINVAL, status);
+		free(status);
+		break;
+	}
+}
+
+static void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct server *srv = c->srv;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct frame_header h;
+	const uint8_t *p;
+	size_t len;
+	char *cause;
+	int r;
+
+	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
+		evbuffer_drain(in, evbuffer_get_length(in));
+		return;
+	}
+	while (c->state == CONN_HELLO || c->state == CONN_READY) {
+		len = evbuffer_get_length(in);
+		if (len < FRAME_HEADER_SIZE)
+			break;
+		p = evbuffer_pullup(in, FRAME_HEADER_SIZE);
+		r = frame_decode_header(p, len, srv->limits.max_frame, &h,
+		    &cause);
+		if (r == -1) {
+			conn_fail(c, h.id,
+			    frame_header_errno(&h, srv->limits.max_frame),
+			    cause);
+			free(cause);
+			break;
+		}
+		if (r == 0)
+			break;
+		len = FRAME_HEADER_SIZE + (size_t)h.len;
+		p = evbuffer_pullup(in, (ev_ssize_t)len);
+		srv->stats.frames_in++;
+		srv->stats.bytes_in += len;
+		c->active_us = stamp_mono();
+		conn_frame(c, &h, p + FRAME_HEADER_SIZE);
+		/* The buffer outlives a kill: the bev is freed by the reaper. */
+		evbuffer_drain(in, len);
+	}
+	if (c->state == CONN_CLOSING || c->state == CONN_LINGER)
+		evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+conn_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct server *srv = c->srv;
+	size_t pending = evbuffer_get_length(bufferevent_get_output(bev));
+
+	if (c->state == CONN_CLOSING) {
+		if (pending == 0)
+			conn_linger(c);
+		return;
+	}
+	if (c->throttled && pending <= srv->limits.max_client_output / 4) {
+		c->throttled = 0;
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		/* Frames may have arrived whole while reading was off. */
+		conn_read_cb(bev, c);
+	}
+}
+
+static void
+conn_event_cb(struct bufferevent *bev mapmon_unused, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (what & BEV_EVENT_ERROR)
+		dout(LOG_NET, 5, "%s: connection error: %s", c->peer,
+		    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	else if ((what & BEV_EVENT_EOF) && c->state != CONN_LINGER)
+		dout(LOG_NET, 5, "%s: closed by the client", c->peer);
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		conn_kill(c);
+}
+
+static void
+conn_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct conn *c = arg;
+	struct server *srv = c->srv;
+	int64_t idle_ms, timeout = srv->limits.idle_timeout_ms;
+
+	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
+		conn_kill(c);
+		return;
+	}
+	if (timeout <= 0)
+		return;
+	if (c->subscriber || c->inflight > 0) {
+		server_timer_add(c->timer, timeout);
+		return;
+	}
+	idle_ms = (stamp_mono() - c->active_us) / 1000;
+	if (idle_ms < timeout) {
+		server_timer_add(c->timer, timeout - idle_ms);
+		return;
+	}
+	dout(LOG_NET, 1, "%s: idle for %lld ms (idle_timeout): closing",
+	    c->peer, (long long)idle_ms);
+	srv->stats.closed_idle++;
+	conn_kill(c);
+}
+
+static char *
+server_format_addr(const struct sockaddr *sa, socklen_t len)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV], *s;
+
+	if (getnameinfo(sa, len, host, sizeof host, serv, sizeof serv,
+	    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		return xstrdup("unknown");
+	if (sa->sa_family == AF_INET6)
+		xasprintf(&s, "[%s]:%s", host, serv);
+	else
+		xasprintf(&s, "%s:%s", host, serv);
+	return s;
+}
+
+static void
+server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
+    socklen_t salen)
+{
+	struct conn *c;
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	c = xcalloc(1, sizeof *c);
+	c->srv = srv;
+	c->id = srv->next_id++;
+	c->state = CONN_HELLO;
+	c->peer = server_format_addr(sa, salen);
+	c->active_us = stamp_mono();
+	c->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	c->timer = evtimer_new(srv->base, conn_timer_cb, c);
+	if (c->bev == NULL || c->timer == NULL) {
+		log_warnx("%s: cannot set up the connection (out of memory)",
+		    c->peer);
+		if (c->bev != NULL)
+			bufferevent_free(c->bev);
+		else
+			close(fd);
+		if (c->timer != NULL)
+			event_free(c->timer);
+		free(c->peer);
+		free(c);
+		return;
+	}
+	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
+	    c);
+	bufferevent_setwatermark(c->bev, EV_READ, 0, server_read_high(srv));
+	bufferevent_set_max_single_read(c->bev, SERVER_MAX_READ);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	server_table_insert(srv, c);
+	TAILQ_INSERT_TAIL(&srv->conns, c, entry);
+	srv->nconns++;
+	srv->stats.connections = srv->nconns;
+	srv->stats.accepted++;
+	conn_arm_idle(c);
+	dout(LOG_NET, 10, "%s: accepted, connection %llu", c->peer,
+	    (unsigned long long)c->id);
+}
+
+/*
+ * Past max_connections: one REPLY if the socket takes it now, then close.
+ * The client may already have sent its HELLO: read it away first, so that
+ * the close is a FIN and not a reset that could destroy the reply.
+ */
+static void
+server_refuse(struct server *srv, int fd)
+{
+	uint8_t frame[256];
+	char text[160];
+	int n;
+
+	n = snprintf(text, sizeof text, "{\"rc\":%d,\"status\":\"too many "
+	    "connections (max_connections %zu)\",\"data\":null}", -EBUSY,
+	    srv->limits.max_connections);
+	if (n > 0 && (size_t)n < sizeof text) {
+		frame_encode_header(frame, FRAME_REPLY, (uint32_t)n, 0);
+		memcpy(frame + FRAME_HEADER_SIZE, text, (size_t)n);
+		(void)!send(fd, frame, FRAME_HEADER_SIZE + (size_t)n,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	(void)shutdown(fd, SHUT_WR);
+	(void)!recv(fd, frame, sizeof frame, MSG_DONTWAIT);
+	close(fd);
+	srv->stats.rejected++;
+}
+
+static void
+server_pause_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct server *srv = arg;
+
+	srv->paused = 0;
+	if (srv->listen_ev != NULL)
+		event_add(srv->listen_ev, NULL);
+}
+
+/*
+ * Out of descriptors (OpenSMTPD's trick): give up the spare one, accept the
+ * waiting connection and close it, take the spare back, and stop accepting
+ * for a moment instead of waking up on the same connection in a loop.
+ */
+static void
+server_fd_shortage(struct server *srv, int error)
+{
+	int fd;
+
+	if (srv->spare_fd != -1) {
+		close(srv->spare_fd);
+		srv->spare_fd = -1;
+	}
+	fd = accept(srv->listen_fd, NULL, NULL);
+	if (fd != -1) {
+		close(fd);
+		srv->stats.rejected++;
+	}
+	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	log_warnx("accept on port %u: %s: a connection was refused; not "
+	    "accepting for %d ms", srv->port, strerror(error),
+	    SERVER_PAUSE_MS);
+	event_del(srv->listen_ev);
+	srv->paused = 1;
+	server_timer_add(srv->pause_ev, SERVER_PAUSE_MS);
+}
+
+static void
+server_accept_cb(evutil_socket_t lfd, short events mapmon_unused, void *arg)
+{
+	struct server *srv = arg;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, i;
+
+	for (i = 0; i < SERVER_ACCEPTS_PER_WAKE; i++) {
+		len = sizeof ss;
+		fd = accept4(lfd, (struct sockaddr *)&ss, &len,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			switch (errno) {
+			case EINTR:
+			case ECONNABORTED:
+				continue;
+			case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+			case EWOULDBLOCK:
+#endif
+				return;
+			case EMFILE:
+			case ENFILE:
+				server_fd_shortage(srv, errno);
+				return;
+			default:
+				log_warn("accept on port %u", srv->port);
+				return;
+			}
+		}
+		if (srv->nconns >= srv->limits.max_connections) {
+			dout(LOG_NET, 1, "refusing a connection: %zu open "
+			    "(max_connections)", srv->nconns);
+			server_refuse(srv, fd);
+			continue;
+		}
+		server_conn_new(srv, fd, (struct sockaddr *)&ss, len);
+	}
+}
+
+/* Bind and listen on the first address host:port resolves to. */
+static int
+server_listen(struct server *srv, const char *host, uint16_t port,
+    char **cause)
+{
+	struct addrinfo hints, *res, *ai;
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof ss;
+	char serv[16], *where = NULL;
+	int fd = -1, error, saved = 0, one = 1;
+
+	if (host != NULL && (*host == '\0' || strcmp(host, "*") == 0))
+		host = NULL;
+	snprintf(serv, sizeof serv, "%u", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((error = getaddrinfo(host, serv, &hints, &res)) != 0) {
+		xasprintf(cause, "cannot listen on %s:%u: %s",
+		    host != NULL ? host : "*", port, gai_strerror(error));
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family,
+		    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+		if (fd == -1) {
+			saved = errno;
+			continue;
+		}
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		    sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, SOMAXCONN) == 0)
+			break;
+		saved = errno;
+		free(where);
+		where = server_format_addr(ai->ai_addr, ai->ai_addrlen);
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd == -1) {
+		if (where != NULL)
+			xasprintf(cause, "cannot listen on %s: %s", where,
+			    strerror(saved));
+		else
+			xasprintf(cause, "cannot listen on %s:%u: %s",
+			    host != NULL ? host : "*", port, strerror(saved));
+		free(where);
+		return -1;
+	}
+	free(where);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sslen) == 0) {
+		if (ss.ss_family == AF_INET)
+			port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		else if (ss.ss_family == AF_INET6)
+			port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	srv->listen_fd = fd;
+	srv->port = port;
+	return 0;
+}
+
+struct server *
+server_new(struct event_base *base, const char *host, uint16_t port,
+    const struct server_limits *limits, const struct server_ops *ops,
+    void *arg, char **cause)
+{
+	struct server *srv;
+
+	srv = xcalloc(1, sizeof *srv);
+	srv->base = base;
+	srv->limits = *limits;
+	if (ops != NULL)
+		srv->ops = *ops;
+	srv->arg = arg;
+	srv->next_id = 1;
+	srv->table_size = 64;
+	srv->table = xcalloc(srv->table_size, sizeof *srv->table);
+	TAILQ_INIT(&srv->conns);
+	TAILQ_INIT(&srv->dead);
+	srv->listen_fd = srv->spare_fd = -1;
+
+	if (server_listen(srv, host, port, cause) == -1) {
+		free(srv->table);
+		free(srv);
+		return NULL;
+	}
+	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	srv->listen_ev = event_new(base, srv->listen_fd, EV_READ | EV_PERSIST,
+	    server_accept_cb, srv);
+	srv->pause_ev = evtimer_new(base, server_pause_cb, srv);
+	srv->reap_ev = event_new(base, -1, 0, server_reap_cb, srv);
+	if (srv->listen_ev == NULL || srv->pause_ev == NULL ||
+	    srv->reap_ev == NULL || event_add(srv->listen_ev, NULL) == -1) {
+		xasprintf(cause, "cannot listen on port %u: libevent could "
+		    "not add the listener", srv->port);
+		server_free(srv);
+		return NULL;
+	}
+	dout(LOG_NET, 1, "listening on port %u", srv->port);
+	return srv;
+}
+
+uint16_t
+server_port(const struct server *srv)
+{
+	return srv->port;
+}
+
+int
+server_reply(struct server *srv, uint64_t conn_id, uint64_t req_id, int rc,
+    const char *status, json_t *data)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL) {
+		json_decref(data);
+		return -1;
+	}
+	if (c->inflight > 0)
+		c->inflight--;
+	if (c->inflight == 0)
+		c->active_us = stamp_mono();
+	return conn_send_reply(c, FRAME_REPLY, req_id, rc, status, data);
+}
+
+int
+server_push(struct server *srv, uint64_t conn_id, uint64_t sub_id,
+    json_t *obj)
+{
+	struct conn *c;
+	char *s;
+	size_t len;
+
+	if ((c = server_find(srv, conn_id)) == NULL) {
+		json_decref(obj);
+		return -1;
+	}
+	s = frame_dump_json(obj, &len);
+	json_decref(obj);
+	if (s == NULL)
+		return 0;
+	c->subscriber = 1;
+	return conn_send(c, FRAME_PUSH, sub_id, s, len, 1);
+}
+
+int
+server_push_raw(struct server *srv, uint64_t conn_id, uint64_t sub_id,
+    const void *json_text, size_t len)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL)
+		return -1;
+	c->subscriber = 1;
+	return conn_send(c, FRAME_PUSH, sub_id, json_text, len, 0);
+}
+
+int
+server_set_subscriber(struct server *srv, uint64_t conn_id, int on)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL)
+		return -1;
+	c->subscriber = on != 0;
+	c->active_us = stamp_mono();
+	return 0;
+}
+
+const char *
+server_peer(const struct server *srv, uint64_t conn_id)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL)
+		return NULL;
+	return c->peer;
+}
+
+void
+server_set_limits(struct server *srv, const struct server_limits *limits)
+{
+	struct conn *c;
+	int idle_changed;
+
+	idle_changed = limits->idle_timeout_ms != srv->limits.idle_timeout_ms;
+	srv->limits = *limits;
+	TAILQ_FOREACH(c, &srv->conns, entry) {
+		if (c->state != CONN_HELLO && c->state != CONN_READY)
+			continue;
+		bufferevent_setwatermark(c->bev, EV_READ, 0,
+		    server_read_high(srv));
+		if (c->throttled)
+			bufferevent_setwatermark(c->bev, EV_WRITE,
+			    srv->limits.max_client_output / 4, 0);
+		if (idle_changed)
+			conn_arm_idle(c);
+	}
+}
+
+void
+server_stop_accepting(struct server *srv)
+{
+	if (srv->listen_ev != NULL) {
+		event_free(srv->listen_ev);
+		srv->listen_ev = NULL;
+	}
+	if (srv->pause_ev != NULL)
+		evtimer_del(srv->pause_ev);
+	if (srv->listen_fd != -1) {
+		close(srv->listen_fd);
+		srv->listen_fd = -1;
+		dout(LOG_NET, 1, "stopped listening on port %u", srv->port);
+	}
+}
+
+void
+server_free(struct server *srv)
+{
+	struct conn *c;
+
+	if (srv == NULL)
+		return;
+	server_stop_accepting(srv);
+	while ((c = TAILQ_FIRST(&srv->conns)) != NULL) {
+		TAILQ_REMOVE(&srv->conns, c, entry);
+		conn_free(c);
+	}
+	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
+		TAILQ_REMOVE(&srv->dead, c, entry);
+		conn_free(c);
+	}
+	if (srv->pause_ev != NULL)
+		event_free(srv->pause_ev);
+	if (srv->reap_ev != NULL)
+		event_free(srv->reap_ev);
+	if (srv->spare_fd != -1)
+		close(srv->spare_fd);
+	free(srv->table);
+	free(srv);
+}
+
+void
+server_stats(const struct server *srv, struct server_stats *st)
+{
+	*st = srv->stats;
+	st->connections = srv->nconns;
+}

@@ -1,0 +1,181 @@
+/*
+ * server.h: the monitor's TCP listener and client connections, on libevent.
+ *
+ * The server frames bytes (net/frame.h), runs the hello exchange, parses
+ * JSON requests and hands them, in the order each connection sent them, to
+ * the daemon's callbacks (struct server_ops); the daemon answers with
+ * server_reply(), at once or later (a write is answered after its commit),
+ * so replies may leave out of order.  It enforces the limits of SPEC §6 and
+ * §13 so that no client can crash or stall the daemon:
+ *
+ *  - max_connections: an accept past it gets one REPLY (-EBUSY, "too many
+ *    connections") when the socket takes it at once, and is closed;
+ *  - a spare descriptor is kept so that running out of descriptors (EMFILE,
+ *    ENFILE) still lets the server accept and close the pending connection
+ *    instead of spinning on it; accepting then pauses for a second;
+ *  - max_frame bounds a frame's payload: a larger header is answered with
+ *    -EMSGSIZE and the connection closed, a partial frame is buffered only up
+ *    to that size;
+ *  - idle_timeout_ms (0 = none): a connection is idle when, for that long, it
+ *    sent no frame, was sent no frame (reply or push) and has no request
+ *    waiting for its reply.  Subscribers are never idle: a connection that
+ *    has been pushed to, or that the daemon marks with server_set_subscriber()
+ *    when it registers a subscription, waits for pushes as long as it likes
+ *    (it is still bounded by max_client_output);
+ *  - max_client_output: when a connection's unsent output passes it (a
+ *    reader that does not read), the connection is closed at once and a
+ *    warning with the peer address is logged.  Before that point, a client
+ *    that pipelines requests faster than it reads replies is throttled:
+ *    reading from it stops while its output is above half the cap.
+ *
+ * Malformed input is answered with a REPLY whose rc is a negative errno and
+ * whose status names the problem (bad JSON with its line and column):
+ *
+ *  - bad JSON or a JSON payload that is not an object, in a REQUEST: the
+ *    error REPLY, and the connection is kept;
+ *  - a bad header (unknown type, nonzero flags or reserved field, oversize),
+ *    a frame before HELLO, a bad HELLO, a protocol the server does not
+ *    speak (-EPROTONOSUPPORT), a REPLY or PUSH sent by a client: the error
+ *    REPLY, then the connection is closed once that reply is flushed (at
+ *    most a second later).
+ *
+ * Threads: everything here runs on the event base's thread.  Call every
+ * server_* function from that thread (a commit thread hands its results to
+ * the loop first, e.g. with event_active()).
+ */
+#ifndef SERVER_H
+#define SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+struct server;
+
+struct server_limits {
+	size_t max_connections; /* open client connections at once */
+	size_t max_frame;	/* largest payload accepted, in bytes */
+	int idle_timeout_ms;	/* 0: never close idle connections */
+	size_t max_client_output; /* unsent bytes before a reader is cut */
+};
+
+/* The daemon's side.  arg is server_new()'s. */
+struct server_ops {
+	/*
+	 * Fill in the server half of the HELLO reply: *reply_obj is an object
+	 * already holding "protocol" and "server" ("mapmon VERSION"); add
+	 * "mon" and "fsid" (or replace the object: the server sets "protocol"
+	 * again afterwards).  May be NULL.
+	 */
+	void (*hello)(void *arg, json_t **reply_obj);
+	/*
+	 * A JSON request object from connection conn_id, in the order the
+	 * client sent it.  cmd is borrowed: json_incref() it to keep it.  Every
+	 * request must be answered once with server_reply(), now or later;
+	 * server_reply() on a connection that has gone returns -1, so a late
+	 * answer needs no check first.  May be NULL (every request is then
+	 * answered -EOPNOTSUPP).
+	 */
+	void (*request)(void *arg, uint64_t conn_id, uint64_t req_id,
+	    json_t *cmd);
+	/*
+	 * A BINARY_REQUEST: p[0..len) is the whole payload, starting with its
+	 * big-endian u16 opcode (len >= 2 is checked).  p is valid only during
+	 * the call.  Answered with server_reply() like a request.  May be NULL.
+	 */
+	void (*binary)(void *arg, uint64_t conn_id, uint64_t req_id,
+	    const uint8_t *p, size_t len);
+	/*
+	 * Connection conn_id, which completed its hello, has gone: drop its
+	 * subscriptions and waiters.  Called from the event loop, never from
+	 * inside a server_* call, once per such connection; not called by
+	 * server_free().  May be NULL.
+	 */
+	void (*closed)(void *arg, uint64_t conn_id);
+};
+
+struct server_stats {
+	uint64_t connections; /* open now */
+	uint64_t accepted;    /* since start */
+	uint64_t rejected;    /* refused: max_connections or out of fds */
+	uint64_t frames_in, frames_out;
+	uint64_t bytes_in, bytes_out;
+	uint64_t closed_slow; /* output past max_client_output */
+	uint64_t closed_idle; /* idle_timeout */
+	uint64_t closed_bad;  /* protocol errors */
+};
+
+/*
+ * Bind and listen on host:port (host is a numeric address or a name; "*" or
+ * "" for every address; port 0 lets the kernel pick, see server_port()) and
+ * accept clients on base.  ops and limits are copied.  Returns the server,
+ * or NULL with *cause naming the address and the reason (address in use,
+ * permission denied, unresolvable host).
+ */
+struct server *server_new(struct event_base *base, const char *host,
+    uint16_t port, const struct server_limits *limits,
+    const struct server_ops *ops, void *arg, char **cause);
+
+/* The port actually bound (the one chosen when server_new() was given 0). */
+uint16_t server_port(const struct server *);
+
+/*
+ * Answer request req_id of connection conn_id with {"rc":rc, "status":
+ * status, "data": data}.  data is stolen (NULL for JSON null); status may
+ * be NULL ("") and need not be valid UTF-8 (bad bytes become '?').  Returns
+ * 0, or -1 when the connection has gone (or was just closed because this
+ * reply took its output past max_client_output): not an error to log.
+ */
+int server_reply(struct server *, uint64_t conn_id, uint64_t req_id, int rc,
+    const char *status, json_t *data);
+
+/*
+ * Push obj (stolen) to connection conn_id as a PUSH frame with id sub_id
+ * (the subscribing request's id).  Returns 0, or -1 as server_reply().
+ */
+int server_push(struct server *, uint64_t conn_id, uint64_t sub_id,
+    json_t *obj);
+
+/*
+ * Push already serialised JSON text (borrowed, copied) so that the same
+ * message goes to many subscribers without being dumped again.  Returns 0,
+ * or -1 as server_reply().
+ */
+int server_push_raw(struct server *, uint64_t conn_id, uint64_t sub_id,
+    const void *json_text, size_t len);
+
+/*
+ * Mark (on != 0) or unmark connection conn_id as a subscriber, which the
+ * idle timeout spares.  Returns 0, or -1 when the connection has gone.
+ */
+int server_set_subscriber(struct server *, uint64_t conn_id, int on);
+
+/*
+ * The peer of conn_id as "ADDR:PORT" or "ADDR:PORT (NAME)" once its hello
+ * named it, for the daemon's logs; NULL when the connection has gone.  The
+ * string belongs to the server and lives as long as the connection.
+ */
+const char *server_peer(const struct server *, uint64_t conn_id);
+
+/*
+ * Change the limits at run time (SIGHUP).  Open connections keep running
+ * under the new values; a lower max_connections refuses new clients until
+ * enough have left.
+ */
+void server_set_limits(struct server *, const struct server_limits *);
+
+/*
+ * Close the listening socket (SIGTERM); open connections carry on until the
+ * daemon frees the server.
+ */
+void server_stop_accepting(struct server *);
+
+/* Close every connection and the listener and free the server. */
+void server_free(struct server *);
+
+/* Copy the counters into *st. */
+void server_stats(const struct server *, struct server_stats *st);
+
+#endif /* SERVER_H */
