@@ -159,7 +159,7 @@ static int log_mode = LOG_TO_STDERR;	/* atomic */
 static int log_fd = STDERR_FILENO;	/* atomic */
 static int log_filefd = -1;	/* the number files are dup3()ed onto */
 static char *log_path;		/* file path, or NULL */
-static char *log_progname;
+static char log_ident[64] = "mapmon";	/* openlog() keeps the pointer */
 static pthread_mutex_t log_open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int log_crashing;	/* atomic: the crash handler has begun */
@@ -351,8 +351,8 @@ log_init(const char *progname, size_t max_recent)
 
 	pthread_once(&once, log_atfork_once);
 
-	free(log_progname);
-	log_progname = xstrdup(progname != NULL ? progname : "mapmon");
+	if (progname != NULL)
+		snprintf(log_ident, sizeof log_ident, "%s", progname);
 
 	log_clock_init();
 	free(log_ring);
@@ -1605,8 +1605,7 @@ log_open(const char *target, char **cause)
 		free(log_path);
 		log_path = NULL;
 	} else if (strcmp(target, "syslog") == 0) {
-		openlog(log_progname != NULL ? log_progname : "mapmon",
-		    LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		__atomic_store_n(&log_mode, LOG_TO_SYSLOG, __ATOMIC_RELEASE);
 		free(log_path);
 		log_path = NULL;

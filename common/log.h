@@ -41,6 +41,12 @@
  * escaped too, so one entry is always one line.  Messages are cut at
  * LOG_LINE_MAX bytes, marked with "[...]".
  *
+ * Stamps: a gathered entry keeps the raw TSC where the kernel's clocksource
+ * is "tsc" (reading it costs a third of clock_gettime) and the dump converts
+ * it to UTC; elsewhere, or with MAPMON_LOG_CLOCK=realtime in the
+ * environment at log_init, it keeps CLOCK_REALTIME.  Written lines always
+ * read CLOCK_REALTIME.
+ *
  * Threads: dout() and the log_* functions may be called from any thread at
  * once.  A written line is one write(2) on an O_APPEND descriptor, so lines
  * never interleave.  log_init, log_open, log_reopen and log_set_level are
