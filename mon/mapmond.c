@@ -3,10 +3,13 @@
  * signals and the event loop.
  *
  * Start-up order: parse options, load the whole config (every error printed
- * as FILE:LINE, exit 78), set up logging from [log], then (unless -t) detach
- * and run the libevent loop.  SIGTERM/SIGINT leave the loop (exit 0); SIGHUP
- * reloads the config: runtime keys are applied, the others are reported as
- * needing a restart, and a bad file keeps the running config.
+ * as FILE:LINE, exit 78), set up logging from [log], then (unless -t) detach,
+ * open the store and load the maps (cold start), listen on [mon] bind and
+ * run the libevent loop.  SIGTERM/SIGINT stop accepting, let the commit in
+ * progress finish, close the store and exit 0; SIGHUP reloads the config:
+ * runtime keys are applied (log levels, monitor parameters, server limits),
+ * the others are reported as needing a restart, and a bad file keeps the
+ * running config.  `config set` applies a runtime key the same way.
  */
 #include "config.h"
 
@@ -25,7 +28,11 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "conf/conf.h"
+#include "mon/cmd.h"
 #include "mon/mapmond.h"
+#include "mon/mon.h"
+#include "mon/mon_conf.h"
+#include "net/server.h"
 
 static struct {
 	const char *conf_path;	/* as given by -c or MAPMON_CONF, or NULL */
@@ -33,10 +40,14 @@ static struct {
 	int foreground;
 	int log_stderr;
 	int configtest;
+	int mkfs;
 } opts;
 
 static struct conf *mapmond_conf;
 static struct event_base *mapmond_base;
+static struct mon *mapmond_mon;
+static struct server *mapmond_server;
+static struct cmd_ctx *mapmond_cmd;
 
 static void
 mapmond_usage(FILE *f)
@@ -45,6 +56,7 @@ mapmond_usage(FILE *f)
 	    "usage: mapmond [-dft] [-c file] [--mkfs]\n"
 	    "       mapmond --version | --help\n"
 	    "  -c FILE    config file (default $MAPMON_CONF or %s)\n"
+	    "  --mkfs     make a new store under [mon] data and exit\n"
 	    "  -f         stay in the foreground\n"
 	    "  -d         stay in the foreground and log to stderr\n"
 	    "  -t         check the config file and exit\n"
@@ -112,6 +124,40 @@ mapmond_open_log(const struct conf *c)
 	return 0;
 }
 
+/* [mon]'s connection limits. */
+static void
+mapmond_limits(const struct conf *c, struct server_limits *l)
+{
+	l->max_connections = (size_t)conf_int(c, CONF_MON_MAX_CONNECTIONS);
+	l->max_frame = (size_t)conf_int(c, CONF_MON_MAX_FRAME);
+	l->idle_timeout_ms = (int)conf_int(c, CONF_MON_IDLE_TIMEOUT);
+	l->max_client_output = (size_t)conf_int(c,
+	    CONF_MON_MAX_CLIENT_OUTPUT);
+}
+
+void
+mapmond_apply_runtime(const struct conf *c)
+{
+	struct mon_params params;
+	struct server_limits limits;
+
+	mapmond_apply_log_levels(c);
+	if (mapmond_mon != NULL) {
+		mon_conf_params(c, &params);
+		mon_set_params(mapmond_mon, &params);
+	}
+	if (mapmond_server != NULL) {
+		mapmond_limits(c, &limits);
+		server_set_limits(mapmond_server, &limits);
+	}
+}
+
+static void
+mapmond_apply_cb(void *arg)
+{
+	mapmond_apply_runtime(arg);
+}
+
 /*
  * SIGHUP: re-read the file.  A bad file keeps the running config.  Runtime
  * keys take effect; a changed restart-only key is reported, and keeps its
@@ -157,7 +203,7 @@ mapmond_reload(void)
 		free(nv);
 	}
 	conf_free(nc);
-	mapmond_apply_log_levels(mapmond_conf);
+	mapmond_apply_runtime(mapmond_conf);
 	log_info("reload done: %d runtime key%s applied", changed,
 	    changed == 1 ? "" : "s");
 reopen:
@@ -176,12 +222,137 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	case SIGTERM:
 	case SIGINT:
 		log_info("%s: shutting down", strsignal((int)sig));
+		if (mapmond_server != NULL)
+			server_stop_accepting(mapmond_server);
 		event_base_loopbreak(mapmond_base);
 		break;
 	case SIGHUP:
 		mapmond_reload();
 		break;
 	}
+}
+
+/* --mkfs: a new store under [mon] data. */
+static int
+mapmond_mkfs(const struct conf *c)
+{
+	struct store_options so;
+	const char *data = conf_str(c, CONF_MON_DATA);
+	char *fsid, *cause;
+
+	mon_conf_store_options(c, &so);
+	if (mon_mkfs(data, &so, conf_str(c, CONF_MON_NAME),
+	    conf_str(c, CONF_MON_BIND), &fsid, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	printf("mapmond: created a %s store in %s/store for cluster %s\n",
+	    so.backend, data, fsid);
+	free(fsid);
+	return 0;
+}
+
+static void
+mapmond_progress(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	dout(LOG_MON, 1, "loading %s %llu/%llu", what,
+	    (unsigned long long)done, (unsigned long long)total);
+}
+
+/* Open the store and load the maps; one line on stderr and NULL if not. */
+static struct mon *
+mapmond_start(const struct conf *c)
+{
+	struct store_options so;
+	struct mon_params params;
+	struct store *store;
+	struct mon *m;
+	char *path, *cause = NULL;
+	int rc;
+
+	mon_conf_store_options(c, &so);
+	mon_conf_params(c, &params);
+	path = mon_store_path(conf_str(c, CONF_MON_DATA));
+	rc = store_open(path, &so, 0, &store, &cause);
+	if (rc == STORE_E_MISSING) {
+		log_warnx("no store in %s: run mapmond --mkfs first to make one",
+		    path);
+		free(cause);
+		free(path);
+		return NULL;
+	}
+	free(path);
+	if (rc != 0) {
+		log_warnx("%s", cause);
+		free(cause);
+		return NULL;
+	}
+	if (so.sync == STORE_SYNC_NONE)
+		log_warnx("[store] sync = none: commits are not durable; use "
+		    "this for tests only");
+	if ((m = mon_open(mapmond_base, store, &params, mapmond_progress, NULL,
+	    &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		store_close(store);
+		return NULL;
+	}
+	return m;
+}
+
+/* The server half of the HELLO: this monitor's name and the fsid. */
+static void
+mapmond_hello(void *arg, json_t **reply)
+{
+	const struct monmap *mm;
+
+	(void)arg;
+	if (mapmond_mon == NULL)
+		return;
+	mm = mon_monmap(mapmond_mon);
+	json_object_set_new(*reply, "server",
+	    json_string("mapmon " PACKAGE_VERSION));
+	json_object_set_new(*reply, "mon",
+	    json_string(conf_str(mapmond_conf, CONF_MON_NAME)));
+	json_object_set_new(*reply, "fsid", json_string(mm->fsid));
+}
+
+/* Listen on [mon] bind; one line in the log and -1 if not. */
+static int
+mapmond_listen(const struct conf *c)
+{
+	static const struct server_ops ops = {
+		.hello = mapmond_hello,
+		.request = cmd_request,
+		.binary = cmd_binary,
+		.closed = cmd_closed,
+	};
+	struct server_limits limits;
+	const char *bind = conf_str(c, CONF_MON_BIND);
+	char host[256], *cause = NULL;
+	uint16_t port;
+
+	if (conf_parse_address(bind, host, sizeof host, &port, &cause) == -1) {
+		log_warnx("[mon] bind '%s': %s", bind, cause);
+		free(cause);
+		return -1;
+	}
+	mapmond_limits(c, &limits);
+	mapmond_cmd = cmd_new(mapmond_base, mapmond_mon, mapmond_conf,
+	    mapmond_apply_cb, mapmond_conf);
+	mapmond_server = server_new(mapmond_base, host, port, &limits, &ops,
+	    mapmond_cmd, &cause);
+	if (mapmond_server == NULL) {
+		log_warnx("cannot listen on %s: %s", bind, cause);
+		free(cause);
+		return -1;
+	}
+	cmd_set_server(mapmond_cmd, mapmond_server);
+	log_info("listening on %s:%u", host,
+	    (unsigned)server_port(mapmond_server));
+	return 0;
 }
 
 static void
@@ -214,6 +385,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "mkfs", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct event *ev_term, *ev_int, *ev_hup;
@@ -240,6 +412,9 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			opts.configtest = 1;
+			break;
+		case 'M':
+			opts.mkfs = 1;
 			break;
 		case 'V':
 			printf("mapmond %s\n", PACKAGE_VERSION);
@@ -270,6 +445,13 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	if (opts.mkfs) {
+		int rc = mapmond_mkfs(mapmond_conf);
+
+		conf_free(mapmond_conf);
+		return rc;
+	}
+
 	log_init("mapmond", (size_t)conf_int(mapmond_conf, CONF_LOG_MAX_RECENT));
 	mapmond_apply_log_levels(mapmond_conf);
 	log_install_crash_handlers();
@@ -290,12 +472,33 @@ main(int argc, char **argv)
 		fatalx("cannot install signal events");
 	signal(SIGPIPE, SIG_IGN);
 
+	if ((mapmond_mon = mapmond_start(mapmond_conf)) == NULL)
+		return 1;
+	if (mapmond_listen(mapmond_conf) == -1) {
+		cmd_free(mapmond_cmd);
+		mon_free(mapmond_mon);
+		return 1;
+	}
+
 	log_info("mapmond %s started (pid %ld, config %s)", PACKAGE_VERSION,
 	    (long)getpid(), conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
 	    "built-in defaults");
 	if (event_base_dispatch(mapmond_base) == -1)
 		fatalx("event loop failed");
 
+	/*
+	 * The listener is closed; the commit in progress and what is pending
+	 * are committed by mon_free(), whose answers still reach the server's
+	 * buffers.  The subscriptions and a running compaction end first, so
+	 * that no push is built for a monitor being torn down and the store
+	 * is not closed under the compaction.
+	 */
+	if (mapmond_server != NULL)
+		server_stop_accepting(mapmond_server);
+	cmd_stop(mapmond_cmd);
+	mon_free(mapmond_mon);
+	cmd_free(mapmond_cmd);
+	server_free(mapmond_server);
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(ev_hup);

@@ -18,4 +18,10 @@ struct conf *mapmond_conf_load(const char *path, int must_exist,
 /* Apply [log] debug_<subsys> levels to the logging subsystem. */
 void mapmond_apply_log_levels(const struct conf *);
 
+/*
+ * Apply every runtime key of c to the running daemon: log levels, the
+ * monitor's parameters and the server's limits (SIGHUP, `config set`).
+ */
+void mapmond_apply_runtime(const struct conf *);
+
 #endif

@@ -1,0 +1,94 @@
+/*
+ * cmd.h: the daemon's commands (SPEC §6, §7): one table, one dispatcher.
+ *
+ * Every command is a row of one static table (cmd.c): its prefix, its
+ * argument signature, flags (read / write / admin / hidden), the handler,
+ * a help line and a usage line.  Every generic check is made once, before
+ * any handler runs:
+ *
+ *  - an unknown prefix is -EINVAL "unknown command 'x'", with "did you mean
+ *    'y'?" when a prefix is close;
+ *  - the arguments are checked strictly against the signature: an unknown
+ *    key, a missing required key, a wrong JSON type, a number out of bounds
+ *    or a word that is not one of the choices is -EINVAL with a status
+ *    naming the key and what was wrong with it.
+ *
+ * The same table answers {"prefix":"get_command_descriptions"} in the form
+ * of the command contract (commands.md), so the CLI's help and its argument
+ * checking cannot drift from the daemon's, and it keeps, per command, the
+ * calls, the refusals and the total time from dispatch to reply (for
+ * `perf dump`).
+ *
+ * Writes are answered after their commit (mon.h); a reply to a connection
+ * that has gone by then is dropped.  Subscriptions live in sub.h.
+ *
+ * Threads: everything runs on the event loop's thread, except the store
+ * compaction of `store compact`, which runs on a thread of its own and is
+ * answered on the loop when done.
+ */
+#ifndef CMD_H
+#define CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+struct conf;
+struct mon;
+struct server;
+struct cmd_ctx;
+struct cmd_entry;
+
+/*
+ * Apply the runtime keys of the running config (log levels, monitor
+ * parameters, server limits), as SIGHUP does.  `config set` calls it after
+ * changing a key.
+ */
+typedef void cmd_apply_cb(void *arg);
+
+/*
+ * A command context for the daemon: answers requests that reach the
+ * server for monitor m.  conf is the running config (borrowed: `config
+ * set` changes it in place, then calls apply(apply_arg)).  Subscriptions
+ * are registered with m's notify hook.  Never fails (a missing eventfd for
+ * the compaction thread is fatal).
+ */
+struct cmd_ctx *cmd_new(struct event_base *base, struct mon *m,
+    struct conf *conf, cmd_apply_cb *apply, void *apply_arg);
+
+/* The server to answer through; set once it exists, before requests. */
+void cmd_set_server(struct cmd_ctx *, struct server *);
+
+/*
+ * Shut down in two steps.  cmd_stop(): wait for a running compaction (its
+ * request is dropped), drop every subscription and unhook from the
+ * monitor; call it before mon_free(), which still answers the writes it
+ * commits through this context.  cmd_free(): free the context (stopping it
+ * first if needed); call it after mon_free() and before server_free().
+ * NULL is allowed.
+ */
+void cmd_stop(struct cmd_ctx *);
+void cmd_free(struct cmd_ctx *);
+
+/* The server_ops callbacks (arg is the struct cmd_ctx). */
+void cmd_request(void *ctx, uint64_t conn_id, uint64_t req_id, json_t *cmd);
+void cmd_binary(void *ctx, uint64_t conn_id, uint64_t req_id,
+    const uint8_t *p, size_t len);
+void cmd_closed(void *ctx, uint64_t conn_id);
+
+/*
+ * The generic checks alone (no monitor needed; tests and fuzzing): find
+ * cmd's entry and check its arguments.  Returns 0 with *entry set, or a
+ * negative errno (-EINVAL) with *status (caller frees) naming the problem.
+ */
+int cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status);
+
+/* The entry's prefix. */
+const char *cmd_entry_prefix(const struct cmd_entry *);
+
+/* {"commands": [DESC...]} of commands.md (new reference). */
+json_t *cmd_descriptions(void);
+
+#endif /* CMD_H */

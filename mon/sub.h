@@ -1,0 +1,72 @@
+/*
+ * sub.h: subscriptions (SPEC §6): a connection asks for "osdmap",
+ * "pgmap", "log" or "health" and is pushed what changes, as it commits.
+ *
+ * {"prefix":"subscribe","what":W,"start":S} is answered rc 0 at once; then
+ * the pushes (PUSH frames whose id is the subscribing request's id) are:
+ *
+ *  osdmap  one {"what":"osdmap","epoch":E,"inc":INC} per stored epoch
+ *          after S, or, when S is 0, absent or older than the oldest stored
+ *          incremental, one {"what":"osdmap","epoch":E,"full":MAP} of the
+ *          current map; then one incremental per commit that changes it.
+ *  pgmap   a snapshot in pushes of at most SUB_PG_CHUNK PGs,
+ *          {"what":"pgmap","version":V,"full":true,"pg_stats":[..],
+ *          "last":bool}; then {"what":"pgmap","version":V,"pg_stats":[..]}
+ *          with the PGs each commit changed.
+ *  log     with S given, the kept entries whose seq is above S; then every
+ *          new entry: {"what":"log","entries":[{"seq","stamp","severity",
+ *          "message"}]}.
+ *  health  {"what":"health","health":HEALTH} now, and whenever the status
+ *          or the set of checks changes (checked at each commit and every
+ *          second).
+ *
+ * A push made for many subscribers is serialised once and the same text
+ * sent to each (server_push_raw), so the server's max_client_output cap
+ * cuts a subscriber that does not read.  A connection may hold at most
+ * SUB_MAX_PER_CONN subscriptions (-EBUSY past it).
+ */
+#ifndef SUB_H
+#define SUB_H
+
+#include <stdint.h>
+
+#include <event2/event.h>
+
+struct mon;
+struct server;
+struct sub;
+struct sub_one;
+
+#define SUB_PG_CHUNK 10000
+#define SUB_MAX_PER_CONN 16
+
+enum sub_what { SUB_OSDMAP, SUB_PGMAP, SUB_LOG, SUB_HEALTH, SUB_NWHAT };
+
+/* Subscriptions of monitor m's changes; hooks m's notify.  Never fails. */
+struct sub *sub_new(struct event_base *, struct mon *m);
+void sub_set_server(struct sub *, struct server *);
+/* Unhook from the monitor and free every subscription. */
+void sub_free(struct sub *);
+
+/* "osdmap" -> SUB_OSDMAP; -1 for an unknown name. */
+int sub_what_parse(const char *);
+
+/*
+ * Register a subscription of connection conn, request req.  Returns it, or
+ * NULL with *rc (-EBUSY) and *status (caller frees) when the connection
+ * holds too many.  Nothing is pushed until sub_start().
+ */
+struct sub_one *sub_add(struct sub *, uint64_t conn, uint64_t req,
+    enum sub_what what, int has_start, int64_t start, int *rc,
+    char **status);
+
+/* Push what a new subscription gets first (after its reply went out). */
+void sub_start(struct sub *, struct sub_one *);
+
+/* Connection conn has gone: drop its subscriptions. */
+void sub_closed(struct sub *, uint64_t conn);
+
+/* Counters for `perf dump`: subscriptions now, pushes sent. */
+void sub_stats(const struct sub *, uint64_t *nsubs, uint64_t *pushes);
+
+#endif /* SUB_H */
