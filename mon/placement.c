@@ -428,20 +428,34 @@ placement_draw(uint32_t pool, uint32_t seed, int32_t osd, uint32_t weight16)
 }
 
 uint32_t
-placement_weight16(double weight, double reweight)
+placement_weight16_fixed(uint32_t weight, uint32_t reweight)
 {
-	double x;
+	uint64_t w = ((uint64_t)weight * reweight) >> 16;
+
+	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+}
+
+/* x * 65536 to the nearest integer, halves away from zero, no libm. */
+static uint32_t
+placement_fixed16(double x)
+{
+	double y, t;
 
 	/* Written so that NaN fails every test and lands on 0. */
-	if (!(weight > 0) || !(reweight > 0))
+	if (!(x > 0))
 		return 0;
-	x = weight * reweight * 65536.0;
-	if (!(x < 4294967295.0))
+	y = x * 65536.0;
+	if (!(y < 4294967295.0))
 		return UINT32_MAX;
-	x += 0.5;
-	if (x < 1.0)
-		return 1;
-	return (uint32_t)x;
+	t = (double)(uint32_t)y;	/* y - t is exact here */
+	return (uint32_t)t + (y - t >= 0.5);
+}
+
+uint32_t
+placement_weight16(double weight, double reweight)
+{
+	return placement_weight16_fixed(placement_fixed16(weight),
+	    placement_fixed16(reweight));
 }
 
 /*

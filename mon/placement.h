@@ -48,7 +48,7 @@
  * One OSD as placement sees it.  An OSD takes part only when eligible is
  * nonzero (the caller sets it for up && in && weight > 0), weight16 > 0 and
  * id >= 0.  weight16 is the effective weight, crush weight times reweight,
- * in 16.16 fixed point (see placement_weight16()).
+ * in 16.16 fixed point (see placement_weight16_fixed()).
  */
 struct placement_osd {
 	int32_t id;
@@ -130,11 +130,20 @@ int64_t placement_draw(uint32_t pool, uint32_t seed, int32_t osd,
     uint32_t weight16);
 
 /*
- * The effective weight weight * reweight as 16.16 fixed point: the product
- * weight * reweight * 65536.0 computed in double, in that order, rounded to
- * nearest (halves up).  0 when either factor is 0, negative or not a number;
- * a positive product that would round to 0 gives 1 (the OSD stays
- * eligible); a product past UINT32_MAX gives UINT32_MAX.
+ * The effective weight from the osdmap's two 16.16 factors, crush weight and
+ * reweight: (weight * reweight) >> 16, computed in 64 bits (rounding down),
+ * UINT32_MAX when larger.  The monitor and every client must derive
+ * weight16 this way, or their sets differ.  0 when either factor is 0.
+ */
+uint32_t placement_weight16_fixed(uint32_t weight, uint32_t reweight);
+
+/*
+ * The same from factors given as numbers (as the osdmap's JSON prints them):
+ * each is first made 16.16, x * 65536 rounded to nearest with halves away
+ * from zero (as osdmap_weight_from_double() does), a factor that is 0,
+ * negative or not a number giving 0 and one past UINT32_MAX giving
+ * UINT32_MAX; then placement_weight16_fixed().  Exact for factors printed
+ * from 16.16 values.  0 when either is 0.
  */
 uint32_t placement_weight16(double weight, double reweight);
 

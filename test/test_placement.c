@@ -637,15 +637,26 @@ Test(placement, weight16)
 	cr_assert_eq(placement_weight16(-1.0, 1.0), 0);
 	cr_assert_eq(placement_weight16(NAN, 1.0), 0);
 	cr_assert_eq(placement_weight16(1.0, NAN), 0);
-	/* Rounding to nearest: 0.3 * 65536 = 19660.8. */
+	/* Each factor to 16.16 first: 0.3 * 65536 = 19660.8 -> 19661. */
 	cr_assert_eq(placement_weight16(0.3, 1.0), 19661);
 	cr_assert_eq(placement_weight16(1.0, 0.3), 19661);
-	/* 1.5 / 65536 rounds half up to 2. */
+	cr_assert_eq(placement_weight16(0.3, 0.3), (19661U * 19661U) >> 16);
+	/* Then the product rounded down: 49152 * 58982 / 65536 = 44236.5. */
+	cr_assert_eq(placement_weight16(0.75, 0.9), 44236);
+	cr_assert_eq(placement_weight16_fixed(49152, 58982), 44236);
+	/* Halves away from zero: 1.5 / 65536 -> 2, 0.5 / 65536 -> 1. */
 	cr_assert_eq(placement_weight16(1.5 / 65536, 1.0), 2);
-	/* Tiny but positive stays eligible. */
-	cr_assert_eq(placement_weight16(1e-9, 1.0), 1);
+	cr_assert_eq(placement_weight16(0.5 / 65536, 1.0), 1);
+	cr_assert_eq(placement_weight16(0.49 / 65536, 1.0), 0);
+	/* A factor printed from 16.16 comes back exactly. */
+	cr_assert_eq(placement_weight16(12345 / 65536.0, 54321 / 65536.0),
+	    placement_weight16_fixed(12345, 54321));
 	cr_assert_eq(placement_weight16(1e6, 1.0), UINT32_MAX);
 	cr_assert_eq(placement_weight16(INFINITY, 1.0), UINT32_MAX);
+	cr_assert_eq(placement_weight16_fixed(UINT32_MAX, UINT32_MAX),
+	    UINT32_MAX);
+	cr_assert_eq(placement_weight16_fixed(0, 0x10000), 0);
+	cr_assert_eq(placement_weight16_fixed(1, 0x8000), 0);
 	cr_assert_eq(placement_draw(1, 1, 1, 0), INT64_MIN);
 }
 
