@@ -461,6 +461,7 @@ cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
 			xasprintf(status, "unknown command '%.64s'", prefix);
 		return -EINVAL;
 	}
+	*entry = e;
 
 	/* JSON_STRICT: every key is the prefix or an argument. */
 	json_object_foreach(cmd, key, v) {
@@ -497,7 +498,6 @@ cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
 		if (cmd_check_arg(e, a, v, status) == -1)
 			return -EINVAL;
 	}
-	*entry = e;
 	return 0;
 }
 
@@ -586,16 +586,19 @@ cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
 	int rc;
 
 	r = cmd_req_new(ctx, conn, id);
-	if ((rc = cmd_check(cmd, &e, &status)) != 0) {
+	rc = cmd_check(cmd, &e, &status);
+	if (e != NULL) {
+		r->entry = e;
+		r->count = &cmd_counts[e - cmd_table];
+		r->count->calls++;
+	}
+	if (rc != 0) {
 		dout(LOG_MON, 5, "%s: refused: %s",
 		    ctx->server ? server_peer(ctx->server, conn) : "-", status);
 		cmd_reply(r, rc, status, NULL);
 		free(status);
 		return;
 	}
-	r->entry = e;
-	r->count = &cmd_counts[e - cmd_table];
-	r->count->calls++;
 	dout(LOG_MON, 10, "%s: %s", ctx->server ?
 	    server_peer(ctx->server, conn) : "-", e->prefix);
 	e->exec(r, cmd);

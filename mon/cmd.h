@@ -80,8 +80,10 @@ void cmd_closed(void *ctx, uint64_t conn_id);
 
 /*
  * The generic checks alone (no monitor needed; tests and fuzzing): find
- * cmd's entry and check its arguments.  Returns 0 with *entry set, or a
- * negative errno (-EINVAL) with *status (caller frees) naming the problem.
+ * cmd's entry and check its arguments.  Returns 0, or a negative errno
+ * (-EINVAL) with *status (caller frees) naming the problem.  *entry is the
+ * command's entry whenever its prefix is known, even when its arguments
+ * are refused (so that the refusal is counted against it), else NULL.
  */
 int cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status);
 
