@@ -41,6 +41,12 @@ struct sub_one {
 	int has_start;
 	int64_t start;
 	TAILQ_ENTRY(sub_one) entry;
+
+	/* A pgmap snapshot being sent, one chunk per loop turn. */
+	struct sub *owner;
+	struct event *snap;
+	uint32_t snap_pool;	/* the next PG: pool id and seed */
+	uint32_t snap_seed;
 };
 
 struct sub {
@@ -89,6 +95,14 @@ sub_set_server(struct sub *s, struct server *srv)
 	s->server = srv;
 }
 
+static void
+sub_one_free(struct sub_one *o)
+{
+	if (o->snap != NULL)
+		event_free(o->snap);
+	free(o);
+}
+
 void
 sub_free(struct sub *s)
 {
@@ -99,7 +113,7 @@ sub_free(struct sub *s)
 	mon_set_notify(s->mon, NULL, NULL);
 	while ((o = TAILQ_FIRST(&s->list)) != NULL) {
 		TAILQ_REMOVE(&s->list, o, entry);
-		free(o);
+		sub_one_free(o);
 	}
 	event_free(s->health_timer);
 	free(s->health_sig);
@@ -303,40 +317,73 @@ sub_osdmap_start(struct sub *s, const struct sub_one *o)
 	}
 }
 
-/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK. */
+/*
+ * One chunk of a pgmap snapshot: up to SUB_PG_CHUNK PGs from (snap_pool,
+ * snap_seed) on, in pool id and seed order.  The next chunk waits for the
+ * next loop turn (a timer of 0), so that a snapshot of 200,000 PGs does not
+ * hold up other clients, and the socket drains in between.  The map may
+ * change between chunks: a chunk holds the PGs as they are when it is
+ * sent, and the pushes of commits in between come in order, so a client
+ * that applies every push in order ends with the current map.
+ */
 static void
-sub_pgmap_start(struct sub *s, const struct sub_one *o)
+sub_pgmap_chunk(struct sub *s, struct sub_one *o)
 {
 	const struct pgmap *pm = mon_pgmap(s->mon);
-	uint64_t left = 0;
+	const struct pgmap_pool *pp;
+	struct timeval now = { 0, 0 };
 	json_t *a = json_array();
 	size_t i;
 	uint32_t seed;
+	int last = 1;
 
-	for (i = 0; i < pm->npools; i++)
-		left += pm->pools[i].pg_num;
 	for (i = 0; i < pm->npools; i++) {
-		for (seed = 0; seed < pm->pools[i].pg_num; seed++) {
-			json_array_append_new(a,
-			    pg_stat_to_json(&pm->pools[i].pgs[seed]));
-			left--;
-			if (json_array_size(a) < SUB_PG_CHUNK || left == 0)
-				continue;
-			sub_push1(s, o, json_pack("{s:s, s:I, s:b, s:o, s:b}",
-			    "what", "pgmap", "version",
-			    (json_int_t)pm->version, "full", 1, "pg_stats", a,
-			    "last", 0));
-			a = json_array();
-			/* Cut for a slow reader: stop building for it. */
-			if (server_peer(s->server, o->conn) == NULL) {
-				json_decref(a);
-				return;
+		pp = &pm->pools[i];
+		if (pp->id < o->snap_pool)
+			continue;
+		seed = pp->id == o->snap_pool ? o->snap_seed : 0;
+		for (; seed < pp->pg_num; seed++) {
+			if (json_array_size(a) == SUB_PG_CHUNK) {
+				o->snap_pool = pp->id;
+				o->snap_seed = seed;
+				last = 0;
+				goto push;
 			}
+			json_array_append_new(a, pg_stat_to_json(&pp->pgs[seed]));
 		}
 	}
-	sub_push1(s, o, json_pack("{s:s, s:I, s:b, s:o, s:b}", "what",
-	    "pgmap", "version", (json_int_t)pm->version, "full", 1,
-	    "pg_stats", a, "last", 1));
+push:
+	if (s->server == NULL || server_push(s->server, o->conn, o->req,
+	    json_pack("{s:s, s:I, s:b, s:o, s:b}", "what", "pgmap", "version",
+	    (json_int_t)pm->version, "full", 1, "pg_stats", a, "last",
+	    last)) == -1)
+		return;		/* gone or cut: sub_closed() follows */
+	s->pushes++;
+	if (!last)
+		evtimer_add(o->snap, &now);
+}
+
+static void
+sub_pgmap_next(evutil_socket_t fd, short what, void *arg)
+{
+	struct sub_one *o = arg;
+
+	(void)fd;
+	(void)what;
+	sub_pgmap_chunk(o->owner, o);
+}
+
+/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK. */
+static void
+sub_pgmap_start(struct sub *s, struct sub_one *o)
+{
+	o->owner = s;
+	o->snap_pool = 0;
+	o->snap_seed = 0;
+	if (o->snap == NULL && (o->snap = evtimer_new(s->base,
+	    sub_pgmap_next, o)) == NULL)
+		fatalx("cannot make a snapshot timer");
+	sub_pgmap_chunk(s, o);
 }
 
 /* The kept cluster log entries after seq o->start. */
@@ -440,7 +487,7 @@ sub_closed(struct sub *s, uint64_t conn)
 			continue;
 		TAILQ_REMOVE(&s->list, o, entry);
 		s->n[o->what]--;
-		free(o);
+		sub_one_free(o);
 	}
 	if (s->n[SUB_HEALTH] == 0) {
 		evtimer_del(s->health_timer);

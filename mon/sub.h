@@ -9,10 +9,12 @@
  *          after S, or, when S is 0, absent or older than the oldest stored
  *          incremental, one {"what":"osdmap","epoch":E,"full":MAP} of the
  *          current map; then one incremental per commit that changes it.
- *  pgmap   a snapshot in pushes of at most SUB_PG_CHUNK PGs,
- *          {"what":"pgmap","version":V,"full":true,"pg_stats":[..],
- *          "last":bool}; then {"what":"pgmap","version":V,"pg_stats":[..]}
- *          with the PGs each commit changed.
+ *  pgmap   a snapshot in pushes of at most SUB_PG_CHUNK PGs, one per
+ *          loop turn, {"what":"pgmap","version":V,"full":true,
+ *          "pg_stats":[..],"last":bool}; and {"what":"pgmap","version":V,
+ *          "pg_stats":[..]} with the PGs each commit changed (those of a
+ *          commit during the snapshot may come between its chunks: apply
+ *          every push in order).
  *  log     with S given, the kept entries whose seq is above S; then every
  *          new entry: {"what":"log","entries":[{"seq","stamp","severity",
  *          "message"}]}.
