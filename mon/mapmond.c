@@ -140,8 +140,18 @@ mapmond_apply_runtime(const struct conf *c)
 {
 	struct mon_params params;
 	struct server_limits limits;
+	char *cause;
 
 	mapmond_apply_log_levels(c);
+	/* A new [log] file: open it (-d keeps stderr). */
+	if (!opts.log_stderr &&
+	    strcmp(conf_str(c, CONF_LOG_FILE), log_target()) != 0) {
+		if (log_open(conf_str(c, CONF_LOG_FILE), &cause) == -1) {
+			log_warnx("%s; logging on to %s", cause, log_target());
+			free(cause);
+		} else
+			log_info("logging to %s", log_target());
+	}
 	if (mapmond_mon != NULL) {
 		mon_conf_params(c, &params);
 		mon_set_params(mapmond_mon, &params);
