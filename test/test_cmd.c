@@ -11,9 +11,14 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+
+#include <netinet/in.h>
+
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1333,6 +1338,63 @@ Test(cmd, subscriptions_per_connection_are_bounded)
 	cmd = ok("{\"prefix\":\"perf dump\"}");
 	cr_assert_eq(jint(cmd, "subscriptions.active"), 0);
 	json_decref(cmd);
+}
+
+/* A raw connection that says HELLO and sends one request, never reading. */
+static int
+raw_subscriber(const char *what)
+{
+	struct sockaddr_in sin;
+	struct enc_buf b = { 0 };
+	char text[128], *cause = NULL;
+	unsigned port;
+	int fd, small = 4096;
+
+	cr_assert_eq(sscanf(D.addr, "127.0.0.1:%u", &port), 1);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert(fd != -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	snprintf(text, sizeof text, "{\"protocol\":1}");
+	cr_assert_eq(frame_build(&b, FRAME_HELLO, 0, text, strlen(text),
+	    &cause), 0);
+	snprintf(text, sizeof text, "{\"prefix\":\"subscribe\","
+	    "\"what\":\"%s\"}", what);
+	cr_assert_eq(frame_build(&b, FRAME_REQUEST, 1, text, strlen(text),
+	    &cause), 0);
+	cr_assert_eq(write(fd, b.data, b.len), (ssize_t)b.len);
+	enc_buf_free(&b);
+	return fd;
+}
+
+Test(cmd, subscriber_that_does_not_read_is_cut)
+{
+	json_t *d;
+	double deadline;
+	int fd, cut = 0;
+
+	cluster_small(20000);
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.max_client_output\",\"value\":\"1M\"}"));
+	fd = raw_subscriber("pgmap");
+	deadline = now_s() + 10;
+	/* Cut, and its subscription gone with it. */
+	while (!cut && now_s() < deadline) {
+		d = ok("{\"prefix\":\"perf dump\"}");
+		cut = jint(d, "server.closed_slow") >= 1 &&
+		    jint(d, "subscriptions.active") == 0;
+		json_decref(d);
+		if (!cut)
+			usleep(20000);
+	}
+	cr_assert(cut, "the subscriber that does not read was not cut");
+	/* Everyone else is served. */
+	cr_assert_eq(pgs_in_state("creating"), 20000);
+	close(fd);
 }
 
 /* ----------------------------------------------------- daemon life */
