@@ -684,8 +684,7 @@ mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
 {
 	struct mreq *r;
 
-	if (cl->state == MCLIENT_DEAD || cl->freed || cl->bev == NULL ||
-	    len > UINT32_MAX)
+	if (cl->state == MCLIENT_DEAD || cl->freed || len > UINT32_MAX)
 		return -1;
 	r = xcalloc(1, sizeof *r);
 	r->id = cl->next_id++;
@@ -694,7 +693,9 @@ mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
 	r->arg = arg;
 	mclient_table_insert(cl, r);
 	cl->npending++;
-	mclient_send(cl, type, r->id, p, len);
+	/* Without a socket a failure is already on its way to it. */
+	if (cl->bev != NULL)
+		mclient_send(cl, type, r->id, p, len);
 	return 0;
 }
 

@@ -83,6 +83,7 @@ struct server {
 	struct event *pause_ev; /* accept again after running out of fds */
 	int spare_fd;		/* given up to accept when out of fds */
 	int paused;
+	int fd_short;	/* logged a shortage; quiet until an accept works */
 
 	uint64_t next_id;
 	struct conn **table; /* id hash: ids are sequential, so id & mask */
@@ -189,6 +190,21 @@ conn_arm_idle(struct conn *c)
 }
 
 
+/*
+ * Close with a reset: the kernel drops what it still holds for a client
+ * that does not read, instead of trickling it out (and keeping the memory)
+ * for as long as the client keeps its window shut.
+ */
+static void
+conn_abort(struct conn *c)
+{
+	struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+	(void)setsockopt(bufferevent_getfd(c->bev), SOL_SOCKET, SO_LINGER, &l,
+	    sizeof l);
+	conn_kill(c);
+}
+
 static void
 server_free_ref(const void *data, size_t len mapmon_unused,
     void *extra mapmon_unused)
@@ -225,7 +241,7 @@ conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
 		    "does not read", c->peer, pending,
 		    srv->limits.max_client_output);
 		srv->stats.closed_slow++;
-		conn_kill(c);
+		conn_abort(c);
 		rv = -1;
 		goto out;
 	}
@@ -732,11 +748,18 @@ server_fd_shortage(struct server *srv, int error)
 	if (fd != -1) {
 		close(fd);
 		srv->stats.rejected++;
-	}
+	} else if (errno != EAGAIN && errno != EWOULDBLOCK)
+		log_warn("accept on port %u with the spare descriptor given "
+		    "up", srv->port);
 	srv->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	log_warnx("accept on port %u: %s: a connection was refused; not "
-	    "accepting for %d ms", srv->port, strerror(error),
-	    SERVER_PAUSE_MS);
+	if (!srv->fd_short)
+		log_warnx("accept on port %u: %s: refusing connections and "
+		    "pausing accept for %d ms at a time until descriptors "
+		    "are free", srv->port, strerror(error), SERVER_PAUSE_MS);
+	else
+		dout(LOG_NET, 1, "accept on port %u: %s: a connection was "
+		    "refused", srv->port, strerror(error));
+	srv->fd_short = 1;
 	event_del(srv->listen_ev);
 	srv->paused = 1;
 	server_timer_add(srv->pause_ev, SERVER_PAUSE_MS);
@@ -772,6 +795,11 @@ server_accept_cb(evutil_socket_t lfd, short events mapmon_unused, void *arg)
 				log_warn("accept on port %u", srv->port);
 				return;
 			}
+		}
+		if (srv->fd_short) {
+			log_info("accept on port %u: descriptors are "
+			    "available again", srv->port);
+			srv->fd_short = 0;
 		}
 		if (srv->nconns >= srv->limits.max_connections) {
 			dout(LOG_NET, 1, "refusing a connection: %zu open "

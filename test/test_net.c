@@ -1,0 +1,1701 @@
+/*
+ * test_net.c: the server and the client over real TCP on 127.0.0.1.
+ *
+ * Each test starts a server on port 0 in its own thread and event base,
+ * with a small test dispatcher standing in for the monitor:
+ *
+ *	echo		reply {rc 0, data: the command}
+ *	fail		reply -ENOENT "no such thing"
+ *	hold		keep the request (its "i") unanswered
+ *	release		answer every held request, newest first, then itself
+ *	subscribe	reply, then push {"seq": 1..3}
+ *	flood		push "count" messages of "size" bytes, a few per ms
+ *	stats		reply with the server's counters and the dispatcher's
+ *	stop		server_stop_accepting()
+ *
+ * Clients are raw sockets (to send what a real client never would) and the
+ * client library (blocking mclient_call and the asynchronous API).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <jansson.h>
+
+#include "common/enc.h"
+#include "common/mapmon.h"
+#include "net/client.h"
+#include "net/frame.h"
+#include "net/server.h"
+
+/* Every case is bounded; the EMFILE one waits out accept pauses. */
+TestSuite(net, .timeout = 90);
+TestSuite(client, .timeout = 90);
+
+/* ---------------------------------------------------------------- server */
+
+#define MAX_HELD 256
+
+struct held {
+	uint64_t conn, req;
+	json_t *i;
+};
+
+struct flood {
+	uint64_t conn, sub;
+	int left;
+	char *text;
+	size_t len;
+	struct event *ev;
+	struct tsrv *ts;
+};
+
+struct tsrv {
+	pthread_t thread;
+	struct event_base *base;
+	struct server *srv;
+	uint16_t port;
+	char addr[32];
+
+	/* Touched only on the server thread, except these atomics. */
+	struct held held[MAX_HELD];
+	size_t nheld;
+	struct flood *flood;
+	atomic_int closed;     /* closed() callbacks */
+	atomic_int reply_gone; /* server_reply() answered -1 */
+	atomic_int flood_cut;  /* a flood push answered -1 */
+};
+
+static void
+tsrv_hello(void *arg mapmon_unused, json_t **obj)
+{
+	json_object_set_new(*obj, "mon", json_string("a"));
+	json_object_set_new(*obj, "fsid",
+	    json_string("6b1f8c5e-0000-4000-8000-000000000001"));
+}
+
+static void
+tsrv_reply(struct tsrv *ts, uint64_t conn, uint64_t req, int rc,
+    const char *status, json_t *data)
+{
+	if (server_reply(ts->srv, conn, req, rc, status, data) == -1)
+		atomic_fetch_add(&ts->reply_gone, 1);
+}
+
+static void
+tsrv_flood_cb(evutil_socket_t fd mapmon_unused, short ev mapmon_unused,
+    void *arg)
+{
+	struct flood *f = arg;
+	struct timeval tv = {0, 1000};
+	int i;
+
+	for (i = 0; i < 16 && f->left > 0; i++, f->left--) {
+		if (server_push_raw(f->ts->srv, f->conn, f->sub, f->text,
+		    f->len) == -1) {
+			atomic_fetch_add(&f->ts->flood_cut, 1);
+			f->left = 0;
+			return;
+		}
+	}
+	if (f->left > 0)
+		evtimer_add(f->ev, &tv);
+}
+
+static void
+tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
+{
+	struct tsrv *ts = arg;
+	const char *prefix;
+	struct server_stats st;
+	struct flood *f;
+	struct timeval tv = {0, 1000};
+	size_t i, size;
+	int n;
+
+	prefix = json_string_value(json_object_get(cmd, "prefix"));
+	if (prefix == NULL) {
+		tsrv_reply(ts, conn, req, -EINVAL, "no prefix", NULL);
+	} else if (strcmp(prefix, "echo") == 0) {
+		tsrv_reply(ts, conn, req, 0, "ok", json_incref(cmd));
+	} else if (strcmp(prefix, "fail") == 0) {
+		tsrv_reply(ts, conn, req, -ENOENT, "no such thing", NULL);
+	} else if (strcmp(prefix, "hold") == 0 && ts->nheld < MAX_HELD) {
+		ts->held[ts->nheld].conn = conn;
+		ts->held[ts->nheld].req = req;
+		ts->held[ts->nheld].i = json_incref(json_object_get(cmd, "i"));
+		ts->nheld++;
+	} else if (strcmp(prefix, "release") == 0) {
+		while (ts->nheld > 0) {
+			struct held *h = &ts->held[--ts->nheld];
+
+			tsrv_reply(ts, h->conn, h->req, 0, "released",
+			    json_pack("{s:o}", "i", h->i));
+		}
+		tsrv_reply(ts, conn, req, 0, "ok", NULL);
+	} else if (strcmp(prefix, "subscribe") == 0) {
+		server_set_subscriber(ts->srv, conn, 1);
+		tsrv_reply(ts, conn, req, 0, "subscribed", NULL);
+		for (n = 1; n <= 3; n++)
+			server_push(ts->srv, conn, req, json_pack("{s:i}",
+			    "seq", n));
+	} else if (strcmp(prefix, "flood") == 0 && ts->flood == NULL) {
+		size = (size_t)json_integer_value(json_object_get(cmd,
+		    "size"));
+		f = xcalloc(1, sizeof *f);
+		f->ts = ts;
+		f->conn = conn;
+		f->sub = req;
+		f->left = (int)json_integer_value(json_object_get(cmd,
+		    "count"));
+		f->text = xmalloc(size + 16);
+		f->len = (size_t)snprintf(f->text, 16, "{\"x\":\"");
+		for (i = 0; i < size; i++)
+			f->text[f->len++] = 'x';
+		f->text[f->len++] = '"';
+		f->text[f->len++] = '}';
+		f->ev = evtimer_new(ts->base, tsrv_flood_cb, f);
+		ts->flood = f;
+		tsrv_reply(ts, conn, req, 0, "flooding", NULL);
+		evtimer_add(f->ev, &tv);
+	} else if (strcmp(prefix, "stats") == 0) {
+		server_stats(ts->srv, &st);
+		tsrv_reply(ts, conn, req, 0, "ok", json_pack(
+		    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i}",
+		    "connections", (json_int_t)st.connections,
+		    "accepted", (json_int_t)st.accepted,
+		    "rejected", (json_int_t)st.rejected,
+		    "frames_in", (json_int_t)st.frames_in,
+		    "closed_slow", (json_int_t)st.closed_slow,
+		    "closed_idle", (json_int_t)st.closed_idle,
+		    "closed_bad", (json_int_t)st.closed_bad,
+		    "bytes_out", (json_int_t)st.bytes_out,
+		    "closed", atomic_load(&ts->closed),
+		    "reply_gone", atomic_load(&ts->reply_gone),
+		    "flood_cut", atomic_load(&ts->flood_cut)));
+	} else if (strcmp(prefix, "stop") == 0) {
+		server_stop_accepting(ts->srv);
+		tsrv_reply(ts, conn, req, 0, "stopped", NULL);
+	} else
+		tsrv_reply(ts, conn, req, -EOPNOTSUPP, "unknown command",
+		    NULL);
+}
+
+static void
+tsrv_binary(void *arg, uint64_t conn, uint64_t req, const uint8_t *p,
+    size_t len)
+{
+	struct tsrv *ts = arg;
+
+	tsrv_reply(ts, conn, req, 0, "binary", json_pack("{s:i,s:I}",
+	    "opcode", enc_get_be16(p), "len", (json_int_t)len));
+}
+
+static void
+tsrv_closed(void *arg, uint64_t conn mapmon_unused)
+{
+	struct tsrv *ts = arg;
+
+	atomic_fetch_add(&ts->closed, 1);
+}
+
+static const struct server_ops tsrv_ops = {
+	.hello = tsrv_hello,
+	.request = tsrv_request,
+	.binary = tsrv_binary,
+	.closed = tsrv_closed,
+};
+
+static const struct server_limits default_limits = {
+	.max_connections = 2000,
+	.max_frame = 64 * 1024,
+	.idle_timeout_ms = 0,
+	.max_client_output = 4 * 1024 * 1024,
+};
+
+static void *
+tsrv_run(void *arg)
+{
+	struct tsrv *ts = arg;
+
+	event_base_loop(ts->base, EVLOOP_NO_EXIT_ON_EMPTY);
+	return NULL;
+}
+
+static struct tsrv *
+tsrv_start(const struct server_limits *limits)
+{
+	struct tsrv *ts;
+	char *cause = NULL;
+
+	evthread_use_pthreads();
+	ts = xcalloc(1, sizeof *ts);
+	ts->base = event_base_new();
+	cr_assert_not_null(ts->base);
+	ts->srv = server_new(ts->base, "127.0.0.1", 0,
+	    limits != NULL ? limits : &default_limits, &tsrv_ops, ts, &cause);
+	cr_assert_not_null(ts->srv, "server_new: %s", cause);
+	ts->port = server_port(ts->srv);
+	cr_assert_neq(ts->port, 0);
+	snprintf(ts->addr, sizeof ts->addr, "127.0.0.1:%u", ts->port);
+	cr_assert_eq(pthread_create(&ts->thread, NULL, tsrv_run, ts), 0);
+	return ts;
+}
+
+static void
+tsrv_stop(struct tsrv *ts)
+{
+	size_t i;
+
+	event_base_loopexit(ts->base, NULL);
+	pthread_join(ts->thread, NULL);
+	for (i = 0; i < ts->nheld; i++)
+		json_decref(ts->held[i].i);
+	if (ts->flood != NULL) {
+		event_free(ts->flood->ev);
+		free(ts->flood->text);
+		free(ts->flood);
+	}
+	server_free(ts->srv);
+	event_base_free(ts->base);
+	free(ts);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One command through the blocking client; returns rc, *data owned. */
+static int
+call(const char *addr, const char *text, json_t **data, char **status)
+{
+	json_error_t e;
+	json_t *cmd = json_loads(text, 0, &e);
+	int rc;
+
+	cr_assert_not_null(cmd, "test JSON %s: %s", text, e.text);
+	rc = mclient_call(addr, 5000, cmd, data, status);
+	json_decref(cmd);
+	return rc;
+}
+
+/* The server's counters, through the "stats" command. */
+static json_int_t
+stat_of(struct tsrv *ts, const char *name)
+{
+	json_t *data;
+	char *status;
+	json_int_t v;
+	int rc;
+
+	rc = call(ts->addr, "{\"prefix\":\"stats\"}", &data, &status);
+	cr_assert_eq(rc, 0, "stats: %d %s", rc, status);
+	v = json_integer_value(json_object_get(data, name));
+	json_decref(data);
+	free(status);
+	return v;
+}
+
+static void
+echo_ok(struct tsrv *ts)
+{
+	json_t *data = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = call(ts->addr, "{\"prefix\":\"echo\",\"v\":7}", &data, &status);
+	cr_assert_eq(rc, 0, "echo: %d %s", rc, status);
+	cr_assert_eq(json_integer_value(json_object_get(data, "v")), 7);
+	json_decref(data);
+	free(status);
+}
+
+static int
+raw_connect(uint16_t port)
+{
+	struct sockaddr_in sin;
+	struct timeval tv = {5, 0};
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_neq(fd, -1, "socket: %s", strerror(errno));
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0,
+	    "connect: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	return fd;
+}
+
+static void
+raw_write(int fd, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, b, len, MSG_NOSIGNAL);
+		cr_assert(n > 0, "send: %s", strerror(errno));
+		b += n;
+		len -= (size_t)n;
+	}
+}
+
+static void
+raw_send(int fd, uint8_t type, uint64_t id, const char *payload)
+{
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	size_t len = strlen(payload);
+
+	frame_encode_header(hdr, type, (uint32_t)len, id);
+	raw_write(fd, hdr, sizeof hdr);
+	raw_write(fd, payload, len);
+}
+
+/* Read exactly len bytes: 1, or 0 on EOF, -1 on error or timeout. */
+static int
+raw_read_n(int fd, void *p, size_t len)
+{
+	uint8_t *b = p;
+	ssize_t n;
+
+	while (len > 0) {
+		n = recv(fd, b, len, 0);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return -1;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 1;
+}
+
+/* Read one frame; returns its parsed JSON payload (owned) or NULL. */
+static json_t *
+raw_recv(int fd, struct frame_header *h)
+{
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	char *payload, *cause = NULL;
+	json_t *obj;
+
+	if (raw_read_n(fd, hdr, sizeof hdr) != 1)
+		return NULL;
+	cr_assert_neq(frame_decode_header(hdr, sizeof hdr, 1 << 30, h, &cause),
+	    -1, "server sent a bad header: %s", cause);
+	payload = xmalloc(h->len + 1);
+	cr_assert_eq(raw_read_n(fd, payload, h->len), 1);
+	obj = frame_parse_json(payload, h->len, &cause);
+	cr_assert_not_null(obj, "server sent bad JSON: %s", cause);
+	free(payload);
+	return obj;
+}
+
+/* Expect a REPLY {rc, status containing what}; returns nothing. */
+static void
+raw_expect_reply(int fd, uint64_t id, int rc, const char *what)
+{
+	struct frame_header h;
+	json_t *obj;
+	const char *status;
+
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj, "no reply (EOF or timeout)");
+	cr_assert_eq(h.type, FRAME_REPLY, "frame type %u", h.type);
+	cr_assert_eq(h.id, id, "reply id %llu, wanted %llu",
+	    (unsigned long long)h.id, (unsigned long long)id);
+	status = json_string_value(json_object_get(obj, "status"));
+	cr_assert_eq(json_integer_value(json_object_get(obj, "rc")), rc,
+	    "rc %lld, wanted %d (%s)",
+	    (long long)json_integer_value(json_object_get(obj, "rc")), rc,
+	    status);
+	cr_assert_not_null(status);
+	cr_assert_not_null(strstr(status, what), "status '%s' lacks '%s'",
+	    status, what);
+	json_decref(obj);
+}
+
+/* The server closes: EOF (not a reset, not a timeout) after any data. */
+static void
+raw_expect_eof(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
+		;
+	cr_assert_eq(n, 0, "expected EOF, got %s",
+	    n < 0 ? strerror(errno) : "data");
+}
+
+static void
+raw_hello(int fd)
+{
+	struct frame_header h;
+	json_t *obj;
+
+	raw_send(fd, FRAME_HELLO, 0,
+	    "{\"protocol\":1,\"name\":\"client.test\",\"features\":[]}");
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj, "no HELLO from the server");
+	cr_assert_eq(h.type, FRAME_HELLO);
+	cr_assert_eq(json_integer_value(json_object_get(obj, "protocol")), 1);
+	json_decref(obj);
+}
+
+/* Run base until *flag is set or ms pass; returns *flag. */
+static int
+run_until(struct event_base *base, atomic_int *flag, int target, int ms)
+{
+	int64_t end = now_ms() + ms;
+	struct timeval tv = {0, 10000};
+
+	while (atomic_load(flag) < target && now_ms() < end) {
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	return atomic_load(flag);
+}
+
+/* ------------------------------------------------------------- hello */
+
+Test(net, hello_exchange)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct frame_header h;
+	json_t *obj;
+	int fd;
+
+	fd = raw_connect(ts->port);
+	raw_send(fd, FRAME_HELLO, 77, "{\"protocol\":1,\"name\":\"client.x\","
+	    "\"features\":[\"future\"],\"auth\":{\"nonce\":\"ignored\"}}");
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj);
+	cr_assert_eq(h.type, FRAME_HELLO);
+	cr_assert_eq(h.id, 77, "the HELLO answer carries the hello's id");
+	cr_assert_eq(json_integer_value(json_object_get(obj, "protocol")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(obj, "server")),
+	    "mapmon " PACKAGE_VERSION);
+	cr_assert_str_eq(json_string_value(json_object_get(obj, "mon")), "a");
+	cr_assert_str_eq(json_string_value(json_object_get(obj, "fsid")),
+	    "6b1f8c5e-0000-4000-8000-000000000001");
+	json_decref(obj);
+
+	/* A request then works on the same connection. */
+	raw_send(fd, FRAME_REQUEST, 5, "{\"prefix\":\"fail\"}");
+	raw_expect_reply(fd, 5, -ENOENT, "no such thing");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+static void
+ready_cb(void *arg, json_t *hello)
+{
+	json_t **out = arg;
+
+	*out = json_incref(hello);
+}
+
+Test(net, client_sees_server_hello)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	json_t *hello = NULL;
+	struct mclient *cl;
+	int64_t end = now_ms() + 5000;
+	struct timeval tv = {0, 10000};
+
+	cl = mclient_new(base, ts->addr, 5000, ready_cb, NULL, &hello);
+	mclient_set_name(cl, "client.admin");
+	while (hello == NULL && now_ms() < end) {
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	cr_assert_not_null(hello);
+	cr_assert(mclient_ready(cl));
+	cr_assert_eq(mclient_server_hello(cl) != NULL, 1);
+	cr_assert_str_eq(json_string_value(json_object_get(hello, "mon")),
+	    "a");
+	json_decref(hello);
+	mclient_free(cl);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+Test(net, call_echo_and_error_rc)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	json_t *data;
+	char *status;
+	int rc;
+
+	rc = call(ts->addr, "{\"prefix\":\"echo\",\"pool\":\"rbd\","
+	    "\"pg_num\":128}", &data, &status);
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(status, "ok");
+	cr_assert_str_eq(json_string_value(json_object_get(data, "pool")),
+	    "rbd");
+	cr_assert_eq(json_integer_value(json_object_get(data, "pg_num")), 128);
+	json_decref(data);
+	free(status);
+
+	rc = call(ts->addr, "{\"prefix\":\"fail\"}", &data, &status);
+	cr_assert_eq(rc, -ENOENT);
+	cr_assert_str_eq(status, "no such thing");
+	cr_assert_null(data);
+	free(status);
+	tsrv_stop(ts);
+}
+
+/* ------------------------------------------------------ many in flight */
+
+struct inflight {
+	atomic_int done;
+	int bad;
+	int order[100];
+	int n;
+};
+
+struct inflight_req {
+	struct inflight *st;
+	int i;
+};
+
+static void
+inflight_cb(void *arg, int rc, const char *status mapmon_unused,
+    json_t *data)
+{
+	struct inflight_req *r = arg;
+
+	if (rc != 0 || json_integer_value(json_object_get(data, "i")) != r->i)
+		r->st->bad++;
+	r->st->order[r->st->n++] = r->i;
+	atomic_fetch_add(&r->st->done, 1);
+}
+
+static void
+release_cb(void *arg, int rc, const char *status mapmon_unused,
+    json_t *data mapmon_unused)
+{
+	struct inflight *st = arg;
+
+	if (rc != 0)
+		st->bad++;
+}
+
+Test(net, hundred_in_flight_out_of_order)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct inflight st = {0};
+	struct inflight_req reqs[100];
+	struct mclient *cl;
+	json_t *cmd;
+	int i;
+
+	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
+	for (i = 0; i < 100; i++) {
+		reqs[i].st = &st;
+		reqs[i].i = i;
+		cmd = json_pack("{s:s,s:i}", "prefix", "hold", "i", i);
+		cr_assert_eq(mclient_request(cl, cmd, inflight_cb, &reqs[i]),
+		    0);
+		json_decref(cmd);
+	}
+	cr_assert_eq(mclient_pending(cl), 100);
+	cmd = json_pack("{s:s}", "prefix", "release");
+	cr_assert_eq(mclient_request(cl, cmd, release_cb, &st), 0);
+	json_decref(cmd);
+	cr_assert_eq(run_until(base, &st.done, 100, 10000), 100);
+	cr_assert_eq(st.bad, 0, "%d replies went to the wrong request",
+	    st.bad);
+	/* The dispatcher answered newest first: they came back that way. */
+	for (i = 0; i < 100; i++)
+		cr_assert_eq(st.order[i], 99 - i);
+	mclient_free(cl);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+/* --------------------------------------------------------------- push */
+
+struct sub {
+	atomic_int events;
+	int reply_rc;
+	int seq[8];
+	int npush;
+};
+
+static void
+sub_reply(void *arg, int rc, const char *status mapmon_unused,
+    json_t *data mapmon_unused)
+{
+	struct sub *s = arg;
+
+	s->reply_rc = rc;
+	atomic_fetch_add(&s->events, 1);
+}
+
+static void
+sub_push(void *arg, json_t *obj)
+{
+	struct sub *s = arg;
+
+	if (s->npush < 8)
+		s->seq[s->npush++] =
+		    (int)json_integer_value(json_object_get(obj, "seq"));
+	atomic_fetch_add(&s->events, 1);
+}
+
+Test(net, subscribe_gets_pushes)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct sub s = {0};
+	struct mclient *cl;
+	json_t *cmd;
+
+	s.reply_rc = 1;
+	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
+	cmd = json_pack("{s:s,s:s,s:i}", "prefix", "subscribe", "what",
+	    "osdmap", "start", 0);
+	cr_assert_eq(mclient_subscribe(cl, cmd, sub_push, sub_reply, &s), 0);
+	json_decref(cmd);
+	cr_assert_eq(run_until(base, &s.events, 4, 5000), 4);
+	cr_assert_eq(s.reply_rc, 0);
+	cr_assert_eq(s.npush, 3);
+	cr_assert_eq(s.seq[0], 1);
+	cr_assert_eq(s.seq[1], 2);
+	cr_assert_eq(s.seq[2], 3);
+	/* A subscription is not a pending request. */
+	cr_assert_eq(mclient_pending(cl), 0);
+	mclient_free(cl);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+/* ---------------------------------------------------------- bad input */
+
+Test(net, bad_json_answered_connection_kept)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+
+	raw_hello(fd);
+	raw_send(fd, FRAME_REQUEST, 1, "{\"prefix\":\n \"echo\",,}");
+	raw_expect_reply(fd, 1, -EINVAL, "line 2 column");
+	raw_send(fd, FRAME_REQUEST, 2, "[\"not\",\"an\",\"object\"]");
+	raw_expect_reply(fd, 2, -EINVAL, "not an object");
+	raw_send(fd, FRAME_REQUEST, 3, "{\"a\":1,\"a\":2}");
+	raw_expect_reply(fd, 3, -EINVAL, "duplicate");
+	/* Still served. */
+	raw_send(fd, FRAME_REQUEST, 4, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 4, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, invalid_utf8_answered)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+
+	raw_hello(fd);
+	raw_send(fd, FRAME_REQUEST, 9, "{\"prefix\":\"echo\",\"s\":\"\xff\xfe\"}");
+	raw_expect_reply(fd, 9, -EINVAL, "bad JSON");
+	raw_send(fd, FRAME_REQUEST, 10, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 10, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, deep_nesting_answered)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+	char buf[512];
+	size_t n = 0;
+	int i;
+
+	raw_hello(fd);
+	n += (size_t)snprintf(buf, sizeof buf, "{\"prefix\":\"echo\",\"a\":");
+	for (i = 0; i < 199; i++)
+		buf[n++] = '[';
+	buf[n] = '\0';
+	/* 200 levels, truncated or not: refused before jansson recurses. */
+	raw_send(fd, FRAME_REQUEST, 11, buf);
+	raw_expect_reply(fd, 11, -EINVAL, "nested deeper than 64");
+	raw_send(fd, FRAME_REQUEST, 12, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 12, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, oversize_frame_error_then_close)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	char junk[8192];
+
+	raw_hello(fd);
+	frame_encode_header(hdr, FRAME_REQUEST, 10 * 1024 * 1024, 13);
+	raw_write(fd, hdr, sizeof hdr);
+	memset(junk, 'x', sizeof junk);
+	raw_write(fd, junk, sizeof junk); /* the client carries on sending */
+	raw_expect_reply(fd, 13, -EMSGSIZE, "larger than the limit of 65536");
+	raw_expect_eof(fd);
+	close(fd);
+	echo_ok(ts);
+	cr_assert_eq(stat_of(ts, "closed_bad"), 1);
+	tsrv_stop(ts);
+}
+
+Test(net, frame_before_hello)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+
+	raw_send(fd, FRAME_REQUEST, 4, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 4, -EINVAL, "expected a HELLO frame first");
+	raw_expect_eof(fd);
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, bad_protocol_version)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+
+	raw_send(fd, FRAME_HELLO, 1, "{\"protocol\":2}");
+	raw_expect_reply(fd, 1, -EPROTONOSUPPORT,
+	    "protocol 2 not supported (server speaks 1)");
+	raw_expect_eof(fd);
+	close(fd);
+
+	fd = raw_connect(ts->port);
+	raw_send(fd, FRAME_HELLO, 1, "{\"name\":\"client.x\"}");
+	raw_expect_reply(fd, 1, -EINVAL, "\"protocol\" is missing");
+	raw_expect_eof(fd);
+	close(fd);
+
+	fd = raw_connect(ts->port);
+	raw_send(fd, FRAME_HELLO, 1, "{\"protocol\":1");
+	raw_expect_reply(fd, 1, -EINVAL, "bad HELLO: bad JSON");
+	raw_expect_eof(fd);
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, bad_headers_and_directions)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	int fd;
+
+	/* A REPLY sent by a client. */
+	fd = raw_connect(ts->port);
+	raw_hello(fd);
+	raw_send(fd, FRAME_REPLY, 3, "{}");
+	raw_expect_reply(fd, 3, -EINVAL, "may not send REPLY");
+	raw_expect_eof(fd);
+	close(fd);
+
+	/* A second HELLO. */
+	fd = raw_connect(ts->port);
+	raw_hello(fd);
+	raw_send(fd, FRAME_HELLO, 4, "{\"protocol\":1}");
+	raw_expect_reply(fd, 4, -EINVAL, "HELLO frames twice");
+	raw_expect_eof(fd);
+	close(fd);
+
+	/* Unknown type, then a nonzero reserved field. */
+	fd = raw_connect(ts->port);
+	raw_hello(fd);
+	frame_encode_header(hdr, FRAME_REQUEST, 0, 5);
+	hdr[4] = 9;
+	raw_write(fd, hdr, sizeof hdr);
+	raw_expect_reply(fd, 5, -EINVAL, "unknown frame type 9");
+	raw_expect_eof(fd);
+	close(fd);
+
+	fd = raw_connect(ts->port);
+	raw_hello(fd);
+	frame_encode_header(hdr, FRAME_REQUEST, 0, 6);
+	hdr[7] = 1;
+	raw_write(fd, hdr, sizeof hdr);
+	raw_expect_reply(fd, 6, -EINVAL, "reserved");
+	raw_expect_eof(fd);
+	close(fd);
+
+	cr_assert_eq(stat_of(ts, "closed_bad"), 4);
+	tsrv_stop(ts);
+}
+
+Test(net, random_bytes)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	uint8_t buf[4096];
+	unsigned int seed = 12345;
+	size_t i;
+	int fd, round;
+
+	for (round = 0; round < 5; round++) {
+		fd = raw_connect(ts->port);
+		if (round > 0)
+			raw_hello(fd);
+		for (i = 0; i < sizeof buf; i++)
+			buf[i] = (uint8_t)rand_r(&seed);
+		buf[5] = 1; /* nonzero flags: never a valid header */
+		raw_write(fd, buf, sizeof buf);
+		{
+			struct frame_header h;
+			json_t *obj = raw_recv(fd, &h);
+
+			cr_assert_not_null(obj, "no error reply to garbage");
+			cr_assert_eq(h.type, FRAME_REPLY);
+			cr_assert_lt(json_integer_value(json_object_get(obj,
+			    "rc")), 0);
+			json_decref(obj);
+		}
+		raw_expect_eof(fd);
+		close(fd);
+	}
+	echo_ok(ts);
+	tsrv_stop(ts);
+}
+
+Test(net, truncated_frame_then_close)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	int fd, i;
+
+	for (i = 0; i < 3; i++) {
+		fd = raw_connect(ts->port);
+		raw_hello(fd);
+		frame_encode_header(hdr, FRAME_REQUEST, 100, 1);
+		raw_write(fd, hdr, i == 0 ? 7 : sizeof hdr); /* half a header */
+		if (i == 2)
+			raw_write(fd, "{\"prefix\":", 10); /* half a payload */
+		close(fd);
+	}
+	echo_ok(ts);
+	/* Three hellos that went, plus the echo: closed() for each. */
+	{
+		int64_t end = now_ms() + 3000;
+
+		while (stat_of(ts, "closed") < 4 && now_ms() < end)
+			usleep(10000);
+	}
+	cr_assert_geq(stat_of(ts, "closed"), 4);
+	{
+		int64_t end = now_ms() + 3000;
+
+		while (stat_of(ts, "connections") > 1 && now_ms() < end)
+			usleep(10000);
+	}
+	cr_assert_eq(stat_of(ts, "connections"), 1, "only the stats call");
+	tsrv_stop(ts);
+}
+
+Test(net, binary_request)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+	uint8_t hdr[FRAME_HEADER_SIZE], body[6] = {0, 1, 'a', 'b', 'c', 'd'};
+	struct frame_header h;
+	json_t *obj, *data;
+
+	raw_hello(fd);
+	frame_encode_header(hdr, FRAME_BINARY_REQUEST, sizeof body, 21);
+	raw_write(fd, hdr, sizeof hdr);
+	raw_write(fd, body, sizeof body);
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj);
+	cr_assert_eq(h.id, 21);
+	data = json_object_get(obj, "data");
+	cr_assert_eq(json_integer_value(json_object_get(data, "opcode")),
+	    FRAME_BINARY_PG_REPORT);
+	cr_assert_eq(json_integer_value(json_object_get(data, "len")), 6);
+	json_decref(obj);
+
+	/* One byte cannot hold the opcode: an error, the connection stays. */
+	frame_encode_header(hdr, FRAME_BINARY_REQUEST, 1, 22);
+	raw_write(fd, hdr, sizeof hdr);
+	raw_write(fd, body, 1);
+	raw_expect_reply(fd, 22, -EINVAL, "shorter than its opcode");
+	raw_send(fd, FRAME_REQUEST, 23, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 23, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+struct bin_st {
+	atomic_int done;
+	int rc;
+	json_int_t len;
+};
+
+static void
+bin_cb(void *arg, int rc, const char *status mapmon_unused, json_t *data)
+{
+	struct bin_st *b = arg;
+
+	b->rc = rc;
+	b->len = json_integer_value(json_object_get(data, "len"));
+	atomic_fetch_add(&b->done, 1);
+}
+
+Test(net, client_binary_request)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct bin_st b = {0};
+	uint8_t body[1000];
+	struct mclient *cl;
+
+	memset(body, 0, sizeof body);
+	enc_put_be16(body, FRAME_BINARY_PG_REPORT);
+	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
+	cr_assert_eq(mclient_request_binary(cl, body, sizeof body, bin_cb, &b),
+	    0);
+	cr_assert_eq(run_until(base, &b.done, 1, 5000), 1);
+	cr_assert_eq(b.rc, 0);
+	cr_assert_eq(b.len, 1000);
+	mclient_free(cl);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+/* A reply to a connection that has gone is -1, not a crash. */
+Test(net, reply_after_disconnect)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port);
+	json_t *data;
+	char *status;
+
+	raw_hello(fd);
+	raw_send(fd, FRAME_REQUEST, 1, "{\"prefix\":\"hold\",\"i\":1}");
+	raw_send(fd, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 2, 0, "ok"); /* the hold was dispatched */
+	close(fd);
+	usleep(100000);
+	cr_assert_eq(call(ts->addr, "{\"prefix\":\"release\"}", &data,
+	    &status), 0);
+	free(status);
+	cr_assert_eq(stat_of(ts, "reply_gone"), 1);
+	tsrv_stop(ts);
+}
+
+/* ------------------------------------------------------------- limits */
+
+Test(net, max_connections_enforced_and_recovered)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	json_t *data;
+	char *status;
+	int fds[3], i, rc;
+	int64_t end;
+
+	lim.max_connections = 3;
+	ts = tsrv_start(&lim);
+	for (i = 0; i < 3; i++) {
+		fds[i] = raw_connect(ts->port);
+		raw_hello(fds[i]);
+	}
+	rc = call(ts->addr, "{\"prefix\":\"echo\"}", &data, &status);
+	cr_assert_eq(rc, -EBUSY, "rc %d: %s", rc, status);
+	cr_assert_not_null(strstr(status, "too many connections"), "%s",
+	    status);
+	free(status);
+
+	close(fds[0]);
+	end = now_ms() + 3000;
+	do {
+		usleep(20000);
+		rc = call(ts->addr, "{\"prefix\":\"echo\"}", &data, &status);
+		free(status);
+		json_decref(data);
+	} while (rc != 0 && now_ms() < end);
+	cr_assert_eq(rc, 0, "a slot freed is usable again");
+	/* The stats call itself is the third of three. */
+	cr_assert_geq(stat_of(ts, "rejected"), 1);
+	close(fds[1]);
+	close(fds[2]);
+	tsrv_stop(ts);
+}
+
+Test(net, idle_timeout_closes)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	int idle, busy, sub;
+	int64_t start, i;
+
+	lim.idle_timeout_ms = 300;
+	ts = tsrv_start(&lim);
+	idle = raw_connect(ts->port);
+	busy = raw_connect(ts->port);
+	sub = raw_connect(ts->port);
+	raw_hello(idle);
+	raw_hello(busy);
+	raw_hello(sub);
+	raw_send(sub, FRAME_REQUEST, 1, "{\"prefix\":\"subscribe\"}");
+	raw_expect_reply(sub, 1, 0, "subscribed");
+	start = now_ms();
+
+	/* busy keeps talking every 100 ms for a second: never idle. */
+	for (i = 0; i < 10; i++) {
+		raw_send(busy, FRAME_REQUEST, (uint64_t)i + 10,
+		    "{\"prefix\":\"echo\"}");
+		raw_expect_reply(busy, (uint64_t)i + 10, 0, "ok");
+		usleep(100000);
+	}
+	raw_send(busy, FRAME_REQUEST, 99, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(busy, 99, 0, "ok");
+
+	/* idle was closed in the meantime (EOF waiting for it). */
+	raw_expect_eof(idle);
+	cr_assert_geq(now_ms() - start, 250);
+
+	/* The subscriber was spared: its pushes are still readable. */
+	{
+		struct frame_header h;
+		json_t *o;
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			o = raw_recv(sub, &h);
+			cr_assert_not_null(o);
+			cr_assert_eq(h.type, FRAME_PUSH);
+			json_decref(o);
+		}
+		raw_send(sub, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+		raw_expect_reply(sub, 2, 0, "ok");
+	}
+	cr_assert_eq(stat_of(ts, "closed_idle"), 1);
+	close(idle);
+	close(busy);
+	close(sub);
+	tsrv_stop(ts);
+}
+
+Test(net, slow_reader_disconnected_others_served)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	int slow, rcvbuf = 4096, k;
+	int64_t end, t0, worst = 0;
+
+	lim.max_client_output = 1024 * 1024;
+	ts = tsrv_start(&lim);
+	slow = raw_connect(ts->port);
+	setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+	raw_hello(slow);
+	/* 64 MiB of pushes to a client that reads none of them. */
+	raw_send(slow, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"flood\",\"size\":65536,\"count\":1024}");
+
+	end = now_ms() + 20000;
+	k = 0;
+	while (now_ms() < end) {
+		t0 = now_ms();
+		echo_ok(ts);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+		k++;
+		if (stat_of(ts, "flood_cut") > 0)
+			break;
+	}
+	cr_assert_eq(stat_of(ts, "flood_cut"), 1, "the slow reader was not "
+	    "disconnected");
+	cr_assert_eq(stat_of(ts, "closed_slow"), 1);
+	cr_assert_gt(k, 0);
+	cr_assert_lt(worst, 1000, "another client waited %lld ms",
+	    (long long)worst);
+	/* The slow reader sees its connection end, not a hang. */
+	{
+		char buf[65536];
+		ssize_t n;
+
+		size_t total = 0;
+
+		while ((n = recv(slow, buf, sizeof buf, 0)) > 0)
+			total += (size_t)n;
+		cr_assert(n == -1 && errno == ECONNRESET, "recv: %s",
+		    n == 0 ? "EOF" : strerror(errno));
+		/* The kernel's buffers were dropped, not trickled out. */
+		cr_assert_lt(total, 1024 * 1024, "%zu bytes still came", total);
+	}
+	close(slow);
+	tsrv_stop(ts);
+}
+
+/* A client that pipelines without reading is throttled, not cut. */
+Test(net, pipelining_client_is_throttled)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	char payload[2048];
+	int fd, i, n = 4000;
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	size_t len;
+
+	lim.max_client_output = 256 * 1024;
+	ts = tsrv_start(&lim);
+	fd = raw_connect(ts->port);
+	raw_hello(fd);
+	len = (size_t)snprintf(payload, sizeof payload,
+	    "{\"prefix\":\"echo\",\"pad\":\"%01500d\"}", 0);
+	/* ~6 MB of replies asked for before reading any: a writer thread. */
+	{
+		pid_t pid = fork();
+
+		cr_assert_neq(pid, -1);
+		if (pid == 0) {
+			for (i = 0; i < n; i++) {
+				frame_encode_header(hdr, FRAME_REQUEST,
+				    (uint32_t)len, (uint64_t)i + 1);
+				if (send(fd, hdr, sizeof hdr, MSG_NOSIGNAL) !=
+				    (ssize_t)sizeof hdr ||
+				    send(fd, payload, len, MSG_NOSIGNAL) !=
+				    (ssize_t)len)
+					_exit(1);
+			}
+			_exit(0);
+		}
+		usleep(500000);
+		for (i = 0; i < n; i++) {
+			struct frame_header h;
+			json_t *o = raw_recv(fd, &h);
+
+			cr_assert_not_null(o, "reply %d missing", i);
+			cr_assert_eq(h.id, (uint64_t)i + 1);
+			json_decref(o);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	cr_assert_eq(stat_of(ts, "closed_slow"), 0);
+	close(fd);
+	tsrv_stop(ts);
+}
+
+static int
+count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the DIR's own */
+}
+
+/* CPU time of a process in ms, from /proc/PID/stat. */
+static long
+cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	if (fgets(buf, sizeof buf, f) == NULL) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	    &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * Out of descriptors: the server runs in a child whose RLIMIT_NOFILE is
+ * low; this process (with the normal limit) opens more connections than it
+ * can take.  The server must refuse the excess without spinning on the
+ * listener, and answer again once descriptors are free.
+ */
+Test(net, emfile_accept_survives)
+{
+	int pfd[2], fds[60], i, got_hello = 0, got_eof = 0, other = 0, rc;
+	uint16_t port;
+	char addr[32], *status;
+	json_t *data;
+	pid_t pid;
+	long cpu0, cpu1;
+	int64_t t0, t1;
+
+	cr_assert_eq(pipe(pfd), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		struct tsrv *ts;
+		struct rlimit rl;
+
+		close(pfd[0]);
+		/* Never outlive the test, whatever it asserts. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		ts = tsrv_start(NULL);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)count_open_fds() + 20;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(2);
+		if (write(pfd[1], &ts->port, sizeof ts->port) !=
+		    sizeof ts->port)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	cr_assert_eq(read(pfd[0], &port, sizeof port), sizeof port);
+	close(pfd[0]);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+
+	cpu0 = cpu_ms(pid);
+	t0 = now_ms();
+	for (i = 0; i < 60; i++) {
+		fds[i] = raw_connect(port);
+		raw_send(fds[i], FRAME_HELLO, 0, "{\"protocol\":1}");
+	}
+	/*
+	 * Watch all of them for 4 s: served ones get a HELLO, refused ones
+	 * EOF or a reset, the rest wait in the backlog (a refusal a second).
+	 */
+	{
+		struct pollfd pfds[60];
+		int left = 60, k;
+
+		for (i = 0; i < 60; i++) {
+			pfds[i].fd = fds[i];
+			pfds[i].events = POLLIN;
+		}
+		while (left > 0 && now_ms() - t0 < 4000) {
+			k = poll(pfds, 60, 100);
+			for (i = 0; k > 0 && i < 60; i++) {
+				uint8_t hdr[FRAME_HEADER_SIZE];
+
+				if (pfds[i].fd == -1 || pfds[i].revents == 0)
+					continue;
+				rc = raw_read_n(fds[i], hdr, sizeof hdr);
+				if (rc == 1 && hdr[4] == FRAME_HELLO)
+					got_hello++;
+				else
+					got_eof++;
+				pfds[i].fd = -1;
+				left--;
+			}
+		}
+		other = left; /* still waiting in the backlog */
+	}
+	t1 = now_ms();
+	cpu1 = cpu_ms(pid);
+	cr_assert_gt(got_hello, 5, "some connections are served");
+	cr_assert_lt(got_hello, 40, "the limit did bite (%d served)",
+	    got_hello);
+	cr_assert_gt(got_eof, 0, "no excess connection was refused (%d "
+	    "served, %d waiting)", got_hello, other);
+	/* Paused, not spinning on a listener it cannot accept from. */
+	cr_assert_lt(cpu1 - cpu0, (t1 - t0) / 2 + 50,
+	    "server used %ld ms of CPU in %lld ms", cpu1 - cpu0,
+	    (long long)(t1 - t0));
+
+	for (i = 0; i < 60; i++)
+		close(fds[i]);
+	/* Descriptors are free again: served again. */
+	rc = -1;
+	for (i = 0; i < 40 && rc != 0; i++) {
+		json_t *cmd = json_pack("{s:s}", "prefix", "echo");
+
+		rc = mclient_call(addr, 2000, cmd, &data, &status);
+		json_decref(cmd);
+		json_decref(data);
+		free(status);
+		if (rc != 0)
+			usleep(250000);
+	}
+	cr_assert_eq(rc, 0, "the server answers after the shortage");
+	{
+		json_t *cmd = json_pack("{s:s}", "prefix", "stats");
+
+		rc = mclient_call(addr, 2000, cmd, &data, &status);
+		json_decref(cmd);
+		cr_assert_eq(rc, 0);
+		cr_assert_geq(json_integer_value(json_object_get(data,
+		    "rejected")), 1);
+		json_decref(data);
+		free(status);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+Test(net, thousand_idle_connections)
+{
+	struct tsrv *ts;
+	struct rlimit rl;
+	int *fds, i, n = 1000;
+	int64_t t0, worst = 0;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < 2 * (rlim_t)n + 100) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < 2 * (rlim_t)n + 100)
+		n = (int)(rl.rlim_cur - 100) / 2;
+	cr_log_info("%d idle connections (RLIMIT_NOFILE %llu)", n,
+	    (unsigned long long)rl.rlim_cur);
+	cr_assert_geq(n, 200, "cannot raise RLIMIT_NOFILE enough to test");
+	ts = tsrv_start(NULL);
+	fds = xcalloc((size_t)n, sizeof *fds);
+	for (i = 0; i < n; i++) {
+		fds[i] = raw_connect(ts->port);
+		/* Every tenth does not even say hello. */
+		if (i % 10 != 0)
+			raw_send(fds[i], FRAME_HELLO, 0, "{\"protocol\":1}");
+		if (i % 100 == 0) {
+			t0 = now_ms();
+			echo_ok(ts);
+			if (now_ms() - t0 > worst)
+				worst = now_ms() - t0;
+		}
+	}
+	for (i = 0; i < 20; i++) {
+		t0 = now_ms();
+		echo_ok(ts);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+	}
+	cr_assert_lt(worst, 500, "a call took %lld ms", (long long)worst);
+	cr_assert_eq(stat_of(ts, "connections"), n + 1);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	tsrv_stop(ts);
+}
+
+Test(net, stop_accepting_keeps_connections)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port), rc;
+	json_t *data;
+	char *status;
+
+	raw_hello(fd);
+	raw_send(fd, FRAME_REQUEST, 1, "{\"prefix\":\"stop\"}");
+	raw_expect_reply(fd, 1, 0, "stopped");
+	rc = call(ts->addr, "{\"prefix\":\"echo\"}", &data, &status);
+	cr_assert_eq(rc, -ECONNREFUSED, "rc %d %s", rc, status);
+	free(status);
+	raw_send(fd, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 2, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+Test(net, listen_on_a_used_port_names_it)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct server *srv;
+	char *cause = NULL, want[64];
+
+	srv = server_new(base, "127.0.0.1", ts->port, &default_limits,
+	    &tsrv_ops, NULL, &cause);
+	cr_assert_null(srv);
+	snprintf(want, sizeof want, "127.0.0.1:%u", ts->port);
+	cr_assert_not_null(strstr(cause, want), "%s", cause);
+	cr_assert_not_null(strstr(cause, "in use"), "%s", cause);
+	free(cause);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+/* ------------------------------------------------------------- client */
+
+Test(client, connect_refused)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	char addr[32], *status;
+	json_t *data, *cmd;
+	int fd, rc;
+
+	/* A bound port nobody listens on. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", ntohs(sin.sin_port));
+	cmd = json_pack("{s:s}", "prefix", "status");
+	rc = mclient_call(addr, 2000, cmd, &data, &status);
+	cr_assert_eq(rc, -ECONNREFUSED, "rc %d: %s", rc, status);
+	cr_assert_null(data);
+	cr_assert_not_null(strstr(status, addr), "%s", status);
+	free(status);
+	json_decref(cmd);
+	close(fd);
+}
+
+Test(client, timeout_when_hello_unanswered)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	char addr[32], *status;
+	json_t *data, *cmd;
+	int fd, rc;
+	int64_t t0, dt;
+
+	/* Listens (the kernel completes connections) but never answers. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	cr_assert_eq(listen(fd, 8), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", ntohs(sin.sin_port));
+	cmd = json_pack("{s:s}", "prefix", "status");
+	t0 = now_ms();
+	rc = mclient_call(addr, 300, cmd, &data, &status);
+	dt = now_ms() - t0;
+	cr_assert_eq(rc, -ETIMEDOUT, "rc %d: %s", rc, status);
+	cr_assert_geq(dt, 250);
+	cr_assert_lt(dt, 2000);
+	free(status);
+	json_decref(cmd);
+	close(fd);
+}
+
+struct fake {
+	int lfd;
+};
+
+/* Accept one connection, read a little, close. */
+static void *
+fake_server(void *arg)
+{
+	struct fake *f = arg;
+	char buf[256];
+	int fd;
+
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd != -1) {
+		(void)!recv(fd, buf, sizeof buf, 0);
+		usleep(50000);
+		close(fd);
+	}
+	return NULL;
+}
+
+struct errst {
+	atomic_int n;
+	int req_rc, err;
+};
+
+static void
+err_req_cb(void *arg, int rc, const char *status mapmon_unused,
+    json_t *data mapmon_unused)
+{
+	struct errst *e = arg;
+
+	e->req_rc = rc;
+	atomic_fetch_add(&e->n, 1);
+}
+
+static void
+err_cb(void *arg, int err, const char *msg mapmon_unused)
+{
+	struct errst *e = arg;
+
+	e->err = err;
+	atomic_fetch_add(&e->n, 1);
+}
+
+Test(client, closed_connection_fails_pending)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+	struct fake f;
+	pthread_t th;
+	struct event_base *base = event_base_new();
+	struct mclient *cl;
+	struct errst e = {0};
+	char addr[32];
+	json_t *cmd;
+
+	f.lfd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(f.lfd, (struct sockaddr *)&sin, sizeof sin), 0);
+	cr_assert_eq(listen(f.lfd, 8), 0);
+	cr_assert_eq(getsockname(f.lfd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", ntohs(sin.sin_port));
+	pthread_create(&th, NULL, fake_server, &f);
+
+	cl = mclient_new(base, addr, 5000, NULL, err_cb, &e);
+	cmd = json_pack("{s:s}", "prefix", "status");
+	cr_assert_eq(mclient_request(cl, cmd, err_req_cb, &e), 0);
+	json_decref(cmd);
+	cr_assert_eq(run_until(base, &e.n, 2, 5000), 2);
+	cr_assert_eq(e.req_rc, -ECONNRESET);
+	cr_assert_eq(e.err, -ECONNRESET);
+	/* Dead: new requests are refused at once. */
+	cmd = json_pack("{s:s}", "prefix", "status");
+	cr_assert_eq(mclient_request(cl, cmd, err_req_cb, &e), -1);
+	json_decref(cmd);
+	mclient_free(cl);
+	pthread_join(th, NULL);
+	close(f.lfd);
+	event_base_free(base);
+}
+
+static void
+free_in_cb(void *arg, int rc mapmon_unused, const char *status mapmon_unused,
+    json_t *data mapmon_unused)
+{
+	struct mclient **clp = arg;
+
+	mclient_free(*clp);
+	*clp = NULL;
+}
+
+Test(client, free_from_a_callback)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct mclient *cl;
+	struct errst e = {0};
+	json_t *cmd;
+	int i;
+
+	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
+	cmd = json_pack("{s:s}", "prefix", "echo");
+	cr_assert_eq(mclient_request(cl, cmd, free_in_cb, &cl), 0);
+	/* These are cancelled when the first reply frees the client. */
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(mclient_request(cl, cmd, err_req_cb, &e), 0);
+	json_decref(cmd);
+	{
+		int64_t end = now_ms() + 5000;
+		struct timeval tv = {0, 10000};
+
+		while (cl != NULL && now_ms() < end) {
+			event_base_loopexit(base, &tv);
+			event_base_dispatch(base);
+		}
+	}
+	cr_assert_null(cl);
+	cr_assert_eq(atomic_load(&e.n), 3);
+	cr_assert_eq(e.req_rc, -ECANCELED);
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+Test(client, bad_address_reported)
+{
+	json_t *cmd = json_pack("{s:s}", "prefix", "status"), *data;
+	char *status;
+	int rc;
+
+	rc = mclient_call("127.0.0.1:99999", 1000, cmd, &data, &status);
+	cr_assert_eq(rc, -EINVAL);
+	cr_assert_not_null(strstr(status, "99999"), "%s", status);
+	free(status);
+	json_decref(cmd);
+}
+
+Test(client, parse_addr)
+{
+	static const struct {
+		const char *in, *host;
+		int port;
+	} ok[] = {
+		{"127.0.0.1:6788", "127.0.0.1", 6788},
+		{"127.0.0.1", "127.0.0.1", 6788},
+		{"localhost", "localhost", 6788},
+		{"localhost:1", "localhost", 1},
+		{"[::1]:6790", "::1", 6790},
+		{"[::1]", "::1", 6788},
+		{"::1", "::1", 6788},
+		{"fe80::1:2", "fe80::1:2", 6788},
+		{"mon.example:0", "mon.example", 0},
+	};
+	static const char *bad[] = {
+		"", ":6788", "[::1", "[::1]x", "[]:1", "host:", "host:65536",
+		"host:-1", "host:12a", "host: 1", "[::1]:",
+	};
+	char *host, *cause;
+	uint16_t port;
+	size_t i;
+
+	for (i = 0; i < nitems(ok); i++) {
+		cause = NULL;
+		cr_assert_eq(mclient_parse_addr(ok[i].in, &host, &port,
+		    &cause), 0, "%s: %s", ok[i].in, cause);
+		cr_assert_str_eq(host, ok[i].host);
+		cr_assert_eq(port, ok[i].port, "%s", ok[i].in);
+		free(host);
+	}
+	for (i = 0; i < nitems(bad); i++) {
+		cause = NULL;
+		cr_assert_eq(mclient_parse_addr(bad[i], &host, &port, &cause),
+		    -1, "'%s' accepted", bad[i]);
+		cr_assert_not_null(cause);
+		free(cause);
+	}
+	cr_assert_eq(mclient_parse_addr(NULL, &host, &port, &cause), -1);
+	free(cause);
+}
