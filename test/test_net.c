@@ -91,6 +91,13 @@ struct tsrv {
 	atomic_int flood_cut;  /* a flood push answered -1 */
 };
 
+static const struct server_limits default_limits = {
+	.max_connections = 2000,
+	.max_frame = 64 * 1024,
+	.idle_timeout_ms = 0,
+	.max_client_output = 4 * 1024 * 1024,
+};
+
 static void
 tsrv_hello(void *arg mapmon_unused, json_t **obj)
 {
@@ -198,6 +205,15 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		    "closed", atomic_load(&ts->closed),
 		    "reply_gone", atomic_load(&ts->reply_gone),
 		    "flood_cut", atomic_load(&ts->flood_cut)));
+	} else if (strcmp(prefix, "limits") == 0) {
+		struct server_limits lim = default_limits;
+
+		lim.max_frame = (size_t)json_integer_value(json_object_get(cmd,
+		    "max_frame"));
+		lim.idle_timeout_ms = (int)json_integer_value(
+		    json_object_get(cmd, "idle_timeout_ms"));
+		server_set_limits(ts->srv, &lim);
+		tsrv_reply(ts, conn, req, 0, "limits set", NULL);
 	} else if (strcmp(prefix, "stop") == 0) {
 		server_stop_accepting(ts->srv);
 		tsrv_reply(ts, conn, req, 0, "stopped", NULL);
@@ -231,12 +247,6 @@ static const struct server_ops tsrv_ops = {
 	.closed = tsrv_closed,
 };
 
-static const struct server_limits default_limits = {
-	.max_connections = 2000,
-	.max_frame = 64 * 1024,
-	.idle_timeout_ms = 0,
-	.max_client_output = 4 * 1024 * 1024,
-};
 
 static void *
 tsrv_run(void *arg)
@@ -1420,6 +1430,36 @@ Test(net, thousand_idle_connections)
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	free(fds);
+	tsrv_stop(ts);
+}
+
+/* SIGHUP: new limits apply to connections already open. */
+Test(net, limits_change_at_run_time)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int a = raw_connect(ts->port), b = raw_connect(ts->port);
+	char big[200];
+	int64_t t0;
+
+	raw_hello(a);
+	raw_hello(b);
+	memset(big, 0, sizeof big);
+	snprintf(big, sizeof big, "{\"prefix\":\"echo\",\"pad\":\"%0150d\"}",
+	    0);
+	raw_send(a, FRAME_REQUEST, 1, big);
+	raw_expect_reply(a, 1, 0, "ok");
+	raw_send(b, FRAME_REQUEST, 1, "{\"prefix\":\"limits\","
+	    "\"max_frame\":100,\"idle_timeout_ms\":200}");
+	raw_expect_reply(b, 1, 0, "limits set");
+	t0 = now_ms();
+	raw_send(a, FRAME_REQUEST, 2, big);
+	raw_expect_reply(a, 2, -EMSGSIZE, "limit of 100 bytes");
+	raw_expect_eof(a);
+	/* b now falls under the new idle timeout. */
+	raw_expect_eof(b);
+	cr_assert_geq(now_ms() - t0, 150);
+	close(a);
+	close(b);
 	tsrv_stop(ts);
 }
 
