@@ -409,8 +409,8 @@ mclient_server_hello_frame(struct mclient *cl, const struct frame_header *h,
 	if (!json_is_integer(proto) ||
 	    json_integer_value(proto) != FRAME_PROTOCOL) {
 		json_decref(obj);
-		mclient_failf(cl, -EPROTONOSUPPORT, "%s does not speak protocol "
-		    "%d", cl->addr, FRAME_PROTOCOL);
+		mclient_failf(cl, -EPROTONOSUPPORT, "%s does not speak "
+		    "protocol %d", cl->addr, FRAME_PROTOCOL);
 		return;
 	}
 	cl->hello = obj;

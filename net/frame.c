@@ -54,8 +54,8 @@ frame_decode_header(const uint8_t *p, size_t len, size_t max_frame,
 		return -1;
 	}
 	if (h->flags != 0) {
-		xasprintf(cause, "unknown frame flags 0x%02x (none are defined)",
-		    h->flags);
+		xasprintf(cause, "unknown frame flags 0x%02x (none are "
+		    "defined)", h->flags);
 		return -1;
 	}
 	if (h->reserved != 0) {
@@ -148,8 +148,8 @@ frame_parse_json(const void *p, size_t len, char **cause)
 	}
 	obj = json_loadb(p, len, JSON_REJECT_DUPLICATES, &error);
 	if (obj == NULL) {
-		xasprintf(cause, "bad JSON at line %d column %d: %s", error.line,
-		    error.column, error.text);
+		xasprintf(cause, "bad JSON at line %d column %d: %s",
+		    error.line, error.column, error.text);
 		return NULL;
 	}
 	if (!json_is_object(obj)) {

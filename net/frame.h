@@ -39,7 +39,7 @@ enum frame_type {
 	FRAME_HELLO = 1,	  /* first frame each way */
 	FRAME_REQUEST = 2,	  /* client -> server: a JSON command object */
 	FRAME_REPLY = 3,	  /* server -> client: {"rc","status","data"} */
-	FRAME_PUSH = 4,		  /* server -> client: id = the subscription's */
+	FRAME_PUSH = 4,		  /* server -> client: id = subscription's */
 	FRAME_BINARY_REQUEST = 5, /* client -> server: u16 opcode, body */
 };
 #define FRAME_TYPE_MAX FRAME_BINARY_REQUEST

@@ -562,7 +562,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		srv->stats.bytes_in += len;
 		c->active_us = stamp_mono();
 		conn_frame(c, &h, p + FRAME_HEADER_SIZE);
-		/* The buffer outlives a kill: the bev is freed by the reaper. */
+		/* in outlives a kill: the reaper frees the bev. */
 		evbuffer_drain(in, len);
 	}
 	if (c->state == CONN_CLOSING || c->state == CONN_LINGER)

@@ -47,7 +47,8 @@ Test(frame, header_round_trip)
 		cr_assert_eq(h.id, 0x0102030405060708ULL);
 	}
 	/* The layout is the documented one: big-endian length and id. */
-	frame_encode_header(buf, FRAME_REPLY, 0x11223344, 0xaabbccddeeff0011ULL);
+	frame_encode_header(buf, FRAME_REPLY, 0x11223344,
+	    0xaabbccddeeff0011ULL);
 	cr_assert_eq(buf[0], 0x11);
 	cr_assert_eq(buf[3], 0x44);
 	cr_assert_eq(buf[4], FRAME_REPLY);

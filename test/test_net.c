@@ -746,7 +746,8 @@ Test(net, invalid_utf8_answered)
 	int fd = raw_connect(ts->port);
 
 	raw_hello(fd);
-	raw_send(fd, FRAME_REQUEST, 9, "{\"prefix\":\"echo\",\"s\":\"\xff\xfe\"}");
+	raw_send(fd, FRAME_REQUEST, 9,
+	    "{\"prefix\":\"echo\",\"s\":\"\xff\xfe\"}");
 	raw_expect_reply(fd, 9, -EINVAL, "bad JSON");
 	raw_send(fd, FRAME_REQUEST, 10, "{\"prefix\":\"echo\"}");
 	raw_expect_reply(fd, 10, 0, "ok");
