@@ -1,0 +1,982 @@
+/*
+ * mapmon.c: the command-line client (mapmon(8), SPEC §7).
+ *
+ * One connection per run.  The command words are parsed with the
+ * monitor's own table (get_command_descriptions, fetched first on the same
+ * connection, never cached on disk), so help and argument checking cannot
+ * drift from the daemon.  `pg map` is computed here from a subscribed
+ * osdmap, as any client holding the map may; `watch` streams the cluster
+ * log and health; `raw` sends a command object as written.
+ *
+ * --connect-timeout bounds the connection and everything up to the reply
+ * (for watch: up to the subscriptions' answers).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "conf/conf.h"
+#include "mon/pg.h"
+#include "net/client.h"
+#include "tools/cli_args.h"
+#include "tools/mapmon_fmt.h"
+#include "tools/osdmap_cache.h"
+
+#define MAPMON_DEFAULT_CONF SYSCONFDIR "/mapmon/mapmon.conf"
+#define MAPMON_DEFAULT_ADDR "127.0.0.1:6788"
+#define MAPMON_DEFAULT_TIMEOUT_MS 10000
+
+/* Exit codes beyond a refused command's errno (SPEC §7). */
+#define MAPMON_EXIT_NOMON 111	/* ECONNREFUSED: no monitor answers */
+#define MAPMON_EXIT_TIMEOUT 110	/* ETIMEDOUT */
+
+enum mapmon_format { FORMAT_PLAIN, FORMAT_JSON, FORMAT_JSON_PRETTY };
+
+static struct {
+	const char *conf_path;
+	const char *mon;
+	enum mapmon_format format;
+	int timeout_ms;
+	int help;
+	int version;
+	int list_commands;
+} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0 };
+
+/* A reply waited for; kept until the session ends (see mapmon_call). */
+struct mapmon_wait {
+	int done;
+	int rc;
+	char *status;
+	json_t *data;
+	struct mapmon_wait *next;
+};
+
+static struct {
+	struct event_base *base;
+	struct mclient *cl;
+	char *addr;
+	struct event *deadline;
+	int timed_out;
+	int conn_err;		/* the connection failed: its errno */
+	char *conn_msg;
+	struct mapmon_wait *waits;
+	struct cli_table *table;
+	struct osdmap_cache *cache;
+	int stop;		/* SIGINT / SIGTERM during watch */
+	struct event *sigint, *sigterm;
+	char **words;		/* the command words */
+	json_t *cmd;		/* the command object sent */
+	char *who;		/* "mon.a", for cluster log lines */
+} sess;
+
+static void
+mapmon_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-f plain|json|json-pretty]\n"
+	    "              [--connect-timeout S] COMMAND...\n"
+	    "       mapmon -s | -w | -h | --version\n"
+	    "  -c CONF            config file for [mon] bind (default "
+	    "$MAPMON_CONF or\n"
+	    "                     %s)\n"
+	    "  -m HOST:PORT       the monitor (default $MAPMON_MON, else the "
+	    "config's\n"
+	    "                     [mon] bind, else %s)\n"
+	    "  -f FORMAT          plain (default), json or json-pretty\n"
+	    "  --connect-timeout S  give up after S seconds (default %d)\n"
+	    "  -s                 status\n"
+	    "  -w                 watch the cluster log and health\n"
+	    "  -h, --help         this help and the monitor's commands\n"
+	    "  --version          the version of mapmon\n",
+	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR,
+	    MAPMON_DEFAULT_TIMEOUT_MS / 1000);
+}
+
+/* Free everything the session holds and exit. */
+static mapmon_dead void
+mapmon_exit(int code)
+{
+	struct mapmon_wait *w, *next;
+
+	fflush(stdout);
+	if (sess.cl != NULL)
+		mclient_free(sess.cl);
+	osdmap_cache_free(sess.cache);
+	for (w = sess.waits; w != NULL; w = next) {
+		next = w->next;
+		free(w->status);
+		json_decref(w->data);
+		free(w);
+	}
+	if (sess.deadline != NULL)
+		event_free(sess.deadline);
+	if (sess.sigint != NULL)
+		event_free(sess.sigint);
+	if (sess.sigterm != NULL)
+		event_free(sess.sigterm);
+	if (sess.base != NULL)
+		event_base_free(sess.base);
+	cli_table_free(sess.table);
+	free(sess.addr);
+	free(sess.conn_msg);
+	free(sess.words);
+	json_decref(sess.cmd);
+	free(sess.who);
+	exit(code);
+}
+
+/* A usage error: what was wrong on one line, then the usage line. */
+static mapmon_dead void
+mapmon_usage_error(const char *usage, const char *fmt, ...)
+    printflike(2, 3);
+
+static void
+mapmon_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mapmon: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	if (usage != NULL)
+		fprintf(stderr, "usage: mapmon %s\n", usage);
+	else
+		fprintf(stderr, "usage: mapmon [-c CONF] [-m HOST:PORT] "
+		    "[-f plain|json|json-pretty] [--connect-timeout S] "
+		    "COMMAND... (mapmon -h lists the commands)\n");
+	mapmon_exit(MAPMON_EXIT_USAGE);
+}
+
+/* errno names, as ceph prints a refused command ("Error ENOENT: ..."). */
+static const char *
+mapmon_errno_name(int e)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
+		{ E2BIG, "E2BIG" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
+		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
+		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" },
+		{ ENOSYS, "ENOSYS" }, { ENOTSUP, "ENOTSUP" },
+		{ EMSGSIZE, "EMSGSIZE" }, { EPROTO, "EPROTO" },
+		{ ECANCELED, "ECANCELED" }, { ETIMEDOUT, "ETIMEDOUT" },
+		{ ECONNREFUSED, "ECONNREFUSED" }, { ECONNRESET, "ECONNRESET" },
+		{ ENOTEMPTY, "ENOTEMPTY" }, { EROFS, "EROFS" },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(names); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
+/* A refused command: "Error ENOENT: status" and exit with the errno. */
+static mapmon_dead void
+mapmon_refused(int rc, const char *status)
+{
+	const char *name = mapmon_errno_name(-rc);
+
+	if (name != NULL)
+		fprintf(stderr, "Error %s: %s\n", name, status != NULL &&
+		    *status != '\0' ? status : strerror(-rc));
+	else
+		fprintf(stderr, "Error %d: %s\n", rc, status != NULL &&
+		    *status != '\0' ? status : strerror(-rc));
+	mapmon_exit(-rc > 0 && -rc < 256 ? -rc : 1);
+}
+
+/*
+ * The connection failed: 110 for a timeout, 111 for anything else (no
+ * monitor answers at the address: refused, reset, unreachable, not the
+ * protocol).
+ */
+static mapmon_dead void
+mapmon_conn_failed(int err, const char *msg)
+{
+	fprintf(stderr, "mapmon: %s\n", msg != NULL ? msg :
+	    strerror(-err));
+	if (err == -ETIMEDOUT)
+		mapmon_exit(MAPMON_EXIT_TIMEOUT);
+	mapmon_exit(MAPMON_EXIT_NOMON);
+}
+
+static void
+mapmon_on_error(void *arg, int err, const char *msg)
+{
+	(void)arg;
+	sess.conn_err = err;
+	free(sess.conn_msg);
+	sess.conn_msg = xstrdup(msg != NULL ? msg : strerror(-err));
+	event_base_loopbreak(sess.base);
+}
+
+static void
+mapmon_on_deadline(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	(void)arg;
+	sess.timed_out = 1;
+	event_base_loopbreak(sess.base);
+}
+
+static mapmon_dead void
+mapmon_timed_out(void)
+{
+	char *msg;
+
+	xasprintf(&msg, "no answer from the monitor at %s within %d.%03d s",
+	    sess.addr, opts.timeout_ms / 1000, opts.timeout_ms % 1000);
+	mapmon_conn_failed(-ETIMEDOUT, msg);
+}
+
+static void
+mapmon_connect(void)
+{
+	struct timeval tv;
+
+	if ((sess.base = event_base_new()) == NULL) {
+		fprintf(stderr, "mapmon: libevent cannot make an event base\n");
+		mapmon_exit(MAPMON_EXIT_SOFTWARE);
+	}
+	sess.cl = mclient_new(sess.base, sess.addr, opts.timeout_ms, NULL,
+	    mapmon_on_error, NULL);
+	mclient_set_name(sess.cl, "client.admin");
+	sess.deadline = evtimer_new(sess.base, mapmon_on_deadline, NULL);
+	tv.tv_sec = opts.timeout_ms / 1000;
+	tv.tv_usec = (opts.timeout_ms % 1000) * 1000;
+	evtimer_add(sess.deadline, &tv);
+}
+
+static void
+mapmon_on_reply(void *arg, int rc, const char *status, json_t *data)
+{
+	struct mapmon_wait *w = arg;
+
+	if (w->done)
+		return;
+	w->done = 1;
+	w->rc = rc;
+	w->status = xstrdup(status != NULL ? status : "");
+	w->data = json_incref(data);
+	event_base_loopbreak(sess.base);
+}
+
+/* A new waiter, kept until the session ends (callbacks may come late). */
+static struct mapmon_wait *
+mapmon_wait_new(void)
+{
+	struct mapmon_wait *w;
+
+	w = xcalloc(1, sizeof *w);
+	w->next = sess.waits;
+	sess.waits = w;
+	return w;
+}
+
+/*
+ * Send cmd and wait for its reply, without exiting: returns 0 with *w
+ * answered, or -1 when the connection failed or the deadline passed
+ * (sess.conn_err / sess.timed_out say which).
+ */
+static int
+mapmon_try_call(const json_t *cmd, struct mapmon_wait **wp)
+{
+	struct mapmon_wait *w = mapmon_wait_new();
+
+	*wp = w;
+	if (mclient_request(sess.cl, cmd, mapmon_on_reply, w) == -1) {
+		if (sess.conn_err == 0)
+			sess.conn_err = -ECONNRESET;
+		return -1;
+	}
+	while (!w->done && !sess.timed_out && sess.conn_err == 0)
+		if (event_base_loop(sess.base, EVLOOP_ONCE) == -1)
+			break;
+	/* A connection error reaches the waiting requests first. */
+	if (!w->done || sess.conn_err != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Send cmd and wait for its reply.  Returns the reply's rc, with *data (a
+ * reference the session owns: valid until exit) and *status set; a lost
+ * connection or the deadline exits the program (110, 111).
+ */
+static int
+mapmon_call(const json_t *cmd, json_t **data, const char **status)
+{
+	struct mapmon_wait *w;
+
+	if (mapmon_try_call(cmd, &w) == -1) {
+		if (sess.conn_err != 0)
+			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+		mapmon_timed_out();
+	}
+	*data = w->data;
+	*status = w->status;
+	return w->rc;
+}
+
+/* Fetch the monitor's command table. */
+static void
+mapmon_fetch_table(void)
+{
+	const char *status;
+	json_t *cmd, *data;
+	char *cause = NULL;
+	int rc;
+
+	cmd = json_pack("{s:s}", "prefix", "get_command_descriptions");
+	rc = mapmon_call(cmd, &data, &status);
+	json_decref(cmd);
+	if (rc < 0)
+		mapmon_refused(rc, status);
+	if ((sess.table = cli_table_from_json(data, &cause)) == NULL) {
+		fprintf(stderr, "mapmon: the monitor's command table: %s\n",
+		    cause);
+		free(cause);
+		mapmon_exit(MAPMON_EXIT_SOFTWARE);
+	}
+}
+
+/* Print data as -f asks; plain output goes through the formatters. */
+static void
+mapmon_print(const char *prefix, const json_t *cmd, const json_t *data)
+{
+	char *s;
+
+	if (opts.format == FORMAT_PLAIN) {
+		mapmon_fmt_plain(stdout, prefix, cmd, data);
+		return;
+	}
+	if (data == NULL)
+		return;
+	s = json_dumps(data, JSON_ENCODE_ANY | (opts.format == FORMAT_JSON ?
+	    JSON_COMPACT : JSON_INDENT(4)));
+	if (s != NULL)
+		printf("%s\n", s);
+	free(s);
+}
+
+/*
+ * The monitor's address: -m, else $MAPMON_MON, else [mon] bind of the
+ * config (a wildcard bind is reached on loopback), else the default.
+ */
+static char *
+mapmon_resolve_addr(void)
+{
+	const char *path, *bind;
+	struct conf *c;
+	char **errors, host[256], *addr, *cause = NULL;
+	size_t i, nerrors;
+	uint16_t port;
+	int must_exist = 1;
+
+	if (opts.mon != NULL)
+		return xstrdup(opts.mon);
+	if ((path = getenv("MAPMON_MON")) != NULL && *path != '\0')
+		return xstrdup(path);
+	if ((path = opts.conf_path) == NULL &&
+	    ((path = getenv("MAPMON_CONF")) == NULL || *path == '\0')) {
+		path = MAPMON_DEFAULT_CONF;
+		must_exist = 0;
+	}
+	if (!must_exist && access(path, F_OK) == -1 && errno == ENOENT)
+		return xstrdup(MAPMON_DEFAULT_ADDR);
+	if ((c = conf_load(path, &errors, &nerrors)) == NULL) {
+		for (i = 0; i < nerrors; i++)
+			fprintf(stderr, "%s\n", errors[i]);
+		conf_errors_free(errors, nerrors);
+		mapmon_exit(MAPMON_EXIT_CONFIG);
+	}
+	bind = conf_str(c, CONF_MON_BIND);
+	if (bind == NULL || *bind == '\0') {
+		conf_free(c);
+		return xstrdup(MAPMON_DEFAULT_ADDR);
+	}
+	if (conf_parse_address(bind, host, sizeof host, &port, &cause) == -1) {
+		fprintf(stderr, "%s: [mon] bind: %s\n", path, cause);
+		free(cause);
+		conf_free(c);
+		mapmon_exit(MAPMON_EXIT_CONFIG);
+	}
+	conf_free(c);
+	if (strcmp(host, "0.0.0.0") == 0 || *host == '\0')
+		xasprintf(&addr, "127.0.0.1:%u", port);
+	else if (strcmp(host, "::") == 0)
+		xasprintf(&addr, "[::1]:%u", port);
+	else if (strchr(host, ':') != NULL)
+		xasprintf(&addr, "[%s]:%u", host, port);
+	else
+		xasprintf(&addr, "%s:%u", host, port);
+	return addr;
+}
+
+/* The value of an option: "-m X", "-mX", "--mon X" or "--mon=X". */
+static const char *
+mapmon_opt_value(int argc, char **argv, int *i, const char *shortname,
+    const char *longname)
+{
+	const char *a = argv[*i];
+	size_t len;
+
+	if (shortname != NULL && strcmp(a, shortname) == 0)
+		goto next;
+	if (shortname != NULL && strncmp(a, shortname, 2) == 0 && a[2] != '\0')
+		return a + 2;
+	len = strlen(longname);
+	if (strncmp(a, longname, len) == 0) {
+		if (a[len] == '=')
+			return a + len + 1;
+		if (a[len] == '\0')
+			goto next;
+	}
+	return NULL;
+next:
+	if (*i + 1 >= argc)
+		mapmon_usage_error(NULL, "%s needs a value", a);
+	return argv[++*i];
+}
+
+/* Is a an option with a value, named by shortname or longname? */
+static int
+mapmon_is_opt(const char *a, const char *shortname, const char *longname)
+{
+	size_t len = strlen(longname);
+
+	if (shortname != NULL && strncmp(a, shortname, 2) == 0)
+		return 1;
+	return strncmp(a, longname, len) == 0 && (a[len] == '\0' ||
+	    a[len] == '=');
+}
+
+static void
+mapmon_set_format(const char *v)
+{
+	if (strcmp(v, "plain") == 0)
+		opts.format = FORMAT_PLAIN;
+	else if (strcmp(v, "json") == 0)
+		opts.format = FORMAT_JSON;
+	else if (strcmp(v, "json-pretty") == 0)
+		opts.format = FORMAT_JSON_PRETTY;
+	else
+		mapmon_usage_error(NULL, "unknown format '%s': expected plain, "
+		    "json or json-pretty", v);
+}
+
+static void
+mapmon_set_timeout(const char *v)
+{
+	char *end;
+	double s;
+
+	s = strtod(v, &end);
+	if (*v == '\0' || *end != '\0' || !isfinite(s) || s <= 0 ||
+	    s > 86400)
+		mapmon_usage_error(NULL, "--connect-timeout: '%s' is not a "
+		    "number of seconds between 0 and 86400", v);
+	opts.timeout_ms = (int)ceil(s * 1000);
+}
+
+/*
+ * Take mapmon's own options from anywhere before "--"; everything else is
+ * a command word, in order (a command's own options, such as --pool,
+ * included).  -s and -w become the words "status" and "watch".
+ */
+static size_t
+mapmon_parse_opts(int argc, char **argv, char **words)
+{
+	const char *a, *v;
+	size_t n = 0;
+	int i, rest = 0;
+
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		if (rest || a[0] != '-' || a[1] == '\0' ||
+		    (a[1] >= '0' && a[1] <= '9')) {
+			words[n++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			rest = 1;
+			words[n++] = argv[i];
+			continue;
+		}
+		if (mapmon_is_opt(a, "-c", "--conf")) {
+			opts.conf_path = mapmon_opt_value(argc, argv, &i, "-c",
+			    "--conf");
+		} else if (mapmon_is_opt(a, "-m", "--mon")) {
+			opts.mon = mapmon_opt_value(argc, argv, &i, "-m",
+			    "--mon");
+		} else if (mapmon_is_opt(a, "-f", "--format")) {
+			v = mapmon_opt_value(argc, argv, &i, "-f", "--format");
+			mapmon_set_format(v);
+		} else if (mapmon_is_opt(a, NULL, "--connect-timeout")) {
+			v = mapmon_opt_value(argc, argv, &i, NULL,
+			    "--connect-timeout");
+			mapmon_set_timeout(v);
+		} else if (strcmp(a, "-s") == 0 || strcmp(a, "--status") == 0)
+			words[n++] = (char *)"status";
+		else if (strcmp(a, "-w") == 0 || strcmp(a, "--watch") == 0)
+			words[n++] = (char *)"watch";
+		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			opts.help = 1;
+		else if (strcmp(a, "--version") == 0)
+			opts.version = 1;
+		else if (strcmp(a, "--list-commands") == 0)
+			opts.list_commands = 1;
+		else if (a[1] != '-')
+			mapmon_usage_error(NULL, "unknown option '%s'", a);
+		else
+			words[n++] = argv[i];	/* maybe the command's */
+	}
+	return n;
+}
+
+/* `mapmon -h`: the options, then the monitor's commands if it answers. */
+static mapmon_dead void
+mapmon_help(void)
+{
+	struct mapmon_wait *w;
+	json_t *cmd;
+	int rv;
+
+	mapmon_usage(stdout);
+	fflush(stdout);
+	mapmon_connect();
+	cmd = json_pack("{s:s}", "prefix", "get_command_descriptions");
+	rv = mapmon_try_call(cmd, &w);
+	json_decref(cmd);
+	if (rv == -1 || w->rc < 0 ||
+	    (sess.table = cli_table_from_json(w->data, NULL)) == NULL) {
+		/* Without a monitor there is no table: say how to reach one. */
+		printf("\nThe commands come from the monitor, and none answers "
+		    "at %s\n(%s).\nStart mapmond, or name the monitor with -m "
+		    "HOST:PORT, $MAPMON_MON, or\n[mon] bind in the config file "
+		    "(-c CONF, $MAPMON_CONF, %s).\n", sess.addr,
+		    sess.timed_out ? "no answer in time" : sess.conn_msg ?
+		    sess.conn_msg : w->status, MAPMON_DEFAULT_CONF);
+		mapmon_exit(0);
+	}
+	printf("\nCommands (from the monitor at %s):\n", sess.addr);
+	cli_table_print_help(sess.table, stdout, NULL, 0);
+	printf("  watch\n\tprint cluster log events and health changes "
+	    "until interrupted (-w)\n");
+	printf("  raw JSON\n\tsend one command object as written and print "
+	    "the reply's data\n");
+	printf("  help [COMMAND...]\n\tshow the usage of the matching "
+	    "commands\n");
+	mapmon_exit(0);
+}
+
+/* `mapmon help WORDS`: the usage and help of the commands that match. */
+static mapmon_dead void
+mapmon_help_words(char *const *words, size_t n)
+{
+	const struct cli_cmd *c;
+	size_t used;
+	char *joined = NULL, *tmp;
+	size_t i;
+
+	if (n > 0 && (c = cli_table_match(sess.table, words, n, &used)) !=
+	    NULL && used == n) {
+		printf("usage: mapmon %s\n", c->usage);
+		if (*c->help != '\0')
+			printf("%s\n", c->help);
+		mapmon_exit(0);
+	}
+	if (cli_table_print_help(sess.table, stdout, words, n) > 0)
+		mapmon_exit(0);
+	for (i = 0; i < n; i++) {
+		xasprintf(&tmp, "%s%s%s", joined ? joined : "", i ? " " : "",
+		    words[i]);
+		free(joined);
+		joined = tmp;
+	}
+	fprintf(stderr, "mapmon: no command matches '%s'\n", joined);
+	free(joined);
+	mapmon_exit(MAPMON_EXIT_USAGE);
+}
+
+/* Words as one string, for messages. */
+static char *
+mapmon_join(char *const *words, size_t n)
+{
+	char *s = xstrdup(""), *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		xasprintf(&tmp, "%s%s%s", s, i ? " " : "", words[i]);
+		free(s);
+		s = tmp;
+	}
+	return s;
+}
+
+/* Match words against the table, or exit with a usage error. */
+static const struct cli_cmd *
+mapmon_match(char *const *words, size_t n, json_t **cmd)
+{
+	const struct cli_cmd *c;
+	char *cause = NULL, *joined;
+	size_t used, k;
+
+	c = cli_table_match(sess.table, words, n, &used);
+	if (c == NULL) {
+		joined = mapmon_join(words, n);
+		/* Incomplete ("osd pool"): say so and list what follows. */
+		for (k = n; k > 0; k--)
+			if (cli_table_continuations(sess.table, words, k) > 0)
+				break;
+		if (k > 0 && k == n) {
+			fprintf(stderr, "mapmon: incomplete command '%s'; one "
+			    "of:\n", joined);
+			free(joined);
+			cli_table_print_help(sess.table, stderr, words, k);
+			mapmon_exit(MAPMON_EXIT_USAGE);
+		}
+		if (words[0][0] == '-')
+			mapmon_usage_error(NULL, "unknown option '%s'",
+			    words[0]);
+		mapmon_usage_error(NULL, "unknown command '%s'", joined);
+	}
+	if ((*cmd = cli_args_build(c, words + used, n - used, &cause)) ==
+	    NULL) {
+		fprintf(stderr, "mapmon: %s: %s\n", c->prefix, cause);
+		fprintf(stderr, "usage: mapmon %s\n", c->usage);
+		free(cause);
+		mapmon_exit(MAPMON_EXIT_USAGE);
+	}
+	return c;
+}
+
+/* `raw JSON`: send the object as written, print the reply's data. */
+static mapmon_dead void
+mapmon_raw(char *const *words, size_t n)
+{
+	json_error_t err;
+	const char *status;
+	json_t *cmd, *data;
+	int rc;
+
+	if (n != 1)
+		mapmon_usage_error("raw JSON", n == 0 ? "raw: missing the "
+		    "command object" : "raw: one JSON object expected, as one "
+		    "argument");
+	if ((cmd = json_loads(words[0], JSON_REJECT_DUPLICATES, &err)) ==
+	    NULL)
+		mapmon_usage_error("raw JSON", "raw: bad JSON at column %d: "
+		    "%s", err.column, err.text);
+	if (!json_is_object(cmd)) {
+		json_decref(cmd);
+		mapmon_usage_error("raw JSON", "raw: a JSON object expected");
+	}
+	rc = mapmon_call(cmd, &data, &status);
+	json_decref(cmd);
+	if (rc < 0)
+		mapmon_refused(rc, status);
+	if (data != NULL) {
+		if (opts.format == FORMAT_JSON)
+			mapmon_print("raw", NULL, data);
+		else {
+			opts.format = FORMAT_JSON_PRETTY;
+			mapmon_print("raw", NULL, data);
+		}
+	}
+	mapmon_exit(0);
+}
+
+/* Watch: print each push, as it arrives. */
+static void
+mapmon_watch_health(const json_t *health)
+{
+	char stamp[STAMP_BUFSIZE];
+
+	if (opts.format != FORMAT_PLAIN) {
+		mapmon_print("health", NULL, health);
+		return;
+	}
+	printf("%s health: ", stamp_format(stamp_now(), stamp, sizeof stamp));
+	mapmon_fmt_health_line(stdout, health);
+}
+
+static void
+mapmon_watch_push(void *arg, json_t *obj)
+{
+	const char *what = json_string_value(json_object_get(obj, "what"));
+	json_t *e;
+	size_t i;
+
+	(void)arg;
+	if (what == NULL)
+		return;
+	if (strcmp(what, "log") == 0) {
+		json_array_foreach(json_object_get(obj, "entries"), i, e) {
+			if (opts.format == FORMAT_PLAIN)
+				mapmon_fmt_log_entry(stdout, e, sess.who);
+			else
+				mapmon_print("log", NULL, e);
+		}
+	} else if (strcmp(what, "health") == 0)
+		mapmon_watch_health(json_object_get(obj, "health"));
+	fflush(stdout);
+}
+
+static void
+mapmon_on_signal(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	(void)arg;
+	sess.stop = 1;
+	event_base_loopbreak(sess.base);
+}
+
+static void
+mapmon_subscribe(const char *what, struct mapmon_wait *w)
+{
+	json_t *cmd;
+
+	cmd = json_pack("{s:s, s:s}", "prefix", "subscribe", "what", what);
+	if (mclient_subscribe(sess.cl, cmd, mapmon_watch_push,
+	    mapmon_on_reply, w) == -1) {
+		json_decref(cmd);
+		mapmon_conn_failed(sess.conn_err ? sess.conn_err :
+		    -ECONNRESET, sess.conn_msg);
+	}
+	json_decref(cmd);
+}
+
+static const char *mapmon_who(void);
+
+static mapmon_dead void
+mapmon_watch(size_t nargs)
+{
+	struct mapmon_wait *w[2];
+	size_t i;
+
+	if (nargs > 0)
+		mapmon_usage_error("watch", "watch: takes no arguments");
+	sess.sigint = evsignal_new(sess.base, SIGINT, mapmon_on_signal, NULL);
+	sess.sigterm = evsignal_new(sess.base, SIGTERM, mapmon_on_signal,
+	    NULL);
+	evsignal_add(sess.sigint, NULL);
+	evsignal_add(sess.sigterm, NULL);
+	if (opts.format == FORMAT_PLAIN)
+		mapmon_who();
+	for (i = 0; i < 2; i++) {
+		w[i] = mapmon_wait_new();
+		mapmon_subscribe(i == 0 ? "log" : "health", w[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		while (!w[i]->done && !sess.stop) {
+			if (sess.timed_out)
+				mapmon_timed_out();
+			if (sess.conn_err != 0)
+				mapmon_conn_failed(sess.conn_err,
+				    sess.conn_msg);
+			event_base_loop(sess.base, EVLOOP_ONCE);
+		}
+		if (sess.stop)
+			mapmon_exit(0);
+		if (w[i]->rc < 0) {
+			if (sess.conn_err != 0)
+				mapmon_conn_failed(sess.conn_err,
+				    sess.conn_msg);
+			mapmon_refused(w[i]->rc, w[i]->status);
+		}
+	}
+	/* Subscribed: from now on only a signal or a lost monitor ends it. */
+	evtimer_del(sess.deadline);
+	while (!sess.stop) {
+		if (sess.conn_err != 0)
+			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+		event_base_loop(sess.base, EVLOOP_ONCE);
+	}
+	mapmon_exit(0);
+}
+
+static int mapmon_map_ready;
+static int mapmon_map_err;
+static char *mapmon_map_msg;
+
+static void
+mapmon_map_update(void *arg, const struct osdmap *m)
+{
+	(void)arg;
+	(void)m;
+	mapmon_map_ready = 1;
+	event_base_loopbreak(sess.base);
+}
+
+static void
+mapmon_map_error(void *arg, int err, const char *msg)
+{
+	(void)arg;
+	mapmon_map_err = err;
+	free(mapmon_map_msg);
+	mapmon_map_msg = xstrdup(msg);
+	event_base_loopbreak(sess.base);
+}
+
+/* "mon.a": who writes the cluster log, for its lines. */
+static const char *
+mapmon_who(void)
+{
+	const char *status, *name;
+	json_t *cmd, *data;
+
+	if (sess.who != NULL)
+		return sess.who;
+	/* The monitor's HELLO names it; an older one is asked. */
+	name = json_string_value(json_object_get(
+	    mclient_server_hello(sess.cl), "mon"));
+	if (name != NULL) {
+		xasprintf(&sess.who, "mon.%s", name);
+		return sess.who;
+	}
+	cmd = json_pack("{s:s}", "prefix", "mon stat");
+	if (mapmon_call(cmd, &data, &status) == 0 &&
+	    (name = json_string_value(json_array_get(json_object_get(data,
+	    "quorum_names"), 0))) != NULL)
+		xasprintf(&sess.who, "mon.%s", name);
+	else
+		sess.who = xstrdup("mon");
+	json_decref(cmd);
+	return sess.who;
+}
+
+/*
+ * `pg map PGID`, computed here: subscribe to the osdmap, and map the PG
+ * with the placement of the map received; no `pg map` round trip.
+ */
+static mapmon_dead void
+mapmon_pg_map(const json_t *cmd)
+{
+	const char *pgid = json_string_value(json_object_get(cmd, "pgid"));
+	struct pg_id id;
+	json_t *data;
+	char *cause = NULL;
+	int rc;
+
+	if (pg_id_parse(pgid != NULL ? pgid : "", &id, &cause) == -1) {
+		fprintf(stderr, "Error EINVAL: %s\n", cause);
+		free(cause);
+		mapmon_exit(EINVAL);
+	}
+	sess.cache = osdmap_cache_new(sess.cl, mapmon_map_update,
+	    mapmon_map_error, NULL);
+	if (osdmap_cache_start(sess.cache) == -1)
+		mapmon_conn_failed(sess.conn_err ? sess.conn_err :
+		    -ECONNRESET, sess.conn_msg);
+	while (!mapmon_map_ready && mapmon_map_err == 0) {
+		if (sess.timed_out)
+			mapmon_timed_out();
+		if (sess.conn_err != 0)
+			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+		event_base_loop(sess.base, EVLOOP_ONCE);
+	}
+	if (!mapmon_map_ready) {
+		if (sess.conn_err != 0)
+			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+		fprintf(stderr, "mapmon: %s\n", mapmon_map_msg);
+		free(mapmon_map_msg);
+		mapmon_exit(-mapmon_map_err > 0 && -mapmon_map_err < 256 ?
+		    -mapmon_map_err : 1);
+	}
+	data = osdmap_cache_pg_map_json(sess.cache, id.pool, id.seed, &rc,
+	    &cause);
+	if (data == NULL) {
+		fprintf(stderr, "Error %s: %s\n", mapmon_errno_name(-rc) != NULL ?
+		    mapmon_errno_name(-rc) : "", cause);
+		free(cause);
+		mapmon_exit(-rc);
+	}
+	mapmon_print("pg map", cmd, data);
+	json_decref(data);
+	mapmon_exit(0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+	const char *status;
+	char **words, *host = NULL, *cause = NULL;
+	json_t *data, *e;
+	uint16_t port;
+	size_t n, i;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	words = sess.words = xcalloc((size_t)argc + 1, sizeof *words);
+	n = mapmon_parse_opts(argc, argv, words);
+	if (opts.version) {
+		printf("mapmon %s\n", PACKAGE_VERSION);
+		mapmon_exit(0);
+	}
+	sess.addr = mapmon_resolve_addr();
+	if (mclient_parse_addr(sess.addr, &host, &port, &cause) == -1)
+		mapmon_usage_error(NULL, "%s", cause);
+	free(host);
+	if (opts.help)
+		mapmon_help();
+	if (n == 0 && !opts.list_commands)
+		mapmon_usage_error(NULL, "no command given");
+	mapmon_connect();
+
+	if (n > 0 && strcmp(words[0], "raw") == 0)
+		mapmon_raw(words + 1, n - 1);
+	if (n > 0 && strcmp(words[0], "watch") == 0)
+		mapmon_watch(n - 1);
+
+	mapmon_fetch_table();
+	if (opts.list_commands) {
+		for (i = 0; i < sess.table->ncmds; i++)
+			if (!(sess.table->cmds[i].flags & CLI_CMD_HIDDEN))
+				printf("%s\n", sess.table->cmds[i].prefix);
+		printf("watch\nraw\nhelp\n");
+		mapmon_exit(0);
+	}
+	if (strcmp(words[0], "help") == 0)
+		mapmon_help_words(words + 1, n - 1);
+
+	c = mapmon_match(words, n, &sess.cmd);
+	if (strcmp(c->prefix, "pg map") == 0)
+		mapmon_pg_map(sess.cmd);
+	rc = mapmon_call(sess.cmd, &data, &status);
+	if (rc < 0)
+		mapmon_refused(rc, status);
+	if (c->flags & (CLI_CMD_WRITE | CLI_CMD_ADMIN)) {
+		/* As ceph: the status on stderr, data only where meant. */
+		if (*status != '\0')
+			fprintf(stderr, "%s\n", status);
+		if (opts.format != FORMAT_PLAIN ||
+		    mapmon_fmt_data_for_stdout(c->prefix))
+			mapmon_print(c->prefix, sess.cmd, data);
+	} else if (opts.format == FORMAT_PLAIN &&
+	    strcmp(c->prefix, "log last") == 0) {
+		json_array_foreach(data, i, e)
+			mapmon_fmt_log_entry(stdout, e, mapmon_who());
+	} else
+		mapmon_print(c->prefix, sess.cmd, data);
+	mapmon_exit(0);
+}

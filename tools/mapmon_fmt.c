@@ -1,0 +1,722 @@
+/*
+ * mapmon_fmt.c: plain-text output, laid out as ceph(8) lays out the same
+ * commands' output.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "tools/mapmon_fmt.h"
+
+/* Lenient member access: a missing or mistyped member reads as empty. */
+static json_int_t
+fmt_int(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_real(v))
+		return (json_int_t)json_real_value(v);
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	return 0;
+}
+
+static double
+fmt_num(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+static const char *
+fmt_str(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* A scalar as text ("" for null, compact JSON for arrays and objects). */
+static char *
+fmt_scalar(const json_t *v)
+{
+	char *s;
+
+	if (v == NULL || json_is_null(v))
+		return xstrdup("");
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_integer(v)) {
+		xasprintf(&s, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return s;
+	}
+	if (json_is_real(v)) {
+		xasprintf(&s, "%g", json_real_value(v));
+		return s;
+	}
+	if (json_is_boolean(v))
+		return xstrdup(json_is_true(v) ? "true" : "false");
+	if ((s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL)
+		return xstrdup("");
+	return s;
+}
+
+/* An array of OSD ids as "[2,0,1]". */
+static char *
+fmt_id_list(const json_t *a)
+{
+	char *s, *t;
+	json_t *v;
+	size_t i;
+
+	s = xstrdup("[");
+	json_array_foreach(a, i, v) {
+		xasprintf(&t, "%s%s%" JSON_INTEGER_FORMAT, s, i ? "," : "",
+		    json_is_integer(v) ? json_integer_value(v) : -1);
+		free(s);
+		s = t;
+	}
+	xasprintf(&t, "%s]", s);
+	free(s);
+	return t;
+}
+
+const char *
+mapmon_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
+	    "PiB", "EiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < nitems(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else if (v < 10)
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	return buf;
+}
+
+/*
+ * A table: cells added row by row, printed with columns as wide as their
+ * widest cell, numbers right-aligned as ceph's tables have them.
+ */
+struct fmt_table {
+	size_t ncols;
+	const char *const *heads;
+	const int *right;	/* per column */
+	char **cells;
+	size_t ncells;
+};
+
+static void
+fmt_table_add(struct fmt_table *t, char *cell)
+{
+	t->cells = xreallocarray(t->cells, t->ncells + 1, sizeof *t->cells);
+	t->cells[t->ncells++] = cell;
+}
+
+static void
+fmt_table_print(FILE *f, struct fmt_table *t)
+{
+	size_t *w, c, i, len;
+	const char *s;
+
+	w = xcalloc(t->ncols, sizeof *w);
+	for (c = 0; c < t->ncols; c++)
+		w[c] = strlen(t->heads[c]);
+	for (i = 0; i < t->ncells; i++)
+		if ((len = strlen(t->cells[i])) > w[i % t->ncols])
+			w[i % t->ncols] = len;
+	for (i = 0; i < t->ncells + t->ncols; i++) {
+		c = i % t->ncols;
+		s = i < t->ncols ? t->heads[c] : t->cells[i - t->ncols];
+		if (c + 1 == t->ncols)
+			fprintf(f, "%*s\n", t->right[c] ? (int)w[c] : 0, s);
+		else
+			fprintf(f, t->right[c] ? "%*s  " : "%-*s  ",
+			    (int)w[c], s);
+	}
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(w);
+	t->cells = NULL;
+	t->ncells = 0;
+}
+
+static char *
+fmt_i(json_int_t v)
+{
+	char *s;
+
+	xasprintf(&s, "%" JSON_INTEGER_FORMAT, v);
+	return s;
+}
+
+static char *
+fmt_f5(double v)
+{
+	char *s;
+
+	xasprintf(&s, "%.5f", v);
+	return s;
+}
+
+void
+mapmon_fmt_health_line(FILE *f, const json_t *health)
+{
+	const char *key;
+	json_t *check, *checks;
+	int first = 1;
+
+	fprintf(f, "%s", fmt_str(health, "status"));
+	checks = json_object_get(health, "checks");
+	json_object_foreach(checks, key, check) {
+		fprintf(f, "%s%s", first ? " " : "; ",
+		    fmt_str(json_object_get(check, "summary"), "message"));
+		first = 0;
+	}
+	fputc('\n', f);
+}
+
+/* "HEALTH_WARN" -> "WRN", as `ceph health detail` tags checks. */
+static const char *
+fmt_severity_tag(const char *severity)
+{
+	if (strcmp(severity, "HEALTH_ERR") == 0)
+		return "ERR";
+	if (strcmp(severity, "HEALTH_WARN") == 0)
+		return "WRN";
+	return "INF";
+}
+
+static void
+fmt_health_detail(FILE *f, const json_t *health)
+{
+	const char *key;
+	json_t *check, *d;
+	size_t i;
+
+	mapmon_fmt_health_line(f, health);
+	json_object_foreach(json_object_get(health, "checks"), key, check) {
+		fprintf(f, "[%s] %s: %s\n",
+		    fmt_severity_tag(fmt_str(check, "severity")), key,
+		    fmt_str(json_object_get(check, "summary"), "message"));
+		json_array_foreach(json_object_get(check, "detail"), i, d)
+			fprintf(f, "    %s\n", fmt_str(d, "message"));
+	}
+}
+
+static void
+fmt_pgs_by_state(FILE *f, const json_t *states, const char *indent)
+{
+	json_int_t count, widest = 0;
+	json_t *s;
+	size_t i;
+	int w;
+
+	json_array_foreach(states, i, s)
+		if ((count = fmt_int(s, "count")) > widest)
+			widest = count;
+	w = snprintf(NULL, 0, "%" JSON_INTEGER_FORMAT, widest);
+	json_array_foreach(states, i, s)
+		fprintf(f, "%s%-*" JSON_INTEGER_FORMAT " %s\n",
+		    i == 0 ? "" : indent, w, fmt_int(s, "count"),
+		    fmt_str(s, "state_name"));
+}
+
+static void
+fmt_status(FILE *f, const json_t *d)
+{
+	const json_t *health = json_object_get(d, "health");
+	const json_t *monmap = json_object_get(d, "monmap");
+	const json_t *osdmap = json_object_get(d, "osdmap");
+	const json_t *pgmap = json_object_get(d, "pgmap");
+	const char *key, *flags;
+	json_t *check, *q, *states;
+	char b[32];
+	size_t i;
+
+	fprintf(f, "  cluster:\n");
+	fprintf(f, "    id:     %s\n", fmt_str(d, "fsid"));
+	fprintf(f, "    health: %s\n", fmt_str(health, "status"));
+	json_object_foreach(json_object_get(health, "checks"), key, check)
+		fprintf(f, "            %s\n",
+		    fmt_str(json_object_get(check, "summary"), "message"));
+
+	fprintf(f, "\n  services:\n");
+	fprintf(f, "    mon: %" JSON_INTEGER_FORMAT " daemons, quorum",
+	    fmt_int(monmap, "num_mons"));
+	json_array_foreach(json_object_get(monmap, "quorum_names"), i, q)
+		fprintf(f, "%s%s", i ? "," : " ", json_string_value(q) ?
+		    json_string_value(q) : "");
+	fprintf(f, "\n");
+	fprintf(f, "    osd: %" JSON_INTEGER_FORMAT " osds: %" JSON_INTEGER_FORMAT
+	    " up, %" JSON_INTEGER_FORMAT " in\n", fmt_int(osdmap, "num_osds"),
+	    fmt_int(osdmap, "num_up_osds"), fmt_int(osdmap, "num_in_osds"));
+	flags = fmt_str(osdmap, "flags");
+	if (*flags != '\0')
+		fprintf(f, "         flags %s\n", flags);
+
+	fprintf(f, "\n  data:\n");
+	fprintf(f, "    pools:   %" JSON_INTEGER_FORMAT " pools, %"
+	    JSON_INTEGER_FORMAT " pgs\n", fmt_int(pgmap, "num_pools"),
+	    fmt_int(pgmap, "num_pgs"));
+	fprintf(f, "    objects: %" JSON_INTEGER_FORMAT " objects, %s\n",
+	    fmt_int(pgmap, "num_objects"), mapmon_fmt_bytes((uint64_t)
+	    fmt_int(pgmap, "data_bytes"), b, sizeof b));
+	fprintf(f, "    usage:   %s data\n", b);
+	states = json_object_get(pgmap, "pgs_by_state");
+	fprintf(f, "    pgs:     ");
+	if (json_array_size(states) == 0)
+		fprintf(f, "none\n");
+	else
+		fmt_pgs_by_state(f, states, "             ");
+	if (fmt_int(pgmap, "degraded_objects") > 0)
+		fprintf(f, "             %" JSON_INTEGER_FORMAT
+		    " objects degraded\n", fmt_int(pgmap, "degraded_objects"));
+	if (fmt_int(pgmap, "misplaced_objects") > 0)
+		fprintf(f, "             %" JSON_INTEGER_FORMAT
+		    " objects misplaced\n",
+		    fmt_int(pgmap, "misplaced_objects"));
+	if (fmt_int(pgmap, "unfound_objects") > 0)
+		fprintf(f, "             %" JSON_INTEGER_FORMAT
+		    " objects unfound\n", fmt_int(pgmap, "unfound_objects"));
+}
+
+static void
+fmt_osd_tree(FILE *f, const json_t *d)
+{
+	static const char *const heads[] = { "ID", "CLASS", "WEIGHT",
+	    "TYPE NAME", "STATUS", "REWEIGHT" };
+	static const int right[] = { 1, 1, 1, 0, 1, 1 };
+	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "nodes"), i, n) {
+		fmt_table_add(&t, fmt_i(fmt_int(n, "id")));
+		fmt_table_add(&t, xstrdup(fmt_str(n, "device_class")));
+		fmt_table_add(&t, fmt_f5(fmt_num(n, "crush_weight")));
+		fmt_table_add(&t, xstrdup(fmt_str(n, "name")));
+		fmt_table_add(&t, xstrdup(fmt_str(n, "status")));
+		fmt_table_add(&t, fmt_f5(fmt_num(n, "reweight")));
+	}
+	fmt_table_print(f, &t);
+}
+
+static void
+fmt_pool_line(FILE *f, const json_t *p)
+{
+	fprintf(f, "pool %" JSON_INTEGER_FORMAT " '%s' replicated size %"
+	    JSON_INTEGER_FORMAT " min_size %" JSON_INTEGER_FORMAT " pg_num %"
+	    JSON_INTEGER_FORMAT " created_epoch %" JSON_INTEGER_FORMAT "\n",
+	    fmt_int(p, "pool"), fmt_str(p, "pool_name"), fmt_int(p, "size"),
+	    fmt_int(p, "min_size"), fmt_int(p, "pg_num"),
+	    fmt_int(p, "created_epoch"));
+}
+
+static void
+fmt_osd_dump(FILE *f, const json_t *d)
+{
+	json_t *p, *o;
+	size_t i;
+	int up, in;
+
+	fprintf(f, "epoch %" JSON_INTEGER_FORMAT "\n", fmt_int(d, "epoch"));
+	fprintf(f, "fsid %s\n", fmt_str(d, "fsid"));
+	fprintf(f, "created %s\n", fmt_str(d, "created"));
+	fprintf(f, "modified %s\n", fmt_str(d, "modified"));
+	fprintf(f, "flags %s\n", fmt_str(d, "flags"));
+	fprintf(f, "pool_max %" JSON_INTEGER_FORMAT "\n", fmt_int(d,
+	    "pool_max"));
+	fprintf(f, "\n");
+	json_array_foreach(json_object_get(d, "pools"), i, p)
+		fmt_pool_line(f, p);
+	if (json_array_size(json_object_get(d, "pools")) > 0)
+		fprintf(f, "\n");
+	fprintf(f, "max_osd %" JSON_INTEGER_FORMAT "\n", fmt_int(d, "max_osd"));
+	json_array_foreach(json_object_get(d, "osds"), i, o) {
+		up = fmt_int(o, "up") != 0;
+		in = fmt_int(o, "in") != 0;
+		fprintf(f, "osd.%" JSON_INTEGER_FORMAT " %-4s %-3s weight %g "
+		    "up_from %" JSON_INTEGER_FORMAT " down_at %"
+		    JSON_INTEGER_FORMAT " crush_weight %g %s exists%s\n",
+		    fmt_int(o, "osd"), up ? "up" : "down", in ? "in" : "out",
+		    fmt_num(o, "weight"), fmt_int(o, "up_from"),
+		    fmt_int(o, "down_at"), fmt_num(o, "crush_weight"),
+		    *fmt_str(o, "public_addr") ? fmt_str(o, "public_addr") :
+		    "-", up ? ",up" : "");
+	}
+}
+
+static void
+fmt_osd_stat(FILE *f, const json_t *d)
+{
+	fprintf(f, "%" JSON_INTEGER_FORMAT " osds: %" JSON_INTEGER_FORMAT
+	    " up, %" JSON_INTEGER_FORMAT " in; epoch: e%" JSON_INTEGER_FORMAT
+	    "\n", fmt_int(d, "num_osds"), fmt_int(d, "num_up_osds"),
+	    fmt_int(d, "num_in_osds"), fmt_int(d, "epoch"));
+	if (*fmt_str(d, "flags") != '\0')
+		fprintf(f, "flags %s\n", fmt_str(d, "flags"));
+}
+
+static void
+fmt_pool_ls(FILE *f, const json_t *d)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(d, i, p) {
+		if (json_is_string(p))
+			fprintf(f, "%s\n", json_string_value(p));
+		else
+			fmt_pool_line(f, p);
+	}
+}
+
+/* `osd pool get`: "size: 3" for each value, as ceph prints it. */
+static void
+fmt_key_values(FILE *f, const json_t *d, const char *const *skip)
+{
+	const char *key;
+	const char *const *s;
+	json_t *v;
+	char *text;
+
+	if (!json_is_object(d)) {
+		text = fmt_scalar(d);
+		fprintf(f, "%s\n", text);
+		free(text);
+		return;
+	}
+	json_object_foreach((json_t *)d, key, v) {
+		for (s = skip; s != NULL && *s != NULL; s++)
+			if (strcmp(*s, key) == 0)
+				break;
+		if (s != NULL && *s != NULL)
+			continue;
+		text = fmt_scalar(v);
+		fprintf(f, "%s: %s\n", key, text);
+		free(text);
+	}
+}
+
+static void
+fmt_pg_stat(FILE *f, const json_t *d)
+{
+	json_t *s;
+	size_t i;
+	char b[32];
+
+	fprintf(f, "%" JSON_INTEGER_FORMAT " pgs: ", fmt_int(d, "num_pgs"));
+	json_array_foreach(json_object_get(d, "pgs_by_state"), i, s)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT " %s", i ? ", " : "",
+		    fmt_int(s, "count"), fmt_str(s, "state_name"));
+	if (json_array_size(json_object_get(d, "pgs_by_state")) == 0)
+		fprintf(f, "none");
+	fprintf(f, "; %s data, %" JSON_INTEGER_FORMAT " objects; v%"
+	    JSON_INTEGER_FORMAT "\n", mapmon_fmt_bytes((uint64_t)fmt_int(d,
+	    "data_bytes"), b, sizeof b), fmt_int(d, "num_objects"),
+	    fmt_int(d, "version"));
+}
+
+/* A member that is a string or a number, as text. */
+static char *
+fmt_member(const json_t *o, const char *key)
+{
+	return fmt_scalar(json_object_get(o, key));
+}
+
+static void
+fmt_pg_table(FILE *f, const json_t *pgs)
+{
+	static const char *const heads[] = { "PG_STAT", "STATE", "UP",
+	    "UP_PRIMARY", "ACTING", "ACTING_PRIMARY", "OBJECTS", "DEGRADED",
+	    "MISPLACED", "UNFOUND", "BYTES", "LOG", "VERSION", "REPORTED",
+	    "LAST_SCRUB" };
+	static const int right[] = { 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0,
+	    0 };
+	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+	json_t *p, *sum;
+	size_t i;
+	char *s;
+
+	if (json_array_size(pgs) == 0)
+		return;
+	json_array_foreach(pgs, i, p) {
+		/* Counters sit under "stat_sum", as in Ceph's pg_stat_t. */
+		if ((sum = json_object_get(p, "stat_sum")) == NULL)
+			sum = p;
+		fmt_table_add(&t, fmt_member(p, "pgid"));
+		fmt_table_add(&t, fmt_member(p, "state"));
+		fmt_table_add(&t, fmt_id_list(json_object_get(p, "up")));
+		fmt_table_add(&t, fmt_i(fmt_int(p, "up_primary")));
+		fmt_table_add(&t, fmt_id_list(json_object_get(p, "acting")));
+		fmt_table_add(&t, fmt_i(fmt_int(p, "acting_primary")));
+		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects")));
+		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_degraded")));
+		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_misplaced")));
+		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_unfound")));
+		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_bytes")));
+		fmt_table_add(&t, fmt_i(fmt_int(p, "log_size")));
+		fmt_table_add(&t, fmt_member(p, "version"));
+		xasprintf(&s, "%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
+		    fmt_int(p, "reported_epoch"), fmt_int(p, "reported_seq"));
+		fmt_table_add(&t, s);
+		fmt_table_add(&t, fmt_member(p, "last_scrub_stamp"));
+	}
+	fmt_table_print(f, &t);
+}
+
+/* The sums of a pool or the cluster as one row's cells. */
+static void
+fmt_sum_cells(struct fmt_table *t, const json_t *sum)
+{
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_degraded")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_misplaced")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_unfound")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_bytes")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_read")));
+	fmt_table_add(t, fmt_i(fmt_int(sum, "num_write")));
+}
+
+static void
+fmt_pg_dump(FILE *f, const json_t *d)
+{
+	static const char *const pool_heads[] = { "POOLID", "PGS", "OBJECTS",
+	    "DEGRADED", "MISPLACED", "UNFOUND", "BYTES", "READ", "WRITE" };
+	static const int pool_right[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	static const char *const osd_heads[] = { "OSD_STAT", "UP", "IN",
+	    "PGS", "PRIMARY_PGS" };
+	static const int osd_right[] = { 1, 0, 0, 1, 1 };
+	struct fmt_table t;
+	json_t *v, *sum;
+	size_t i;
+	int sections = 0;
+
+	if ((sum = json_object_get(d, "pg_stats_sum")) != NULL) {
+		fprintf(f, "version %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(d, "version"));
+		fprintf(f, "stamp %s\n", fmt_str(d, "stamp"));
+		fprintf(f, "num_pgs %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(sum, "num_pgs"));
+		t = (struct fmt_table){ nitems(pool_heads) - 2, pool_heads + 2,
+		    pool_right + 2, NULL, 0 };
+		fmt_sum_cells(&t, json_object_get(sum, "stat_sum"));
+		fmt_table_print(f, &t);
+		sections++;
+	}
+	if ((v = json_object_get(d, "pg_stats")) != NULL &&
+	    json_array_size(v) > 0) {
+		if (sections++)
+			fputc('\n', f);
+		fmt_pg_table(f, v);
+	}
+	if ((v = json_object_get(d, "pool_stats")) != NULL) {
+		if (sections++)
+			fputc('\n', f);
+		t = (struct fmt_table){ nitems(pool_heads), pool_heads,
+		    pool_right, NULL, 0 };
+		json_array_foreach(v, i, sum) {
+			fmt_table_add(&t, fmt_i(fmt_int(sum, "poolid")));
+			fmt_table_add(&t, fmt_i(fmt_int(sum, "num_pg")));
+			fmt_sum_cells(&t, json_object_get(sum, "stat_sum"));
+		}
+		fmt_table_print(f, &t);
+	}
+	if ((v = json_object_get(d, "osd_stats")) != NULL) {
+		if (sections++)
+			fputc('\n', f);
+		t = (struct fmt_table){ nitems(osd_heads), osd_heads,
+		    osd_right, NULL, 0 };
+		json_array_foreach(v, i, sum) {
+			fmt_table_add(&t, fmt_i(fmt_int(sum, "osd")));
+			fmt_table_add(&t, xstrdup(fmt_int(sum, "up") ? "up" :
+			    "down"));
+			fmt_table_add(&t, xstrdup(fmt_int(sum, "in") ? "in" :
+			    "out"));
+			fmt_table_add(&t, fmt_i(fmt_int(sum, "num_pgs")));
+			fmt_table_add(&t, fmt_i(fmt_int(sum,
+			    "num_primary_pgs")));
+		}
+		fmt_table_print(f, &t);
+	}
+}
+
+void
+mapmon_fmt_pg_map(FILE *f, const json_t *d)
+{
+	char *up, *acting;
+
+	up = fmt_id_list(json_object_get(d, "up"));
+	acting = fmt_id_list(json_object_get(d, "acting"));
+	fprintf(f, "osdmap e%" JSON_INTEGER_FORMAT " pg %s (%s) -> up %s "
+	    "acting %s\n", fmt_int(d, "epoch"), fmt_str(d, "pgid"),
+	    fmt_str(d, "pgid"), up, acting);
+	free(up);
+	free(acting);
+}
+
+void
+mapmon_fmt_log_entry(FILE *f, const json_t *e, const char *who)
+{
+	const char *name = fmt_str(e, "name");
+
+	if (*name == '\0')
+		name = fmt_str(e, "who");
+	if (*name == '\0')
+		name = who;
+	fprintf(f, "%s %s [%s] %s\n", fmt_str(e, "stamp"), name,
+	    fmt_str(e, "severity"), fmt_str(e, "message"));
+}
+
+static void
+fmt_mon_dump(FILE *f, const json_t *d)
+{
+	json_t *m;
+	size_t i;
+
+	fprintf(f, "epoch %" JSON_INTEGER_FORMAT "\n", fmt_int(d, "epoch"));
+	fprintf(f, "fsid %s\n", fmt_str(d, "fsid"));
+	fprintf(f, "last_changed %s\n", fmt_str(d, "modified"));
+	fprintf(f, "created %s\n", fmt_str(d, "created"));
+	json_array_foreach(json_object_get(d, "mons"), i, m)
+		fprintf(f, "%zu: %s mon.%s\n", i, fmt_str(m, "addr"),
+		    fmt_str(m, "name"));
+}
+
+static void
+fmt_mon_stat(FILE *f, const json_t *d)
+{
+	json_t *mons = json_object_get(d, "mons"), *m;
+	size_t i;
+
+	fprintf(f, "e%" JSON_INTEGER_FORMAT ": %zu mons at {",
+	    fmt_int(d, "epoch"), json_array_size(mons));
+	json_array_foreach(mons, i, m)
+		fprintf(f, "%s%s=%s", i ? "," : "", fmt_str(m, "name"),
+		    fmt_str(m, "addr"));
+	fprintf(f, "}, quorum");
+	json_array_foreach(mons, i, m)
+		fprintf(f, "%s%zu %s", i ? "," : " ", i, fmt_str(m, "name"));
+	fprintf(f, "\n");
+}
+
+/* `config show`: "section.key = value" lines, from an object or a list. */
+static void
+fmt_config_show(FILE *f, const json_t *d)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+	char *text;
+
+	if (json_is_array(d)) {
+		json_array_foreach(d, i, v) {
+			text = fmt_member(v, "value");
+			fprintf(f, "%s = %s\n", fmt_str(v, "name"), text);
+			free(text);
+		}
+		return;
+	}
+	json_object_foreach((json_t *)d, key, v) {
+		text = json_is_object(v) ? fmt_member(v, "value") :
+		    fmt_scalar(v);
+		fprintf(f, "%s = %s\n", key, text);
+		free(text);
+	}
+}
+
+int
+mapmon_fmt_data_for_stdout(const char *prefix)
+{
+	return strcmp(prefix, "osd create") == 0;
+}
+
+static void
+fmt_json(FILE *f, const json_t *data)
+{
+	char *s;
+
+	s = json_dumps(data, JSON_INDENT(4) | JSON_ENCODE_ANY);
+	if (s != NULL)
+		fprintf(f, "%s\n", s);
+	free(s);
+}
+
+void
+mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
+    const json_t *data)
+{
+	static const char *const pool_get_skip[] = { "pool", "pool_id",
+	    "pool_name", NULL };
+	json_t *e;
+	char *text;
+	size_t i;
+
+	if (data == NULL || json_is_null(data))
+		return;
+	if (strcmp(prefix, "status") == 0)
+		fmt_status(f, data);
+	else if (strcmp(prefix, "health") == 0) {
+		if (json_object_get(cmd, "detail") != NULL)
+			fmt_health_detail(f, data);
+		else
+			mapmon_fmt_health_line(f, data);
+	} else if (strcmp(prefix, "osd tree") == 0)
+		fmt_osd_tree(f, data);
+	else if (strcmp(prefix, "osd dump") == 0)
+		fmt_osd_dump(f, data);
+	else if (strcmp(prefix, "osd stat") == 0)
+		fmt_osd_stat(f, data);
+	else if (strcmp(prefix, "osd create") == 0)
+		fprintf(f, "%" JSON_INTEGER_FORMAT "\n", fmt_int(data,
+		    "osdid"));
+	else if (strcmp(prefix, "osd pool ls") == 0)
+		fmt_pool_ls(f, data);
+	else if (strcmp(prefix, "osd pool get") == 0)
+		fmt_key_values(f, data, pool_get_skip);
+	else if (strcmp(prefix, "pg stat") == 0)
+		fmt_pg_stat(f, data);
+	else if (strcmp(prefix, "pg dump") == 0)
+		fmt_pg_dump(f, data);
+	else if (strcmp(prefix, "pg ls") == 0)
+		fmt_pg_table(f, json_object_get(data, "pg_stats"));
+	else if (strcmp(prefix, "pg dump_stuck") == 0)
+		fmt_pg_table(f, json_object_get(data, "stuck_pg_stats"));
+	else if (strcmp(prefix, "pg map") == 0)
+		mapmon_fmt_pg_map(f, data);
+	else if (strcmp(prefix, "log last") == 0) {
+		json_array_foreach(data, i, e)
+			mapmon_fmt_log_entry(f, e, "mon");
+	} else if (strcmp(prefix, "config get") == 0) {
+		text = fmt_member(data, "value");
+		fprintf(f, "%s\n", text);
+		free(text);
+	} else if (strcmp(prefix, "config show") == 0)
+		fmt_config_show(f, data);
+	else if (strcmp(prefix, "version") == 0 &&
+	    json_object_get(data, "version") != NULL)
+		fprintf(f, "%s\n", fmt_str(data, "version"));
+	else if (strcmp(prefix, "mon dump") == 0)
+		fmt_mon_dump(f, data);
+	else if (strcmp(prefix, "mon stat") == 0)
+		fmt_mon_stat(f, data);
+	else
+		fmt_json(f, data);
+}
