@@ -559,7 +559,7 @@ ADDR=127.0.0.1:$(cat "$T/port")
 start=$(date +%s)
 expect 110 "a listener that never answers" --connect-timeout 1 status
 check "bounded by --connect-timeout" test $(($(date +%s) - start)) -le 4
-expect 110 "the default form of the option" --connect-timeout=0.5 osd tree
+expect 110 "--connect-timeout=S, a fraction" --connect-timeout=0.5 osd tree
 kill "$LPID"
 wait "$LPID" 2>/dev/null
 LPID=
