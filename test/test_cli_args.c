@@ -234,8 +234,10 @@ Test(cli_args, choices)
 	expect_error("osd set nofun",
 	    "key: 'nofun' is not one of noout, noup, nodown, noin or pause");
 	expect("health", "{\"prefix\":\"health\"}");
-	expect("health detail", "{\"detail\":\"detail\",\"prefix\":\"health\"}");
-	expect_error("health verbose", "detail: 'verbose' is not one of detail");
+	expect("health detail",
+	    "{\"detail\":\"detail\",\"prefix\":\"health\"}");
+	expect_error("health verbose",
+	    "detail: 'verbose' is not one of detail");
 	expect("osd pool set rbd size 2",
 	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":2,"
 	    "\"var\":\"size\"}");

@@ -187,7 +187,8 @@ cli_arg_from_json(const json_t *j, struct cli_arg *a, char **cause)
 	if (option != NULL)
 		a->option = xstrdup(option);
 	if (a->type == CLI_ARG_FLAG && a->option == NULL) {
-		xasprintf(cause, "argument %s: a flag without its option", name);
+		xasprintf(cause, "argument %s: a flag without its option",
+		    name);
 		return -1;
 	}
 	if (min != NULL) {
@@ -243,7 +244,8 @@ cli_cmd_from_json(const json_t *j, struct cli_cmd *c, char **cause)
 	size_t i;
 
 	memset(c, 0, sizeof *c);
-	if (json_unpack_ex((json_t *)j, &err, 0, "{s:s, s?:o, s?:o, s?:s, s?:s}",
+	if (json_unpack_ex((json_t *)j, &err, 0,
+	    "{s:s, s?:o, s?:o, s?:s, s?:s}",
 	    "prefix", &prefix, "args", &args, "flags", &flags, "help", &help,
 	    "usage", &usage) == -1) {
 		xasprintf(cause, "%s", err.text);
@@ -467,12 +469,14 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 		d = strtod(w, &end);
 		if (*w == '\0' || *end != '\0' || errno == ERANGE ||
 		    !isfinite(d)) {
-			xasprintf(cause, "%s: '%s' is not a number", a->name, w);
+			xasprintf(cause, "%s: '%s' is not a number", a->name,
+			    w);
 			return NULL;
 		}
 		if ((a->has_min && d < a->min) || (a->has_max && d > a->max)) {
 			if (a->has_min && a->has_max)
-				xasprintf(cause, "%s: %s is out of range %g..%g",
+				xasprintf(cause,
+				    "%s: %s is out of range %g..%g",
 				    a->name, w, a->min, a->max);
 			else if (a->has_min)
 				xasprintf(cause, "%s: %s is below %g", a->name,
@@ -490,7 +494,8 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 		list = xstrdup(a->choices[0]);
 		for (i = 1; i < a->nchoices; i++) {
 			xasprintf(&tmp, "%s%s%s", list,
-			    i + 1 == a->nchoices ? " or " : ", ", a->choices[i]);
+			    i + 1 == a->nchoices ? " or " : ", ",
+			    a->choices[i]);
 			free(list);
 			list = tmp;
 		}

@@ -84,7 +84,8 @@ static void
 mapmon_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-f plain|json|json-pretty]\n"
+	    "usage: mapmon [-c CONF] [-m HOST:PORT] "
+	    "[-f plain|json|json-pretty]\n"
 	    "              [--connect-timeout S] COMMAND...\n"
 	    "       mapmon -s | -w | -h | --version\n"
 	    "  -c CONF            config file for [mon] bind (default "
@@ -171,7 +172,8 @@ mapmon_errno_name(int e)
 		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
 		{ E2BIG, "E2BIG" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
 		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
-		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ERANGE, "ERANGE" },
+		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
+		{ ERANGE, "ERANGE" },
 		{ ENOSYS, "ENOSYS" }, { ENOTSUP, "ENOTSUP" },
 		{ EMSGSIZE, "EMSGSIZE" }, { EPROTO, "EPROTO" },
 		{ ECANCELED, "ECANCELED" }, { ETIMEDOUT, "ETIMEDOUT" },
@@ -239,11 +241,10 @@ mapmon_on_deadline(evutil_socket_t fd, short events, void *arg)
 static mapmon_dead void
 mapmon_timed_out(void)
 {
-	char *msg;
-
-	xasprintf(&msg, "no answer from the monitor at %s within %d.%03d s",
-	    sess.addr, opts.timeout_ms / 1000, opts.timeout_ms % 1000);
-	mapmon_conn_failed(-ETIMEDOUT, msg);
+	fprintf(stderr, "mapmon: no answer from the monitor at %s within "
+	    "%d.%03d s\n", sess.addr, opts.timeout_ms / 1000,
+	    opts.timeout_ms % 1000);
+	mapmon_exit(MAPMON_EXIT_TIMEOUT);
 }
 
 static void
@@ -307,10 +308,15 @@ mapmon_try_call(const json_t *cmd, struct mapmon_wait **wp)
 		return -1;
 	}
 	while (!w->done && !sess.timed_out && sess.conn_err == 0)
-		if (event_base_loop(sess.base, EVLOOP_ONCE) == -1)
-			break;
-	/* A connection error reaches the waiting requests first. */
-	if (!w->done || sess.conn_err != 0)
+		if (event_base_loop(sess.base, EVLOOP_ONCE) == -1) {
+			sess.conn_err = -EIO;
+			sess.conn_msg = xstrdup("the event loop failed");
+		}
+	/*
+	 * A connection error reaches the waiting requests first, as their
+	 * rc: a negative rc with the connection gone is the connection's.
+	 */
+	if (!w->done || (w->rc < 0 && sess.conn_err != 0))
 		return -1;
 	return 0;
 }
@@ -557,6 +563,7 @@ mapmon_help(void)
 {
 	struct mapmon_wait *w;
 	json_t *cmd;
+	char *cause = NULL;
 	int rv;
 
 	mapmon_usage(stdout);
@@ -565,8 +572,14 @@ mapmon_help(void)
 	cmd = json_pack("{s:s}", "prefix", "get_command_descriptions");
 	rv = mapmon_try_call(cmd, &w);
 	json_decref(cmd);
-	if (rv == -1 || w->rc < 0 ||
-	    (sess.table = cli_table_from_json(w->data, NULL)) == NULL) {
+	if (rv == 0 && w->rc == 0 &&
+	    (sess.table = cli_table_from_json(w->data, &cause)) == NULL) {
+		printf("\nThe monitor at %s sent a command table that cannot "
+		    "be read:\n%s\n", sess.addr, cause);
+		free(cause);
+		mapmon_exit(0);
+	}
+	if (rv == -1 || w->rc < 0) {
 		/* Without a monitor there is no table: say how to reach one. */
 		printf("\nThe commands come from the monitor, and none answers "
 		    "at %s\n(%s).\nStart mapmond, or name the monitor with -m "
@@ -587,35 +600,6 @@ mapmon_help(void)
 	mapmon_exit(0);
 }
 
-/* `mapmon help WORDS`: the usage and help of the commands that match. */
-static mapmon_dead void
-mapmon_help_words(char *const *words, size_t n)
-{
-	const struct cli_cmd *c;
-	size_t used;
-	char *joined = NULL, *tmp;
-	size_t i;
-
-	if (n > 0 && (c = cli_table_match(sess.table, words, n, &used)) !=
-	    NULL && used == n) {
-		printf("usage: mapmon %s\n", c->usage);
-		if (*c->help != '\0')
-			printf("%s\n", c->help);
-		mapmon_exit(0);
-	}
-	if (cli_table_print_help(sess.table, stdout, words, n) > 0)
-		mapmon_exit(0);
-	for (i = 0; i < n; i++) {
-		xasprintf(&tmp, "%s%s%s", joined ? joined : "", i ? " " : "",
-		    words[i]);
-		free(joined);
-		joined = tmp;
-	}
-	fprintf(stderr, "mapmon: no command matches '%s'\n", joined);
-	free(joined);
-	mapmon_exit(MAPMON_EXIT_USAGE);
-}
-
 /* Words as one string, for messages. */
 static char *
 mapmon_join(char *const *words, size_t n)
@@ -629,6 +613,29 @@ mapmon_join(char *const *words, size_t n)
 		s = tmp;
 	}
 	return s;
+}
+
+/* `mapmon help WORDS`: the usage and help of the commands that match. */
+static mapmon_dead void
+mapmon_help_words(char *const *words, size_t n)
+{
+	const struct cli_cmd *c;
+	size_t used;
+	char *joined;
+
+	if (n > 0 && (c = cli_table_match(sess.table, words, n, &used)) !=
+	    NULL && used == n) {
+		printf("usage: mapmon %s\n", c->usage);
+		if (*c->help != '\0')
+			printf("%s\n", c->help);
+		mapmon_exit(0);
+	}
+	if (cli_table_print_help(sess.table, stdout, words, n) > 0)
+		mapmon_exit(0);
+	joined = mapmon_join(words, n);
+	fprintf(stderr, "mapmon: no command matches '%s'\n", joined);
+	free(joined);
+	mapmon_exit(MAPMON_EXIT_USAGE);
 }
 
 /* Match words against the table, or exit with a usage error. */
@@ -905,7 +912,8 @@ mapmon_pg_map(const json_t *cmd)
 	data = osdmap_cache_pg_map_json(sess.cache, id.pool, id.seed, &rc,
 	    &cause);
 	if (data == NULL) {
-		fprintf(stderr, "Error %s: %s\n", mapmon_errno_name(-rc) != NULL ?
+		fprintf(stderr, "Error %s: %s\n",
+		    mapmon_errno_name(-rc) != NULL ?
 		    mapmon_errno_name(-rc) : "", cause);
 		free(cause);
 		mapmon_exit(-rc);

@@ -264,7 +264,8 @@ fmt_status(FILE *f, const json_t *d)
 		fprintf(f, "%s%s", i ? "," : " ", json_string_value(q) ?
 		    json_string_value(q) : "");
 	fprintf(f, "\n");
-	fprintf(f, "    osd: %" JSON_INTEGER_FORMAT " osds: %" JSON_INTEGER_FORMAT
+	fprintf(f, "    osd: %" JSON_INTEGER_FORMAT " osds: %"
+	    JSON_INTEGER_FORMAT
 	    " up, %" JSON_INTEGER_FORMAT " in\n", fmt_int(osdmap, "num_osds"),
 	    fmt_int(osdmap, "num_up_osds"), fmt_int(osdmap, "num_in_osds"));
 	flags = fmt_str(osdmap, "flags");

@@ -128,8 +128,8 @@ osdmap_cache_inc(struct osdmap_cache *c, json_t *j, char **cause)
 	}
 	if (!c->have_map || inc.epoch != c->map.epoch + 1) {
 		if (c->have_map)
-			xasprintf(cause, "osdmap incremental e%u does not follow "
-			    "e%u", inc.epoch, c->map.epoch);
+			xasprintf(cause, "osdmap incremental e%u does not "
+			    "follow e%u", inc.epoch, c->map.epoch);
 		else
 			xasprintf(cause, "osdmap incremental e%u before a full "
 			    "map", inc.epoch);
@@ -252,8 +252,8 @@ osdmap_cache_on_reply(void *arg, int rc, const char *status, json_t *data)
 		return;
 	if (rc < 0) {
 		if (c->on_error != NULL) {
-			xasprintf(&msg, "osdmap subscription: %s", status != NULL ?
-			    status : "refused");
+			xasprintf(&msg, "osdmap subscription: %s",
+			    status != NULL ? status : "refused");
 			c->on_error(c->arg, rc, msg);
 			free(msg);
 		}
