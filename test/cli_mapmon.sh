@@ -329,7 +329,8 @@ EOF
 	expect 2 "pg query of a missing pg" pg query 1.10
 	expect 22 "pg query of a bad pgid" pg query 1.x
 	expect 0 "pg dump_stuck" pg dump_stuck inactive
-	check "pg dump_stuck plain" out_has "^PG_STAT"
+	# New PGs are not stuck until pg_stale_timeout has passed.
+	check "pg dump_stuck plain: nothing stuck yet" test ! -s "$T/out"
 	expect 0 "pg dump_stuck -f json" -f json pg dump_stuck stale
 	check "pg dump_stuck json" jkeys . stuck_pg_stats
 
@@ -493,7 +494,7 @@ EOF
 			    "health: HEALTH_WARN 1 osds down" "$T/watch"
 		else
 			check "watch -f json prints log entries" grep -q \
-			    '^{"stamp":.*"message":"osd.1 marked down"' "$T/watch"
+			    '^{.*"message":"osd.1 marked down"' "$T/watch"
 		fi
 		kill -INT $WPID
 		wait $WPID

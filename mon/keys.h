@@ -1,0 +1,74 @@
+/*
+ * keys.h: the monitor's store keys.
+ *
+ * One byte of prefix per kind of record, then fixed-width big-endian numbers
+ * so that byte order is numeric order and one ordered range scan reads a
+ * kind in order (prefix 0x00 is the store layer's own):
+ *
+ *   "C"                     commit record: epochs, versions, trim floors
+ *   "M"                     monmap
+ *   "O" be32 epoch          full osdmap of that epoch
+ *   "I" be32 epoch          osdmap incremental that made that epoch
+ *   "P" be32 pool be32 seed one PG stat record per PG
+ *   "V" be64 ver be32 chunk pgmap incremental: the PG ids changed in that
+ *                           version, in chunks of at most KEYS_PGINC_CHUNK
+ *   "L" be64 seq            cluster log entry
+ *
+ * No value read at start or written per commit is over KEYS_VALUE_MAX: there
+ * is no whole-pgmap value; the biggest are the full osdmap (about 60 bytes an
+ * OSD) and a pgmap incremental chunk (8 bytes a PG).
+ */
+#ifndef KEYS_H
+#define KEYS_H
+
+#include <stdint.h>
+
+#include "common/enc.h"
+
+#define KEYS_VALUE_MAX (1024 * 1024)
+#define KEYS_PGINC_CHUNK 65536
+
+#define KEYS_COMMIT 'C'
+#define KEYS_MONMAP 'M'
+#define KEYS_OSDMAP 'O'
+#define KEYS_OSDMAP_INC 'I'
+#define KEYS_PG 'P'
+#define KEYS_PGINC 'V'
+#define KEYS_LOG 'L'
+
+#define KEYS_EPOCH_LEN 5
+#define KEYS_PG_LEN 9
+#define KEYS_PGINC_LEN 13
+#define KEYS_LOG_LEN 9
+
+static inline void
+keys_epoch(uint8_t *k, char kind, uint32_t epoch)
+{
+	k[0] = (uint8_t)kind;
+	enc_put_be32(k + 1, epoch);
+}
+
+static inline void
+keys_pg(uint8_t *k, uint32_t pool, uint32_t seed)
+{
+	k[0] = KEYS_PG;
+	enc_put_be32(k + 1, pool);
+	enc_put_be32(k + 5, seed);
+}
+
+static inline void
+keys_pginc(uint8_t *k, uint64_t version, uint32_t chunk)
+{
+	k[0] = KEYS_PGINC;
+	enc_put_be64(k + 1, version);
+	enc_put_be32(k + 9, chunk);
+}
+
+static inline void
+keys_log(uint8_t *k, uint64_t seq)
+{
+	k[0] = KEYS_LOG;
+	enc_put_be64(k + 1, seq);
+}
+
+#endif

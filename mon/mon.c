@@ -1,0 +1,515 @@
+/*
+ * mon.c: making a store (mkfs), cold start, and the monitor's life.
+ *
+ * Cold start reads, in order: the commit record, the monmap, the full
+ * osdmap of the committed epoch, every PG record in one ordered range scan
+ * (each decoded straight into its pool's array), and the newest cluster log
+ * entries; the derived figures are built as the PGs are placed.  No value
+ * read is over KEYS_VALUE_MAX.  Every record is checked: a missing or
+ * corrupt one stops the start with its key named.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "mon/keys.h"
+#include "mon/mon_priv.h"
+
+#define MON_PROGRESS_EVERY 8192
+
+void
+mon_params_defaults(struct mon_params *p)
+{
+	p->propose_interval_ms = 20;
+	p->propose_max_ops = 65536;
+	p->min_epochs = 500;
+	p->pg_stale_timeout_ms = 60 * 1000;
+	p->osd_down_out_interval_ms = 600 * 1000;
+	p->data_size_warn = 15LL << 30;
+	p->data_avail_warn = 30;
+	p->data_avail_crit = 5;
+	p->log_max_entries = 10000;
+}
+
+char *
+mon_store_path(const char *data_dir)
+{
+	char *path;
+
+	xasprintf(&path, "%s/store", data_dir);
+	return path;
+}
+
+/* Read one record that must exist; a cause names its key. */
+static int
+mon_get(struct store *s, const void *key, size_t klen, void **val,
+    size_t *vlen, const char *what, char **cause)
+{
+	char *k, *why = NULL;
+	int rc;
+
+	rc = store_get(s, key, klen, val, vlen, &why);
+	if (rc == 0)
+		return 0;
+	k = store_key_escape(key, klen);
+	if (rc == STORE_NOTFOUND)
+		xasprintf(cause, "%s: the %s (key %s) is missing",
+		    store_path(s), what, k);
+	else
+		xasprintf(cause, "%s", why ? why : store_strerror(rc));
+	free(k);
+	free(why);
+	return -1;
+}
+
+/* Name a corrupt record by its key. */
+static int
+mon_corrupt(struct store *s, const void *key, size_t klen, char *why,
+    char **cause)
+{
+	char *k = store_key_escape(key, klen);
+
+	xasprintf(cause, "%s: corrupt record %s: %s", store_path(s), k, why);
+	free(k);
+	free(why);
+	return -1;
+}
+
+int
+mon_mkfs(const char *data_dir, const struct store_options *opts,
+    const char *name, const char *addr, char **fsid_out, char **cause)
+{
+	struct store *s;
+	struct store_batch *b;
+	struct monmap mm;
+	struct osdmap om;
+	struct osdmap_inc inc;
+	struct mon_rec rec;
+	struct mon_log_entry e;
+	struct enc_buf enc = { 0 };
+	uint8_t key[KEYS_LOG_LEN];
+	char *path, *why = NULL;
+	int rc;
+
+	if (mkdir(data_dir, 0700) == -1 && errno != EEXIST) {
+		xasprintf(cause, "%s: %s", data_dir, strerror(errno));
+		return -1;
+	}
+	if (monmap_create(&mm, name, addr, cause) == -1)
+		return -1;
+	path = mon_store_path(data_dir);
+	rc = store_open(path, opts, STORE_CREATE, &s, &why);
+	free(path);
+	if (rc != 0) {
+		*cause = why;
+		return -1;
+	}
+
+	b = store_batch_new();
+	monmap_encode(&mm, &enc);
+	key[0] = KEYS_MONMAP;
+	store_batch_put(b, key, 1, enc.data, enc.len);
+
+	/* Epoch 1: the empty map, made by an empty incremental. */
+	osdmap_init(&om);
+	om.created = om.modified = mm.created;
+	snprintf(om.fsid, sizeof om.fsid, "%s", mm.fsid);
+	osdmap_inc_init(&inc, 1);
+	inc.modified = mm.created;
+	om.epoch = 1;
+	enc_buf_reset(&enc);
+	osdmap_encode(&om, &enc);
+	keys_epoch(key, KEYS_OSDMAP, 1);
+	store_batch_put(b, key, KEYS_EPOCH_LEN, enc.data, enc.len);
+	enc_buf_reset(&enc);
+	osdmap_inc_encode(&inc, &enc);
+	keys_epoch(key, KEYS_OSDMAP_INC, 1);
+	store_batch_put(b, key, KEYS_EPOCH_LEN, enc.data, enc.len);
+
+	memset(&e, 0, sizeof e);
+	e.seq = 1;
+	e.stamp = mm.created;
+	e.severity = MON_LOG_INFO;
+	xasprintf(&e.message, "mkfs %s: monitor %s at %s", mm.fsid, name,
+	    addr);
+	enc_buf_reset(&enc);
+	mon_log_entry_encode(&e, &enc);
+	free(e.message);
+	keys_log(key, 1);
+	store_batch_put(b, key, KEYS_LOG_LEN, enc.data, enc.len);
+
+	memset(&rec, 0, sizeof rec);
+	rec.osdmap_epoch = rec.osdmap_first = 1;
+	rec.log_first = rec.log_last = 1;
+	rec.stamp = mm.created;
+	enc_buf_reset(&enc);
+	mon_rec_encode(&rec, &enc);
+	key[0] = KEYS_COMMIT;
+	store_batch_put(b, key, 1, enc.data, enc.len);
+
+	rc = store_commit(s, b, &why);
+	store_batch_free(b);
+	enc_buf_free(&enc);
+	osdmap_inc_clear(&inc);
+	osdmap_clear(&om);
+	store_close(s);
+	if (rc != 0) {
+		*cause = why;
+		return -1;
+	}
+	if (fsid_out != NULL)
+		*fsid_out = xstrdup(mm.fsid);
+	return 0;
+}
+
+/* The PG records, in one ordered scan, into the pools' arrays. */
+static int
+mon_load_pgs(struct mon *m, mon_progress_cb *progress, void *parg,
+    char **cause)
+{
+	struct store_iter *it;
+	struct enc_reader r;
+	struct pg_stat **arrays;
+	uint8_t **seen;
+	const void *key, *val;
+	size_t klen, vlen, i, pi;
+	uint64_t total = 0, done = 0;
+	uint32_t pool, seed, s;
+	char *why = NULL, pgname[32];
+	uint8_t lo = KEYS_PG, hi = KEYS_PG + 1;
+	int rc, ret = -1;
+
+	for (i = 0; i < m->osdmap.npools; i++)
+		total += m->osdmap.pools[i].pg_num;
+	arrays = xcalloc(m->osdmap.npools ? m->osdmap.npools : 1,
+	    sizeof *arrays);
+	seen = xcalloc(m->osdmap.npools ? m->osdmap.npools : 1,
+	    sizeof *seen);
+	for (i = 0; i < m->osdmap.npools; i++) {
+		arrays[i] = xreallocarray(NULL, m->osdmap.pools[i].pg_num,
+		    sizeof **arrays);
+		seen[i] = xcalloc(m->osdmap.pools[i].pg_num, 1);
+	}
+	if (progress != NULL)
+		progress(parg, "pgs", 0, total);
+
+	if ((it = store_iter_new(m->store, &lo, 1, &hi, 1, &why)) == NULL) {
+		*cause = why;
+		goto out;
+	}
+	pi = 0;
+	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
+		if (klen != KEYS_PG_LEN) {
+			mon_corrupt(m->store, key, klen,
+			    xstrdup("PG key of the wrong length"), cause);
+			goto out_iter;
+		}
+		pool = enc_get_be32((const uint8_t *)key + 1);
+		seed = enc_get_be32((const uint8_t *)key + 5);
+		/* Records come in key order: pools in id order. */
+		while (pi < m->osdmap.npools && m->osdmap.pools[pi].id < pool)
+			pi++;
+		if (pi == m->osdmap.npools || m->osdmap.pools[pi].id != pool ||
+		    seed >= m->osdmap.pools[pi].pg_num) {
+			mon_corrupt(m->store, key, klen, xstrdup("a PG of no "
+			    "pool of the osdmap (or past its pg_num)"), cause);
+			goto out_iter;
+		}
+		enc_reader_init(&r, val, vlen);
+		if (pg_stat_decode(&r, &arrays[pi][seed], &why) == -1 ||
+		    r.left != 0 || arrays[pi][seed].pgid.pool != pool ||
+		    arrays[pi][seed].pgid.seed != seed) {
+			if (why == NULL)
+				why = xstrdup("record does not match its key");
+			mon_corrupt(m->store, key, klen, why, cause);
+			goto out_iter;
+		}
+		seen[pi][seed] = 1;
+		if (++done % MON_PROGRESS_EVERY == 0 && progress != NULL)
+			progress(parg, "pgs", done, total);
+	}
+	if (rc < 0) {
+		xasprintf(cause, "%s: scanning PG records: %s",
+		    store_path(m->store), store_iter_cause(it) ?
+		    store_iter_cause(it) : store_strerror(rc));
+		goto out_iter;
+	}
+	for (i = 0; i < m->osdmap.npools; i++) {
+		for (s = 0; s < m->osdmap.pools[i].pg_num; s++) {
+			if (seen[i][s])
+				continue;
+			pg_id_format((struct pg_id){ m->osdmap.pools[i].id, s },
+			    pgname, sizeof pgname);
+			xasprintf(cause, "%s: PG %s of pool '%s' has no record",
+			    store_path(m->store), pgname,
+			    m->osdmap.pools[i].name);
+			goto out_iter;
+		}
+	}
+	for (i = 0; i < m->osdmap.npools; i++) {
+		pgmap_pool_add(&m->pgmap, m->osdmap.pools[i].id,
+		    m->osdmap.pools[i].pg_num, arrays[i]);
+		arrays[i] = NULL;
+	}
+	if (progress != NULL)
+		progress(parg, "pgs", done, total);
+	ret = 0;
+out_iter:
+	store_iter_free(it);
+out:
+	for (i = 0; i < m->osdmap.npools; i++) {
+		free(arrays[i]);
+		free(seen[i]);
+	}
+	free(arrays);
+	free(seen);
+	return ret;
+}
+
+/* The newest log_max_entries cluster log entries. */
+static int
+mon_load_clog(struct mon *m, char **cause)
+{
+	struct store_iter *it;
+	struct mon_log_entry e;
+	uint8_t lo[KEYS_LOG_LEN], hi[1] = { KEYS_LOG + 1 };
+	const void *key, *val;
+	size_t klen, vlen;
+	uint64_t first = m->rec.log_first;
+	char *why = NULL;
+	int rc;
+
+	if (m->rec.log_last >= (uint64_t)m->params.log_max_entries &&
+	    m->rec.log_last - (uint64_t)m->params.log_max_entries + 1 > first)
+		first = m->rec.log_last - (uint64_t)m->params.log_max_entries +
+		    1;
+	keys_log(lo, first);
+	if ((it = store_iter_new(m->store, lo, sizeof lo, hi, 1, &why)) ==
+	    NULL) {
+		*cause = why;
+		return -1;
+	}
+	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
+		if (mon_log_entry_decode(val, vlen, &e, &why) == -1 ||
+		    klen != KEYS_LOG_LEN ||
+		    e.seq != enc_get_be64((const uint8_t *)key + 1)) {
+			if (why == NULL)
+				why = xstrdup("entry does not match its key");
+			store_iter_free(it);
+			return mon_corrupt(m->store, key, klen, why, cause);
+		}
+		mon_clog_append(m, &e);
+		free(e.message);
+	}
+	if (rc < 0) {
+		xasprintf(cause, "%s: scanning the cluster log: %s",
+		    store_path(m->store), store_iter_cause(it) ?
+		    store_iter_cause(it) : store_strerror(rc));
+		store_iter_free(it);
+		return -1;
+	}
+	store_iter_free(it);
+	return 0;
+}
+
+static void
+mon_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mon *m = arg;
+	int64_t mono = stamp_mono();
+
+	(void)fd;
+	(void)what;
+	mon_mark_stale(m, mono);
+	mon_auto_out(m, stamp_now());
+	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
+		mon_disk_check(m);
+	mon_health_update(m);
+}
+
+struct mon *
+mon_open(struct event_base *base, struct store *store,
+    const struct mon_params *params, mon_progress_cb *progress, void *parg,
+    char **cause)
+{
+	struct mon *m;
+	struct timeval tv = { 1, 0 };
+	uint8_t key[KEYS_EPOCH_LEN];
+	void *val;
+	size_t vlen;
+	char *why = NULL;
+	int64_t t0 = stamp_mono();
+
+	m = xcalloc(1, sizeof *m);
+	m->base = base;
+	m->store = store;
+	m->params = *params;
+	m->wake_fd = -1;
+	osdmap_init(&m->osdmap);
+	osdmap_init(&m->work);
+	pgmap_init(&m->pgmap);
+	m->next_seq = 1;
+	m->start_mono = t0;
+
+	key[0] = KEYS_COMMIT;
+	if (mon_get(store, key, 1, &val, &vlen, "commit record", cause) == -1)
+		goto fail;
+	if (mon_rec_decode(val, vlen, &m->rec, &why) == -1) {
+		free(val);
+		mon_corrupt(store, key, 1, why, cause);
+		goto fail;
+	}
+	free(val);
+
+	key[0] = KEYS_MONMAP;
+	if (mon_get(store, key, 1, &val, &vlen, "monmap", cause) == -1)
+		goto fail;
+	if (monmap_decode(val, vlen, &m->monmap, &why) == -1) {
+		free(val);
+		mon_corrupt(store, key, 1, why, cause);
+		goto fail;
+	}
+	free(val);
+
+	keys_epoch(key, KEYS_OSDMAP, m->rec.osdmap_epoch);
+	if (mon_get(store, key, sizeof key, &val, &vlen, "full osdmap of the "
+	    "committed epoch", cause) == -1)
+		goto fail;
+	if (osdmap_decode(val, vlen, &m->osdmap, &why) == -1 ||
+	    m->osdmap.epoch != m->rec.osdmap_epoch) {
+		free(val);
+		if (why == NULL)
+			xasprintf(&why, "holds epoch %u, not %u",
+			    m->osdmap.epoch, m->rec.osdmap_epoch);
+		mon_corrupt(store, key, sizeof key, why, cause);
+		goto fail;
+	}
+	free(val);
+	m->placement = osdmap_placement(&m->osdmap);
+	osdmap_copy(&m->work, &m->osdmap);
+
+	if (mon_load_pgs(m, progress, parg, cause) == -1)
+		goto fail;
+	m->pgmap.version = m->rec.pgmap_version;
+	m->pgmap.stamp = m->rec.stamp;
+	if (mon_load_clog(m, cause) == -1)
+		goto fail;
+
+	if (mon_committer_start(m, cause) == -1)
+		goto fail;
+	m->tick = event_new(base, -1, EV_PERSIST, mon_tick_cb, m);
+	if (m->tick == NULL || event_add(m->tick, &tv) == -1) {
+		xasprintf(cause, "cannot add the monitor's timer");
+		goto fail;
+	}
+	mon_disk_check(m);
+	/* The health of the loaded state is what the log last said. */
+	mon_health_eval(m, &m->checks, &m->nchecks);
+	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
+	    "in %lld ms", m->osdmap.epoch,
+	    (unsigned long long)m->pgmap.version, m->osdmap.max_osd,
+	    m->osdmap.npools, (unsigned long long)m->pgmap.sums.num_pgs,
+	    (long long)(stamp_mono() - t0) / 1000);
+	return m;
+fail:
+	m->store = NULL;	/* the caller's on failure */
+	mon_free(m);
+	return NULL;
+}
+
+void
+mon_free(struct mon *m)
+{
+	if (m == NULL)
+		return;
+	if (m->wake_event != NULL)
+		mon_committer_stop(m);
+	if (m->tick != NULL)
+		event_free(m->tick);
+	store_close(m->store);
+	placement_free(m->placement);
+	osdmap_clear(&m->osdmap);
+	osdmap_clear(&m->work);
+	pgmap_clear(&m->pgmap);
+	mon_health_free(m->checks, m->nchecks);
+	mon_clog_clear(m);
+	free(m->store_error_text);
+	free(m);
+}
+
+void
+mon_set_params(struct mon *m, const struct mon_params *p)
+{
+	m->params = *p;
+	mon_propose_maybe(m);
+}
+
+void
+mon_set_notify(struct mon *m, mon_notify_cb *cb, void *arg)
+{
+	m->notify = cb;
+	m->notify_arg = arg;
+}
+
+const struct monmap *
+mon_monmap(const struct mon *m)
+{
+	return &m->monmap;
+}
+
+const struct osdmap *
+mon_osdmap(const struct mon *m)
+{
+	return &m->osdmap;
+}
+
+const struct pgmap *
+mon_pgmap(const struct mon *m)
+{
+	return &m->pgmap;
+}
+
+struct store *
+mon_store(const struct mon *m)
+{
+	return m->store;
+}
+
+uint64_t
+mon_pgmap_version(const struct mon *m)
+{
+	return m->pgmap.version;
+}
+
+void
+mon_perf(const struct mon *m, struct mon_perf *out)
+{
+	*out = m->perf;
+}
+
+int
+mon_check_derived(struct mon *m, char **cause)
+{
+	struct pgmap fresh;
+	char why[256];
+	int ok;
+
+	pgmap_recount(&m->pgmap, &fresh);
+	ok = pgmap_figures_equal(&m->pgmap, &fresh, why, sizeof why);
+	free(fresh.pools);
+	free(fresh.states);
+	free(fresh.osd);
+	if (!ok) {
+		xasprintf(cause, "derived figures differ from a recount: %s",
+		    why);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,213 @@
+/*
+ * mon.h: the monitor: committed maps, the pending proposal, the commit
+ * pipeline and every operation of SPEC §7 as a C API.
+ *
+ * Threads.  Everything here runs on the event-loop thread, except the
+ * store write of a sealed proposal, which a committer thread does: the
+ * loop never waits on the store.  Reads answer from the committed state,
+ * which changes only on the loop thread, after a commit is durable.
+ *
+ * Writes.  Every write operation validates against the pending state (the
+ * committed state plus what is already proposed), stages its change in the
+ * pending proposal, and calls its `done` callback exactly once: after the
+ * commit that holds it is durable and applied (rc 0), or with a negative
+ * errno at once when it is refused (-ENOENT, -EEXIST, -EINVAL, -EPERM,
+ * -EBUSY), or when its commit fails (-ENOSPC, -EIO).  A change that is
+ * already true (`osd down` of a down OSD) is answered at once with rc 0.
+ * `done` may run before the operation returns.  status is a one-line human
+ * text; data (may be NULL) is a new reference the callback owns.
+ *
+ * Failed commits.  The state stays as committed; STORE_ERROR is raised;
+ * the writers of the failed proposal, and of the one pending on top of it,
+ * get the error; the monitor retries with a commit of its own (a cluster
+ * log entry) with backoff until one succeeds, which clears STORE_ERROR.
+ */
+#ifndef MON_H
+#define MON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "mon/monmap.h"
+#include "mon/osdmap.h"
+#include "mon/pg.h"
+#include "store/store.h"
+
+struct mon;
+struct mon_proposal;
+struct pgmap;
+
+/* The parameters from [mon] (runtime ones may change with mon_set_params). */
+struct mon_params {
+	int64_t propose_interval_ms;
+	int64_t propose_max_ops;
+	int64_t min_epochs;
+	int64_t pg_stale_timeout_ms;
+	int64_t osd_down_out_interval_ms;	/* 0: never */
+	int64_t data_size_warn;		/* bytes */
+	int64_t data_avail_warn;		/* percent */
+	int64_t data_avail_crit;		/* percent */
+	int64_t log_max_entries;
+};
+void mon_params_defaults(struct mon_params *);
+
+typedef void mon_done_cb(void *arg, int rc, const char *status, json_t *data);
+
+/* Cold start progress: what ("pgs"), done of total. */
+typedef void mon_progress_cb(void *arg, const char *what, uint64_t done,
+    uint64_t total);
+
+/*
+ * What a commit changed, for subscribers (mon_set_notify): called on the
+ * loop after each applied commit.
+ */
+struct mon_commit_info {
+	uint32_t osdmap_epoch;		/* new epoch, or 0 if unchanged */
+	const struct osdmap_inc *inc;	/* the incremental, or NULL */
+	uint64_t pgmap_version;		/* new version, or 0 if unchanged */
+	size_t npgs;			/* PGs changed in that version */
+	size_t nlog;			/* cluster log entries added */
+	const struct mon_log_entry *log;
+	int health_changed;
+	const struct mon_proposal *proposal;	/* mon_commit_foreach_pg() */
+};
+typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
+
+/*
+ * Inside a mon_notify_cb only: call cb with the committed stat of every PG
+ * the commit of info changed (updated, created or grown; not those of a
+ * pool it deleted), each once.  The stats are borrowed for the call.
+ */
+void mon_commit_foreach_pg(struct mon *, const struct mon_commit_info *,
+    void (*cb)(const struct pg_stat *, void *), void *arg);
+
+/* A cluster log entry (SPEC §3.7). */
+#define MON_LOG_DEBUG 0
+#define MON_LOG_INFO 1
+#define MON_LOG_WARN 2
+#define MON_LOG_ERROR 3
+struct mon_log_entry {
+	uint64_t seq;
+	int64_t stamp;
+	int severity;
+	char *message;
+};
+
+/*
+ * Make a new store under data_dir (data_dir/store): a fresh fsid, the
+ * monmap with this monitor, osdmap epoch 1 (empty), pgmap version 0 and the
+ * commit record.  Refuses a directory that already holds a store.
+ */
+int mon_mkfs(const char *data_dir, const struct store_options *,
+    const char *name, const char *addr, char **fsid_out, char **cause);
+
+/* The store directory of a data directory (malloc'd). */
+char *mon_store_path(const char *data_dir);
+
+/*
+ * Cold start: read the commit record, the monmap, the latest full osdmap,
+ * the PG records in one ordered scan, and the recent cluster log; build the
+ * derived figures; start the committer thread.  Takes over store (closed by
+ * mon_free).  A missing or inconsistent record is an error naming its key.
+ * progress may be NULL.  On failure the store stays the caller's.
+ */
+struct mon *mon_open(struct event_base *, struct store *store,
+    const struct mon_params *, mon_progress_cb *progress, void *parg,
+    char **cause);
+
+/*
+ * Stop: seal and commit what is pending (waiting for the commit in
+ * progress), stop the committer, close the store, free everything.
+ */
+void mon_free(struct mon *);
+
+void mon_set_params(struct mon *, const struct mon_params *);
+void mon_set_notify(struct mon *, mon_notify_cb *, void *arg);
+/* Seal the pending proposal now (tests, shutdown). */
+void mon_propose_now(struct mon *);
+/* Nothing pending and nothing in flight. */
+int mon_idle(const struct mon *);
+
+/* The committed state (read-only views, valid until the next loop turn). */
+const struct monmap *mon_monmap(const struct mon *);
+const struct osdmap *mon_osdmap(const struct mon *);
+const struct pgmap *mon_pgmap(const struct mon *);
+struct store *mon_store(const struct mon *);
+uint64_t mon_pgmap_version(const struct mon *);
+
+/* Writes (see the conventions above). */
+void mon_osd_create(struct mon *, int32_t id /* -1: lowest free */,
+    mon_done_cb *, void *);
+void mon_osd_boot(struct mon *, int32_t id, const char *addr, mon_done_cb *,
+    void *);
+void mon_osd_down(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
+    void *);
+void mon_osd_in(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
+    void *);
+void mon_osd_out(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
+    void *);
+void mon_osd_reweight(struct mon *, int32_t id, double w, mon_done_cb *,
+    void *);
+void mon_osd_rm(struct mon *, int32_t id, mon_done_cb *, void *);
+void mon_osd_set_flag(struct mon *, const char *flag, int on, mon_done_cb *,
+    void *);
+void mon_pool_create(struct mon *, const char *name, int64_t pg_num,
+    int64_t size /* 0: 3 */, int64_t min_size /* 0: size - size/2 */,
+    mon_done_cb *, void *);
+void mon_pool_rename(struct mon *, const char *from, const char *to,
+    mon_done_cb *, void *);
+void mon_pool_delete(struct mon *, const char *name, const char *name2,
+    int confirmed, mon_done_cb *, void *);
+void mon_pool_set(struct mon *, const char *name, const char *key,
+    int64_t value, mon_done_cb *, void *);
+/*
+ * A PG report from osd: the stats of many PGs.  PGs that do not exist are
+ * skipped and counted in the reply's data {"accepted": N, "unknown": N};
+ * an unknown or down reporting OSD is -ENOENT / -EAGAIN.
+ */
+void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
+    size_t n, mon_done_cb *, void *);
+
+/* Reads: JSON of SPEC §7's shapes (new references), or NULL + rc/status. */
+json_t *mon_status_json(struct mon *);
+json_t *mon_health_json(struct mon *, int detail);
+int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
+json_t *mon_osd_tree_json(struct mon *);
+json_t *mon_osd_stat_json(struct mon *);
+json_t *mon_pool_ls_json(struct mon *, int detail);
+int mon_pool_get_json(struct mon *, const char *name, const char *key,
+    json_t **out, char **status);
+json_t *mon_pg_stat_json(struct mon *);
+int mon_pg_dump_json(struct mon *, const char *what, json_t **out,
+    char **status);
+int mon_pg_ls_json(struct mon *, const char *pool, const char *const *states,
+    size_t nstates, json_t **out, char **status);
+int mon_pg_query_json(struct mon *, const char *pgid, json_t **out,
+    char **status);
+int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
+    char **status);
+int mon_pg_dump_stuck_json(struct mon *, const char *what, json_t **out,
+    char **status);
+json_t *mon_log_last_json(struct mon *, size_t n);
+int mon_store_stat_json(struct mon *, json_t **out, char **status);
+
+/*
+ * Recount the derived figures from every PG and compare them with the
+ * maintained ones; 0 when equal, else -1 with *cause naming the first
+ * difference.  (Tests and `mapmon-store verify`.)
+ */
+int mon_check_derived(struct mon *, char **cause);
+
+/* Counters for `perf dump` and the metrics. */
+struct mon_perf {
+	uint64_t commits, commit_failures, commit_us_total, commit_us_max;
+	uint64_t proposals_ops_total, pg_updates, osdmap_epochs;
+	uint64_t trimmed_epochs, trimmed_versions;
+	uint64_t commit_hist[16];	/* commit latency: bucket i < 2^i ms */
+};
+void mon_perf(const struct mon *, struct mon_perf *);
+
+#endif /* MON_H */

@@ -1,0 +1,136 @@
+/*
+ * mon_clog.c: the cluster log (SPEC §3.7): entries committed with the change
+ * that caused them; the newest log_max_entries are kept in the store and in
+ * a ring in memory, from which `log last N` answers.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "mon/mon_priv.h"
+
+#define MON_LOG_STRUCT_V 1
+
+static const char *const mon_log_severities[] = { "DBG", "INF", "WRN", "ERR" };
+
+const char *
+mon_log_severity_name(int severity)
+{
+	if (severity < 0 || severity >= (int)nitems(mon_log_severities))
+		return "UNK";
+	return mon_log_severities[severity];
+}
+
+void
+mon_log_entry_encode(const struct mon_log_entry *e, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_LOG_STRUCT_V, 1);
+
+	enc_buf_put_u64(b, e->seq);
+	enc_buf_put_u64(b, (uint64_t)e->stamp);
+	enc_buf_put_u8(b, (uint8_t)e->severity);
+	enc_buf_put_str(b, e->message);
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_log_entry_decode(const void *p, size_t len, struct mon_log_entry *e,
+    char **cause)
+{
+	struct enc_reader r, body;
+	const char *why;
+
+	memset(e, 0, sizeof *e);
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_LOG_STRUCT_V, &body, &why) == -1) {
+		xasprintf(cause, "cluster log entry: %s", why);
+		return -1;
+	}
+	e->seq = enc_get_u64(&body);
+	e->stamp = (int64_t)enc_get_u64(&body);
+	e->severity = enc_get_u8(&body);
+	e->message = enc_get_str(&body);
+	if (!enc_reader_body_ok(&body) || r.left != 0 || e->message == NULL ||
+	    e->severity > MON_LOG_ERROR) {
+		free(e->message);
+		e->message = NULL;
+		xasprintf(cause, "cluster log entry: corrupt record");
+		return -1;
+	}
+	return 0;
+}
+
+/* Append a copy of e, dropping the oldest when the ring is full. */
+void
+mon_clog_append(struct mon *m, const struct mon_log_entry *e)
+{
+	size_t cap = (size_t)m->params.log_max_entries, i, n;
+	struct mon_log_entry *ring, *slot;
+
+	if (cap == 0)
+		return;
+	if (m->clog_cap != cap) {
+		/* First use, or log_max_entries changed: re-lay the ring. */
+		ring = xcalloc(cap, sizeof *ring);
+		n = 0;
+		for (i = 0; i < m->clog_n; i++) {
+			slot = &m->clog[(m->clog_start + i) % m->clog_cap];
+			if (m->clog_n - i > cap)
+				free(slot->message);
+			else
+				ring[n++] = *slot;
+		}
+		free(m->clog);
+		m->clog = ring;
+		m->clog_cap = cap;
+		m->clog_start = 0;
+		m->clog_n = n;
+	}
+	if (m->clog_n == m->clog_cap) {
+		slot = &m->clog[m->clog_start];
+		free(slot->message);
+		m->clog_start = (m->clog_start + 1) % m->clog_cap;
+		m->clog_n--;
+	}
+	slot = &m->clog[(m->clog_start + m->clog_n) % m->clog_cap];
+	*slot = *e;
+	slot->message = xstrdup(e->message);
+	m->clog_n++;
+}
+
+void
+mon_clog_clear(struct mon *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->clog_n; i++)
+		free(m->clog[(m->clog_start + i) % m->clog_cap].message);
+	free(m->clog);
+	m->clog = NULL;
+	m->clog_cap = m->clog_start = m->clog_n = 0;
+}
+
+json_t *
+mon_log_last_json(struct mon *m, size_t n)
+{
+	json_t *a = json_array();
+	const struct mon_log_entry *e;
+	char stamp[STAMP_BUFSIZE], name[MONMAP_NAME_MAX + 8];
+	size_t i;
+
+	snprintf(name, sizeof name, "mon.%s", m->monmap.mons[0].name);
+	if (n > m->clog_n)
+		n = m->clog_n;
+	for (i = m->clog_n - n; i < m->clog_n; i++) {
+		e = &m->clog[(m->clog_start + i) % m->clog_cap];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I}",
+		    "name", name,
+		    "stamp", stamp_format(e->stamp, stamp, sizeof stamp),
+		    "severity", mon_log_severity_name(e->severity),
+		    "message", e->message, "seq", (json_int_t)e->seq));
+	}
+	return a;
+}

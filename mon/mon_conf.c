@@ -1,0 +1,48 @@
+/* mon_conf.c: config values into store options and monitor parameters. */
+#include "config.h"
+
+#include "mon/mon_conf.h"
+
+void
+mon_conf_store_options(const struct conf *c, struct store_options *o)
+{
+	store_options_defaults(o);
+	o->backend = conf_str(c, CONF_STORE_BACKEND);
+	o->sync = conf_int(c, CONF_STORE_SYNC) == CONF_SYNC_NONE ?
+	    STORE_SYNC_NONE : STORE_SYNC_COMMIT;
+	o->leveldb.write_buffer_size =
+	    (size_t)conf_int(c, CONF_STORE_LEVELDB_WRITE_BUFFER_SIZE);
+	o->leveldb.block_size =
+	    (size_t)conf_int(c, CONF_STORE_LEVELDB_BLOCK_SIZE);
+	o->leveldb.cache_size =
+	    (size_t)conf_int(c, CONF_STORE_LEVELDB_CACHE_SIZE);
+	o->leveldb.compression = conf_int(c, CONF_STORE_LEVELDB_COMPRESSION) ==
+	    CONF_COMPRESSION_SNAPPY ? STORE_COMPRESSION_SNAPPY :
+	    STORE_COMPRESSION_NONE;
+	o->leveldb.bloom_bits = (int)conf_int(c, CONF_STORE_LEVELDB_BLOOM_BITS);
+	o->leveldb.max_open_files =
+	    (int)conf_int(c, CONF_STORE_LEVELDB_MAX_OPEN_FILES);
+	o->leveldb.paranoid_checks =
+	    (int)conf_int(c, CONF_STORE_LEVELDB_PARANOID_CHECKS);
+	o->leveldb.compact_on_start =
+	    (int)conf_int(c, CONF_STORE_LEVELDB_COMPACT_ON_START);
+	o->lmdb.map_size = (uint64_t)conf_int(c, CONF_STORE_LMDB_MAP_SIZE);
+	o->lmdb.max_readers =
+	    (unsigned int)conf_int(c, CONF_STORE_LMDB_MAX_READERS);
+}
+
+void
+mon_conf_params(const struct conf *c, struct mon_params *p)
+{
+	mon_params_defaults(p);
+	p->propose_interval_ms = conf_int(c, CONF_MON_PROPOSE_INTERVAL);
+	p->propose_max_ops = conf_int(c, CONF_MON_PROPOSE_MAX_OPS);
+	p->min_epochs = conf_int(c, CONF_MON_MIN_EPOCHS);
+	p->pg_stale_timeout_ms = conf_int(c, CONF_MON_PG_STALE_TIMEOUT);
+	p->osd_down_out_interval_ms =
+	    conf_int(c, CONF_MON_OSD_DOWN_OUT_INTERVAL);
+	p->data_size_warn = conf_int(c, CONF_MON_DATA_SIZE_WARN);
+	p->data_avail_warn = conf_int(c, CONF_MON_DATA_AVAIL_WARN);
+	p->data_avail_crit = conf_int(c, CONF_MON_DATA_AVAIL_CRIT);
+	p->log_max_entries = conf_int(c, CONF_MON_LOG_MAX_ENTRIES);
+}

@@ -1,0 +1,488 @@
+/*
+ * mon_osd.c: OSD operations (create, boot, down, in, out, reweight, rm,
+ * flags), PG reports, and the timers that mark PGs stale and down OSDs out.
+ *
+ * Each operation checks its arguments against the working map (committed
+ * plus proposed), stages the change, and answers after the commit; a change
+ * that is already true is answered at once (Ceph answers "osd.3 is already
+ * down" the same way).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "mon/mon_priv.h"
+
+/* Answer at once (refusals and no-ops). */
+static void
+mon_now(mon_done_cb *done, void *arg, int rc, json_t *data, const char *fmt,
+    ...) printflike(5, 6);
+
+static void
+mon_now(mon_done_cb *done, void *arg, int rc, json_t *data, const char *fmt,
+    ...)
+{
+	va_list ap;
+	char *status;
+
+	va_start(ap, fmt);
+	xvasprintf(&status, fmt, ap);
+	va_end(ap);
+	done(arg, rc, status, data);
+	free(status);
+}
+
+/* The OSD in the working map, or an ENOENT answer. */
+static const struct osdmap_osd *
+mon_osd_get(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *o = osdmap_osd(&m->work, id);
+
+	if (o == NULL)
+		mon_now(done, arg, -ENOENT, NULL, "osd.%d does not exist", id);
+	return o;
+}
+
+void
+mon_osd_create(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
+{
+	struct osdmap_osd o;
+	char status[64];
+
+	if (id < -1 || id >= OSDMAP_MAX_OSD) {
+		mon_now(done, arg, -EINVAL, NULL, "osd id %d out of range "
+		    "(0 to %d)", id, OSDMAP_MAX_OSD - 1);
+		return;
+	}
+	if (id >= 0 && osdmap_osd(&m->work, id) != NULL) {
+		mon_now(done, arg, -EEXIST, NULL, "osd.%d already exists", id);
+		return;
+	}
+	if (id == -1)
+		id = osdmap_free_osd_id(&m->work);
+	if (id >= OSDMAP_MAX_OSD) {
+		mon_now(done, arg, -ENOSPC, NULL, "no free osd id left");
+		return;
+	}
+	/* New OSDs are down and out until they boot, as in Ceph. */
+	memset(&o, 0, sizeof o);
+	o.id = id;
+	o.exists = 1;
+	o.weight = OSDMAP_WEIGHT_ONE;
+	o.reweight = OSDMAP_WEIGHT_ONE;
+	mon_stage_osd(m, &o);
+	mon_stage_log(m, MON_LOG_INFO, "osd.%d created", id);
+	snprintf(status, sizeof status, "created osd.%d", id);
+	mon_stage_done(m, done, arg, status, json_pack("{s:i}", "osdid", id));
+}
+
+void
+mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
+    void *arg)
+{
+	const struct osdmap_osd *cur;
+	struct osdmap_osd o;
+	char status[64];
+
+	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
+		return;
+	if (addr == NULL)
+		addr = "";
+	if (strlen(addr) >= OSDMAP_ADDR_MAX) {
+		mon_now(done, arg, -EINVAL, NULL, "address of osd.%d too long "
+		    "(at most %d bytes)", id, OSDMAP_ADDR_MAX - 1);
+		return;
+	}
+	if (cur->up && strcmp(cur->addr, addr) == 0) {
+		mon_now(done, arg, 0, NULL, "osd.%d is already up", id);
+		return;
+	}
+	if ((m->work.flags & OSDMAP_FLAG_NOUP) && !cur->up) {
+		mon_now(done, arg, -EBUSY, NULL, "osd.%d stays down: the noup "
+		    "flag is set", id);
+		return;
+	}
+	o = *cur;
+	o.up = 1;
+	o.up_from = mon_next_epoch(m);
+	o.down_stamp = 0;
+	snprintf(o.addr, sizeof o.addr, "%s", addr);
+	/* A new OSD comes in on its first boot, unless noin. */
+	if (cur->up_from == 0 && !(m->work.flags & OSDMAP_FLAG_NOIN))
+		o.in = 1;
+	mon_stage_osd(m, &o);
+	mon_stage_log(m, MON_LOG_INFO, "osd.%d%s%s boot", id, *addr ? " " : "",
+	    addr);
+	snprintf(status, sizeof status, "osd.%d booted", id);
+	mon_stage_done(m, done, arg, status, NULL);
+}
+
+/* "marked down osd.1, osd.4" (a static buffer, cut after 200 bytes). */
+static const char *
+mon_osd_ids_status(const char *what, const int32_t *ids, size_t n)
+{
+	static char buf[256];
+	size_t i, off;
+
+	off = (size_t)snprintf(buf, sizeof buf, "%s", what);
+	for (i = 0; i < n && off < 200; i++)
+		off += (size_t)snprintf(buf + off, sizeof buf - off, "%sosd.%d",
+		    i == 0 ? " " : ", ", ids[i]);
+	if (i < n)
+		snprintf(buf + off, sizeof buf - off, ", ...");
+	return buf;
+}
+
+/* Validate a list of ids: all must exist. */
+static int
+mon_osd_ids_ok(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	size_t i;
+
+	if (n == 0) {
+		mon_now(done, arg, -EINVAL, NULL, "no osd id given");
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (mon_osd_get(m, ids[i], done, arg) == NULL)
+			return 0;
+	return 1;
+}
+
+/* Mark osd down in the working map, and its primary PGs stale. */
+static void
+mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
+{
+	struct osdmap_osd o = *cur;
+
+	o.up = 0;
+	o.down_at = mon_next_epoch(m);
+	o.down_stamp = stamp_now();
+	mon_stage_osd(m, &o);
+	mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", o.id);
+	mon_stale_on_down(m, o.id);
+}
+
+void
+mon_osd_down(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	const struct osdmap_osd *cur;
+	size_t i, changed = 0;
+
+	if (!mon_osd_ids_ok(m, ids, n, done, arg))
+		return;
+	for (i = 0; i < n; i++) {
+		cur = osdmap_osd(&m->work, ids[i]);
+		if (!cur->up)
+			continue;
+		mon_osd_mark_down(m, cur);
+		changed++;
+	}
+	if (changed == 0) {
+		mon_now(done, arg, 0, NULL, n == 1 ? "osd.%d is already down" :
+		    "osds are already down (first osd.%d)", ids[0]);
+		return;
+	}
+	mon_stage_done(m, done, arg, mon_osd_ids_status("marked down", ids, n),
+	    NULL);
+}
+
+static void
+mon_osd_set_in(struct mon *m, const int32_t *ids, size_t n, int in,
+    mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *cur;
+	struct osdmap_osd o;
+	size_t i, changed = 0;
+
+	if (!mon_osd_ids_ok(m, ids, n, done, arg))
+		return;
+	for (i = 0; i < n; i++) {
+		cur = osdmap_osd(&m->work, ids[i]);
+		if (cur->in == in)
+			continue;
+		o = *cur;
+		o.in = (uint8_t)in;
+		mon_stage_osd(m, &o);
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked %s", o.id,
+		    in ? "in" : "out");
+		changed++;
+	}
+	if (changed == 0) {
+		mon_now(done, arg, 0, NULL, "osd%s already %s", n == 1 ? "" :
+		    "s", in ? "in" : "out");
+		return;
+	}
+	mon_stage_done(m, done, arg, mon_osd_ids_status(in ? "marked in" :
+	    "marked out", ids, n), NULL);
+}
+
+void
+mon_osd_in(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_set_in(m, ids, n, 1, done, arg);
+}
+
+void
+mon_osd_out(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_set_in(m, ids, n, 0, done, arg);
+}
+
+void
+mon_osd_reweight(struct mon *m, int32_t id, double w, mon_done_cb *done,
+    void *arg)
+{
+	const struct osdmap_osd *cur;
+	struct osdmap_osd o;
+	char status[96];
+
+	if (!(w >= 0.0 && w <= 1.0)) {
+		mon_now(done, arg, -EINVAL, NULL, "reweight %g out of range: "
+		    "give a value from 0 to 1", w);
+		return;
+	}
+	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
+		return;
+	o = *cur;
+	o.reweight = osdmap_weight_from_double(w);
+	if (o.reweight == cur->reweight) {
+		mon_now(done, arg, 0, NULL, "osd.%d already has reweight %g",
+		    id, osdmap_weight_to_double(o.reweight));
+		return;
+	}
+	mon_stage_osd(m, &o);
+	snprintf(status, sizeof status, "reweighted osd.%d to %g (%#x)", id,
+	    osdmap_weight_to_double(o.reweight), o.reweight);
+	mon_stage_log(m, MON_LOG_INFO, "%s", status);
+	mon_stage_done(m, done, arg, status, NULL);
+}
+
+void
+mon_osd_rm(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *cur;
+	char status[64];
+
+	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
+		return;
+	if (cur->up) {
+		mon_now(done, arg, -EBUSY, NULL, "osd.%d is still up; mark it "
+		    "down before removing it", id);
+		return;
+	}
+	mon_stage_remove_osd(m, id);
+	mon_stage_log(m, MON_LOG_INFO, "osd.%d removed", id);
+	snprintf(status, sizeof status, "removed osd.%d", id);
+	mon_stage_done(m, done, arg, status, NULL);
+}
+
+void
+mon_osd_set_flag(struct mon *m, const char *flag, int on, mon_done_cb *done,
+    void *arg)
+{
+	uint32_t bit = osdmap_flag_parse(flag), flags;
+	char status[64];
+
+	if (bit == 0) {
+		mon_now(done, arg, -EINVAL, NULL, "unknown flag '%s': expected "
+		    "noout, noup, nodown, noin or pause", flag);
+		return;
+	}
+	flags = on ? m->work.flags | bit : m->work.flags & ~bit;
+	if (flags == m->work.flags) {
+		mon_now(done, arg, 0, NULL, "%s is already %s", flag,
+		    on ? "set" : "unset");
+		return;
+	}
+	mon_stage_flags(m, flags);
+	snprintf(status, sizeof status, "%s is %s", flag, on ? "set" : "unset");
+	mon_stage_log(m, MON_LOG_INFO, "%s", status);
+	mon_stage_done(m, done, arg, status, NULL);
+}
+
+/* Stage a stale copy of the PG cur (its current view). */
+static void
+mon_stage_stale(struct mon *m, const struct pg_stat *cur, int64_t now)
+{
+	struct pg_stat st = *cur;
+
+	st.state |= PG_STATE_STALE;
+	st.last_change = now;
+	mon_stage_pg(m, &st);
+}
+
+/*
+ * Mark stale every PG whose acting primary (in its current view) is osd:
+ * the committed PGs that name it, and those staged in flight or pending.
+ */
+void
+mon_stale_on_down(struct mon *m, int32_t osd)
+{
+	struct mon_proposal *props[2] = { m->inflight, m->pending };
+	const struct pgmap_pool *pp;
+	const struct pg_stat *cur;
+	struct pg_id id;
+	size_t i, k;
+	uint32_t s;
+	int64_t now = stamp_now();
+
+	for (i = 0; i < m->pgmap.npools; i++) {
+		pp = &m->pgmap.pools[i];
+		id.pool = pp->id;
+		for (s = 0; s < pp->pg_num; s++) {
+			if (pp->pgs[s].acting_primary != osd)
+				continue;
+			id.seed = s;
+			cur = mon_pg_view(m, id);
+			if (cur->acting_primary == osd && !(cur->state &
+			    (PG_STATE_STALE | PG_STATE_CREATING)))
+				mon_stage_stale(m, cur, now);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		if (props[k] == NULL)
+			continue;
+		for (i = 0; i < props[k]->npgs; i++) {
+			if (props[k]->pg_dead[i] ||
+			    props[k]->pgs[i].acting_primary != osd)
+				continue;
+			cur = mon_pg_view(m, props[k]->pgs[i].pgid);
+			if (cur == &props[k]->pgs[i] && !(cur->state &
+			    (PG_STATE_STALE | PG_STATE_CREATING)))
+				mon_stage_stale(m, cur, now);
+		}
+	}
+}
+
+/*
+ * PGs whose primary has not reported within pg_stale_timeout turn stale.
+ * After a start every PG gets a whole timeout first (SPEC §3.4).
+ */
+void
+mon_mark_stale(struct mon *m, int64_t now_mono)
+{
+	const struct pgmap_pool *pp;
+	const struct pg_stat *cur;
+	struct pg_id id;
+	int64_t timeout_us = m->params.pg_stale_timeout_ms * 1000, now, limit;
+	size_t i;
+	uint32_t s;
+
+	if (now_mono - m->start_mono < timeout_us)
+		return;
+	now = stamp_now();
+	limit = now - timeout_us;
+	for (i = 0; i < m->pgmap.npools; i++) {
+		pp = &m->pgmap.pools[i];
+		id.pool = pp->id;
+		for (s = 0; s < pp->pg_num; s++) {
+			/* The committed stat rules out almost every PG. */
+			if ((pp->pgs[s].state & (PG_STATE_STALE |
+			    PG_STATE_CREATING)) ||
+			    pp->pgs[s].last_fresh >= limit)
+				continue;
+			id.seed = s;
+			cur = mon_pg_view(m, id);
+			if ((cur->state & (PG_STATE_STALE |
+			    PG_STATE_CREATING)) || cur->last_fresh >= limit)
+				continue;
+			mon_stage_stale(m, cur, now);
+			dout(LOG_PG, 10, "pg %u.%x stale: no report for %lld s",
+			    id.pool, id.seed, (long long)(now -
+			    cur->last_fresh) / 1000000);
+		}
+	}
+}
+
+/* OSDs down longer than osd_down_out_interval are marked out (not noout). */
+void
+mon_auto_out(struct mon *m, int64_t now)
+{
+	const struct osdmap_osd *o;
+	struct osdmap_osd n;
+	uint32_t k;
+	int64_t interval = m->params.osd_down_out_interval_ms * 1000;
+
+	if (interval <= 0 || (m->work.flags & OSDMAP_FLAG_NOOUT))
+		return;
+	for (k = 0; k < m->work.max_osd; k++) {
+		o = &m->work.osds[k];
+		if (!o->exists || o->up || !o->in || o->down_stamp == 0 ||
+		    now - o->down_stamp < interval)
+			continue;
+		n = *o;
+		n.in = 0;
+		mon_stage_osd(m, &n);
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked out after being "
+		    "down for %lld s", n.id, (long long)(now - o->down_stamp) /
+		    1000000);
+	}
+	mon_propose_maybe(m);
+}
+
+void
+mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
+    mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *o;
+	const struct pg_stat *cur;
+	struct pg_stat st;
+	size_t i, accepted = 0, unknown = 0, old = 0;
+	int64_t now;
+	char status[96];
+
+	if ((o = mon_osd_get(m, osd, done, arg)) == NULL)
+		return;
+	if (!o->up) {
+		mon_now(done, arg, -EAGAIN, NULL, "osd.%d is down; boot it "
+		    "before it reports", osd);
+		return;
+	}
+	now = stamp_now();
+	for (i = 0; i < n; i++) {
+		if ((cur = mon_pg_view(m, pgs[i].pgid)) == NULL ||
+		    osdmap_pool(&m->work, pgs[i].pgid.pool) == NULL) {
+			unknown++;
+			continue;
+		}
+		/* Reports older than what is held are dropped, not errors. */
+		if (pgs[i].reported_epoch < cur->reported_epoch ||
+		    (pgs[i].reported_epoch == cur->reported_epoch &&
+		    pgs[i].reported_seq < cur->reported_seq)) {
+			old++;
+			continue;
+		}
+		st = pgs[i];
+		st.last_fresh = now;
+		if (st.state != cur->state)
+			st.last_change = now;
+		if (cur->state & PG_STATE_STALE)
+			st.last_unstale = now;
+		if (st.created == 0)
+			st.created = cur->created;
+		mon_stage_pg(m, &st);
+		accepted++;
+	}
+	snprintf(status, sizeof status, "accepted %zu pg stats from osd.%d",
+	    accepted, osd);
+	if (accepted == 0) {
+		mon_now(done, arg, 0, json_pack("{s:I, s:I, s:I}", "accepted",
+		    (json_int_t)0, "unknown", (json_int_t)unknown, "old",
+		    (json_int_t)old), "%s", status);
+		return;
+	}
+	mon_stage_done(m, done, arg, status, json_pack("{s:I, s:I, s:I}",
+	    "accepted", (json_int_t)accepted, "unknown", (json_int_t)unknown,
+	    "old", (json_int_t)old));
+}

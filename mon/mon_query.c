@@ -1,0 +1,453 @@
+/*
+ * mon_query.c: read queries, answered from the committed state in the JSON
+ * shapes of SPEC §7 (Ceph's where Ceph has the command).  Summaries come
+ * from the derived figures; only listings of PGs walk the PGs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "mon/mon_priv.h"
+
+static json_t *
+mon_pgs_by_state_json(const struct pgmap *pm)
+{
+	json_t *a = json_array();
+	char name[256];
+	size_t i;
+
+	for (i = 0; i < pm->nstates; i++) {
+		pg_state_format(pm->states[i].state, name, sizeof name);
+		json_array_append_new(a, json_pack("{s:s, s:I}", "state_name",
+		    name, "count", (json_int_t)pm->states[i].count));
+	}
+	return a;
+}
+
+static json_t *
+mon_sums_json(const struct pgmap_sums *s)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "num_bytes", (json_int_t)s->num_bytes,
+	    "num_objects", (json_int_t)s->num_objects,
+	    "num_object_copies", (json_int_t)s->num_object_copies,
+	    "num_objects_degraded", (json_int_t)s->num_objects_degraded,
+	    "num_objects_misplaced", (json_int_t)s->num_objects_misplaced,
+	    "num_objects_unfound", (json_int_t)s->num_objects_unfound,
+	    "num_read", (json_int_t)s->num_read,
+	    "num_read_kb", (json_int_t)s->num_read_kb,
+	    "num_write", (json_int_t)s->num_write,
+	    "num_write_kb", (json_int_t)s->num_write_kb);
+}
+
+json_t *
+mon_status_json(struct mon *m)
+{
+	const struct osdmap *om = &m->osdmap;
+	const struct pgmap *pm = &m->pgmap;
+	unsigned num, up, in;
+	char flags[64];
+
+	osdmap_counts(om, &num, &up, &in, NULL);
+	return json_pack("{s:s, s:o, s:{s:I, s:I, s:[s]}, "
+	    "s:{s:I, s:I, s:I, s:I, s:s}, "
+	    "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}}",
+	    "fsid", m->monmap.fsid,
+	    "health", mon_health_json(m, 0),
+	    "monmap", "epoch", (json_int_t)m->monmap.epoch,
+	    "num_mons", (json_int_t)m->monmap.nmons,
+	    "quorum_names", m->monmap.mons[0].name,
+	    "osdmap", "epoch", (json_int_t)om->epoch,
+	    "num_osds", (json_int_t)num, "num_up_osds", (json_int_t)up,
+	    "num_in_osds", (json_int_t)in,
+	    "flags", osdmap_flags_format(om->flags, flags, sizeof flags),
+	    "pgmap", "version", (json_int_t)pm->version,
+	    "num_pgs", (json_int_t)pm->sums.num_pgs,
+	    "num_pools", (json_int_t)om->npools,
+	    "num_objects", (json_int_t)pm->sums.num_objects,
+	    "data_bytes", (json_int_t)pm->sums.num_bytes,
+	    "degraded_objects", (json_int_t)pm->sums.num_objects_degraded,
+	    "misplaced_objects", (json_int_t)pm->sums.num_objects_misplaced,
+	    "unfound_objects", (json_int_t)pm->sums.num_objects_unfound,
+	    "pgs_by_state", mon_pgs_by_state_json(pm));
+}
+
+json_t *
+mon_osd_tree_json(struct mon *m)
+{
+	const struct osdmap *om = &m->osdmap;
+	json_t *nodes = json_array();
+	char name[32];
+	uint32_t k;
+
+	for (k = 0; k < om->max_osd; k++) {
+		const struct osdmap_osd *o = &om->osds[k];
+
+		if (!o->exists)
+			continue;
+		snprintf(name, sizeof name, "osd.%d", o->id);
+		json_array_append_new(nodes, json_pack(
+		    "{s:i, s:s, s:s, s:i, s:s, s:f, s:f, s:i}",
+		    "id", o->id, "name", name, "type", "osd", "type_id", 0,
+		    "status", o->up ? "up" : "down",
+		    "reweight", o->in ? osdmap_weight_to_double(o->reweight) :
+		    0.0,
+		    "crush_weight", osdmap_weight_to_double(o->weight),
+		    "in", (int)o->in));
+	}
+	return json_pack("{s:o, s:[]}", "nodes", nodes, "stray");
+}
+
+json_t *
+mon_osd_stat_json(struct mon *m)
+{
+	unsigned num, up, in;
+	char flags[64];
+
+	osdmap_counts(&m->osdmap, &num, &up, &in, NULL);
+	return json_pack("{s:I, s:I, s:I, s:I, s:s}",
+	    "epoch", (json_int_t)m->osdmap.epoch, "num_osds", (json_int_t)num,
+	    "num_up_osds", (json_int_t)up, "num_in_osds", (json_int_t)in,
+	    "flags", osdmap_flags_format(m->osdmap.flags, flags, sizeof flags));
+}
+
+json_t *
+mon_pool_ls_json(struct mon *m, int detail)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < m->osdmap.npools; i++)
+		json_array_append_new(a, detail ?
+		    osdmap_pool_to_json(&m->osdmap.pools[i]) :
+		    json_string(m->osdmap.pools[i].name));
+	return a;
+}
+
+json_t *
+mon_pg_stat_json(struct mon *m)
+{
+	const struct pgmap *pm = &m->pgmap;
+
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
+	    "version", (json_int_t)pm->version,
+	    "num_pgs", (json_int_t)pm->sums.num_pgs,
+	    "pgs_by_state", mon_pgs_by_state_json(pm),
+	    "num_objects", (json_int_t)pm->sums.num_objects,
+	    "data_bytes", (json_int_t)pm->sums.num_bytes,
+	    "degraded_objects", (json_int_t)pm->sums.num_objects_degraded,
+	    "misplaced_objects", (json_int_t)pm->sums.num_objects_misplaced);
+}
+
+/* Every PG for which keep() says so, as {"pg_stats": [...]}. */
+static json_t *
+mon_pg_list(struct mon *m, int (*keep)(const struct pg_stat *, void *),
+    void *arg, const char *field)
+{
+	json_t *a = json_array();
+	const struct pgmap_pool *pp;
+	size_t i;
+	uint32_t s;
+
+	for (i = 0; i < m->pgmap.npools; i++) {
+		pp = &m->pgmap.pools[i];
+		for (s = 0; s < pp->pg_num; s++)
+			if (keep == NULL || keep(&pp->pgs[s], arg))
+				json_array_append_new(a,
+				    pg_stat_to_json(&pp->pgs[s]));
+	}
+	return json_pack("{s:o}", field, a);
+}
+
+static json_t *
+mon_pg_summary_json(struct mon *m)
+{
+	char stamp[STAMP_BUFSIZE];
+
+	return json_pack("{s:I, s:s, s:{s:I, s:o}}",
+	    "version", (json_int_t)m->pgmap.version,
+	    "stamp", stamp_format(m->pgmap.stamp, stamp, sizeof stamp),
+	    "pg_stats_sum", "num_pgs", (json_int_t)m->pgmap.sums.num_pgs,
+	    "stat_sum", mon_sums_json(&m->pgmap.sums));
+}
+
+static json_t *
+mon_pg_pools_json(struct mon *m)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < m->pgmap.npools; i++)
+		json_array_append_new(a, json_pack("{s:I, s:I, s:o}",
+		    "poolid", (json_int_t)m->pgmap.pools[i].id,
+		    "num_pg", (json_int_t)m->pgmap.pools[i].pg_num,
+		    "stat_sum", mon_sums_json(&m->pgmap.pools[i].sums)));
+	return json_pack("{s:o}", "pool_stats", a);
+}
+
+static json_t *
+mon_pg_osds_json(struct mon *m)
+{
+	json_t *a = json_array();
+	const struct osdmap_osd *o;
+	uint32_t k, pgs, primary;
+
+	for (k = 0; k < m->osdmap.max_osd; k++) {
+		o = &m->osdmap.osds[k];
+		if (!o->exists)
+			continue;
+		pgs = k < m->pgmap.nosds ? m->pgmap.osd[k].pgs : 0;
+		primary = k < m->pgmap.nosds ? m->pgmap.osd[k].primary : 0;
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I}",
+		    "osd", o->id, "up", (int)o->up, "in", (int)o->in,
+		    "num_pgs", (json_int_t)pgs,
+		    "num_primary_pgs", (json_int_t)primary));
+	}
+	return json_pack("{s:o}", "osd_stats", a);
+}
+
+/* Move src's members into dst. */
+static void
+mon_json_merge(json_t *dst, json_t *src)
+{
+	json_object_update(dst, src);
+	json_decref(src);
+}
+
+int
+mon_pg_dump_json(struct mon *m, const char *what, json_t **out, char **status)
+{
+	json_t *all;
+
+	if (what == NULL || strcmp(what, "all") == 0) {
+		all = mon_pg_summary_json(m);
+		mon_json_merge(all, mon_pg_pools_json(m));
+		mon_json_merge(all, mon_pg_osds_json(m));
+		mon_json_merge(all, mon_pg_list(m, NULL, NULL, "pg_stats"));
+		*out = all;
+	} else if (strcmp(what, "summary") == 0)
+		*out = mon_pg_summary_json(m);
+	else if (strcmp(what, "pools") == 0)
+		*out = mon_pg_pools_json(m);
+	else if (strcmp(what, "osds") == 0)
+		*out = mon_pg_osds_json(m);
+	else if (strcmp(what, "pgs") == 0)
+		*out = mon_pg_list(m, NULL, NULL, "pg_stats");
+	else {
+		xasprintf(status, "unknown pg dump part '%.*s': expected "
+		    "summary, pools, osds or pgs", 64, what);
+		return -EINVAL;
+	}
+	xasprintf(status, "dumped %s", what ? what : "all");
+	return 0;
+}
+
+struct mon_pg_filter {
+	int64_t pool;		/* -1: any */
+	uint32_t states;	/* any of these; 0: any */
+};
+
+static int
+mon_pg_filter_keep(const struct pg_stat *st, void *arg)
+{
+	const struct mon_pg_filter *f = arg;
+
+	if (f->pool >= 0 && st->pgid.pool != (uint32_t)f->pool)
+		return 0;
+	return f->states == 0 || (st->state & f->states) != 0;
+}
+
+int
+mon_pg_ls_json(struct mon *m, const char *pool, const char *const *states,
+    size_t nstates, json_t **out, char **status)
+{
+	struct mon_pg_filter f = { -1, 0 };
+	const struct osdmap_pool *p;
+	uint32_t bits;
+	char *why = NULL, *end;
+	size_t i;
+	long long id;
+
+	if (pool != NULL) {
+		if ((p = osdmap_pool_by_name(&m->osdmap, pool)) == NULL) {
+			id = strtoll(pool, &end, 10);
+			if (*pool != '\0' && *end == '\0' && id > 0 &&
+			    id <= UINT32_MAX)
+				p = osdmap_pool(&m->osdmap, (uint32_t)id);
+		}
+		if (p == NULL) {
+			xasprintf(status, "pool '%.*s' does not exist", 128,
+			    pool);
+			return -ENOENT;
+		}
+		f.pool = p->id;
+	}
+	for (i = 0; i < nstates; i++) {
+		if (pg_state_parse(states[i], &bits, &why) == -1) {
+			xasprintf(status, "%s", why);
+			free(why);
+			return -EINVAL;
+		}
+		f.states |= bits;
+	}
+	*out = mon_pg_list(m, mon_pg_filter_keep, &f, "pg_stats");
+	xasprintf(status, "listed %zu pgs",
+	    json_array_size(json_object_get(*out, "pg_stats")));
+	return 0;
+}
+
+/* Parse a PG id and find its committed stat, or an answer. */
+static const struct pg_stat *
+mon_pg_lookup(struct mon *m, const char *pgid, struct pg_id *id, int *rc,
+    char **status)
+{
+	const struct pg_stat *st;
+	char *why = NULL;
+
+	if (pg_id_parse(pgid, id, &why) == -1) {
+		xasprintf(status, "%s", why);
+		free(why);
+		*rc = -EINVAL;
+		return NULL;
+	}
+	if ((st = pgmap_pg(&m->pgmap, *id)) == NULL) {
+		xasprintf(status, "pg %.*s does not exist", 64, pgid);
+		*rc = -ENOENT;
+	}
+	return st;
+}
+
+int
+mon_pg_query_json(struct mon *m, const char *pgid, json_t **out,
+    char **status)
+{
+	const struct pg_stat *st;
+	struct pg_id id;
+	int rc = 0;
+
+	if ((st = mon_pg_lookup(m, pgid, &id, &rc, status)) == NULL)
+		return rc;
+	*out = pg_stat_to_json(st);
+	xasprintf(status, "pg %s", pgid);
+	return 0;
+}
+
+static json_t *
+mon_osd_list_json(const int32_t *ids, int n)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(ids[i]));
+	return a;
+}
+
+int
+mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
+{
+	const struct osdmap_pool *p;
+	struct pg_id id;
+	int32_t up[PLACEMENT_MAX_SIZE];
+	char *why = NULL, name[32];
+	int n, primary;
+
+	if (pg_id_parse(pgid, &id, &why) == -1) {
+		xasprintf(status, "%s", why);
+		free(why);
+		return -EINVAL;
+	}
+	if ((p = osdmap_pool(&m->osdmap, id.pool)) == NULL ||
+	    id.seed >= p->pg_num) {
+		xasprintf(status, "pg %.*s does not exist", 64, pgid);
+		return -ENOENT;
+	}
+	n = placement_map_pg(m->placement, id.pool, id.seed, p->size, up);
+	primary = n > 0 ? up[0] : -1;
+	pg_id_format(id, name, sizeof name);
+	*out = json_pack("{s:I, s:s, s:o, s:i, s:o, s:i}",
+	    "epoch", (json_int_t)m->osdmap.epoch, "pgid", name,
+	    "up", mon_osd_list_json(up, n), "up_primary", primary,
+	    "acting", mon_osd_list_json(up, n), "acting_primary", primary);
+	xasprintf(status, "osdmap e%u pg %s", m->osdmap.epoch, name);
+	return 0;
+}
+
+struct mon_stuck {
+	int which;		/* 0 inactive, 1 unclean, 2 stale */
+	int64_t before;		/* stuck since before this stamp */
+};
+
+static int
+mon_stuck_keep(const struct pg_stat *st, void *arg)
+{
+	const struct mon_stuck *s = arg;
+
+	switch (s->which) {
+	case 0:
+		return !(st->state & PG_STATE_ACTIVE) &&
+		    st->last_active < s->before;
+	case 1:
+		return !(st->state & PG_STATE_CLEAN) &&
+		    st->last_clean < s->before;
+	default:
+		return (st->state & PG_STATE_STALE) &&
+		    st->last_unstale < s->before;
+	}
+}
+
+int
+mon_pg_dump_stuck_json(struct mon *m, const char *what, json_t **out,
+    char **status)
+{
+	static const char *const names[] = { "inactive", "unclean", "stale" };
+	struct mon_stuck s;
+	size_t i;
+
+	if (what == NULL)
+		what = "unclean";
+	for (i = 0; i < nitems(names); i++)
+		if (strcmp(what, names[i]) == 0)
+			break;
+	if (i == nitems(names)) {
+		xasprintf(status, "unknown stuck state '%.*s': expected "
+		    "inactive, unclean or stale", 64, what);
+		return -EINVAL;
+	}
+	s.which = (int)i;
+	s.before = stamp_now() - m->params.pg_stale_timeout_ms * 1000;
+	*out = mon_pg_list(m, mon_stuck_keep, &s, "stuck_pg_stats");
+	xasprintf(status, "%zu pgs stuck %s",
+	    json_array_size(json_object_get(*out, "stuck_pg_stats")), what);
+	return 0;
+}
+
+int
+mon_store_stat_json(struct mon *m, json_t **out, char **status)
+{
+	struct store_stats st;
+	char *cause = NULL;
+
+	if (store_stat(m->store, &st, &cause) != 0) {
+		xasprintf(status, "%s", cause ? cause : "store stat failed");
+		free(cause);
+		return -EIO;
+	}
+	*out = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "backend", st.backend, "path", store_path(m->store),
+	    "bytes", (json_int_t)st.disk_bytes,
+	    "records", (json_int_t)st.records,
+	    "map_size", (json_int_t)st.map_size,
+	    "map_used", (json_int_t)st.map_used,
+	    "osdmap_first", (json_int_t)m->rec.osdmap_first,
+	    "osdmap_last", (json_int_t)m->rec.osdmap_epoch,
+	    "pgmap_first", (json_int_t)m->rec.pgmap_first);
+	store_stats_free(&st);
+	xasprintf(status, "store %s", store_path(m->store));
+	return 0;
+}
