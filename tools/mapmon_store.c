@@ -22,6 +22,7 @@
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "conf/conf.h"
+#include "mon/mon_conf.h"
 #include "store/store.h"
 
 #define EXIT_STORE 1		/* the store failed or refused */
@@ -115,35 +116,17 @@ tool_conf(struct tool *t, const char *file)
 	return 0;
 }
 
-/* The store options from the config. */
+/*
+ * The store options from the config, as the daemon takes them, except that
+ * the backend is recognised from the store's files (unless --backend) and
+ * offline there is no compaction on open, which would slow every command.
+ */
 static void
 tool_options(struct tool *t)
 {
-	struct store_options *o = &t->opts;
-	const struct conf *c = t->conf;
-
-	store_options_defaults(o);
-	o->sync = conf_int(c, CONF_STORE_SYNC) == CONF_SYNC_NONE ?
-	    STORE_SYNC_NONE : STORE_SYNC_COMMIT;
-	o->leveldb.write_buffer_size =
-	    (size_t)conf_int(c, CONF_STORE_LEVELDB_WRITE_BUFFER_SIZE);
-	o->leveldb.block_size =
-	    (size_t)conf_int(c, CONF_STORE_LEVELDB_BLOCK_SIZE);
-	o->leveldb.cache_size =
-	    (size_t)conf_int(c, CONF_STORE_LEVELDB_CACHE_SIZE);
-	o->leveldb.compression = conf_int(c, CONF_STORE_LEVELDB_COMPRESSION) ==
-	    CONF_COMPRESSION_SNAPPY ? STORE_COMPRESSION_SNAPPY :
-	    STORE_COMPRESSION_NONE;
-	o->leveldb.bloom_bits = (int)conf_int(c, CONF_STORE_LEVELDB_BLOOM_BITS);
-	o->leveldb.max_open_files =
-	    (int)conf_int(c, CONF_STORE_LEVELDB_MAX_OPEN_FILES);
-	o->leveldb.paranoid_checks =
-	    (int)conf_int(c, CONF_STORE_LEVELDB_PARANOID_CHECKS);
-	/* Offline, compacting on open would only slow every subcommand. */
-	o->leveldb.compact_on_start = 0;
-	o->lmdb.map_size = (uint64_t)conf_int(c, CONF_STORE_LMDB_MAP_SIZE);
-	o->lmdb.max_readers =
-	    (unsigned int)conf_int(c, CONF_STORE_LMDB_MAX_READERS);
+	mon_conf_store_options(t->conf, &t->opts);
+	t->opts.backend = NULL;
+	t->opts.leveldb.compact_on_start = 0;
 }
 
 /* Open the existing store; on failure say why in one line. */
