@@ -59,18 +59,9 @@ build() {
 }
 
 demo() {
-	say "mapmond -t (configuration check of conf/mapmon.conf)"
-	"$build/mon/mapmond" -t -c "$top/conf/mapmon.conf"
-	cat <<MSG
-
-mapmond is built and its configuration checks out.  The monitor does not
-serve yet: the store, the maps and the network come with the next issues,
-and this command will then start a live demo cluster.  Meanwhile try:
-
-    $build/mon/mapmond --help
-    $build/mon/mapmond -d -c $top/conf/mapmon.conf     (Ctrl-C to stop)
-    man $top/man/mapmond.8
-MSG
+	# The demo itself lives in tools/demo.sh; this script only installs
+	# and builds.
+	exec "$top/tools/demo.sh" "$build"
 }
 
 tests() {
