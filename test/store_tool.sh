@@ -10,6 +10,7 @@ set -u
 : "${top_builddir:=.}"
 tool=${MAPMON_STORE:-$top_builddir/tools/mapmon-store}
 poke=${STORE_POKE:-$top_builddir/test/store_poke}
+mapmond=${MAPMOND:-$top_builddir/mon/mapmond}
 T=$(mktemp -d /tmp/mapmon-store-tool.XXXXXX)
 holder=
 cleanup() {
@@ -96,7 +97,33 @@ check "dump PREFIX keeps to the prefix" \
 check "scan reads every record" \
 	sh -c '"$0" -c "$1" --data "$2" scan | grep -q "records 220003 "' \
 	"$tool" "$conf" "$T/b"
-check "verify passes" sh -c '"$0" -c "$1" verify >/dev/null' "$tool" "$conf"
+check "verify of a store that is not a monitor's names what is missing" \
+	sh -c '! "$0" -c "$1" verify >/dev/null 2>"$2" &&
+	    grep -q "record \\\\x10.*unknown kind of record" "$2" &&
+	    grep -q "the commit record is missing" "$2"' \
+	"$tool" "$conf" "$T/err"
+
+# verify on a monitor's store, made by mapmond --mkfs, once per backend:
+# it passes as made, and names the key of each record spoiled afterwards.
+for be in lmdb leveldb; do
+	mc=$T/mon-$be.conf
+	printf '[mon]\ndata = %s\n[store]\nbackend = %s\nsync = none\n' \
+	    "$T/mon-$be" "$be" >"$mc"
+	check "$be: mapmond --mkfs makes a store" \
+		quiet "$mapmond" -c "$mc" --mkfs
+	check "$be: verify passes on a new monitor store, derived figures too" \
+		sh -c '"$0" -c "$1" verify | grep -q "^derived figures: equal"' \
+		"$tool" "$mc"
+	cp -r "$T/mon-$be" "$T/bad-$be"
+	"$poke" "$T/bad-$be/store" 'P\x00\x00\x00\x07\x00\x00\x00\x00' 00
+	"$poke" "$T/bad-$be/store" 'I\x00\x00\x00\x09' 0101
+	check "$be: verify names a bad PG record and an epoch out of range" \
+		sh -c '"$0" -c "$1" --data "$2" verify >/dev/null 2>"$3";
+		    test $? -eq 1 &&
+		    grep -q "record P\\\\x00\\\\x00\\\\x00\\\\x07.*truncated" "$3" &&
+		    grep -q "osdmap incremental 9 outside the committed range" "$3"' \
+		"$tool" "$mc" "$T/bad-$be" "$T/err"
+done
 check "compact LevelDB" \
 	sh -c '"$0" -c "$1" --data "$2" compact >/dev/null' "$tool" "$conf" "$T/b"
 check "copy refuses an existing destination" \

@@ -22,7 +22,10 @@
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "conf/conf.h"
+#include "mon/keys.h"
+#include "mon/mon.h"
 #include "mon/mon_conf.h"
+#include "mon/mon_verify.h"
 #include "store/store.h"
 
 #define EXIT_STORE 1		/* the store failed or refused */
@@ -53,7 +56,8 @@ usage(void)
 	    "  get [--raw] KEY           one record's value (hex, or raw "
 	    "bytes)\n"
 	    "  scan                      timed full read of every record\n"
-	    "  verify                    decode every record\n"
+	    "  verify                    decode every record, check the "
+	    "invariants\n"
 	    "  compact                   compact the whole store\n"
 	    "  copy --backend NAME DEST  copy into a new store at DEST\n"
 	    "  export [FILE]             every record as JSON (stdout)\n"
@@ -363,78 +367,170 @@ cmd_scan(struct tool *t, int argc, mapmon_unused char **argv)
 }
 
 /*
- * verify: the decoders by key prefix.  The store layer's own records are
- * checked here; the monitor's record kinds join this table when the
- * monitor's decoders exist.
+ * verify: three passes, each reporting every problem by its key, one line
+ * each, and going on:
+ *  1. every record has a known prefix, and the store layer's own records
+ *     (prefix 0x00) decode;
+ *  2. mon_verify(): the monitor's records decode and say what their keys
+ *     say, epochs, versions and log entries are contiguous, and every PG of
+ *     every pool has its record and no other;
+ *  3. when those pass, the store is loaded as mapmond loads it at cold
+ *     start (mon_open; nothing is written since the loop never runs) and
+ *     the derived figures are compared with a recount.
  */
-struct verify_kind {
-	uint8_t prefix;
-	const char *name;
-	int (*check)(const void *, size_t, const void *, size_t, char **);
-	uint64_t count;
+static const uint8_t verify_mon_prefixes[] = { KEYS_COMMIT, KEYS_MONMAP,
+    KEYS_OSDMAP, KEYS_OSDMAP_INC, KEYS_PG, KEYS_PGINC, KEYS_LOG };
+
+struct verify_report {
+	const char *path;
+	uint64_t problems;
 };
+
+static void
+verify_report_problem(void *arg, const char *problem)
+{
+	struct verify_report *vr = arg;
+
+	vr->problems++;
+	warnx_("%s: %s", vr->path, problem);
+}
+
+static int
+verify_prefix_known(uint8_t prefix)
+{
+	size_t i;
+
+	if (prefix == 0x00)
+		return 1;
+	for (i = 0; i < nitems(verify_mon_prefixes); i++)
+		if (verify_mon_prefixes[i] == prefix)
+			return 1;
+	return 0;
+}
+
+/* Pass 1: the prefixes and the store layer's records. */
+static int
+verify_records(struct store *s, struct verify_report *vr, uint64_t *records)
+{
+	struct store_iter *it;
+	const void *k, *v;
+	size_t klen, vlen;
+	char *cause = NULL, *e;
+	int r, error;
+
+	if ((it = store_iter_new(s, NULL, 0, NULL, 0, &cause)) == NULL) {
+		warnx_("%s", cause);
+		free(cause);
+		return -1;
+	}
+	while ((r = store_iter_next(it, &k, &klen, &v, &vlen)) == 1) {
+		(*records)++;
+		if (!verify_prefix_known(*(const uint8_t *)k)) {
+			e = store_key_escape(k, klen);
+			xasprintf(&cause, "record %s: unknown kind of record", e);
+			verify_report_problem(vr, cause);
+			free(cause);
+			free(e);
+			cause = NULL;
+			continue;
+		}
+		if (*(const uint8_t *)k != 0x00)
+			continue;
+		error = store_meta_check(k, klen, v, vlen, &cause);
+		if (error == 0)
+			continue;
+		if (error == STORE_NOTFOUND) {
+			e = store_key_escape(k, klen);
+			xasprintf(&cause, "record %s: unknown store record", e);
+			free(e);
+		}
+		verify_report_problem(vr, cause);
+		free(cause);
+		cause = NULL;
+	}
+	if (r < 0) {
+		warnx_("%s", store_iter_cause(it) ? store_iter_cause(it) :
+		    store_strerror(r));
+		store_iter_free(it);
+		return -1;
+	}
+	store_iter_free(it);
+	return 0;
+}
+
+/* Pass 3: load as at cold start and recount.  Takes over s. */
+static int
+verify_derived(struct store *s, struct verify_report *vr)
+{
+	struct event_base *base;
+	struct mon_params params;
+	struct mon *m;
+	char *cause = NULL, *line;
+
+	if ((base = event_base_new()) == NULL) {
+		warnx_("event_base_new failed");
+		store_close(s);
+		return -1;
+	}
+	mon_params_defaults(&params);
+	if ((m = mon_open(base, s, &params, NULL, NULL, &cause)) == NULL) {
+		xasprintf(&line, "cold start: %s", cause);
+		verify_report_problem(vr, line);
+		free(line);
+		free(cause);
+		store_close(s);
+		event_base_free(base);
+		return -1;
+	}
+	if (mon_check_derived(m, &cause) != 0) {
+		xasprintf(&line, "derived figures: %s", cause);
+		verify_report_problem(vr, line);
+		free(line);
+		free(cause);
+	}
+	mon_free(m);
+	event_base_free(base);
+	return 0;
+}
 
 static int
 cmd_verify(struct tool *t, int argc, mapmon_unused char **argv)
 {
-	struct verify_kind kinds[] = {
-		{ 0x00, "store", store_meta_check, 0 },
-	};
-	struct store_iter *it;
+	struct mon_verify_counts c;
+	struct verify_report vr;
 	struct store *s;
-	const void *k, *v;
-	size_t klen, vlen, i;
-	uint64_t records = 0, unchecked = 0, bad = 0;
-	char *cause = NULL, *e;
-	int r, error;
+	uint64_t records = 0;
 
 	if (argc != 1)
 		usage();
 	if ((s = tool_open(t)) == NULL)
 		return EXIT_STORE;
-	if ((it = store_iter_new(s, NULL, 0, NULL, 0, &cause)) == NULL)
-		return tool_fail(s, STORE_E_IO, cause);
-	while ((r = store_iter_next(it, &k, &klen, &v, &vlen)) == 1) {
-		records++;
-		for (i = 0; i < nitems(kinds); i++) {
-			if (kinds[i].prefix == *(const uint8_t *)k)
-				break;
-		}
-		if (i == nitems(kinds)) {
-			unchecked++;
-			continue;
-		}
-		kinds[i].count++;
-		error = kinds[i].check(k, klen, v, vlen, &cause);
-		if (error == 0)
-			continue;
-		bad++;
-		if (error == STORE_NOTFOUND) {
-			e = store_key_escape(k, klen);
-			warnx_("%s: unknown %s record %s", store_path(s),
-			    kinds[i].name, e);
-			free(e);
-		} else {
-			warnx_("%s: %s", store_path(s), cause);
-			free(cause);
-			cause = NULL;
-		}
+	vr.path = store_path(s);
+	vr.problems = 0;
+	if (verify_records(s, &vr, &records) != 0) {
+		store_close(s);
+		return EXIT_STORE;
 	}
-	if (r < 0) {
-		cause = xstrdup(store_iter_cause(it) ? store_iter_cause(it) :
-		    store_strerror(r));
-		store_iter_free(it);
-		return tool_fail(s, r, cause);
-	}
-	store_iter_free(it);
-	for (i = 0; i < nitems(kinds); i++)
-		printf("%s records: %" PRIu64 "\n", kinds[i].name,
-		    kinds[i].count);
-	printf("records: %" PRIu64 ", bad: %" PRIu64 ", of kinds this "
-	    "mapmon-store does not decode: %" PRIu64 "\n", records, bad,
-	    unchecked);
-	store_close(s);
-	return bad > 0 ? EXIT_STORE : 0;
+	mon_verify(s, verify_report_problem, &vr, &c);
+	printf("records: %" PRIu64 "\n", records);
+	printf("osdmap epoch %u: %" PRIu64 " full maps, %" PRIu64
+	    " incrementals\n", c.osdmap_epoch, c.osdmaps, c.incrementals);
+	printf("pgmap version %" PRIu64 ": %" PRIu64 " PG records, %" PRIu64
+	    " incrementals\n", c.pgmap_version, c.pgs, c.pgincs);
+	printf("cluster log entries: %" PRIu64 "\n", c.log_entries);
+	if (vr.problems == 0) {
+		/* store_path(s) dies with s; keep a copy for the messages. */
+		char *path = xstrdup(vr.path);
+
+		vr.path = path;
+		verify_derived(s, &vr);
+		free(path);
+		if (vr.problems == 0)
+			printf("derived figures: equal to a recount\n");
+	} else
+		store_close(s);
+	printf("problems: %" PRIu64 "\n", vr.problems);
+	return vr.problems > 0 ? EXIT_STORE : 0;
 }
 
 static int
