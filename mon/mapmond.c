@@ -32,6 +32,7 @@
 #include "mon/mapmond.h"
 #include "mon/mon.h"
 #include "mon/mon_conf.h"
+#include "mon/notify.h"
 #include "net/server.h"
 
 static struct {
@@ -168,6 +169,33 @@ mapmond_apply_cb(void *arg)
 	mapmond_apply_runtime(arg);
 }
 
+/* READY=1 with where the daemon serves as its status. */
+static void
+mapmond_notify_ready(void)
+{
+	char *status;
+
+	if (mapmond_server == NULL)
+		return;
+	xasprintf(&status, "serving on port %u",
+	    (unsigned)server_port(mapmond_server));
+	notify_ready(status);
+	free(status);
+}
+
+/*
+ * The first turn of the loop: the listener is bound and the loop is
+ * running, so a client that connects now is answered.
+ */
+static void
+mapmond_ready_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	mapmond_notify_ready();
+}
+
 /*
  * SIGHUP: re-read the file.  A bad file keeps the running config.  Runtime
  * keys take effect; a changed restart-only key is reported, and keeps its
@@ -180,6 +208,7 @@ mapmond_reload(void)
 	char name[128], *ov, *nv, *cause;
 	int k, changed = 0;
 
+	notify_reloading();
 	log_info("SIGHUP: reloading %s", conf_path(mapmond_conf) ?
 	    conf_path(mapmond_conf) : "(defaults)");
 	if (conf_path(mapmond_conf) == NULL) {
@@ -221,6 +250,7 @@ reopen:
 		log_warnx("%s", cause);
 		free(cause);
 	}
+	mapmond_notify_ready();
 }
 
 static void
@@ -232,6 +262,7 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	case SIGTERM:
 	case SIGINT:
 		log_info("%s: shutting down", strsignal((int)sig));
+		notify_stopping("shutting down");
 		if (mapmond_server != NULL)
 			server_stop_accepting(mapmond_server);
 		event_base_loopbreak(mapmond_base);
@@ -269,6 +300,7 @@ mapmond_progress(void *arg, const char *what, uint64_t done, uint64_t total)
 	(void)arg;
 	dout(LOG_MON, 1, "loading %s %llu/%llu", what,
 	    (unsigned long long)done, (unsigned long long)total);
+	notify_progress(what, done, total);
 }
 
 /* Open the store and load the maps; one line on stderr and NULL if not. */
@@ -473,6 +505,8 @@ main(int argc, char **argv)
 	if ((mapmond_base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
 	log_event_callback_install();
+	notify_init(mapmond_base);
+	notify_status("loading the store");
 	ev_term = evsignal_new(mapmond_base, SIGTERM, mapmond_signal, NULL);
 	ev_int = evsignal_new(mapmond_base, SIGINT, mapmond_signal, NULL);
 	ev_hup = evsignal_new(mapmond_base, SIGHUP, mapmond_signal, NULL);
@@ -493,6 +527,9 @@ main(int argc, char **argv)
 	log_info("mapmond %s started (pid %ld, config %s)", PACKAGE_VERSION,
 	    (long)getpid(), conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
 	    "built-in defaults");
+	if (event_base_once(mapmond_base, -1, EV_TIMEOUT, mapmond_ready_cb,
+	    NULL, &(struct timeval){ 0, 0 }) == -1)
+		fatalx("event_base_once failed");
 	if (event_base_dispatch(mapmond_base) == -1)
 		fatalx("event loop failed");
 
@@ -512,6 +549,7 @@ main(int argc, char **argv)
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(ev_hup);
+	notify_free();
 	event_base_free(mapmond_base);
 	conf_free(mapmond_conf);
 	log_info("mapmond stopped");
