@@ -30,6 +30,7 @@
 #include "conf/conf.h"
 #include "mon/cmd.h"
 #include "mon/mapmond.h"
+#include "mon/metrics.h"
 #include "mon/mon.h"
 #include "mon/mon_conf.h"
 #include "mon/notify.h"
@@ -49,6 +50,9 @@ static struct event_base *mapmond_base;
 static struct mon *mapmond_mon;
 static struct server *mapmond_server;
 static struct cmd_ctx *mapmond_cmd;
+static struct metrics *mapmond_metrics;
+/* Shutting down: the monitor is gone, requests are refused. */
+static int mapmond_stopping;
 
 static void
 mapmond_usage(FILE *f)
@@ -265,6 +269,8 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 		notify_stopping("shutting down");
 		if (mapmond_server != NULL)
 			server_stop_accepting(mapmond_server);
+		metrics_free(mapmond_metrics);
+		mapmond_metrics = NULL;
 		event_base_loopbreak(mapmond_base);
 		break;
 	case SIGHUP:
@@ -361,15 +367,51 @@ mapmond_hello(void *arg, json_t **reply)
 	json_object_set_new(*reply, "fsid", json_string(mm->fsid));
 }
 
+/*
+ * The command layer's callbacks, until shutdown.  Once the monitor is
+ * gone (mapmond_stopping), requests still arriving on open connections
+ * while the last answers drain are refused with ESHUTDOWN.
+ */
+static void
+mapmond_request(void *arg, uint64_t conn_id, uint64_t req_id, json_t *cmd)
+{
+	if (mapmond_stopping) {
+		server_reply(mapmond_server, conn_id, req_id, -ESHUTDOWN,
+		    "the monitor is stopping", NULL);
+		return;
+	}
+	cmd_request(arg, conn_id, req_id, cmd);
+}
+
+static void
+mapmond_binary(void *arg, uint64_t conn_id, uint64_t req_id,
+    const uint8_t *p, size_t len)
+{
+	if (mapmond_stopping) {
+		server_reply(mapmond_server, conn_id, req_id, -ESHUTDOWN,
+		    "the monitor is stopping", NULL);
+		return;
+	}
+	cmd_binary(arg, conn_id, req_id, p, len);
+}
+
+static void
+mapmond_closed(void *arg, uint64_t conn_id)
+{
+	/* After cmd_stop() there are no subscriptions left to drop. */
+	if (!mapmond_stopping)
+		cmd_closed(arg, conn_id);
+}
+
 /* Listen on [mon] bind; one line in the log and -1 if not. */
 static int
 mapmond_listen(const struct conf *c)
 {
 	static const struct server_ops ops = {
 		.hello = mapmond_hello,
-		.request = cmd_request,
-		.binary = cmd_binary,
-		.closed = cmd_closed,
+		.request = mapmond_request,
+		.binary = mapmond_binary,
+		.closed = mapmond_closed,
 	};
 	struct server_limits limits;
 	const char *bind = conf_str(c, CONF_MON_BIND);
@@ -394,7 +436,65 @@ mapmond_listen(const struct conf *c)
 	cmd_set_server(mapmond_cmd, mapmond_server);
 	log_info("listening on %s:%u", host,
 	    (unsigned)server_port(mapmond_server));
+
+	bind = conf_str(c, CONF_METRICS_BIND);
+	if (*bind == '\0')
+		return 0;
+	if ((mapmond_metrics = metrics_new(mapmond_base, bind, mapmond_mon,
+	    mapmond_server, &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	if (conf_parse_address(bind, host, sizeof host, &port, &cause) == -1)
+		free(cause);	/* metrics_new() parsed it already */
+	log_info("metrics on http://%s:%u/metrics", host,
+	    (unsigned)metrics_port(mapmond_metrics));
 	return 0;
+}
+
+/*
+ * Shutdown, after the monitor has committed its last proposal: run the
+ * loop until the answers queued for clients are written, or for at most
+ * MAPMOND_DRAIN_MS, whichever comes first.
+ */
+#define MAPMOND_DRAIN_MS 1000
+#define MAPMOND_DRAIN_TICK_MS 5
+
+static void
+mapmond_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int *ticks = arg;
+
+	(void)fd;
+	(void)what;
+	if (server_output_pending(mapmond_server) == 0 ||
+	    ++*ticks >= MAPMOND_DRAIN_MS / MAPMOND_DRAIN_TICK_MS)
+		event_base_loopbreak(mapmond_base);
+}
+
+static void
+mapmond_drain(void)
+{
+	struct timeval tv = { 0, MAPMOND_DRAIN_TICK_MS * 1000 };
+	struct event *ev;
+	size_t pending;
+	int ticks = 0;
+
+	if (mapmond_server == NULL ||
+	    (pending = server_output_pending(mapmond_server)) == 0)
+		return;
+	dout(LOG_MON, 1, "shutdown: %zu bytes of answers to send", pending);
+	if ((ev = event_new(mapmond_base, -1, EV_PERSIST, mapmond_drain_cb,
+	    &ticks)) == NULL)
+		fatalx("event_new failed");
+	evtimer_add(ev, &tv);
+	if (event_base_dispatch(mapmond_base) == -1)
+		fatalx("event loop failed");
+	event_free(ev);
+	if ((pending = server_output_pending(mapmond_server)) != 0)
+		log_warnx("shutdown: %zu bytes of answers not sent after "
+		    "%d ms", pending, MAPMOND_DRAIN_MS);
 }
 
 static void
@@ -520,6 +620,7 @@ main(int argc, char **argv)
 		return 1;
 	if (mapmond_listen(mapmond_conf) == -1) {
 		cmd_free(mapmond_cmd);
+		server_free(mapmond_server);
 		mon_free(mapmond_mon);
 		return 1;
 	}
@@ -542,8 +643,13 @@ main(int argc, char **argv)
 	 */
 	if (mapmond_server != NULL)
 		server_stop_accepting(mapmond_server);
+	metrics_free(mapmond_metrics);
+	mapmond_metrics = NULL;
 	cmd_stop(mapmond_cmd);
+	mapmond_stopping = 1;
 	mon_free(mapmond_mon);
+	mapmond_mon = NULL;
+	mapmond_drain();
 	cmd_free(mapmond_cmd);
 	server_free(mapmond_server);
 	event_free(ev_term);

@@ -1063,3 +1063,16 @@ server_stats(const struct server *srv, struct server_stats *st)
 	*st = srv->stats;
 	st->connections = srv->nconns;
 }
+
+size_t
+server_output_pending(const struct server *srv)
+{
+	const struct conn *c;
+	size_t n = 0;
+
+	TAILQ_FOREACH(c, &srv->conns, entry) {
+		if (c->state != CONN_DEAD)
+			n += evbuffer_get_length(bufferevent_get_output(c->bev));
+	}
+	return n;
+}

@@ -178,4 +178,11 @@ void server_free(struct server *);
 /* Copy the counters into *st. */
 void server_stats(const struct server *, struct server_stats *st);
 
+/*
+ * Bytes queued to clients and not yet written to their sockets, all
+ * connections together (the daemon's shutdown waits for 0 so that the
+ * answers of the last commit reach their clients).
+ */
+size_t server_output_pending(const struct server *);
+
 #endif /* SERVER_H */
