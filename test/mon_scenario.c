@@ -10,7 +10,10 @@
  *   mon_verify() (what `mapmon-store verify` runs).
  *
  *   mon_scenario [-b lmdb|leveldb] [-n PGS] [-o OSDS] [-p POOLS] [-s]
+ *                [-k]
  *
+ * -k keeps the data directory (its path is printed) for mapmon-store and
+ * mapmond to use afterwards.
  * -s syncs every commit (the daemon's default; off by default here, as in
  * the other core tests).  Prints TAP, one case per step with its time, so
  * a failing step names itself.  make check runs it with 5,000 PGs on both
@@ -236,7 +239,7 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *f)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: mon_scenario [-s] [-b lmdb|leveldb] "
+	fprintf(stderr, "usage: mon_scenario [-ks] [-b lmdb|leveldb] "
 	    "[-n PGS] [-o OSDS] [-p POOLS]\n");
 	exit(64);
 }
@@ -246,15 +249,16 @@ main(int argc, char **argv)
 {
 	struct enc_buf before = { 0 }, after = { 0 };
 	struct mon_verify_counts vc;
+	struct mon_perf perf;
 	struct answers a;
 	struct store *s;
 	const char *backend = "lmdb";
 	long pgs = 5000, osds = 16, pools = 4, i, pg_num;
 	char name[32], *cause = NULL, *fsid = NULL, *path;
 	double t0, t_up, secs;
-	int c, sync = 0, ok;
+	int c, sync = 0, keep = 0, ok;
 
-	while ((c = getopt(argc, argv, "b:n:o:p:s")) != -1) {
+	while ((c = getopt(argc, argv, "b:kn:o:p:s")) != -1) {
 		switch (c) {
 		case 'b':
 			backend = optarg;
@@ -270,6 +274,9 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			sync = 1;
+			break;
+		case 'k':
+			keep = 1;
 			break;
 		default:
 			usage();
@@ -349,6 +356,12 @@ main(int argc, char **argv)
 	    a.rc ? ": " : "", a.status);
 	tap(ok, now() - t_up, "bring-up: %ld PGs active+clean committed, "
 	    "from the first pool create", pgs);
+	mon_perf(mon, &perf);
+	printf("# %llu commits, %.3f s in the committer (longest %.3f s), "
+	    "%llu PG updates\n", (unsigned long long)perf.commits,
+	    (double)perf.commit_us_total / 1e6,
+	    (double)perf.commit_us_max / 1e6,
+	    (unsigned long long)perf.pg_updates);
 	if (!ok)
 		goto out;
 
@@ -407,7 +420,10 @@ out:
 	if (mon != NULL)
 		mon_free(mon);
 	event_base_free(base);
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (keep)
+		printf("# kept %s\n", tmpdir);
+	else
+		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	printf("1..%d\n", ncase);
 	return nfailed > 0 ? 1 : 0;
 }
