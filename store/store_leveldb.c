@@ -149,10 +149,23 @@ store_leveldb_open(const char *path, const struct store_options *opts,
 	return 0;
 }
 
+/*
+ * At a clean close, write the memtable out to a table: otherwise the next
+ * open replays the log into a new table before it returns, which made the
+ * restart of a 221,568-PG store spend about 1 s in leveldb_open.  LevelDB
+ * compacts the memtable first in any range compaction; a range past every
+ * key (the monitor's prefixes are letters) compacts nothing else.
+ */
 static void
 store_leveldb_close(void *handle)
 {
-	store_leveldb_free(handle);
+	static const char past[] = "\xff\xff\xff\xff";
+	struct store_leveldb *db = handle;
+
+	if (db->db != NULL)
+		leveldb_compact_range(db->db, past, sizeof past - 1, past,
+		    sizeof past - 1);
+	store_leveldb_free(db);
 }
 
 static int
