@@ -5,6 +5,17 @@
 #                   small live demo cluster
 #   ./dev.sh test   install what is missing, build, run the whole test suite
 #
+# and, for CI and reliability work (.ci/run calls them after `test`):
+#
+#   ./dev.sh sanitize        the whole suite again built with ASan+UBSan
+#                            (LeakSanitizer on), in ./build-asan; fails on
+#                            any sanitizer report, even one from a process
+#                            whose exit status no test looks at
+#   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets with clang in
+#                            ./build-fuzz and run each for SECONDS (60) on
+#                            a copy of its seed corpus (test/fuzz/NAME);
+#                            a finding is kept in ./build-fuzz/findings
+#
 # Builds in ./build (out of tree).  Needs root, or sudo, only when Debian
 # packages are missing.
 set -eu
@@ -17,12 +28,16 @@ jobs=$(nproc 2>/dev/null || echo 2)
 packages="build-essential autoconf automake pkg-config libevent-dev
 liblmdb-dev libleveldb-dev libjansson-dev libcriterion-dev libinih-dev
 libsystemd-dev mandoc"
+# What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
+# (a Recommends of clang, which --no-install-recommends leaves out).
+fuzz_packages="clang libclang-rt-14-dev"
+fuzz_targets="cmd conf frame record"
 
 say() { printf '==> %s\n' "$*"; }
 
 install_missing() {
 	missing=""
-	for p in $packages; do
+	for p in $packages ${1:-}; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 		    grep -q 'install ok installed' || missing="$missing $p"
 	done
@@ -42,7 +57,8 @@ install_missing() {
 	$sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
-build() {
+# Configure $build (once) with the arguments given.
+configure_build() {
 	cd "$top"
 	if [ ! -x configure ] || [ configure.ac -nt configure ]; then
 		say "autoreconf"
@@ -51,9 +67,13 @@ build() {
 	mkdir -p "$build"
 	cd "$build"
 	if [ ! -f Makefile ]; then
-		say "configure"
-		../configure -q "$@"
+		say "configure $*"
+		"$top/configure" -q "$@"
 	fi
+}
+
+build() {
+	configure_build "$@"
 	say "make -j$jobs"
 	make -s -j"$jobs"
 }
@@ -70,6 +90,92 @@ tests() {
 	make -j"$jobs" check
 }
 
+sanitize() {
+	# Reports go to files as well as failing their process: a report in
+	# a daemon that a test only kills, or in a child whose exit status
+	# nobody reads, still fails the run.
+	reports="$build/sanitizer-reports"
+	rm -rf "$reports"
+	mkdir -p "$reports"
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$reports/asan"
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan"
+	LSAN_OPTIONS="log_path=$reports/lsan"
+	export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+	say "make check (ASan+UBSan)"
+	cd "$build"
+	rc=0
+	make -j"$jobs" check || rc=$?
+	if [ -n "$(ls -A "$reports")" ]; then
+		echo "dev.sh: sanitizer reports:" >&2
+		for f in "$reports"/*; do
+			echo "==> $f" >&2
+			cat "$f" >&2
+		done
+		echo "# SANITIZER: $(find "$reports" -type f | wc -l) report(s)"
+		rc=1
+	fi
+	return "$rc"
+}
+
+# Run fuzz target $1 for $2 seconds; prints one PASS: or FAIL: line.
+fuzz_one() {
+	t=$1
+	work="$build/fuzz-run/$t"
+	rm -rf "$work"
+	mkdir -p "$work/corpus" "$build/findings"
+	# libFuzzer adds what it finds to the first directory: never the
+	# tree's seeds.
+	cp "$top/test/fuzz/$t"/* "$work/corpus/"
+	if "$build/test/fuzz_$t" -max_total_time="$2" -timeout=25 \
+	    -print_final_stats=1 -artifact_prefix="$build/findings/$t-" \
+	    "$work/corpus" >"$work/log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+		    "$work/log")
+		cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n 1)
+		echo "PASS: fuzz_$t ($runs runs in $2 s, $cov)"
+	else
+		tail -n 60 "$work/log" | sed 's/^/#   /'
+		echo "FAIL: fuzz_$t (finding in $build/findings/$t-*)"
+	fi
+}
+
+fuzz() {
+	secs=${1:-60}
+	cd "$build"
+	say "make the fuzz targets"
+	bins=""
+	for t in $fuzz_targets; do
+		bins="$bins test/fuzz_$t"
+	done
+	# shellcheck disable=SC2086
+	make -s -j"$jobs" $bins
+	say "fuzz each target for $secs s, $jobs at a time"
+	rm -rf "$build/fuzz-run"
+	mkdir -p "$build/fuzz-run"
+	n=0
+	for t in $fuzz_targets; do
+		fuzz_one "$t" "$secs" >"$build/fuzz-run/$t.result" &
+		n=$((n + 1))
+		if [ "$n" -ge "$jobs" ]; then
+			wait
+			n=0
+		fi
+	done
+	wait
+	pass=0
+	fail=0
+	for t in $fuzz_targets; do
+		cat "$build/fuzz-run/$t.result"
+		if grep -q '^PASS:' "$build/fuzz-run/$t.result"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+		fi
+	done
+	echo "# FUZZ: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
 case "${1:-}" in
 demo)
 	install_missing
@@ -81,8 +187,21 @@ test)
 	build
 	tests
 	;;
+sanitize)
+	install_missing
+	build="$top/build-asan"
+	build --enable-sanitizers
+	sanitize
+	;;
+fuzz)
+	install_missing "$fuzz_packages"
+	build="$top/build-fuzz"
+	# Only the targets are built (in fuzz), all with clang.
+	configure_build CC=clang --enable-fuzzing
+	fuzz "${2:-60}"
+	;;
 *)
-	echo "usage: ./dev.sh demo | test" >&2
+	echo "usage: ./dev.sh demo | test | sanitize | fuzz [SECONDS]" >&2
 	exit 64
 	;;
 esac
