@@ -253,7 +253,9 @@ reopen:
 	if (log_reopen(&cause) == -1) {
 		log_warnx("%s", cause);
 		free(cause);
-	}
+	} else if (strcmp(log_target(), "stderr") != 0 &&
+	    strcmp(log_target(), "syslog") != 0)
+		log_info("SIGHUP: log file %s reopened", log_target());
 	mapmond_notify_ready();
 }
 

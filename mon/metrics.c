@@ -239,6 +239,16 @@ metrics_request(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, HTTP_NOTFOUND, "only /metrics is here");
 		return;
 	}
+	switch (evhttp_request_get_command(req)) {
+	case EVHTTP_REQ_GET:
+	case EVHTTP_REQ_HEAD:
+		break;
+	default:
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "GET, HEAD");
+		evhttp_send_error(req, HTTP_BADMETHOD, "only GET and HEAD");
+		return;
+	}
 	if ((out = evbuffer_new()) == NULL) {
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
 		return;
@@ -272,7 +282,6 @@ metrics_new(struct event_base *base, const char *bind, struct mon *m,
 	mt->srv = srv;
 	if ((mt->http = evhttp_new(base)) == NULL)
 		fatalx("evhttp_new failed");
-	evhttp_set_allowed_methods(mt->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
 	evhttp_set_max_headers_size(mt->http, METRICS_MAX_HEADERS);
 	evhttp_set_max_body_size(mt->http, 0);
 	evhttp_set_timeout(mt->http, METRICS_TIMEOUT_S);

@@ -1,0 +1,127 @@
+# ops_lib.sh: what the ops_*.sh tests share (sourced, not run).  TAP
+# helpers, a temporary directory removed at exit, and starting and stopping
+# a real mapmond on a free port, always killed at exit.
+#
+# Needs $top_builddir and $top_srcdir (make check sets them).
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+MAPMON=$top_builddir/tools/mapmon
+MAPMOND=$top_builddir/mon/mapmond
+NLISTEN=$top_builddir/test/notify_listen
+
+T=$(mktemp -d /tmp/ops.XXXXXX) || exit 99
+PIDS=
+DPID=
+ops_cleanup() {
+	local p
+	for p in $DPID $PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap ops_cleanup EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+notok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
+# check DESC COMMAND...: pass when the command succeeds.
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d" "${DIAG:-}"; fi
+}
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+done_testing() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+# now_ms: a monotonic-enough clock in milliseconds.
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# mkconf FILE DATADIR [LINE...]: a config for a test daemon (port 0, no
+# fsync unless a LINE says otherwise: LINEs are appended as they are, so
+# later sections may follow).
+mkconf() {
+	local f=$1 d=$2
+	shift 2
+	mkdir -p "$d"
+	{
+		printf '[mon]\ndata = %s\nbind = 127.0.0.1:0\n' "$d"
+		printf 'propose_interval = 2ms\n'
+		printf '[store]\nsync = none\n'
+		for l in "$@"; do printf '%s\n' "$l"; done
+	} >"$f"
+}
+
+# mkfs CONF: make the store.
+mkfs() {
+	"$MAPMOND" --mkfs -c "$1" >"$T/mkfs.out" 2>&1
+}
+
+# start_daemon CONF LOG: start mapmond -d in the background (extra
+# environment may be given before the call: VAR=x start_daemon ...), wait
+# until it answers `status'.  Sets DPID, PORT, ADDR.
+start_daemon() {
+	local conf=$1 log=$2 i skip
+	touch "$log"
+	skip=$(wc -l <"$log")
+	"$MAPMOND" -d -c "$conf" 2>>"$log" &
+	DPID=$!
+	PORT=
+	for i in $(seq 1 200); do
+		PORT=$(tail -n +"$((skip + 1))" "$log" | sed -n \
+		    's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' |
+		    tail -n 1)
+		[ -n "$PORT" ] && break
+		kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	[ -n "$PORT" ] || return 1
+	ADDR=127.0.0.1:$PORT
+	for i in $(seq 1 100); do
+		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
+		    return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# stop_daemon [SIG]: send SIG (TERM), wait; returns the exit status and
+# sets STOP_MS to the time it took.
+stop_daemon() {
+	local st t0
+	t0=$(now_ms)
+	kill -"${1:-TERM}" "$DPID"
+	wait "$DPID"
+	st=$?
+	STOP_MS=$(($(now_ms) - t0))
+	DPID=
+	return $st
+}
+
+# mapmon ARGS...: the CLI against the test daemon, out in $T/out, err in
+# $T/err, exit status in $rc.
+mm() {
+	"$MAPMON" -m "$ADDR" --connect-timeout 2 "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	return $rc
+}
