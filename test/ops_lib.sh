@@ -125,3 +125,11 @@ mm() {
 	rc=$?
 	return $rc
 }
+
+# sanitizer_clean: no AddressSanitizer, LeakSanitizer or UBSan report in
+# any file of the test's directory (the daemons' logs and stderr).
+sanitizer_clean() {
+	DIAG=$(grep -rlE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T" \
+	    2>/dev/null)
+	[ -z "$DIAG" ]
+}

@@ -287,4 +287,5 @@ check "... naming the address" grep -q "\[metrics\] bind 127.0.0.1:$MPORT" \
 
 stop_daemon
 check "SIGTERM: exit 0" test $? -eq 0
+check "no sanitizer report from any daemon" sanitizer_clean
 done_testing

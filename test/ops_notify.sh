@@ -148,4 +148,5 @@ stop_daemon
 check "without NOTIFY_SOCKET: exit 0" test $? -eq 0
 check "without NOTIFY_SOCKET: no message" test "$(after | wc -l)" -eq 0
 
+check "no sanitizer report from any daemon" sanitizer_clean
 done_testing
