@@ -18,6 +18,7 @@
 
 #include "common/mapmon.h"
 #include "net/client.h"
+#include "tools/bench_cold.h"
 #include "tools/bench_log.h"
 #include "tools/bench_util.h"
 #include "tools/osd_sim.h"
@@ -333,6 +334,8 @@ main(int argc, char **argv)
 		usage(0);
 	if (strcmp(argv[1], "osd-sim") == 0)
 		return osd_sim_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "coldstart") == 0)
+		return bench_cold_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
