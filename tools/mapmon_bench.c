@@ -19,6 +19,7 @@
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "tools/bench_cold.h"
+#include "tools/bench_ingest.h"
 #include "tools/bench_log.h"
 #include "tools/bench_util.h"
 #include "tools/osd_sim.h"
@@ -336,6 +337,8 @@ main(int argc, char **argv)
 		return osd_sim_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "coldstart") == 0)
 		return bench_cold_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "ingest") == 0)
+		return bench_ingest_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
