@@ -202,6 +202,12 @@ The monitor listens on $addr (data in $dir).  Try, in another terminal:
     $m -w
     $m pg map 1.0
 
+While -w runs, mark an OSD out and back in from a third terminal, and watch
+its PGs peer again:
+
+    $m osd out $((osds - 1))
+    $m osd in $((osds - 1))
+
 EOF
 if [ -n "$for_s" ]; then
 	if [ -n "${nottyfor:-}" ]; then
