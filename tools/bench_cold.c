@@ -812,7 +812,7 @@ bench_cold_main(int argc, char **argv)
 	o.osds = 256;
 	o.pools = 4;
 	o.runs = 1;
-	o.window = 16;
+	o.window = 256;
 	o.batch = 4096;
 	o.commit_pgs = 4096;
 	o.store_cap = 30;

@@ -455,7 +455,7 @@ bench_ingest_main(int argc, char **argv)
 	o.pools = 4;
 	o.duration = 10;
 	o.warmup = 1;
-	o.window = 16;
+	o.window = 256;
 	o.batch = 4096;
 	o.probe_ms = 10;
 	o.runs = 1;
