@@ -1,0 +1,224 @@
+#!/bin/bash
+# fault_enospc.sh: the real mapmond on a filesystem that fills up (SPEC §4,
+# §13), once per store backend.  Speaks TAP.  Needs $top_builddir.
+#
+# The store lives on a small tmpfs that this test mounts (in a mount
+# namespace of its own where unshare(1) allows, so that the mount goes
+# away with the test whatever happens); without root, or where mount
+# fails, the whole test is skipped and says why.  A filler file takes
+# every free byte, then one OSD's PG reports go on until the store refuses
+# one.  Then:
+#   - the writer got ENOSPC, and so does the next report;
+#   - health has STORE_ERROR; `status` and reads answer, and the committed
+#     state is the last acknowledged report;
+#   - the filler is deleted: the monitor recovers by itself (STORE_ERROR
+#     clears without any command), and writes are accepted again (LevelDB
+#     does not, yet: a TODO case, then a restart to go on);
+#   - after a clean stop `mapmon-store verify` passes, and a restart holds
+#     the last acknowledged report.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+
+: "${top_builddir:=.}"
+MAPMON=$top_builddir/tools/mapmon
+MAPMOND=$top_builddir/mon/mapmond
+STORE_TOOL=$top_builddir/tools/mapmon-store
+JG=$top_builddir/test/json_get
+LOAD=$top_builddir/test/fault_pgload
+
+BACKENDS="lmdb leveldb"
+PG_NUM=128
+PER_BACKEND=19
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip_all "not root: cannot mount a small tmpfs to fill"
+fi
+# A private mount namespace: the tmpfs cannot outlive the test.
+if [ -z "${FAULT_ENOSPC_NS:-}" ] && command -v unshare >/dev/null 2>&1 &&
+    unshare -m --propagation private true 2>/dev/null; then
+	FAULT_ENOSPC_NS=1 exec unshare -m --propagation private \
+	    env FAULT_ENOSPC_NS=1 bash "$0" "$@"
+fi
+
+T=$(mktemp -d /tmp/fault_enospc.XXXXXX) || exit 99
+DPID=
+MNT=
+cleanup() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null && wait "$DPID"
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+mkdir "$T/try"
+if ! err=$(mount -t tmpfs -o size=1m tmpfs "$T/try" 2>&1); then
+	skip_all "cannot mount a tmpfs here: $err"
+fi
+umount "$T/try"
+
+n=0
+failed=0
+echo "1..$(( PER_BACKEND * $(echo $BACKENDS | wc -w) ))"
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $BACKEND: $1"
+}
+notok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $BACKEND: $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
+check() {	# check DESC COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d" "$(tail -n 20 "$T/out" 2>/dev/null)
+daemon log: $(tail -n 10 "$T/log.$BACKEND" 2>/dev/null)"; fi
+}
+# A write waits for the monitor's retry (up to 5 s) while the store fails.
+mapmon() {
+	"$MAPMON" -m "$ADDR" --connect-timeout 15 "$@" >"$T/out" 2>&1
+}
+jget() { "$JG" "$@" <"$T/out"; }
+has_store_error() {
+	mapmon -f json health && jget checks.STORE_ERROR >/dev/null
+}
+reported_seq() {	# the committed reported_seq of PG $POOL.0
+	mapmon -f json pg query "$POOL.0" && jget reported_seq
+}
+wait_until() {	# wait_until SECONDS COMMAND...: poll every 0.1 s
+	local i limit=$(( $1 * 10 ))
+	shift
+	for i in $(seq 1 "$limit"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+start_daemon() {
+	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
+	DPID=$!
+	local i port=
+	for i in $(seq 1 100); do
+		port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
+		    "$T/log.$BACKEND" | tail -n 1)
+		[ -n "$port" ] && [ "$port" != "${LASTPORT:-}" ] && break
+		port=
+		sleep 0.1
+	done
+	[ -n "$port" ] || return 1
+	LASTPORT=$port
+	ADDR=127.0.0.1:$port
+	wait_until 5 mapmon status
+}
+stop_daemon() {
+	kill -TERM "$DPID"
+	wait "$DPID"
+	local st=$?
+	DPID=
+	return $st
+}
+
+for BACKEND in $BACKENDS; do
+	MNT=$T/mnt-$BACKEND
+	mkdir -p "$MNT"
+	mount -t tmpfs -o size=16m tmpfs "$MNT"
+	D=$MNT/data
+	CONF=$T/$BACKEND.conf
+	cat >"$CONF" <<EOF
+[mon]
+data = $D
+bind = 127.0.0.1:0
+propose_interval = 5ms
+[store]
+backend = $BACKEND
+[store.leveldb]
+write_buffer_size = 256K
+EOF
+	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1
+	check "mapmond --mkfs on a 16 MiB tmpfs" test $? -eq 0
+	check "mapmond starts and answers" start_daemon
+	mapmon osd create && mapmon osd boot 0 &&
+	    mapmon osd pool create fill "$PG_NUM" 1 &&
+	    mapmon -f json osd pool get fill pg_num
+	check "an OSD up and a pool of $PG_NUM PGs" test $? -eq 0
+	mapmon -f json osd dump
+	POOL=$(jget pools.0.pool)
+	"$LOAD" "$ADDR" "$POOL" "$PG_NUM" 0 1 3 >"$T/out" 2>&1
+	check "PG reports are accepted while there is room" test $? -eq 0
+
+	# Every free byte of the filesystem goes to the filler.
+	dd if=/dev/zero of="$MNT/filler" bs=64k >/dev/null 2>&1
+	check "the filler takes the free space" \
+	    test "$(df -P "$MNT" | awk 'NR == 2 { print $4 }')" -lt 64
+
+	"$LOAD" "$ADDR" "$POOL" "$PG_NUM" 0 4 5000 >"$T/load" 2>&1
+	rc=$?
+	cp "$T/load" "$T/out"
+	check "a PG report is refused with ENOSPC once the disk is full" \
+	    test "$rc" -eq 28
+	last=$(awk '$1 == "ok" { s = $2 } END { print s + 0 }' "$T/load")
+	[ "$last" -eq 0 ] && last=3
+	echo "# $(grep -c '^ok' "$T/load") reports accepted after the" \
+	    "filler, then: $(grep '^fail' "$T/load")"
+
+	check "health shows STORE_ERROR" wait_until 5 has_store_error
+	mapmon status
+	check "status answers during the store error" \
+	    grep -q HEALTH_ERR "$T/out"
+	check "reads show the last acknowledged report, not the refused one" \
+	    test "$(reported_seq)" = "$last"
+	# (A small write may get through meanwhile: LMDB reuses the pages
+	# the failed transaction freed, which is how its retry can succeed
+	# on a full disk.  A whole report cannot.)
+	"$LOAD" "$ADDR" "$POOL" "$PG_NUM" 0 $((last + 100)) 1 >"$T/out" 2>&1
+	check "the next report gets ENOSPC too" test $? -eq 28
+
+	# Space returns: no command, the monitor's own retry clears it.
+	rm -f "$MNT/filler"
+	d="after the filler is deleted STORE_ERROR clears by itself"
+	if wait_until 20 eval '! has_store_error'; then
+		ok "$d"
+	else
+		if [ "$BACKEND" = leveldb ]; then
+			# Not hidden: reported, and an "ok" here is counted
+			# as a plain pass once it is fixed.
+			n=$((n + 1))
+			echo "not ok $n - $BACKEND: $d # TODO LevelDB keeps a" \
+			    "failed background write (its bg_error) until the" \
+			    "database is reopened; the store layer does not" \
+			    "reopen it"
+			sed 's/^/# /' "$T/out" | head -c 600
+			echo
+		else
+			notok "$d" "$(cat "$T/out")"
+		fi
+		echo "# restarting mapmond to go on"
+		stop_daemon
+		start_daemon || echo "# mapmond does not start again"
+	fi
+	"$LOAD" "$ADDR" "$POOL" "$PG_NUM" 0 $((last + 200)) 2 >"$T/out" 2>&1
+	check "PG reports are accepted again" test $? -eq 0
+	mapmon osd set noout
+	check "osd set is accepted again" test $? -eq 0
+	check "reads show the new reports" \
+	    test "$(reported_seq)" = "$((last + 201))"
+
+	check "mapmond stops cleanly" stop_daemon
+	"$STORE_TOOL" -c "$CONF" verify >"$T/out" 2>&1
+	check "mapmon-store verify passes: nothing half-applied" \
+	    test $? -eq 0
+	check "mapmond starts again on the same store" start_daemon
+	check "after the restart the last acknowledged report is there" \
+	    test "$(reported_seq)" = "$((last + 201))"
+	check "mapmond stops cleanly again" stop_daemon
+	umount "$MNT"
+	MNT=
+done
+exit $(( failed != 0 ))
