@@ -266,6 +266,15 @@ int store_fault_max_value_sizes(struct store *store, size_t *max_put,
 int store_fault_failed(struct store *store, uint64_t *failed);
 
 /*
+ * Turn the automatic growth of an open LMDB store's map on or off (as
+ * store_options.lmdb.grow at open), for tests of a full map: growth off
+ * until "space returns".  Safe while another thread commits; the next
+ * full map sees the new setting.  STORE_E_INVAL when store is not an LMDB
+ * store (a fault wrapper included).
+ */
+int store_lmdb_set_grow(struct store *store, int grow);
+
+/*
  * Keys and records (store_key.c).
  *
  * store_key_escape: key bytes as text for messages and dumps: the bytes

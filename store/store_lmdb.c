@@ -196,7 +196,7 @@ store_lmdb_grow(struct store_lmdb *db, char **cause)
 	uint64_t size;
 	int rc;
 
-	if (!db->grow) {
+	if (!__atomic_load_n(&db->grow, __ATOMIC_RELAXED)) {
 		if (cause != NULL)
 			xasprintf(cause, "%s: LMDB map full (map_size reached, "
 			    "growth off)", db->path);
@@ -449,6 +449,17 @@ store_lmdb_control(mapmon_unused void *handle, mapmon_unused int op,
     mapmon_unused void *arg)
 {
 	return STORE_E_NOTSUP;
+}
+
+int
+store_lmdb_set_grow(struct store *store, int grow)
+{
+	struct store_lmdb *db;
+
+	if ((db = store_get_handle(store, &store_lmdb_backend)) == NULL)
+		return STORE_E_INVAL;
+	__atomic_store_n(&db->grow, grow != 0, __ATOMIC_RELAXED);
+	return 0;
 }
 
 const struct store_backend store_lmdb_backend = {

@@ -11,6 +11,7 @@
  *
  *	ok SEQ ACCEPTED
  *	fail SEQ RC STATUS
+ *	health STORE_ERROR | health no STORE_ERROR   (asked right after)
  *
  * and stops at the first refusal (or a report not every PG of which was
  * accepted).  The reports carry the osdmap epoch `osd dump` gives at start.  Exit status: 0 when all COUNT were
@@ -76,6 +77,31 @@ fault_pgload_report(uint32_t pool, uint32_t pg_num, int32_t osd,
 	    (int)osd, "pgs", pgs);
 }
 
+/*
+ * Right after a refusal, whether health has STORE_ERROR: asked at once,
+ * before the monitor's first retry (100 ms later), which may well succeed
+ * (a small commit fits where a report did not).
+ */
+static void
+fault_pgload_health(const char *addr)
+{
+	json_t *cmd, *data = NULL;
+	char *status = NULL;
+	int rc;
+
+	cmd = json_pack("{s:s}", "prefix", "health");
+	rc = mclient_call(addr, 10000, cmd, &data, &status);
+	json_decref(cmd);
+	if (rc != 0)
+		printf("health failed %d %s\n", rc, status ? status : "");
+	else
+		printf("health %s\n", json_object_get(json_object_get(data,
+		    "checks"), "STORE_ERROR") != NULL ? "STORE_ERROR" :
+		    "no STORE_ERROR");
+	free(status);
+	json_decref(data);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -126,6 +152,7 @@ main(int argc, char **argv)
 			    status != NULL ? status : "");
 			free(status);
 			json_decref(data);
+			fault_pgload_health(argv[1]);
 			fflush(stdout);
 			/* A connection failure is not the store's answer. */
 			if (rc == -ECONNREFUSED || rc == -ECONNRESET ||
