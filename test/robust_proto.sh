@@ -14,7 +14,8 @@
 # resets, 1,000 idle connections and subscribers that never read, checking
 # after each group that a separate client's status is answered.  Then the
 # daemon must still be running, exit 0 on SIGTERM, and have logged no
-# sanitizer report.
+# sanitizer report.  A second daemon, limited to 64 descriptors, must
+# survive a hundred clients without spinning and accept again afterwards.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -123,6 +124,49 @@ check "mapmond exits 0 on SIGTERM (exit $st)" test "$st" -eq 0
 ! grep -q -e "AddressSanitizer" -e "LeakSanitizer" -e "runtime error:" \
     "$T/log"
 check "no sanitizer report in the daemon's log" test $? -eq 0
+
+# Out of descriptors: a second daemon limited to 64 (issue 5: accept
+# survives EMFILE with a descriptor in reserve).
+DPID=
+mkdir -p "$T/data64"
+sed -e "s|^data = .*|data = $T/data64|" "$T/mapmon.conf" >"$T/mapmon64.conf"
+"$MAPMOND" --mkfs -c "$T/mapmon64.conf" >"$T/log64" 2>&1
+(ulimit -n 64 && exec "$MAPMOND" -d -c "$T/mapmon64.conf" 2>>"$T/log64") &
+DPID=$!
+port=
+for i in $(seq 1 100); do
+	port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
+	    "$T/log64" | tail -n 1)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+check "mapmond with 64 descriptors listens" test -n "$port"
+if [ -n "$port" ]; then
+	"$ROBUST" -E "127.0.0.1:$port" "$DPID" >"$T/tap" 2>"$T/err"
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) notok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$T/tap"
+	check "robust_proto -E exits 0 (exit $rc)" test "$rc" -eq 0
+	# One warning per shortage: again only after descriptors came back.
+	short=$(grep -c "refusing connections and pausing" "$T/log64")
+	back=$(grep -c "descriptors are available again" "$T/log64")
+	check "the shortage is logged, once per shortage ($short, $back)" \
+	    test "$short" -ge 1 -a "$short" -le $((back + 1))
+	kill -TERM "$DPID"
+	wait "$DPID"
+	st=$?
+	DPID=
+	check "mapmond (64 descriptors) exits 0 on SIGTERM (exit $st)" \
+	    test "$st" -eq 0
+	! grep -q -e "AddressSanitizer" -e "LeakSanitizer" -e "runtime error:" \
+	    "$T/log64"
+	check "no sanitizer report in its log" test $? -eq 0
+fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
