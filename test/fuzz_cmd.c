@@ -8,7 +8,7 @@
  *  - first byte odd: the rest is a BINARY_REQUEST payload for the binary
  *    PG report (pgreport_decode()).
  *
- *	test/fuzz_cmd -max_len=65536 CORPUS_DIR
+ *	test/fuzz_cmd -max_len=65536 NEWDIR test/fuzz/cmd
  */
 #include "config.h"
 

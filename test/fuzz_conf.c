@@ -12,7 +12,7 @@
  *
  * or the target aborts (a finding).
  *
- *	test/fuzz_conf -max_len=8192 test/fuzz/conf
+ *	test/fuzz_conf -max_len=8192 NEWDIR test/fuzz/conf
  */
 #include "config.h"
 

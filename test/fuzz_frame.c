@@ -12,7 +12,7 @@
  *    again, is json_equal() to the first parse;
  *  - frame_json_string_lossy() of the payload is always a JSON string.
  *
- *	test/fuzz_frame -max_len=65536 test/fuzz/frame
+ *	test/fuzz_frame -max_len=65536 NEWDIR test/fuzz/frame
  */
 #include "config.h"
 

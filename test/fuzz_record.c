@@ -18,7 +18,7 @@
  * a fixed point: encode(decode(x)) decoded and encoded again gives the same
  * bytes, or the target aborts (a finding).
  *
- *	test/fuzz_record -max_len=65536 test/fuzz/record
+ *	test/fuzz_record -max_len=65536 NEWDIR test/fuzz/record
  */
 #include "config.h"
 
