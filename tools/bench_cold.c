@@ -84,12 +84,15 @@ struct cold_run {
 	double stop;
 	double rss_up;
 	double rss_restart;
+	double anon_up;		/* RssAnon at the same moments */
+	double anon_restart;
 };
-#define COLD_NFIELDS 8
+#define COLD_NFIELDS 10
 
 static const char *const cold_fields[COLD_NFIELDS] = {
 	"bringup_s", "ready_s", "status_s", "scan_s", "scan_wall_s",
-	"stop_s", "rss_bringup_kb", "rss_restart_kb",
+	"stop_s", "rss_bringup_kb", "rss_restart_kb", "anon_bringup_kb",
+	"anon_restart_kb",
 };
 
 struct cold_result {
@@ -109,7 +112,7 @@ struct cold_store_result {
 	long commits_done;
 	double seconds;
 	int complete;
-	double value_mb;	/* bytes written per commit */
+	double value_mb;	/* bytes of the largest commit */
 };
 
 static mapmon_dead void
@@ -131,7 +134,8 @@ static double *
 cold_field(struct cold_run *r, int i)
 {
 	double *f[COLD_NFIELDS] = { &r->bringup, &r->ready, &r->status,
-	    &r->scan, &r->scan_wall, &r->stop, &r->rss_up, &r->rss_restart };
+	    &r->scan, &r->scan_wall, &r->stop, &r->rss_up, &r->rss_restart,
+	    &r->anon_up, &r->anon_restart };
 
 	return f[i];
 }
@@ -391,6 +395,7 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 	if ((r->bringup = cold_bringup(o, bm, n, cause)) < 0)
 		goto fail;
 	r->rss_up = (double)bench_mon_hwm_kb(bm);
+	r->anon_up = (double)bench_mon_status_kb(bm, "RssAnon");
 	if (!o->restart) {
 		bench_mon_free(bm);
 		return 0;
@@ -409,6 +414,7 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 		goto fail;
 	r->status = t - bm->t_exec;
 	r->rss_restart = (double)bench_mon_hwm_kb(bm);
+	r->anon_restart = (double)bench_mon_status_kb(bm, "RssAnon");
 	if (bench_mon_stop(bm, cause) == -1)
 		goto fail;
 	bench_mon_free(bm);
@@ -510,7 +516,8 @@ cold_store2013(const struct cold_opts *o, const char *setup, long n,
 				pg_stat_encode(&pgs[i], &all);
 			store_batch_put(b, "pgmap", 5, all.data, all.len);
 		}
-		bytes = (double)store_batch_bytes(b);
+		if ((double)store_batch_bytes(b) > bytes)
+			bytes = (double)store_batch_bytes(b);
 		if ((rc = store_commit(s, b, cause)) != 0)
 			break;
 		res->commits_done++;
@@ -578,23 +585,27 @@ static void
 cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
     struct cold_store_result *sres, size_t nsres)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32], x[32];
 	size_t i;
 
 	printf("## mapmon-bench coldstart: bring-up and restart\n\n");
 	printf("%d simulated OSDs, %d pools of size 3; median of %d run%s; "
-	    "times in seconds, memory in MiB (VmHWM)\n\n", o->osds, o->pools,
+	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: RssAnon, "
+	    "the anonymous part at that moment, without the store's mapped "
+	    "file pages)\n\n", o->osds, o->pools,
 	    o->runs, o->runs == 1 ? "" : "s");
 	printf("| set-up | PGs | bring-up | restart READY | restart status "
-	    "| scan | scan (process) | RSS bring-up | RSS restart |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	    "| scan | scan (process) | RSS bring-up | RSS restart "
+	    "| anon bring-up | anon restart |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < nres; i++) {
 		if (res[i].error != NULL) {
-			printf("| %s | %ld | failed: %s | | | | | | |\n",
+			printf("| %s | %ld | failed: %s | | | | | | | | |\n",
 			    res[i].setup->name, res[i].pgs, res[i].error);
 			continue;
 		}
-		printf("| %s | %ld | %s | %s | %s | %s | %s | %s | %s |\n",
+		printf("| %s | %ld | %s | %s | %s | %s | %s | %s | %s | %s "
+		    "| %s |\n",
 		    res[i].setup->name, res[i].pgs,
 		    cold_fmt(a, sizeof a, res[i].med.bringup, 3),
 		    cold_fmt(b, sizeof b, res[i].med.ready, 3),
@@ -604,7 +615,11 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
 		    cold_fmt(f, sizeof f, res[i].med.rss_up < 0 ? -1 :
 		    res[i].med.rss_up / 1024, 0),
 		    cold_fmt(g, sizeof g, res[i].med.rss_restart < 0 ? -1 :
-		    res[i].med.rss_restart / 1024, 0));
+		    res[i].med.rss_restart / 1024, 0),
+		    cold_fmt(h, sizeof h, res[i].med.anon_up < 0 ? -1 :
+		    res[i].med.anon_up / 1024, 0),
+		    cold_fmt(x, sizeof x, res[i].med.anon_restart < 0 ? -1 :
+		    res[i].med.anon_restart / 1024, 0));
 	}
 	if (nsres == 0)
 		return;

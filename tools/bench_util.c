@@ -452,9 +452,10 @@ bench_mon_stop(struct bench_mon *bm, char **cause)
 }
 
 long
-bench_mon_hwm_kb(const struct bench_mon *bm)
+bench_mon_status_kb(const struct bench_mon *bm, const char *field)
 {
 	char path[64], line[256];
+	size_t len = strlen(field);
 	FILE *f;
 	long kb = -1;
 
@@ -464,10 +465,18 @@ bench_mon_hwm_kb(const struct bench_mon *bm)
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+		if (strncmp(line, field, len) == 0 && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
 			break;
+		}
 	fclose(f);
 	return kb;
+}
+
+long
+bench_mon_hwm_kb(const struct bench_mon *bm)
+{
+	return bench_mon_status_kb(bm, "VmHWM");
 }
 
 void

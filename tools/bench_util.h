@@ -106,6 +106,12 @@ int bench_mon_stop(struct bench_mon *, char **cause);
 /* VmHWM (peak RSS) of the running monitor in KiB, or -1. */
 long bench_mon_hwm_kb(const struct bench_mon *);
 
+/*
+ * A field of the running monitor's /proc/PID/status in KiB ("RssAnon",
+ * "RssFile", "VmHWM"), or -1.
+ */
+long bench_mon_status_kb(const struct bench_mon *, const char *field);
+
 /* Kill (if running) and remove the directory; NULL is allowed. */
 void bench_mon_free(struct bench_mon *);
 
