@@ -72,6 +72,7 @@ struct cold_opts {
 	const char *outdir;
 	char *mapmond;
 	char *mstore;
+	char *mon_conf;		/* lines added to the generated config */
 };
 
 /* One run's figures (seconds, KiB); < 0: not measured. */
@@ -125,7 +126,8 @@ cold_usage(int code)
 	    "[--mapmon-store PATH]\n"
 	    "           [--window W] [--batch B] [--commit-pgs K] "
 	    "[--store-cap S]\n"
-	    "           [--timeout S] [--no-store2013] [--no-restart]\n"
+	    "           [--timeout S] [--no-store2013] [--no-restart] "
+	    "[--mon-conf FILE]\n"
 	    "  set-ups: %s\n", bench_setup_names());
 	exit(code);
 }
@@ -387,7 +389,7 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 
 	for (int i = 0; i < COLD_NFIELDS; i++)
 		*cold_field(r, i) = -1;
-	if ((bm = bench_mon_new(o->mapmond, su, NULL, cause)) == NULL)
+	if ((bm = bench_mon_new(o->mapmond, su, o->mon_conf, cause)) == NULL)
 		return -1;
 	if (bench_mon_start(bm, cause) == -1 ||
 	    bench_mon_wait_ready(bm, 60, cause) == -1)
@@ -809,6 +811,7 @@ bench_cold_main(int argc, char **argv)
 		{ "mapmon-store", required_argument, NULL, 'T' },
 		{ "no-store2013", no_argument, NULL, 'N' },
 		{ "no-restart", no_argument, NULL, 'R' },
+		{ "mon-conf", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -889,6 +892,16 @@ bench_cold_main(int argc, char **argv)
 			break;
 		case 'R':
 			o.restart = 0;
+			break;
+		case 'C':
+			free(o.mon_conf);
+			if ((o.mon_conf = bench_read_file(optarg, &cause)) ==
+			    NULL) {
+				fprintf(stderr, "mapmon-bench: --mon-conf: "
+				    "%s\n", cause);
+				free(cause);
+				return MAPMON_EXIT_USAGE;
+			}
 			break;
 		case 'o':
 			o.outdir = optarg;
@@ -994,5 +1007,6 @@ bench_cold_main(int argc, char **argv)
 	free(sres);
 	free(o.mapmond);
 	free(o.mstore);
+	free(o.mon_conf);
 	return failed ? 1 : 0;
 }

@@ -50,6 +50,7 @@ struct ingest_opts {
 	char *levels[INGEST_MAX_LEVELS];
 	const char *outdir;
 	char *mapmond;
+	char *mon_conf;		/* lines added to the generated config */
 };
 
 struct ingest_result {
@@ -276,7 +277,8 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	size_t i;
 	int rc = -1;
 
-	extra = xstrdup("[log]\n");
+	xasprintf(&extra, "%s\n[log]\n", o->mon_conf != NULL ? o->mon_conf :
+	    "");
 	for (i = 0; i < sizeof subsys / sizeof subsys[0]; i++) {
 		xasprintf(&more, "%sdebug_%s = %s\n", extra, subsys[i], level);
 		free(extra);
@@ -435,6 +437,7 @@ bench_ingest_main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'r' },
 		{ "levels", required_argument, NULL, 'L' },
 		{ "mapmond", required_argument, NULL, 'M' },
+		{ "mon-conf", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -506,6 +509,16 @@ bench_ingest_main(int argc, char **argv)
 			break;
 		case 'M':
 			mapmond = optarg;
+			break;
+		case 'C':
+			free(o.mon_conf);
+			if ((o.mon_conf = bench_read_file(optarg, &cause)) ==
+			    NULL) {
+				fprintf(stderr, "mapmon-bench: --mon-conf: "
+				    "%s\n", cause);
+				free(cause);
+				return MAPMON_EXIT_USAGE;
+			}
 			break;
 		case 'o':
 			o.outdir = optarg;
@@ -613,5 +626,6 @@ bench_ingest_main(int argc, char **argv)
 	for (i = 0; i < o.nlevels; i++)
 		free(res[i].error);
 	free(o.mapmond);
+	free(o.mon_conf);
 	return failed ? 1 : 0;
 }

@@ -501,6 +501,36 @@ bench_mon_free(struct bench_mon *bm)
 	free(bm);
 }
 
+char *
+bench_read_file(const char *path, char **cause)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, n;
+	char tmp[4096];
+
+	if ((f = fopen(path, "r")) == NULL) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
+		buf = xrealloc(buf, len + n + 1);
+		memcpy(buf + len, tmp, n);
+		len += n;
+	}
+	if (ferror(f)) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	if (buf == NULL)
+		buf = xcalloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
 static int bench_progress_shown;
 
 void

@@ -129,6 +129,12 @@ int bench_call(const char *addr, const char *json, json_t **data,
 void bench_progress(const char *label, size_t done, size_t total);
 void bench_progress_done(void);
 
+/*
+ * The contents of file path (malloc'd, NUL-terminated; the caller frees),
+ * or NULL with *cause.
+ */
+char *bench_read_file(const char *path, char **cause);
+
 /* Remove a directory tree (best effort). */
 void bench_rmtree(const char *path);
 
