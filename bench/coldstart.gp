@@ -1,0 +1,16 @@
+set terminal svg size 760,460 background '#ffffff'
+set output 'coldstart.svg'
+set title 'mapmond cold start'
+set xlabel 'PGs'
+set ylabel 'seconds (log scale)'
+set logscale y
+set grid
+set key outside
+plot 'coldstart.dat' index 0 with linespoints lw 2 title 'lmdb bring-up', \
+     'coldstart.dat' index 1 with linespoints lw 2 title 'leveldb-defaults bring-up', \
+     'coldstart.dat' index 2 with linespoints lw 2 title 'leveldb-2013 bring-up', \
+     'coldstart.dat' index 3 with linespoints lw 2 title 'leveldb-mapmon bring-up', \
+     'coldstart.dat' index 4 with linespoints lw 2 title 'lmdb restart READY', \
+     'coldstart.dat' index 5 with linespoints lw 2 title 'leveldb-defaults restart READY', \
+     'coldstart.dat' index 6 with linespoints lw 2 title 'leveldb-2013 restart READY', \
+     'coldstart.dat' index 7 with linespoints lw 2 title 'leveldb-mapmon restart READY'
