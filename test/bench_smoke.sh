@@ -113,7 +113,13 @@ check "osd-sim says so" grep -q 'all 800 pgs active+clean' "$T/out"
 check "osd-sim --duration ends with 0" test $? -eq 0
 "$MAPMON" -m "$ADDR" -f json pg stat >"$T/pgstat" 2>"$T/err"
 check "live reports: objects grow" positive "$(jv "$T/pgstat" num_objects)"
+"$BENCH" osd-sim -m "$ADDR" --osds 5 --interval 0 -q >/dev/null 2>"$T/simerr" &
+SPID=$!
+sleep 1
 kill -TERM "$DPID"; wait "$DPID"; DPID=
+wait "$SPID"
+check "osd-sim exits 1 when the monitor stops" test $? -eq 1
+check "osd-sim says so in at most 3 lines" test "$(wc -l <"$T/simerr")" -le 3 -a -s "$T/simerr"
 "$BENCH" osd-sim -m "$ADDR" --osds 3 --until-clean --duration 5 -q >/dev/null 2>"$T/err"
 check "osd-sim with no monitor exits 1" test $? -eq 1
 
@@ -138,6 +144,19 @@ check "log exits 0" test $? -eq 0
 for c in disabled gathered written; do
 	check "log: $c figure" grep -Eq "^$c [0-9]+\.[0-9]+$" "$T/out"
 done
+
+# --mon-conf: its lines reach the generated config (a bad key fails the run).
+printf '[mon]\npropose_interval = 5ms\n' >"$T/good.conf"
+printf '[mon]\nno_such_key = 1\n' >"$T/bad.conf"
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
+    --no-restart --mon-conf "$T/good.conf" -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart --mon-conf with a good key: exit 0" test $? -eq 0
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
+    --no-restart --mon-conf "$T/bad.conf" -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart --mon-conf with a bad key: exit 1" test $? -eq 1
+check "the table says the run failed" grep -q '^| lmdb | 2000 | failed' "$T/out"
+"$BENCH" ingest --mon-conf "$T/nonexistent" >/dev/null 2>&1
+check "--mon-conf of a missing file: exit 64" test $? -eq 64
 
 # Usage errors.
 "$BENCH" >/dev/null 2>&1; check "no subcommand: exit 64" test $? -eq 64

@@ -584,9 +584,13 @@ osd_sim_answered(void *arg, int rc, const char *status, json_t *data)
 	s->st.reports_answered++;
 	live_again = s->p.live_interval_ms == 0 && !s->paused;
 	if (rc < 0) {
-		/* Refused (an OSD marked down meanwhile): try again later. */
+		/*
+		 * Refused (an OSD marked down meanwhile, the monitor stopping):
+		 * try again later; told once per back-off, not per report.
+		 */
 		s->st.errors++;
-		osd_sim_tell(s, OSD_SIM_ERROR, "pg report: %s", status);
+		if (!s->backoff)
+			osd_sim_tell(s, OSD_SIM_ERROR, "pg report: %s", status);
 		if (s->freeing || s->dead)
 			goto out;
 		for (i = 0; i < b->n; i++) {
