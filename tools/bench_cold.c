@@ -769,6 +769,8 @@ cold_write(const struct cold_opts *o, struct cold_result *res, size_t nres,
 			    o->setups[i]->name, k == 0 ? "bring-up" :
 			    "restart READY");
 			s[ns].name = names[ns];
+			s[ns].colour = (int)i;
+			s[ns].dashed = k == 1;
 			s[ns].n = m;
 			s[ns].x = xs[ns];
 			s[ns].y = ys[ns];

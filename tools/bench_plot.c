@@ -149,8 +149,9 @@ plot_svg(const char *path, const char *title, const char *xlabel,
 	plot_escape(f, ylabel);
 	fprintf(f, "</text>\n");
 	for (i = 0; i < ns; i++) {
-		const char *c = plot_colours[i % PLOT_NCOLOURS];
-		const char *dash = i >= PLOT_NCOLOURS / 2 ?
+		const char *c = plot_colours[(size_t)s[i].colour %
+		    PLOT_NCOLOURS];
+		const char *dash = s[i].dashed ?
 		    " stroke-dasharray=\"6,4\"" : "";
 
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
@@ -223,7 +224,8 @@ bench_plot(const char *dir, const char *base, const char *title,
 	    "plot ", PLOT_W, PLOT_H, base, title, xlabel, ylabel);
 	for (i = 0; i < ns; i++)
 		fprintf(f, "%s'%s.dat' index %zu with linespoints lw 2 "
-		    "title '%s'", i ? ", \\\n     " : "", base, i, s[i].name);
+		    "lc %d dt %d title '%s'", i ? ", \\\n     " : "", base, i,
+		    s[i].colour + 1, s[i].dashed ? 2 : 1, s[i].name);
 	fprintf(f, "\n");
 	fclose(f);
 

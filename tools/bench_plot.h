@@ -7,12 +7,17 @@
 
 #include <stddef.h>
 
-/* One line of the plot: y[i] at x[i], i < n (y < 0: no point). */
+/*
+ * One line of the plot: y[i] at x[i], i < n (y <= 0: no point), drawn in
+ * colour number colour (series of one set-up share it), dashed or not.
+ */
 struct bench_plot_series {
 	const char *name;
 	size_t n;
 	const double *x;
 	const double *y;
+	int colour;
+	int dashed;
 };
 
 /*
