@@ -592,9 +592,9 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
 
 	printf("## mapmon-bench coldstart: bring-up and restart\n\n");
 	printf("%d simulated OSDs, %d pools of size 3; median of %d run%s; "
-	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: RssAnon, "
-	    "the anonymous part at that moment, without the store's mapped "
-	    "file pages)\n\n", o->osds, o->pools,
+	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: "
+	    "RssAnon, the anonymous part at that moment, without the store's "
+	    "mapped file pages)\n\n", o->osds, o->pools,
 	    o->runs, o->runs == 1 ? "" : "s");
 	printf("| set-up | PGs | bring-up | restart READY | restart status "
 	    "| scan | scan (process) | RSS bring-up | RSS restart "
@@ -985,13 +985,14 @@ bench_cold_main(int argc, char **argv)
 		for (k = 0; k < 2; k++)
 			for (layout = 1; layout >= 0; layout--) {
 				snprintf(label, sizeof label, "store %s %ld %s",
-				    su[k], o.pgs[j], layout ? "whole" : "per-pg");
+				    su[k], o.pgs[j], layout ? "whole" :
+				    "per-pg");
 				bench_progress(label, step++, steps);
 				if (cold_store2013(&o, su[k], o.pgs[j], layout,
 				    &sres[nsres], &cause) == -1) {
 					bench_progress_done();
-					fprintf(stderr, "mapmon-bench: %s: %s\n",
-					    label, cause);
+					fprintf(stderr, "mapmon-bench: %s: "
+					    "%s\n", label, cause);
 					free(cause);
 					cause = NULL;
 					failed = 1;
