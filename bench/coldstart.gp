@@ -6,11 +6,11 @@ set ylabel 'seconds (log scale)'
 set logscale y
 set grid
 set key outside
-plot 'coldstart.dat' index 0 with linespoints lw 2 title 'lmdb bring-up', \
-     'coldstart.dat' index 1 with linespoints lw 2 title 'leveldb-defaults bring-up', \
-     'coldstart.dat' index 2 with linespoints lw 2 title 'leveldb-2013 bring-up', \
-     'coldstart.dat' index 3 with linespoints lw 2 title 'leveldb-mapmon bring-up', \
-     'coldstart.dat' index 4 with linespoints lw 2 title 'lmdb restart READY', \
-     'coldstart.dat' index 5 with linespoints lw 2 title 'leveldb-defaults restart READY', \
-     'coldstart.dat' index 6 with linespoints lw 2 title 'leveldb-2013 restart READY', \
-     'coldstart.dat' index 7 with linespoints lw 2 title 'leveldb-mapmon restart READY'
+plot 'coldstart.dat' index 0 with linespoints lw 2 lc 1 dt 1 title 'lmdb bring-up', \
+     'coldstart.dat' index 1 with linespoints lw 2 lc 2 dt 1 title 'leveldb-defaults bring-up', \
+     'coldstart.dat' index 2 with linespoints lw 2 lc 3 dt 1 title 'leveldb-2013 bring-up', \
+     'coldstart.dat' index 3 with linespoints lw 2 lc 4 dt 1 title 'leveldb-mapmon bring-up', \
+     'coldstart.dat' index 4 with linespoints lw 2 lc 1 dt 2 title 'lmdb restart READY', \
+     'coldstart.dat' index 5 with linespoints lw 2 lc 2 dt 2 title 'leveldb-defaults restart READY', \
+     'coldstart.dat' index 6 with linespoints lw 2 lc 3 dt 2 title 'leveldb-2013 restart READY', \
+     'coldstart.dat' index 7 with linespoints lw 2 lc 4 dt 2 title 'leveldb-mapmon restart READY'
