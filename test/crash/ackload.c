@@ -922,8 +922,9 @@ check_parse(struct check *c, char *line)
 	c->lines++;
 	if (strncmp(line, "pgs ", 4) == 0) {
 		n = -1;
-		if (sscanf(line, "pgs %u.%x+%xx%u reported_seq>=%llu by osd.%d%n",
-		    &pool, &first, &step, &count, &seq, &osd, &n) != 6 ||
+		if (sscanf(line,
+		    "pgs %u.%x+%xx%u reported_seq>=%llu by osd.%d%n", &pool,
+		    &first, &step, &count, &seq, &osd, &n) != 6 ||
 		    n < 0 || line[n] != '\0' || step == 0 || count == 0)
 			return -1;
 		for (i = 0; i < count; i++) {
@@ -1186,7 +1187,8 @@ check_main(int argc, char **argv)
 
 	printf("checked %" PRIu64 " lines: %" PRIu64 " acknowledged changes "
 	    "(%" PRIu64 " pg updates); %zu lower bounds, %zu pools and OSDs, "
-	    "%zu values: %" PRIu64 " violated, %" PRIu64 " unparsable\n", c.lines,
+	    "%zu values: %" PRIu64 " violated, %" PRIu64 " unparsable\n",
+	    c.lines,
 	    c.changes, c.pg_updates, json_object_size(c.mono),
 	    json_object_size(c.exist), json_object_size(c.value),
 	    c.violations, c.bad_lines);

@@ -147,7 +147,7 @@ PROBE=$!
 sleep 0.5
 # The clients run niced: on a real cluster they are other machines, and
 # here they must not take the monitor's CPU (two cores) to measure it.
-NICE="nice -n 10"
+NICE="nice -n 19"
 $NICE "$ACKLOAD" load -m "$ADDR" -l "$T/ack" -t "$S" -w 2 -a 2 \
     >"$T/ackload" 2>&1 &
 ACK=$!

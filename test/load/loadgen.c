@@ -10,10 +10,10 @@
  *		connected and every request was answered with rc 0.
  *	loadgen slowloris -m ADDR -n N -t SECONDS
  *		N raw connections sending one byte per second each: half
- *		dribble their HELLO, half send a HELLO and then dribble a
- *		request declaring a 1 MiB payload.  Reports how many the
- *		server still holds at the end.  Exit 0 unless nothing could
- *		connect.
+ *		dribble their HELLO and then a request declaring a 1 MiB
+ *		payload, half send the HELLO at once and dribble the
+ *		request.  Reports how many the server still holds at the
+ *		end.  Exit 0 unless nothing could connect.
  *	loadgen noread -m ADDR -t SECONDS
  *		a subscriber (pgmap, osdmap and log, from the start) that
  *		never reads, with a small receive buffer; after SECONDS it
@@ -340,7 +340,7 @@ slowloris_main(int n, int seconds)
 			continue;
 		connected++;
 		if (i % 2 == 0) {
-			/* The HELLO itself, one byte a second. */
+			/* The HELLO, a byte a second, then a request. */
 			raw_frame(&bufs[i], FRAME_HELLO, 0, hello_json);
 		} else {
 			/* A HELLO, then a request of 1 MiB never finished. */
@@ -352,18 +352,19 @@ slowloris_main(int n, int seconds)
 				fds[i] = -1;
 			}
 			enc_buf_free(&h);
-			frame_encode_header(hdr, FRAME_REQUEST, BURST, 1);
-			enc_buf_put_bytes(&bufs[i], hdr, sizeof hdr);
-			enc_buf_put_bytes(&bufs[i], "{\"prefix\":\"status\",\"x\":\"",
-			    25);
 		}
+		frame_encode_header(hdr, FRAME_REQUEST, BURST, 1);
+		enc_buf_put_bytes(&bufs[i], hdr, sizeof hdr);
+		enc_buf_put_bytes(&bufs[i],
+		    "{\"prefix\":\"status\",\"x\":\"", 25);
 	}
 	for (s = 0; s < seconds; s++) {
 		for (i = 0; i < n; i++) {
 			if (fds[i] == -1)
 				continue;
-			if (raw_discard(fds[i]) == -1 || (off[i] < bufs[i].len &&
-			    raw_send(fds[i], bufs[i].data + off[i], 1) == -1)) {
+			if (raw_discard(fds[i]) == -1 ||
+			    (off[i] < bufs[i].len && raw_send(fds[i],
+			    bufs[i].data + off[i], 1) == -1)) {
 				close(fds[i]);
 				fds[i] = -1;
 				continue;
@@ -480,7 +481,10 @@ fill_random(uint8_t *p, size_t n, uint64_t *s)
 	}
 }
 
-/* One burst of kind k on a fresh connection: the bytes offered. */
+/*
+ * One burst of kind k on a fresh connection, its random bytes from the pool
+ * rnd[0..2 * BURST): the bytes offered.
+ */
 static size_t
 garbage_burst(int k, uint8_t *rnd, uint64_t *s)
 {
@@ -494,7 +498,11 @@ garbage_burst(int k, uint8_t *rnd, uint64_t *s)
 		usleep(10000);
 		return 0;
 	}
-	fill_random(rnd, BURST, s);
+	/*
+	 * A window of the thread's random pool: cheap, so that the CPU goes
+	 * to the daemon, not to making garbage.
+	 */
+	rnd += xorshift(s) % BURST;
 	switch (k) {
 	case 0:		/* random bytes */
 		enc_buf_put_bytes(&b, rnd, BURST);
@@ -534,7 +542,8 @@ garbage_burst(int k, uint8_t *rnd, uint64_t *s)
 	/* In 64 KiB pieces, reading whatever the server answers between. */
 	for (n = 0; n < b.len && !cut; n += len) {
 		len = b.len - n < 65536 ? b.len - n : 65536;
-		if (raw_send(fd, b.data + n, len) == -1 || raw_discard(fd) == -1)
+		if (raw_send(fd, b.data + n, len) == -1 ||
+		    raw_discard(fd) == -1)
 			cut = 1;
 	}
 	/*
@@ -559,11 +568,12 @@ static void *
 garbage_thread(void *arg)
 {
 	uint64_t s = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15ULL + 1;
-	uint8_t *rnd = xmalloc(BURST);
+	uint8_t *rnd = xmalloc(2 * BURST);
 	uint64_t left;
 	size_t sent;
 	int k = (int)(uintptr_t)arg;
 
+	fill_random(rnd, 2 * BURST, &s);
 	for (;;) {
 		left = atomic_load(&garbage_left);
 		if (left == 0)
