@@ -10,6 +10,14 @@
  * runtime keys are applied (log levels, monitor parameters, server limits),
  * the others are reported as needing a restart, and a bad file keeps the
  * running config.  `config set` applies a runtime key the same way.
+ *
+ * systemd (mon/notify.h): STATUS= during the cold start, READY=1 on the
+ * loop's first turn, RELOADING=1 and READY=1 around a SIGHUP, STOPPING=1,
+ * the watchdog.  [metrics] bind serves /metrics (mon/metrics.h) on the
+ * same loop.  Shutdown: after the monitor has committed what was pending
+ * and closed the store, the loop runs on for at most MAPMOND_DRAIN_MS so
+ * that the last answers reach their clients; requests arriving then are
+ * answered ESHUTDOWN.
  */
 #include "config.h"
 

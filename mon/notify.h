@@ -13,8 +13,8 @@
  * Everything goes through libsystemd's sd_notify() when the build has it
  * (HAVE_SYSTEMD); without it, or when the daemon was not started with
  * NOTIFY_SOCKET in its environment, every call does nothing and costs a
- * getenv().  Notification is best effort: a failed send is logged once
- * (dout LOG_MON level 1) and never stops the daemon.
+ * getenv().  Notification is best effort: the first failed send is logged
+ * (log_warnx) and none ever stops the daemon.
  *
  * Threads: the loop thread only.  The module keeps one global state: there
  * is one daemon per process.
