@@ -370,15 +370,6 @@ sub_pgmap_next(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	/* Wait for the reader: the next chunk only when the last has gone. */
-	if (o->owner->server != NULL &&
-	    !server_output_low(o->owner->server, o->conn)) {
-		struct timeval tv = { 0, 2000 };
-
-		if (server_peer(o->owner->server, o->conn) != NULL)
-			evtimer_add(o->snap, &tv);
-		return;
-	}
 	sub_pgmap_chunk(o->owner, o);
 }
 

@@ -39,7 +39,7 @@ struct server;
 struct sub;
 struct sub_one;
 
-#define SUB_PG_CHUNK 500
+#define SUB_PG_CHUNK 10000
 #define SUB_MAX_PER_CONN 16
 
 enum sub_what { SUB_OSDMAP, SUB_PGMAP, SUB_LOG, SUB_HEALTH, SUB_NWHAT };

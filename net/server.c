@@ -1057,18 +1057,6 @@ server_free(struct server *srv)
 	free(srv);
 }
 
-int
-server_output_low(const struct server *srv, uint64_t conn_id)
-{
-	struct conn *c;
-
-	if ((c = server_find(srv, conn_id)) == NULL ||
-	    c->state != CONN_READY)
-		return 0;
-	return evbuffer_get_length(bufferevent_get_output(c->bev)) <=
-	    srv->limits.max_client_output / 4;
-}
-
 void
 server_stats(const struct server *srv, struct server_stats *st)
 {

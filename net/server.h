@@ -175,14 +175,6 @@ void server_stop_accepting(struct server *);
 /* Close every connection and the listener and free the server. */
 void server_free(struct server *);
 
-/*
- * Whether conn_id's unsent output is at most a quarter of
- * max_client_output, so that a producer of many pushes (a snapshot) can
- * wait for a reader instead of having it cut.  0 when it is not, or the
- * connection has gone.
- */
-int server_output_low(const struct server *, uint64_t conn_id);
-
 /* Copy the counters into *st. */
 void server_stats(const struct server *, struct server_stats *st);
 

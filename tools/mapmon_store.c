@@ -358,7 +358,7 @@ cmd_scan(struct tool *t, int argc, mapmon_unused char **argv)
 	}
 	store_iter_free(it);
 	secs = now() - t0;
-	printf("backend %s records %" PRIu64 " bytes %" PRIu64 " seconds %.3f "
+	printf("backend %s records %" PRIu64 " bytes %" PRIu64 " seconds %.6f "
 	    "MB/s %.1f\n", store_backend_name(s), records, bytes, secs,
 	    secs > 0 ? (double)bytes / secs / 1e6 : 0.0);
 	store_close(s);
