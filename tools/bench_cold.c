@@ -142,38 +142,17 @@ cold_field(struct cold_run *r, int i)
 	return f[i];
 }
 
-/* The bring-up, on this process's event loop. */
+/*
+ * The bring-up, on this process's event loop (bench_up_*): once the
+ * simulator has every PG active+clean, `pg stat` confirms it.
+ */
 struct cold_up {
-	struct event_base *base;
-	struct osd_sim *sim;
-	struct mclient *admin;
+	struct bench_up *up;
 	struct event *poll_ev;
-	struct event *timeout_ev;
-	const struct cold_opts *o;
 	long target;
-	double t0;
-	double t_clean;
 	double t_end;
-	int creating;
 	int checking;
-	char *error;
 };
-
-static void
-cold_up_fail(struct cold_up *u, const char *fmt, ...) printflike(2, 3);
-
-static void
-cold_up_fail(struct cold_up *u, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (u->error == NULL) {
-		va_start(ap, fmt);
-		xvasprintf(&u->error, fmt, ap);
-		va_end(ap);
-	}
-	event_base_loopbreak(u->base);
-}
 
 static void cold_up_check(struct cold_up *);
 
@@ -189,7 +168,7 @@ cold_up_pg_stat(void *arg, int rc, const char *status, json_t *data)
 
 	u->checking = 0;
 	if (rc < 0) {
-		cold_up_fail(u, "pg stat: %s", status);
+		bench_up_fail(u->up, "pg stat: %s", status);
 		return;
 	}
 	e = json_array_get(by, 0);
@@ -197,12 +176,11 @@ cold_up_pg_stat(void *arg, int rc, const char *status, json_t *data)
 	if (num == u->target && json_array_size(by) == 1 && name != NULL &&
 	    strcmp(name, "active+clean") == 0) {
 		u->t_end = u->t_end > 0 ? u->t_end : t;
-		event_base_loopbreak(u->base);
+		event_base_loopbreak(u->up->base);
 		return;
 	}
 	/* The first check did not confirm: the end is a later answer. */
 	u->t_end = 0;
-	u->t_clean = -1;
 	evtimer_add(u->poll_ev, &tv);
 }
 
@@ -214,7 +192,7 @@ cold_up_check(struct cold_up *u)
 	if (u->checking)
 		return;
 	cmd = json_pack("{s:s}", "prefix", "pg stat");
-	if (mclient_request(u->admin, cmd, cold_up_pg_stat, u) == 0)
+	if (mclient_request(u->up->admin, cmd, cold_up_pg_stat, u) == 0)
 		u->checking = 1;
 	json_decref(cmd);
 }
@@ -227,77 +205,14 @@ cold_up_poll(evutil_socket_t fd, short what, void *arg)
 	cold_up_check(arg);
 }
 
+/* The simulator has every PG active+clean: the candidate end, confirmed. */
 static void
-cold_up_created(void *arg, int rc, const char *status,
-    mapmon_unused json_t *data)
+cold_up_clean(mapmon_unused struct bench_up *up, void *arg)
 {
 	struct cold_up *u = arg;
 
-	u->creating--;
-	if (rc < 0)
-		cold_up_fail(u, "osd pool create: %s", status);
-}
-
-/* Every OSD is up: create the pools, N PGs in all; the clock starts. */
-static void
-cold_up_create_pools(struct cold_up *u)
-{
-	json_t *cmd;
-	long each = u->target / u->o->pools, n;
-	char name[32];
-	int i;
-
-	u->t0 = bench_now();
-	for (i = 0; i < u->o->pools; i++) {
-		n = i == u->o->pools - 1 ? u->target - each * i : each;
-		snprintf(name, sizeof name, "bench%d", i);
-		cmd = json_pack("{s:s, s:s, s:I, s:i}", "prefix",
-		    "osd pool create", "pool", name, "pg_num", (json_int_t)n,
-		    "size", 3);
-		if (mclient_request(u->admin, cmd, cold_up_created, u) == 0)
-			u->creating++;
-		json_decref(cmd);
-	}
-}
-
-static void
-cold_up_event(void *arg, enum osd_sim_event ev, const char *msg)
-{
-	struct cold_up *u = arg;
-	struct osd_sim_stats st;
-
-	osd_sim_stats(u->sim, &st);
-	switch (ev) {
-	case OSD_SIM_BOOTED:
-		cold_up_create_pools(u);
-		break;
-	case OSD_SIM_CLEAN:
-		if ((long)st.npgs != u->target)
-			break;
-		u->t_clean = u->t_end = bench_now();
-		cold_up_check(u);
-		break;
-	case OSD_SIM_ERROR:
-		if (st.dead)
-			cold_up_fail(u, "osd-sim: %s", msg);
-		break;
-	}
-}
-
-static void
-cold_up_admin_error(void *arg, int err, const char *msg)
-{
-	cold_up_fail(arg, "%s (%s)", msg, strerror(-err));
-}
-
-static void
-cold_up_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct cold_up *u = arg;
-
-	(void)fd;
-	(void)what;
-	cold_up_fail(u, "not all active+clean within %.0f s", u->o->timeout);
+	u->t_end = bench_now();
+	cold_up_check(u);
 }
 
 /* Bring-up of N PGs on the running monitor; seconds, or -1 with *cause. */
@@ -305,44 +220,39 @@ static double
 cold_bringup(const struct cold_opts *o, struct bench_mon *bm, long n,
     char **cause)
 {
-	struct osd_sim_params p;
+	struct bench_up_params p;
+	struct event_base *base;
 	struct cold_up u;
-	struct timeval tv;
 	double secs = -1;
 
 	memset(&u, 0, sizeof u);
-	u.o = o;
-	u.target = n;
-	u.base = event_base_new();
-	osd_sim_params_defaults(&p);
+	memset(&p, 0, sizeof p);
+	base = event_base_new();
 	p.addr = bm->addr;
-	p.nosds = o->osds;
+	p.osds = o->osds;
 	p.window = o->window;
 	p.batch = o->batch;
 	p.live_interval_ms = -1;
-	if ((u.sim = osd_sim_new(u.base, &p, cold_up_event, &u, cause)) ==
-	    NULL) {
-		event_base_free(u.base);
+	p.pools = o->pools;
+	p.pgs = u.target = n;
+	p.pool_prefix = "bench";
+	p.timeout = o->timeout;
+	p.on_clean = cold_up_clean;
+	p.arg = &u;
+	if ((u.up = bench_up_new(base, &p, cause)) == NULL) {
+		event_base_free(base);
 		return -1;
 	}
-	u.admin = mclient_new(u.base, bm->addr, 5000, NULL,
-	    cold_up_admin_error, &u);
-	mclient_set_name(u.admin, "client.bench");
-	u.poll_ev = evtimer_new(u.base, cold_up_poll, &u);
-	u.timeout_ev = evtimer_new(u.base, cold_up_timeout, &u);
-	tv.tv_sec = (time_t)o->timeout;
-	tv.tv_usec = 0;
-	evtimer_add(u.timeout_ev, &tv);
-	event_base_dispatch(u.base);
-	if (u.error != NULL)
-		*cause = u.error;
-	else
-		secs = u.t_end - u.t0;
-	osd_sim_free(u.sim);
-	mclient_free(u.admin);
+	u.poll_ev = evtimer_new(base, cold_up_poll, &u);
+	event_base_dispatch(base);
+	if (u.up->error != NULL) {
+		*cause = u.up->error;
+		u.up->error = NULL;
+	} else
+		secs = u.t_end - u.up->t0;
+	bench_up_free(u.up);
 	event_free(u.poll_ev);
-	event_free(u.timeout_ev);
-	event_base_free(u.base);
+	event_base_free(base);
 	return secs;
 }
 

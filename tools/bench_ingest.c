@@ -136,11 +136,10 @@ ingest_probe_thread(void *arg)
 	return NULL;
 }
 
-/* The load, on this thread's event loop. */
+/* The load, on this thread's event loop, after the bring-up (bench_up_*). */
 struct ingest_load {
 	struct event_base *base;
-	struct osd_sim *sim;
-	struct mclient *admin;
+	struct bench_up *up;
 	struct event *timer;
 	const struct ingest_opts *o;
 	struct ingest_probe probe;
@@ -150,32 +149,7 @@ struct ingest_load {
 	double t_start;
 	uint64_t start_accepted;
 	double rate;
-	char *error;
 };
-
-static void
-ingest_fail(struct ingest_load *l, const char *fmt, ...) printflike(2, 3);
-
-static void
-ingest_fail(struct ingest_load *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (l->error == NULL) {
-		va_start(ap, fmt);
-		xvasprintf(&l->error, fmt, ap);
-		va_end(ap);
-	}
-	event_base_loopbreak(l->base);
-}
-
-static void
-ingest_created(void *arg, int rc, const char *status,
-    mapmon_unused json_t *data)
-{
-	if (rc < 0)
-		ingest_fail(arg, "osd pool create: %s", status);
-}
 
 static void
 ingest_timer(evutil_socket_t fd, short what, void *arg)
@@ -186,7 +160,7 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	osd_sim_stats(l->sim, &st);
+	osd_sim_stats(l->up->sim, &st);
 	if (l->phase == 1) {
 		/* Warm-up over: start counting and probing. */
 		l->phase = 2;
@@ -201,7 +175,7 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 		l->probe.interval_ms = l->o->probe_ms;
 		if (pthread_create(&l->probe_thread, NULL,
 		    ingest_probe_thread, &l->probe) != 0) {
-			ingest_fail(l, "pthread_create failed");
+			bench_up_fail(l->up, "pthread_create failed");
 			return;
 		}
 		l->probing = 1;
@@ -216,51 +190,19 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 	event_base_loopbreak(l->base);
 }
 
+/* Every PG active+clean the first time: the warm-up starts. */
 static void
-ingest_event(void *arg, enum osd_sim_event ev, const char *msg)
+ingest_clean(mapmon_unused struct bench_up *up, void *arg)
 {
 	struct ingest_load *l = arg;
-	struct osd_sim_stats st;
 	struct timeval tv;
-	json_t *cmd;
-	long each, n;
-	char name[32];
-	int i;
 
-	osd_sim_stats(l->sim, &st);
-	switch (ev) {
-	case OSD_SIM_BOOTED:
-		each = l->o->pgs / l->o->pools;
-		for (i = 0; i < l->o->pools; i++) {
-			n = i == l->o->pools - 1 ? l->o->pgs - each * i : each;
-			snprintf(name, sizeof name, "ingest%d", i);
-			cmd = json_pack("{s:s, s:s, s:I, s:i}", "prefix",
-			    "osd pool create", "pool", name, "pg_num",
-			    (json_int_t)n, "size", 3);
-			mclient_request(l->admin, cmd, ingest_created, l);
-			json_decref(cmd);
-		}
-		break;
-	case OSD_SIM_CLEAN:
-		if ((long)st.npgs != l->o->pgs || l->phase != 0)
-			break;
-		l->phase = 1;
-		tv.tv_sec = (time_t)l->o->warmup;
-		tv.tv_usec = (suseconds_t)((l->o->warmup -
-		    (double)tv.tv_sec) * 1e6);
-		evtimer_add(l->timer, &tv);
-		break;
-	case OSD_SIM_ERROR:
-		if (st.dead)
-			ingest_fail(l, "osd-sim: %s", msg);
-		break;
-	}
-}
-
-static void
-ingest_admin_error(void *arg, int err, const char *msg)
-{
-	ingest_fail(arg, "%s (%s)", msg, strerror(-err));
+	if (l->phase != 0)
+		return;
+	l->phase = 1;
+	tv.tv_sec = (time_t)l->o->warmup;
+	tv.tv_usec = (suseconds_t)((l->o->warmup - (double)tv.tv_sec) * 1e6);
+	evtimer_add(l->timer, &tv);
 }
 
 /* One run at one debug level; 0 or -1 with *cause. */
@@ -270,7 +212,7 @@ ingest_one(const struct ingest_opts *o, const char *level,
 {
 	static const char *const subsys[] = { "mon", "osd", "pg", "commit",
 	    "store", "net", "conf", "client", "event" };
-	struct osd_sim_params p;
+	struct bench_up_params p;
 	struct ingest_load l;
 	struct bench_mon *bm;
 	char *extra, *more;
@@ -295,28 +237,31 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	}
 
 	memset(&l, 0, sizeof l);
+	memset(&p, 0, sizeof p);
 	l.o = o;
 	l.base = event_base_new();
 	l.probe.addr = bm->addr;
-	osd_sim_params_defaults(&p);
 	p.addr = bm->addr;
-	p.nosds = o->osds;
+	p.osds = o->osds;
 	p.window = o->window;
 	p.batch = o->batch;
 	p.live_interval_ms = 0;
+	p.pools = o->pools;
+	p.pgs = o->pgs;
+	p.pool_prefix = "ingest";
+	p.on_clean = ingest_clean;
+	p.arg = &l;
 	l.timer = evtimer_new(l.base, ingest_timer, &l);
-	if ((l.sim = osd_sim_new(l.base, &p, ingest_event, &l, cause)) ==
-	    NULL)
+	if ((l.up = bench_up_new(l.base, &p, cause)) == NULL)
 		goto out;
-	l.admin = mclient_new(l.base, bm->addr, 5000, NULL,
-	    ingest_admin_error, &l);
 	event_base_dispatch(l.base);
 	if (l.probing) {
 		l.probe.stop = 1;
 		pthread_join(l.probe_thread, NULL);
 	}
-	if (l.error != NULL) {
-		*cause = l.error;
+	if (l.up->error != NULL) {
+		*cause = l.up->error;
+		l.up->error = NULL;
 		goto out;
 	}
 	if (l.probe.failed || l.probe.n == 0) {
@@ -337,8 +282,7 @@ out:
 		event_base_free(l.probe.base);
 	}
 	free(l.probe.lat);
-	osd_sim_free(l.sim);
-	mclient_free(l.admin);
+	bench_up_free(l.up);
 	event_free(l.timer);
 	event_base_free(l.base);
 	bench_mon_free(bm);

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "tools/bench_util.h"
+#include "tools/osd_sim.h"
 
 /* A whole decimal number within lo..hi, or exit 64 naming the option. */
 long
@@ -558,4 +561,136 @@ bench_progress_done(void)
 		fflush(stderr);
 		bench_progress_shown = 0;
 	}
+}
+
+void
+bench_up_fail(struct bench_up *up, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (up->error == NULL) {
+		va_start(ap, fmt);
+		xvasprintf(&up->error, fmt, ap);
+		va_end(ap);
+	}
+	event_base_loopbreak(up->base);
+}
+
+static void
+bench_up_created(void *arg, int rc, const char *status,
+    mapmon_unused json_t *data)
+{
+	if (rc < 0)
+		bench_up_fail(arg, "osd pool create: %s", status);
+}
+
+/* Every OSD is up: create the pools, N PGs in all; the clock starts. */
+static void
+bench_up_create_pools(struct bench_up *up)
+{
+	const struct bench_up_params *p = &up->p;
+	long each = p->pgs / p->pools, n;
+	char name[64];
+	json_t *cmd;
+	int i;
+
+	up->t0 = bench_now();
+	for (i = 0; i < p->pools; i++) {
+		n = i == p->pools - 1 ? p->pgs - each * i : each;
+		snprintf(name, sizeof name, "%s%d", up->pool_prefix, i);
+		cmd = json_pack("{s:s, s:s, s:I, s:i}", "prefix",
+		    "osd pool create", "pool", name, "pg_num", (json_int_t)n,
+		    "size", 3);
+		mclient_request(up->admin, cmd, bench_up_created, up);
+		json_decref(cmd);
+	}
+}
+
+static void
+bench_up_event(void *arg, enum osd_sim_event ev, const char *msg)
+{
+	struct bench_up *up = arg;
+	struct osd_sim_stats st;
+
+	osd_sim_stats(up->sim, &st);
+	switch (ev) {
+	case OSD_SIM_BOOTED:
+		bench_up_create_pools(up);
+		break;
+	case OSD_SIM_CLEAN:
+		if ((long)st.npgs == up->p.pgs && up->p.on_clean != NULL)
+			up->p.on_clean(up, up->p.arg);
+		break;
+	case OSD_SIM_ERROR:
+		if (st.dead)
+			bench_up_fail(up, "osd-sim: %s", msg);
+		break;
+	}
+}
+
+static void
+bench_up_admin_error(void *arg, int err, const char *msg)
+{
+	bench_up_fail(arg, "%s (%s)", msg, strerror(-err));
+}
+
+static void
+bench_up_timeout(mapmon_unused evutil_socket_t fd, mapmon_unused short what,
+    void *arg)
+{
+	struct bench_up *up = arg;
+
+	bench_up_fail(up, "not all active+clean within %.0f s",
+	    up->p.timeout);
+}
+
+struct bench_up *
+bench_up_new(struct event_base *base, const struct bench_up_params *p,
+    char **cause)
+{
+	struct osd_sim_params sp;
+	struct bench_up *up;
+	struct timeval tv;
+
+	up = xcalloc(1, sizeof *up);
+	up->base = base;
+	up->p = *p;
+	up->pool_prefix = xstrdup(p->pool_prefix);
+	up->p.pool_prefix = up->pool_prefix;
+	osd_sim_params_defaults(&sp);
+	sp.addr = p->addr;
+	sp.nosds = p->osds;
+	sp.window = p->window;
+	sp.batch = p->batch;
+	sp.live_interval_ms = p->live_interval_ms;
+	if ((up->sim = osd_sim_new(base, &sp, bench_up_event, up, cause)) ==
+	    NULL) {
+		free(up->pool_prefix);
+		free(up);
+		return NULL;
+	}
+	up->admin = mclient_new(base, p->addr, 5000, NULL,
+	    bench_up_admin_error, up);
+	mclient_set_name(up->admin, "client.bench");
+	if (p->timeout > 0) {
+		up->timeout_ev = evtimer_new(base, bench_up_timeout, up);
+		tv.tv_sec = (time_t)p->timeout;
+		tv.tv_usec = 0;
+		evtimer_add(up->timeout_ev, &tv);
+	}
+	return up;
+}
+
+void
+bench_up_free(struct bench_up *up)
+{
+	if (up == NULL)
+		return;
+	osd_sim_free(up->sim);
+	mclient_free(up->admin);
+	if (up->timeout_ev != NULL)
+		event_free(up->timeout_ev);
+	free(up->error);
+	free(up->pool_prefix);
+	free(up);
 }

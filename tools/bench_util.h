@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <event2/event.h>
 #include <jansson.h>
+
+#include "common/mapmon.h"
 
 /*
  * A whole decimal number of option opt within lo..hi; otherwise prints
@@ -137,5 +140,70 @@ char *bench_read_file(const char *path, char **cause);
 
 /* Remove a directory tree (best effort). */
 void bench_rmtree(const char *path);
+
+struct bench_up;
+
+/*
+ * Called each time the simulator has every PG of the bring-up active+clean
+ * (its OSD_SIM_CLEAN with as many PGs as asked for); again after a later
+ * clean, e.g. when the caller asked for more.
+ */
+typedef void bench_up_clean_cb(struct bench_up *, void *arg);
+
+struct bench_up_params {
+	const char *addr;		/* the monitor, "host:port" */
+	int osds;			/* simulated OSDs 0 .. osds-1 */
+	int window;			/* osd_sim_params window, batch */
+	int batch;
+	int live_interval_ms;		/* osd_sim's: < 0 stop once clean */
+	int pools;			/* pools of size 3, >= 1 */
+	long pgs;			/* PGs in all, >= pools */
+	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
+	double timeout;			/* seconds; <= 0: none */
+	bench_up_clean_cb *on_clean;
+	void *arg;
+};
+
+/*
+ * Bringing a simulated cluster up to active+clean, on the caller's event
+ * base (the cold start and ingest benchmarks): the simulated OSDs of
+ * tools/osd_sim.h boot; once every one is up the clock starts (t0) and the
+ * pools are created through an admin connection ("client.bench"), pgs PGs
+ * in all split evenly, the last pool taking the rest; on_clean is called
+ * as above.  The first failure is kept in error and breaks the loop: a
+ * refused pool, the simulator's connection lost, the admin connection
+ * lost, or timeout seconds passing before bench_up_free().
+ */
+struct bench_up {
+	struct event_base *base;	/* borrowed */
+	struct osd_sim *sim;		/* the simulator, for its counters */
+	struct mclient *admin;		/* the caller may send on it too */
+	double t0;			/* bench_now() at the first create */
+	char *error;			/* the first failure, or NULL */
+	struct bench_up_params p;	/* private from here on */
+	char *pool_prefix;
+	struct event *timeout_ev;
+};
+
+/*
+ * Start a bring-up on base (the work happens in its event loop).  Returns
+ * NULL with *cause when the simulator refuses p (osd_sim_new()); free the
+ * result with bench_up_free().
+ */
+struct bench_up *bench_up_new(struct event_base *base,
+    const struct bench_up_params *p, char **cause);
+
+/*
+ * Keep the failure (formatted; only the first is kept) in up->error and
+ * break the event loop.
+ */
+void bench_up_fail(struct bench_up *, const char *fmt, ...) printflike(2, 3);
+
+/*
+ * Stop and free the simulator, the admin connection and the timeout;
+ * up->error is freed too unless the caller took it (set it to NULL).  NULL
+ * is allowed.
+ */
+void bench_up_free(struct bench_up *);
 
 #endif /* BENCH_UTIL_H */
