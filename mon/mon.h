@@ -73,8 +73,25 @@ struct mon_commit_info {
 	const struct mon_log_entry *log;
 	int health_changed;
 	const struct mon_proposal *proposal;	/* mon_commit_foreach_pg() */
+	/*
+	 * The JSON text of an array of the stats mon_commit_foreach_pg()
+	 * gives, in its order (pg_text_stat() of each), written on the
+	 * committer thread when mon_want_pg_text() was on as the commit was
+	 * sealed; NULL otherwise (then build it from the callback).  Not
+	 * NUL-terminated.  Borrowed for the call.
+	 */
+	const char *pg_text;
+	size_t pg_text_len;
 };
 typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
+
+/*
+ * Whether commits that change PGs should carry their pg_text: on while
+ * somebody pushes every changed PG as JSON (pgmap subscribers), so that
+ * the text is written by the committer thread and not on the event loop.
+ * Takes effect from the next commit sealed.
+ */
+void mon_want_pg_text(struct mon *, int on);
 
 /*
  * Inside a mon_notify_cb only: call cb with the committed stat of every PG

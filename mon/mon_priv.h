@@ -97,6 +97,8 @@ struct mon_proposal {
 	size_t batch_ops;
 	size_t batch_bytes;
 	size_t max_value;
+	int want_pg_text;		/* write pg_text (set at seal) */
+	struct enc_buf pg_text;		/* the changed PGs as JSON text */
 };
 
 struct mon_health_check {
@@ -167,6 +169,8 @@ struct mon {
 	struct mon_perf perf;
 	struct enc_buf enc;		/* the committer's encoding buffer */
 	struct store_batch *batch;	/* the committer's batch */
+	int want_pg_text;		/* mon_want_pg_text(), on the loop */
+	struct pg_text pg_text;		/* the committer's JSON writer */
 };
 
 /* mon_propose.c */

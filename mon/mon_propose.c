@@ -197,6 +197,7 @@ mon_proposal_free(struct mon_proposal *p)
 	}
 	free(p->waiters);
 	free(p->cause);
+	enc_buf_free(&p->pg_text);
 	free(p);
 }
 
@@ -558,6 +559,8 @@ mon_propose_seal(struct mon *m)
 		p->trim_log_to = to;
 	}
 
+	p->want_pg_text = m->want_pg_text && p->pgmap_version != 0;
+
 	dout(LOG_COMMIT, 10, "seal proposal %llu: %zu ops, %zu pgs, %zu new "
 	    "pools, epoch %u, version %llu", (unsigned long long)p->seq,
 	    p->ops, p->npgs, p->nnewpgs, r->osdmap_epoch,
@@ -812,6 +815,56 @@ mon_commit_write(struct mon *m, struct mon_proposal *p)
 	    (long long)p->commit_us, p->rc);
 }
 
+/*
+ * The changed PGs as one JSON array, in mon_commit_foreach_pg()'s order:
+ * the updates of PGs that existed, then every PG the commit made, as the
+ * update of the same commit left it.  On the committer thread, after the
+ * commit, so that the loop only copies the text to its subscribers.
+ */
+static void
+mon_commit_pg_text(struct mon *m, struct mon_proposal *p)
+{
+	struct pg_text *t = &m->pg_text;
+	const struct mon_newpgs *np;
+	const struct pg_stat *st;
+	size_t i, j, n = 0;
+	uint32_t s;
+	int64_t t0 = stamp_mono();
+
+	enc_buf_put_u8(&t->buf, '[');
+	for (i = 0; i < p->npgs; i++) {
+		if (p->pg_dead[i])
+			continue;
+		for (j = 0; j < p->nnewpgs; j++)
+			if (p->newpgs[j].pool == p->pgs[i].pgid.pool &&
+			    p->pgs[i].pgid.seed >= p->newpgs[j].from &&
+			    p->pgs[i].pgid.seed < p->newpgs[j].to)
+				break;
+		if (j < p->nnewpgs)
+			continue;	/* with the new PGs below */
+		if (n++ > 0)
+			enc_buf_put_u8(&t->buf, ',');
+		pg_text_stat(t, &p->pgs[i]);
+	}
+	for (j = 0; j < p->nnewpgs; j++) {
+		np = &p->newpgs[j];
+		for (s = np->from; s < np->to; s++) {
+			if ((st = mon_proposal_pg(p, (struct pg_id){ np->pool,
+			    s })) == NULL)
+				st = &np->pgs[s - np->from];
+			if (n++ > 0)
+				enc_buf_put_u8(&t->buf, ',');
+			pg_text_stat(t, st);
+		}
+	}
+	enc_buf_put_u8(&t->buf, ']');
+	p->pg_text = t->buf;	/* handed over: the loop sends it */
+	memset(&t->buf, 0, sizeof t->buf);
+	dout(LOG_COMMIT, 10, "commit %llu: %zu PGs as %zu bytes of JSON in "
+	    "%lld us", (unsigned long long)p->seq, n, p->pg_text.len,
+	    (long long)(stamp_mono() - t0));
+}
+
 static void *
 mon_committer_main(void *arg)
 {
@@ -830,6 +883,8 @@ mon_committer_main(void *arg)
 		pthread_mutex_unlock(&m->lock);
 
 		mon_commit_write(m, p);
+		if (p->rc == 0 && p->want_pg_text)
+			mon_commit_pg_text(m, p);
 
 		pthread_mutex_lock(&m->lock);
 		m->committed = p;
@@ -943,6 +998,10 @@ mon_apply(struct mon *m, struct mon_proposal *p)
 		info.nlog = p->nlog;
 		info.log = p->log;
 		info.proposal = p;
+		if (p->want_pg_text) {
+			info.pg_text = (const char *)p->pg_text.data;
+			info.pg_text_len = p->pg_text.len;
+		}
 		m->notify(m->notify_arg, &info);
 	}
 }
@@ -1068,6 +1127,7 @@ mon_committer_start(struct mon *m, char **cause)
 
 	m->retry_ms = MON_RETRY_MIN_MS;
 	m->batch = store_batch_new();
+	pg_text_init(&m->pg_text);
 	if ((m->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1) {
 		xasprintf(cause, "eventfd: %s", strerror(errno));
 		return -1;
@@ -1138,4 +1198,11 @@ mon_committer_stop(struct mon *m)
 	close(m->wake_fd);
 	store_batch_free(m->batch);
 	enc_buf_free(&m->enc);
+	pg_text_free(&m->pg_text);
+}
+
+void
+mon_want_pg_text(struct mon *m, int on)
+{
+	m->want_pg_text = on != 0;
 }

@@ -104,9 +104,10 @@ enum pg_i64_kind { PG_STAMP, PG_TOP, PG_SUM };
 	X(num_omap_keys, PG_SUM) \
 	X(num_objects_repaired, PG_SUM)
 
-#define PG_I64(f, k) { #f, offsetof(struct pg_stat, f), k },
+#define PG_I64(f, k) { #f, sizeof #f - 1, offsetof(struct pg_stat, f), k },
 static const struct pg_i64 {
 	const char *name;
+	size_t namelen;
 	size_t off;
 	enum pg_i64_kind kind;
 } pg_stat_i64[] = {
@@ -531,6 +532,223 @@ pg_stat_to_json(const struct pg_stat *st)
 	json_object_set_new(o, "acting_primary",
 	    json_integer(st->acting_primary));
 	return o;
+}
+
+/*
+ * The text form (pg_text_*).  Every string pg_stat_to_json() writes is
+ * plain ASCII that JSON needs no escape for (digits, '.', '\'', '+', ':',
+ * '-', letters), so the text is written as is.
+ */
+void
+pg_text_init(struct pg_text *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof *t);
+	for (i = 0; i < PG_TEXT_STAMPS; i++)
+		t->stamps[i].secs = INT64_MIN;
+}
+
+void
+pg_text_free(struct pg_text *t)
+{
+	enc_buf_free(&t->buf);
+	memset(&t->buf, 0, sizeof t->buf);
+}
+
+static void
+pg_text_raw(struct pg_text *t, const char *s, size_t n)
+{
+	enc_buf_put_bytes(&t->buf, s, n);
+}
+
+#define pg_text_lit(t, s) pg_text_raw(t, s, sizeof s - 1)
+
+/* A decimal integer; neg puts a '-' before the magnitude u. */
+static void
+pg_text_dec(struct pg_text *t, uint64_t u, int neg)
+{
+	char tmp[24], *p = tmp + sizeof tmp;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (neg)
+		*--p = '-';
+	pg_text_raw(t, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void
+pg_text_int(struct pg_text *t, int64_t v)
+{
+	pg_text_dec(t, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+}
+
+/* ,"key": */
+static void
+pg_text_key(struct pg_text *t, const char *key, size_t n, int first)
+{
+	char *p = (char *)enc_buf_reserve(&t->buf, n + 4);
+
+	if (!first)
+		*p++ = ',';
+	*p++ = '"';
+	memcpy(p, key, n);
+	p += n;
+	*p++ = '"';
+	*p++ = ':';
+	t->buf.len = (size_t)(p - (char *)t->buf.data);
+}
+
+static void
+pg_text_str(struct pg_text *t, const char *s)
+{
+	enc_buf_put_u8(&t->buf, '"');
+	pg_text_raw(t, s, strlen(s));
+	enc_buf_put_u8(&t->buf, '"');
+}
+
+/*
+ * A stamp as stamp_format() writes it.  Within one second only the six
+ * digits of the fraction change: they are patched into the cached text
+ * (which ends ".ffffff+0000", or is "invalid" for every fraction).
+ */
+static void
+pg_text_stamp(struct pg_text *t, int64_t us)
+{
+	char buf[STAMP_BUFSIZE];
+	struct pg_text_stamp *c;
+	int64_t secs = us / 1000000, frac = us % 1000000;
+	char *f;
+	int i;
+
+	if (frac < 0) {
+		frac += 1000000;
+		secs--;
+	}
+	if (secs < INT64_MIN / 1000000) {
+		/* No whole second to cache: secs * 10^6 would overflow. */
+		pg_text_str(t, stamp_format(us, buf, sizeof buf));
+		return;
+	}
+	/* Searched whole: a hash of so few slots collides too often. */
+	for (i = 0; i < PG_TEXT_STAMPS; i++)
+		if (t->stamps[i].secs == secs)
+			break;
+	if (i < PG_TEXT_STAMPS)
+		c = &t->stamps[i];
+	else {
+		c = &t->stamps[t->next_stamp++ % PG_TEXT_STAMPS];
+		stamp_format(secs * 1000000, c->text, sizeof c->text);
+		c->len = strlen(c->text);
+		c->secs = secs;
+	}
+	enc_buf_put_u8(&t->buf, '"');
+	f = (char *)enc_buf_reserve(&t->buf, c->len);
+	memcpy(f, c->text, c->len);
+	if (c->len > 12 && f[c->len - 12] == '.')
+		for (i = 0; i < 6; i++) {
+			f[c->len - 6 - i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+	t->buf.len += c->len;
+	enc_buf_put_u8(&t->buf, '"');
+}
+
+static void
+pg_text_i64(struct pg_text *t, const struct pg_stat *st, size_t i, int first)
+{
+	pg_text_key(t, pg_stat_i64[i].name, pg_stat_i64[i].namelen, first);
+	if (pg_stat_i64[i].kind == PG_STAMP)
+		pg_text_stamp(t, pg_i64_get(st, i));
+	else
+		pg_text_int(t, pg_i64_get(st, i));
+}
+
+static void
+pg_text_osds(struct pg_text *t, const int32_t *osds, uint8_t n)
+{
+	uint8_t i;
+
+	if (n > PLACEMENT_MAX_SIZE)
+		n = PLACEMENT_MAX_SIZE;
+	enc_buf_put_u8(&t->buf, '[');
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			enc_buf_put_u8(&t->buf, ',');
+		pg_text_int(t, osds[i]);
+	}
+	enc_buf_put_u8(&t->buf, ']');
+}
+
+/* The same fields in the same order as pg_stat_to_json(). */
+void
+pg_text_stat(struct pg_text *t, const struct pg_stat *st)
+{
+	char buf[16], *p;
+	uint32_t seed;
+	size_t i;
+	int first = 1;
+
+	pg_text_lit(t, "{\"pgid\":\"");
+	pg_text_int(t, st->pgid.pool);
+	p = buf + sizeof buf;
+	*--p = '"';
+	seed = st->pgid.seed;
+	do {
+		*--p = "0123456789abcdef"[seed & 0xf];
+		seed >>= 4;
+	} while (seed != 0);
+	*--p = '.';
+	pg_text_raw(t, p, (size_t)(buf + sizeof buf - p));
+	pg_text_lit(t, ",\"version\":\"");
+	pg_text_int(t, st->version_epoch);
+	enc_buf_put_u8(&t->buf, '\'');
+	pg_text_dec(t, st->version_v, 0);
+	pg_text_lit(t, "\",\"reported_seq\":");
+	pg_text_int(t, (int64_t)st->reported_seq);
+	pg_text_lit(t, ",\"reported_epoch\":");
+	pg_text_int(t, st->reported_epoch);
+	pg_text_lit(t, ",\"state\":\"");
+	if (t->state_len == 0 || st->state != t->state) {
+		pg_state_format(st->state, t->state_text,
+		    sizeof t->state_text);
+		t->state_len = strlen(t->state_text);
+		t->state = st->state;
+	}
+	pg_text_raw(t, t->state_text, t->state_len);
+	enc_buf_put_u8(&t->buf, '"');
+	for (i = PG_I64_LAST_FRESH; i <= PG_I64_LAST_UNSTALE; i++)
+		pg_text_i64(t, st, i, 0);
+	pg_text_lit(t, ",\"mapping_epoch\":");
+	pg_text_int(t, st->mapping_epoch);
+	pg_text_lit(t, ",\"created\":");
+	pg_text_int(t, st->created);
+	pg_text_lit(t, ",\"last_epoch_clean\":");
+	pg_text_int(t, st->last_epoch_clean);
+	pg_text_lit(t, ",\"parent_split_bits\":");
+	pg_text_int(t, st->parent_split_bits);
+	for (i = PG_I64_LAST_SCRUB_STAMP; i <= PG_I64_ONDISK_LOG_SIZE; i++)
+		pg_text_i64(t, st, i, 0);
+	pg_text_lit(t, ",\"snaptrimq_len\":");
+	pg_text_int(t, st->snaptrimq_len);
+	pg_text_lit(t, ",\"stat_sum\":{");
+	for (i = 0; i < PG_NI64; i++) {
+		if (pg_stat_i64[i].kind != PG_SUM)
+			continue;
+		pg_text_i64(t, st, i, first);
+		first = 0;
+	}
+	pg_text_lit(t, "},\"up\":");
+	pg_text_osds(t, st->up, st->up_len);
+	pg_text_lit(t, ",\"acting\":");
+	pg_text_osds(t, st->acting, st->acting_len);
+	pg_text_lit(t, ",\"up_primary\":");
+	pg_text_int(t, st->up_primary);
+	pg_text_lit(t, ",\"acting_primary\":");
+	pg_text_int(t, st->acting_primary);
+	enc_buf_put_u8(&t->buf, '}');
 }
 
 /* An optional integer in [min, max]: 0 absent, 1 read, -1 wrong. */

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "common/enc.h"
+#include "common/stamp.h"
 #include "mon/placement.h"
 
 /* A PG: pool id and seed (seed < the pool's pg_num), printed "1.3f". */
@@ -211,6 +212,37 @@ int pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause);
  * it with json_decref().
  */
 json_t *pg_stat_to_json(const struct pg_stat *);
+
+/*
+ * The same JSON text as json_dumps(pg_stat_to_json(st), JSON_COMPACT),
+ * byte for byte, written straight into a buffer: no jansson object, no
+ * allocation but the buffer's growth.  This is for the monitor's committer
+ * thread, which writes the pgmap push of every commit off the event loop
+ * (a jansson object of 50 keys per PG cost the loop milliseconds per
+ * commit).  A writer keeps the date and time of the last stamps it wrote,
+ * which most stamps of one commit share; use one writer per thread.
+ */
+#define PG_TEXT_STAMPS 8	/* a PG's stamps fall in a few seconds */
+struct pg_text_stamp {
+	int64_t secs;			/* the second of text, or INT64_MIN */
+	char text[STAMP_BUFSIZE];	/* stamp_format() of secs */
+	size_t len;
+};
+struct pg_text {
+	struct enc_buf buf;		/* the text so far; caller may reset */
+	struct pg_text_stamp stamps[PG_TEXT_STAMPS];
+	unsigned next_stamp;		/* the slot to replace next */
+	uint32_t state;			/* the last state written, */
+	char state_text[PG_STATE_BUFSIZE]; /* its words ("" at first) */
+	size_t state_len;
+};
+
+/* A writer with an empty buffer. */
+void pg_text_init(struct pg_text *);
+/* Append st's JSON object to t->buf. */
+void pg_text_stat(struct pg_text *t, const struct pg_stat *st);
+/* Free the buffer. */
+void pg_text_free(struct pg_text *);
 
 /*
  * Read the JSON form (as `pg report` carries it) into *st.  "pgid" and

@@ -53,9 +53,11 @@ fuzz_record_pg(const uint8_t *p, size_t len)
 	struct enc_reader r, r2;
 	struct enc_buf b1 = { 0 }, b2 = { 0 };
 	struct pg_stat st, st2;
-	char *cause = NULL;
+	struct pg_text text;
+	char *cause = NULL, *dump;
 	json_t *j;
 
+	pg_text_init(&text);
 	enc_reader_init(&r, p, len);
 	while (r.left > 0) {
 		if (pg_stat_decode(&r, &st, &cause) == -1) {
@@ -72,11 +74,20 @@ fuzz_record_pg(const uint8_t *p, size_t len)
 			abort();
 		pg_stat_encode(&st2, &b2);
 		fuzz_record_same(&b1, &b2);
+		/* The pushes' text form is jansson's text, byte for byte. */
 		j = pg_stat_to_json(&st);
+		dump = json_dumps(j, JSON_COMPACT);
+		enc_buf_reset(&text.buf);
+		pg_text_stat(&text, &st);
+		if (dump == NULL || text.buf.len != strlen(dump) ||
+		    memcmp(text.buf.data, dump, text.buf.len) != 0)
+			abort();
+		free(dump);
 		json_decref(j);
 	}
 	enc_buf_free(&b1);
 	enc_buf_free(&b2);
+	pg_text_free(&text);
 }
 
 static void

@@ -834,3 +834,164 @@ Test(pgjson, stamps)
 	cr_assert_eq(out.last_change, 1796067901500000LL);
 	json_decref(j);
 }
+
+/* The text form: byte for byte what jansson writes of pg_stat_to_json(). */
+static void
+assert_text_is_json(struct pg_text *t, const struct pg_stat *st)
+{
+	json_t *j = pg_stat_to_json(st);
+	char *want = json_dumps(j, JSON_COMPACT);
+
+	enc_buf_reset(&t->buf);
+	pg_text_stat(t, st);
+	cr_assert_eq(t->buf.len, strlen(want), "length %zu, jansson %zu:\n"
+	    "%.*s\n%s", t->buf.len, strlen(want), (int)t->buf.len,
+	    (const char *)t->buf.data, want);
+	cr_assert(memcmp(t->buf.data, want, t->buf.len) == 0,
+	    "text differs:\n%.*s\n%s", (int)t->buf.len,
+	    (const char *)t->buf.data, want);
+	free(want);
+	json_decref(j);
+}
+
+/* A reproducible 64-bit stream (splitmix64). */
+static uint64_t
+text_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+Test(pgtext, same_as_jansson)
+{
+	static const int64_t stamps[] = { 0, 1, -1, 999999, 1000000, -1000000,
+	    -1000001, 1796067901123456LL, 253402300799999999LL,
+	    253402300800000000LL, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+	    -62135596800000000LL, -62135596800000001LL };
+	struct pg_text t;
+	struct pg_stat st;
+	uint64_t seed = 42;
+	uint32_t s;
+	size_t i, k;
+
+	pg_text_init(&t);
+	fill(&st, 0xffffffffU);
+	st.pgid.pool = UINT32_MAX;
+	assert_text_is_json(&t, &st);
+	typical(&st, 0x3f);
+	assert_text_is_json(&t, &st);
+	/* Every stamp at an edge, in every stamp field. */
+	for (i = 0; i < nitems(stamps); i++) {
+		typical(&st, (uint32_t)i);
+		st.last_fresh = st.last_change = st.last_active = stamps[i];
+		st.last_peered = st.last_clean = stamps[i];
+		st.last_became_active = st.last_unstale = stamps[i];
+		st.last_scrub_stamp = stamps[i];
+		st.last_deep_scrub_stamp = stamps[nitems(stamps) - 1 - i];
+		assert_text_is_json(&t, &st);
+	}
+	/* Random values everywhere, and every state bit alone and mixed. */
+	for (s = 0; s < 3000; s++) {
+		typical(&st, s);
+		st.state = s < PG_STATE_NBITS ? 1U << s :
+		    (uint32_t)text_rand(&seed);
+		st.version_epoch = (uint32_t)text_rand(&seed);
+		st.version_v = text_rand(&seed);
+		st.reported_seq = text_rand(&seed) >> (s % 64);
+		st.reported_epoch = (uint32_t)text_rand(&seed);
+		st.snaptrimq_len = (uint32_t)text_rand(&seed);
+		st.up_len = (uint8_t)(text_rand(&seed) % (PLACEMENT_MAX_SIZE + 1));
+		st.acting_len = (uint8_t)(s % (PLACEMENT_MAX_SIZE + 1));
+		for (k = 0; k < PLACEMENT_MAX_SIZE; k++) {
+			st.up[k] = (int32_t)text_rand(&seed);
+			st.acting[k] = (int32_t)(text_rand(&seed) % 512) - 1;
+		}
+		st.up_primary = (int32_t)text_rand(&seed);
+		st.num_bytes = (int64_t)text_rand(&seed);
+		st.num_objects_degraded = -(int64_t)(text_rand(&seed) >> 1);
+		/* Stamps sometimes in one second, sometimes anywhere. */
+		st.last_fresh = (int64_t)(text_rand(&seed) >> (s % 3 ? 10 : 0));
+		st.last_clean = st.last_fresh - (int64_t)(text_rand(&seed) %
+		    2000000);
+		assert_text_is_json(&t, &st);
+	}
+	pg_text_free(&t);
+}
+
+/* Appends one after another; the text of each is whole and parses. */
+Test(pgtext, appends_and_parses_back)
+{
+	struct pg_text t;
+	struct pg_stat in, out;
+	json_t *a;
+	json_error_t err;
+	char *cause = NULL;
+	uint32_t s;
+
+	pg_text_init(&t);
+	enc_buf_put_u8(&t.buf, '[');
+	for (s = 0; s < 100; s++) {
+		if (s > 0)
+			enc_buf_put_u8(&t.buf, ',');
+		typical(&in, s);
+		pg_text_stat(&t, &in);
+	}
+	enc_buf_put_u8(&t.buf, ']');
+	a = json_loadb((const char *)t.buf.data, t.buf.len, 0, &err);
+	cr_assert_not_null(a, "%s", err.text);
+	cr_assert_eq(json_array_size(a), 100);
+	for (s = 0; s < 100; s++) {
+		typical(&in, s);
+		cr_assert_eq(pg_stat_from_json(json_array_get(a, s), &out,
+		    &cause), 0, "%s", cause);
+		assert_stat_eq(&in, &out);
+	}
+	json_decref(a);
+	pg_text_free(&t);
+}
+
+/* Not a bound (timings belong to mapmon-bench): the figure, for the log. */
+Test(pgtext, speed_against_jansson)
+{
+	struct pg_text t;
+	struct pg_stat st;
+	uint32_t s, n = 20000;
+	double t0, text_ns, jansson_ns;
+	json_t *j;
+	char *d;
+	size_t total = 0, text_total = 0;
+
+	/* A commit's worth at a time, into the same buffer, as the monitor. */
+	pg_text_init(&t);
+	t0 = now_ns();
+	for (s = 0; s < n; s++) {
+		if (s % 1000 == 0) {
+			text_total += t.buf.len;
+			enc_buf_reset(&t.buf);
+		}
+		typical(&st, s);
+		st.num_objects = s;
+		pg_text_stat(&t, &st);
+	}
+	text_total += t.buf.len;
+	text_ns = now_ns() - t0;
+	t0 = now_ns();
+	for (s = 0; s < n; s++) {
+		typical(&st, s);
+		st.num_objects = s;
+		j = pg_stat_to_json(&st);
+		d = json_dumps(j, JSON_COMPACT);
+		total += strlen(d);
+		free(d);
+		json_decref(j);
+	}
+	jansson_ns = now_ns() - t0;
+	cr_assert_eq(total, text_total);
+	fprintf(stderr, "pg_text: %u PGs, %zu bytes: %.0f ns/PG; jansson "
+	    "object + dump: %.0f ns/PG\n", n, text_total, text_ns / n,
+	    jansson_ns / n);
+	pg_text_free(&t);
+}
