@@ -71,7 +71,6 @@ struct mon_commit_info {
 	size_t npgs;			/* PGs changed in that version */
 	size_t nlog;			/* cluster log entries added */
 	const struct mon_log_entry *log;
-	int health_changed;
 	const struct mon_proposal *proposal;	/* mon_commit_foreach_pg() */
 	/*
 	 * The JSON text of an array of the stats mon_commit_foreach_pg()
