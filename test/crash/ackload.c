@@ -74,6 +74,7 @@
 #include "mon/pg.h"
 #include "net/client.h"
 #include "net/frame.h"
+#include "test/loadtool.h"
 
 #define EXIT_ERROR 1
 #define EXIT_UNEXPECTED 2
@@ -85,34 +86,13 @@
 #define CALL_TIMEOUT_MS 10000
 #define DRAIN_SECONDS 20	/* after SECONDS, wait this long for replies */
 
-static const char *progname = "ackload";
-
-static mapmon_dead void
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: %s load -m ADDR -l LOG [-t SECONDS] [-r REPORTERS] "
-	    "[-g PGS]\n"
-	    "           [-b BATCH] [-w WINDOW] [-a ADMIN_WINDOW] [-p POOLS] "
-	    "[-s SEED]\n"
-	    "       %s check -m ADDR -l LOG\n", progname, progname);
-	exit(MAPMON_EXIT_USAGE);
-}
-
-static void
-warnx_(const char *fmt, ...) printflike(1, 2);
-
-static void
-warnx_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+static const char progname[] = "ackload";
+static const char usage_text[] =
+    "usage: ackload load -m ADDR -l LOG [-t SECONDS] [-r REPORTERS] "
+    "[-g PGS]\n"
+    "           [-b BATCH] [-w WINDOW] [-a ADMIN_WINDOW] [-p POOLS] "
+    "[-s SEED]\n"
+    "       ackload check -m ADDR -l LOG\n";
 
 static uint64_t
 now_us(void)
@@ -247,7 +227,7 @@ load_failed(struct load *l, const char *what, int rc, const char *status)
 		return;
 	}
 	l->unexpected++;
-	warnx_("unexpected reply to %s: rc %d: %s", what, rc,
+	loadtool_warnx("unexpected reply to %s: rc %d: %s", what, rc,
 	    status != NULL ? status : "");
 }
 
@@ -295,8 +275,8 @@ report_done(void *arg, int rc, const char *status, json_t *data)
 			snprintf(what, sizeof what, "pg report of osd.%d",
 			    r->osd);
 			l->unexpected++;
-			warnx_("unexpected reply to %s: accepted %lld of %u: "
-			    "%s", what, (long long)accepted, op->count,
+			loadtool_warnx("unexpected reply to %s: accepted %lld "
+			    "of %u: %s", what, (long long)accepted, op->count,
 			    status != NULL ? status : "");
 		} else {
 			load_log(l, "pgs %u.%x+%xx%u reported_seq>=%" PRIu64
@@ -450,7 +430,8 @@ admin_done(void *arg, int rc, const char *status, json_t *data)
 		if (json_unpack(data, "{s:{s:I}, s:{s:I}}", "osdmap", "epoch",
 		    &e, "pgmap", "version", &v) != 0) {
 			l->unexpected++;
-			warnx_("status without osdmap.epoch, pgmap.version");
+			loadtool_warnx("status without osdmap.epoch, "
+			    "pgmap.version");
 			break;
 		}
 		if ((uint64_t)e > l->seen_epoch) {
@@ -616,7 +597,8 @@ load_drain_cb(mapmon_unused evutil_socket_t fd, mapmon_unused short ev,
 {
 	struct load *l = arg;
 
-	warnx_("replies still missing %d s after the end", DRAIN_SECONDS);
+	loadtool_warnx("replies still missing %d s after the end",
+	    DRAIN_SECONDS);
 	l->unexpected++;
 	event_base_loopbreak(l->base);
 }
@@ -637,8 +619,9 @@ setup_call(struct load *l, json_t *cmd, json_t **data)
 		xasprintf(&l->gone_msg, "%s", status != NULL ? status : "");
 	}
 	if (rc != 0 && !is_gone(rc) && rc != -EEXIST)
-		warnx_("%s: rc %d: %s", json_string_value(json_object_get(cmd,
-		    "prefix")), rc, status != NULL ? status : "");
+		loadtool_warnx("%s: rc %d: %s", json_string_value(
+		    json_object_get(cmd, "prefix")), rc, status != NULL ?
+		    status : "");
 	free(status);
 	json_decref(cmd);
 	return rc;
@@ -681,7 +664,7 @@ load_setup(struct load *l)
 		return l->gone ? EXIT_GONE : EXIT_ERROR;
 	if (json_unpack(dump, "{s:I, s:o, s:o}", "epoch", &id, "pools",
 	    &pools, "osds", &osds) != 0) {
-		warnx_("osd dump: no epoch, pools or osds");
+		loadtool_warnx("osd dump: no epoch, pools or osds");
 		json_decref(dump);
 		return EXIT_ERROR;
 	}
@@ -714,7 +697,7 @@ load_setup(struct load *l)
 	}
 	json_decref(dump);
 	if (l->pool_id == 0) {
-		warnx_("osd dump: no pool %s", BASE_POOL);
+		loadtool_warnx("osd dump: no pool %s", BASE_POOL);
 		return EXIT_ERROR;
 	}
 	return 0;
@@ -750,20 +733,20 @@ load_main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 't': l.seconds = atoi(optarg); break;
 		case 'w': l.window = atoi(optarg); break;
-		default: usage();
+		default: loadtool_usage();
 		}
 	}
 	if (optind != argc || l.addr == NULL || logpath == NULL ||
 	    l.seconds < 0 || l.nrep < 1 || l.nrep > 1000 || l.batch < 1 ||
 	    l.window < 1 || l.admin_window < 0 || l.max_pools < 0 ||
 	    l.pg_num < 1 || l.pg_num > 1048576)
-		usage();
+		loadtool_usage();
 	if (seed != 0)
 		rng_state = seed;
 	l.run_id = now_us() / 1000;
 	l.nosd = l.nrep > MIN_OSDS ? l.nrep : MIN_OSDS;
 	if ((l.log = fopen(logpath, "a")) == NULL) {
-		warnx_("%s: %s", logpath, strerror(errno));
+		loadtool_warnx("%s: %s", logpath, strerror(errno));
 		return EXIT_ERROR;
 	}
 	setvbuf(l.log, NULL, _IOLBF, 0);
@@ -776,7 +759,7 @@ load_main(int argc, char **argv)
 		goto out;
 
 	if ((l.base = event_base_new()) == NULL) {
-		warnx_("event_base_new failed");
+		loadtool_warnx("event_base_new failed");
 		status = EXIT_ERROR;
 		goto out;
 	}
@@ -869,8 +852,8 @@ static void
 check_bad_line(struct check *c, const char *line)
 {
 	c->bad_lines++;
-	warnx_("%s:%" PRIu64 ": cannot parse: %s", c->logpath, c->lineno,
-	    line);
+	loadtool_warnx("%s:%" PRIu64 ": cannot parse: %s", c->logpath,
+	    c->lineno, line);
 }
 
 static void
@@ -1062,13 +1045,13 @@ check_main(int argc, char **argv)
 		switch (ch) {
 		case 'l': c.logpath = optarg; break;
 		case 'm': addr = optarg; break;
-		default: usage();
+		default: loadtool_usage();
 		}
 	}
 	if (optind != argc || addr == NULL || c.logpath == NULL)
-		usage();
+		loadtool_usage();
 	if ((c.log = fopen(c.logpath, "r")) == NULL) {
-		warnx_("%s: %s", c.logpath, strerror(errno));
+		loadtool_warnx("%s: %s", c.logpath, strerror(errno));
 		return EXIT_ERROR;
 	}
 	c.mono = json_object();
@@ -1080,7 +1063,7 @@ check_main(int argc, char **argv)
 			line[--len] = '\0';
 		else if (len > 0) {
 			/* A torn last line: ackload died mid-write. */
-			warnx_("%s:%" PRIu64 ": no newline, ignored",
+			loadtool_warnx("%s:%" PRIu64 ": no newline, ignored",
 			    c.logpath, c.lineno);
 			break;
 		}
@@ -1112,7 +1095,8 @@ check_main(int argc, char **argv)
 		json_decref(cmd);
 	}
 	if (rc != 0) {
-		warnx_("%s: rc %d: %s", addr, rc, status != NULL ? status : "");
+		loadtool_warnx("%s: rc %d: %s", addr, rc, status != NULL ?
+		    status : "");
 		free(status);
 		json_decref(o.osd_dump);
 		json_decref(o.status);
@@ -1207,13 +1191,14 @@ check_main(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	const char *cmd;
+
 	signal(SIGPIPE, SIG_IGN);
-	if (argc < 2)
-		usage();
-	if (strcmp(argv[1], "load") == 0)
-		return load_main(argc - 1, argv + 1);
-	if (strcmp(argv[1], "check") == 0)
-		return check_main(argc - 1, argv + 1);
-	usage();
-	return MAPMON_EXIT_USAGE;
+	loadtool_init(progname, usage_text);
+	cmd = loadtool_subcommand(&argc, &argv);
+	if (strcmp(cmd, "load") == 0)
+		return load_main(argc, argv);
+	if (strcmp(cmd, "check") == 0)
+		return check_main(argc, argv);
+	loadtool_usage();
 }

@@ -67,42 +67,20 @@
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "net/frame.h"
+#include "test/loadtool.h"
 
 #define CONNECT_TIMEOUT_MS 20000
 #define BURST (1024 * 1024)
 
-static const char *progname = "loadgen";
+static const char usage_text[] =
+    "usage: loadgen conns -m ADDR -n N -t SECONDS\n"
+    "       loadgen slowloris -m ADDR -n N -t SECONDS\n"
+    "       loadgen noread -m ADDR -t SECONDS\n"
+    "       loadgen garbage -m ADDR -b BYTES [-c CONNECTIONS] [-t SECONDS]\n"
+    "       loadgen probe -m ADDR -t SECONDS [-i INTERVAL_MS]\n";
 static const char *addr;
 static char *host;
 static uint16_t port;
-
-static mapmon_dead void
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: %s conns -m ADDR -n N -t SECONDS\n"
-	    "       %s slowloris -m ADDR -n N -t SECONDS\n"
-	    "       %s noread -m ADDR -t SECONDS\n"
-	    "       %s garbage -m ADDR -b BYTES [-c CONNECTIONS] [-t SECONDS]\n"
-	    "       %s probe -m ADDR -t SECONDS [-i INTERVAL_MS]\n",
-	    progname, progname, progname, progname, progname);
-	exit(MAPMON_EXIT_USAGE);
-}
-
-static void
-warnx_(const char *fmt, ...) printflike(1, 2);
-
-static void
-warnx_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static double
 now_ms(void)
@@ -146,7 +124,7 @@ raw_frame(struct enc_buf *b, uint8_t type, uint64_t id, const char *s)
 	char *cause = NULL;
 
 	if (frame_build(b, type, id, s, strlen(s), &cause) != 0) {
-		warnx_("frame_build: %s", cause);
+		loadtool_warnx("frame_build: %s", cause);
 		free(cause);
 	}
 }
@@ -231,7 +209,7 @@ conns_reply(void *arg, int rc, const char *status, mapmon_unused json_t *data)
 		cs->replies++;
 	else if (rc != -ECANCELED) {
 		if (cs->errors++ < 5)
-			warnx_("status: rc %d: %s", rc, status);
+			loadtool_warnx("status: rc %d: %s", rc, status);
 	}
 }
 
@@ -249,7 +227,7 @@ conns_error(void *arg, int err, const char *msg)
 	struct conns *cs = arg;
 
 	if (cs->failed_connect++ < 5)
-		warnx_("connection: %d: %s", err, msg);
+		loadtool_warnx("connection: %d: %s", err, msg);
 }
 
 static void
@@ -408,7 +386,7 @@ noread_main(int seconds)
 	int fd, cut = 0;
 
 	if ((fd = raw_connect(4096)) == -1) {
-		warnx_("%s: cannot connect: %s", addr, strerror(errno));
+		loadtool_warnx("%s: cannot connect: %s", addr, strerror(errno));
 		return 1;
 	}
 	raw_frame(&b, FRAME_HELLO, 0, hello_json);
@@ -419,7 +397,7 @@ noread_main(int seconds)
 	raw_frame(&b, FRAME_REQUEST, 3,
 	    "{\"prefix\":\"subscribe\",\"what\":\"log\"}");
 	if (raw_send(fd, b.data, b.len) == -1) {
-		warnx_("%s: send: %s", addr, strerror(errno));
+		loadtool_warnx("%s: send: %s", addr, strerror(errno));
 		close(fd);
 		enc_buf_free(&b);
 		return 1;
@@ -610,7 +588,7 @@ parse_size(const char *s)
 	case 'G': case 'g': v <<= 30; end++; break;
 	}
 	if (*end != '\0' || end == s)
-		usage();
+		loadtool_usage();
 	return v;
 }
 
@@ -665,7 +643,7 @@ probe_reply(void *arg, int rc, const char *status, mapmon_unused json_t *data)
 
 	if (rc != 0) {
 		if (p->errors++ < 5)
-			warnx_("status: rc %d: %s", rc, status);
+			loadtool_warnx("status: rc %d: %s", rc, status);
 		if (!mclient_ready(p->c)) {
 			event_base_loopbreak(p->base);
 			return;
@@ -720,7 +698,7 @@ probe_error(void *arg, int err, const char *msg)
 	struct probe *p = arg;
 
 	p->errors++;
-	warnx_("connection: %d: %s", err, msg);
+	loadtool_warnx("connection: %d: %s", err, msg);
 	event_base_loopbreak(p->base);
 }
 
@@ -772,11 +750,8 @@ main(int argc, char **argv)
 	int ch, n = 0, seconds = 0, conc = 8;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (argc < 2)
-		usage();
-	mode = argv[1];
-	argc--;
-	argv++;
+	loadtool_init("loadgen", usage_text);
+	mode = loadtool_subcommand(&argc, &argv);
 	while ((ch = getopt(argc, argv, "b:c:i:m:n:t:")) != -1) {
 		switch (ch) {
 		case 'b': bytes = parse_size(optarg); break;
@@ -785,13 +760,13 @@ main(int argc, char **argv)
 		case 'm': addr = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 't': seconds = atoi(optarg); break;
-		default: usage();
+		default: loadtool_usage();
 		}
 	}
 	if (optind != argc || addr == NULL || conc < 1 || interval < 0)
-		usage();
+		loadtool_usage();
 	if (mclient_parse_addr(addr, &host, &port, &cause) != 0) {
-		warnx_("%s", cause);
+		loadtool_warnx("%s", cause);
 		free(cause);
 		return 1;
 	}
@@ -805,5 +780,5 @@ main(int argc, char **argv)
 		return garbage_main(bytes, conc, seconds);
 	if (strcmp(mode, "probe") == 0 && seconds > 0)
 		return probe_main(seconds, interval);
-	usage();
+	loadtool_usage();
 }
