@@ -43,14 +43,16 @@
  *
  * Exit status of load: 0 when it ran for SECONDS and every request was
  * answered; 3 when the monitor went away (the connection closed or was
- * refused: expected when the monitor is killed); 2 when the monitor
- * refused a change ackload expected to succeed (a bug); 1 on any other
- * error; 64 on usage.
+ * refused: expected when the monitor is killed) or answered ESHUTDOWN (it
+ * is stopping: expected when it is stopped; no request is sent after that
+ * answer, and those answered so are counted apart, not as unexpected); 2
+ * when the monitor refused a change ackload expected to succeed (a bug); 1
+ * on any other error; 64 on usage.
  *
  * check: connects to ADDR, reads `osd dump`, `status` and `pg dump pgs`,
  * and checks every line of LOG; prints each violated line, then a summary,
  * and exits 0 when every line holds, 1 when one does not, 3 when the
- * monitor cannot be reached.
+ * monitor cannot be reached (or is stopping).
  */
 #include "config.h"
 
@@ -183,6 +185,7 @@ struct load {
 	uint64_t seen_epoch, seen_version;
 
 	int stopping, gone, unexpected;
+	int shutdown;		/* answered ESHUTDOWN: the monitor stops */
 	char *gone_msg;
 	struct event *stop_ev, *drain_ev;
 
@@ -218,12 +221,19 @@ load_gone(struct load *l, int err, const char *msg)
 	event_base_loopbreak(l->base);
 }
 
-/* A reply that is not rc 0: the monitor went away, or a bug. */
+/*
+ * A reply that is not rc 0: the monitor went away, is stopping (the
+ * answers still coming are logged; nothing more is sent), or a bug.
+ */
 static void
 load_failed(struct load *l, const char *what, int rc, const char *status)
 {
 	if (is_gone(rc)) {
 		load_gone(l, rc, status);
+		return;
+	}
+	if (rc == -ESHUTDOWN) {
+		l->shutdown++;
 		return;
 	}
 	l->unexpected++;
@@ -247,7 +257,7 @@ load_idle(const struct load *l)
 static void
 load_check_done(struct load *l)
 {
-	if (l->stopping && load_idle(l))
+	if ((l->stopping || l->shutdown > 0) && load_idle(l))
 		event_base_loopbreak(l->base);
 }
 
@@ -565,7 +575,7 @@ load_fill(struct load *l)
 {
 	int i;
 
-	if (l->stopping || l->gone)
+	if (l->stopping || l->gone || l->shutdown > 0)
 		return;
 	for (i = 0; i < l->nrep && !l->gone; i++)
 		while (!l->gone && l->reps[i].npgs > 0 &&
@@ -611,14 +621,15 @@ static int
 setup_call(struct load *l, json_t *cmd, json_t **data)
 {
 	char *status = NULL;
-	int rc;
+	int rc, gone;
 
 	rc = mclient_call(l->addr, CALL_TIMEOUT_MS, cmd, data, &status);
-	if (rc != 0 && is_gone(rc) && !l->gone) {
+	gone = is_gone(rc) || rc == -ESHUTDOWN;
+	if (rc != 0 && gone && !l->gone) {
 		l->gone = 1;
 		xasprintf(&l->gone_msg, "%s", status != NULL ? status : "");
 	}
-	if (rc != 0 && !is_gone(rc) && rc != -EEXIST)
+	if (rc != 0 && !gone && rc != -EEXIST)
 		loadtool_warnx("%s: rc %d: %s", json_string_value(
 		    json_object_get(cmd, "prefix")), rc, status != NULL ?
 		    status : "");
@@ -806,16 +817,17 @@ load_main(int argc, char **argv)
 
 	if (l.unexpected > 0)
 		status = EXIT_UNEXPECTED;
-	else if (l.gone)
+	else if (l.gone || l.shutdown > 0)
 		status = EXIT_GONE;
 	else
 		status = 0;
 out:
 	fprintf(stderr, "%s: %" PRIu64 " pg reports acknowledged (%" PRIu64
 	    " pg updates), %" PRIu64 " admin changes, %" PRIu64 " status "
-	    "reads; %d unexpected%s%s\n", progname, l.reports_acked,
-	    l.pg_updates, l.admin_acked, l.reads, l.unexpected,
-	    l.gone ? "; monitor gone: " : "", l.gone ? l.gone_msg : "");
+	    "reads; %d unexpected, %d refused as the monitor stopped%s%s\n",
+	    progname, l.reports_acked, l.pg_updates, l.admin_acked, l.reads,
+	    l.unexpected, l.shutdown, l.gone ? "; monitor gone: " : "",
+	    l.gone ? l.gone_msg : "");
 	fclose(l.log);
 	for (i = 0; i < (int)l.npools; i++)
 		free(l.pools[i].name);
@@ -1104,7 +1116,8 @@ check_main(int argc, char **argv)
 		json_decref(c.mono);
 		json_decref(c.exist);
 		json_decref(c.value);
-		return is_gone(rc) ? EXIT_GONE : EXIT_ERROR;
+		return is_gone(rc) || rc == -ESHUTDOWN ? EXIT_GONE :
+		    EXIT_ERROR;
 	}
 	free(status);
 
