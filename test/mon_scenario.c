@@ -43,6 +43,7 @@
 #include "mon/pgmap.h"
 #include "mon/placement.h"
 #include "store/store.h"
+#include "test/mon_report_util.h"
 
 static struct event_base *base;
 static struct mon *mon;
@@ -135,6 +136,33 @@ open_mon(double *secs, char **cause)
 	return 0;
 }
 
+/* A report round's figures, and its answers. */
+struct round {
+	int64_t objects;
+	struct answers *a;
+};
+
+static void
+round_fill(struct pg_stat *st, int size, void *arg)
+{
+	const struct round *r = arg;
+
+	st->num_objects = r->objects;
+	st->num_bytes = r->objects * 4 * 1024 * 1024;
+	st->num_object_copies = r->objects * size;
+	st->num_write = r->objects;
+	st->num_write_kb = r->objects * 4096;
+}
+
+static void
+round_send(int32_t osd, const struct pg_stat *batch, size_t n, void *arg)
+{
+	struct round *r = arg;
+
+	r->a->waiting++;
+	mon_pg_report(mon, osd, batch, n, answers_cb, r->a);
+}
+
 /*
  * One report round: every PG of every pool, reported by its primary in
  * the given state, one report per OSD, all in flight at once.
@@ -142,59 +170,10 @@ open_mon(double *secs, char **cause)
 static int
 report_round(uint32_t state, int64_t objects, struct answers *a)
 {
-	const struct pgmap *pm = mon_pgmap(mon);
-	const struct osdmap *om = mon_osdmap(mon);
-	struct placement *pl = osdmap_placement(om);
-	struct pg_stat **batch, *st;
-	size_t *n, *cap, i;
-	uint32_t s;
-	int32_t up[PLACEMENT_MAX_SIZE], osd;
-	int len;
+	struct round r = { objects, a };
 
-	batch = xcalloc(om->max_osd + 1, sizeof *batch);
-	n = xcalloc(om->max_osd + 1, sizeof *n);
-	cap = xcalloc(om->max_osd + 1, sizeof *cap);
-	for (i = 0; i < pm->npools; i++) {
-		const struct osdmap_pool *op = osdmap_pool(om, pm->pools[i].id);
-
-		for (s = 0; s < pm->pools[i].pg_num; s++) {
-			len = placement_map_pg(pl, op->id, s, op->size, up);
-			if (len == 0)
-				continue;
-			osd = up[0];
-			if (n[osd] == cap[osd]) {
-				cap[osd] = cap[osd] ? cap[osd] * 2 : 256;
-				batch[osd] = xreallocarray(batch[osd], cap[osd],
-				    sizeof **batch);
-			}
-			st = &batch[osd][n[osd]++];
-			*st = pm->pools[i].pgs[s];
-			memcpy(st->up, up, sizeof st->up);
-			memcpy(st->acting, up, sizeof st->acting);
-			st->up_len = st->acting_len = (uint8_t)len;
-			st->up_primary = st->acting_primary = up[0];
-			st->state = state;
-			st->num_objects = objects;
-			st->num_bytes = objects * 4 * 1024 * 1024;
-			st->num_object_copies = objects * len;
-			st->num_write = objects;
-			st->num_write_kb = objects * 4096;
-			st->reported_epoch = om->epoch;
-			st->reported_seq++;
-		}
-	}
-	placement_free(pl);
 	memset(a, 0, sizeof *a);
-	for (osd = 0; (uint32_t)osd < om->max_osd; osd++) {
-		if (n[osd] == 0)
-			continue;
-		a->waiting++;
-		mon_pg_report(mon, osd, batch[osd], n[osd], answers_cb, a);
-		free(batch[osd]);
-	}
-	free(batch);
-	free(n);
-	free(cap);
+	mon_report_util_all(mon, state, round_fill, round_send, &r);
 	return wait_all(a);
 }
 

@@ -28,6 +28,7 @@
 #include "mon/pgmap.h"
 #include "mon/placement.h"
 #include "store/store.h"
+#include "test/mon_report_util.h"
 
 #ifndef TEST_BACKEND
 #define TEST_BACKEND "lmdb"
@@ -220,6 +221,30 @@ check_derived(void)
 	cr_assert_eq(mon_check_derived(mon, &cause), 0, "%s", cause);
 }
 
+static void
+report_fill(struct pg_stat *st, int size, void *arg)
+{
+	int64_t objects = (int64_t)*(const uint64_t *)arg;
+
+	st->num_objects = objects;
+	st->num_bytes = objects * 4096;
+	st->num_object_copies = objects * size;
+}
+
+/* One OSD's report, waited for: it must be accepted. */
+static void
+report_send(int32_t osd, const struct pg_stat *batch, size_t n,
+    mapmon_unused void *arg)
+{
+	struct answer a;
+
+	memset(&a, 0, sizeof a);
+	mon_pg_report(mon, osd, batch, n, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "report from osd.%d: %s", osd, a.status);
+	json_decref(a.data);
+}
+
 /*
  * Every PG of every pool reported by its primary in the given state: one
  * placement per PG, then one report per OSD.
@@ -227,57 +252,7 @@ check_derived(void)
 static void
 report_all(uint32_t state, uint64_t objects)
 {
-	const struct pgmap *pm = mon_pgmap(mon);
-	const struct osdmap *om = mon_osdmap(mon);
-	struct placement *pl = osdmap_placement(om);
-	struct pg_stat **batch, *st;
-	size_t *n, i;
-	struct answer a;
-	uint32_t s;
-	int32_t up[PLACEMENT_MAX_SIZE], osd;
-	int len;
-
-	batch = xcalloc(om->max_osd + 1, sizeof *batch);
-	n = xcalloc(om->max_osd + 1, sizeof *n);
-	for (i = 0; i < pm->npools; i++) {
-		const struct osdmap_pool *op = osdmap_pool(om, pm->pools[i].id);
-
-		for (s = 0; s < pm->pools[i].pg_num; s++) {
-			len = placement_map_pg(pl, op->id, s, op->size, up);
-			if (len == 0)
-				continue;
-			osd = up[0];
-			/* Power-of-two capacities: a sanitizer's realloc copies. */
-			if ((n[osd] & (n[osd] - 1)) == 0)
-				batch[osd] = xreallocarray(batch[osd],
-				    n[osd] ? n[osd] * 2 : 1, sizeof **batch);
-			st = &batch[osd][n[osd]++];
-			*st = pm->pools[i].pgs[s];
-			memcpy(st->up, up, sizeof st->up);
-			memcpy(st->acting, up, sizeof st->acting);
-			st->up_len = st->acting_len = (uint8_t)len;
-			st->up_primary = st->acting_primary = up[0];
-			st->state = state;
-			st->num_objects = (int64_t)objects;
-			st->num_bytes = (int64_t)objects * 4096;
-			st->num_object_copies = (int64_t)objects * len;
-			st->reported_epoch = om->epoch;
-			st->reported_seq++;
-		}
-	}
-	for (osd = 0; (uint32_t)osd < om->max_osd; osd++) {
-		if (n[osd] == 0)
-			continue;
-		memset(&a, 0, sizeof a);
-		mon_pg_report(mon, osd, batch[osd], n[osd], answer_cb, &a);
-		wait_for(&a);
-		cr_assert_eq(a.rc, 0, "report from osd.%d: %s", osd, a.status);
-		json_decref(a.data);
-		free(batch[osd]);
-	}
-	free(batch);
-	free(n);
-	placement_free(pl);
+	mon_report_util_all(mon, state, report_fill, report_send, &objects);
 }
 
 Test(mon, mkfs_gives_epoch_one_and_refuses_an_existing_store)
