@@ -206,11 +206,14 @@ mapmon_refused(int rc, const char *status)
 /*
  * The connection failed: 110 for a timeout, 111 for anything else (no
  * monitor answers at the address: refused, reset, unreachable, not the
- * protocol).
+ * protocol).  A monitor that answers it has too many connections refuses
+ * with EBUSY, which exits as every refusal does (16).
  */
 static mapmon_dead void
 mapmon_conn_failed(int err, const char *msg)
 {
+	if (err == -EBUSY)
+		mapmon_refused(err, msg);
 	fprintf(stderr, "mapmon: %s\n", msg != NULL ? msg :
 	    strerror(-err));
 	if (err == -ETIMEDOUT)
@@ -324,7 +327,8 @@ mapmon_try_call(const json_t *cmd, struct mapmon_wait **wp)
 /*
  * Send cmd and wait for its reply.  Returns the reply's rc, with *data (a
  * reference the session owns: valid until exit) and *status set; a lost
- * connection or the deadline exits the program (110, 111).
+ * connection or the deadline exits the program (110, 111; 16 for a
+ * monitor with too many connections).
  */
 static int
 mapmon_call(const json_t *cmd, json_t **data, const char **status)
