@@ -84,17 +84,27 @@ teardown(void)
 		cr_log_warn("seteuid back: %s", strerror(errno));
 	if (mounted)
 		umount2(mnt, MNT_DETACH);
-	chmod(path, 0700);
-	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	mounted = 0;
+	if (tmpdir[0] != '\0') {
+		chmod(path, 0700);
+		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		tmpdir[0] = '\0';
+	}
 }
 
 TestSuite(reopen, .init = setup, .fini = teardown);
+
+/* A skipped test does not run .fini: clean up first. */
+#define SKIP(...) do {							\
+	teardown();							\
+	cr_skip_test(__VA_ARGS__);					\
+} while (0)
 
 static void
 need_leveldb(void)
 {
 	if (!store_backend_known("leveldb"))
-		cr_skip_test("LevelDB is not compiled in");
+		SKIP("LevelDB is not compiled in");
 }
 
 /* Open (or create) the LevelDB store with a small memtable. */
@@ -450,16 +460,20 @@ Test(reopen, disk_full)
 	char filler[256];
 	uint32_t c, acked;
 	pid_t pid;
-	int status;
+	int status, e;
 
 	need_leveldb();
 	/* A mount namespace of this test's own: the tmpfs dies with it. */
-	if (unshare(CLONE_NEWNS) == -1)
-		cr_skip_test("cannot make a mount namespace (%s): needs root",
-		    strerror(errno));
+	if (unshare(CLONE_NEWNS) == -1) {
+		e = errno;
+		SKIP("cannot make a mount namespace (%s): needs root",
+		    strerror(e));
+	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
-	    mount("tmpfs", mnt, "tmpfs", 0, "size=2m,mode=0700") == -1)
-		cr_skip_test("cannot mount a small tmpfs: %s", strerror(errno));
+	    mount("tmpfs", mnt, "tmpfs", 0, "size=2m,mode=0700") == -1) {
+		e = errno;
+		SKIP("cannot mount a small tmpfs: %s", strerror(e));
+	}
 	mounted = 1;
 	snprintf(filler, sizeof filler, "%s/filler", mnt);
 
