@@ -91,6 +91,12 @@ sim_main_pg_stat(void *arg, int rc, const char *status, json_t *data)
 	struct timeval tv = { 0, 5000 };
 
 	sm->checking = 0;
+	/*
+	 * Cancelled: the admin client is being freed after a signal or the
+	 * duration, which is not the monitor's failure.
+	 */
+	if (rc == -ECANCELED)
+		return;
 	if (rc < 0) {
 		fprintf(stderr, "mapmon-bench: pg stat: %s\n", status);
 		sm->rc = 1;
