@@ -23,7 +23,10 @@
  *  6. Threads: one thread may commit while others read (get, iterators,
  *     stat) at the same time.  Readers never wait for a commit's fsync.
  *     Iterators hold a snapshot (LMDB: a read transaction) and must be freed
- *     promptly, never kept across event-loop iterations.
+ *     promptly, never kept across event-loop iterations, on the thread that
+ *     made them; never commit from a thread that holds one (LevelDB: an
+ *     iterator holds the read lock that a reopen after a failed write
+ *     waits for).
  *  7. Memory handed out by a get is the caller's (free()); memory handed out
  *     by an iterator belongs to the iterator and is valid until the next call.
  */
