@@ -807,13 +807,7 @@ bench_cold_main(int argc, char **argv)
 			break;
 		case 'C':
 			free(o.mon_conf);
-			if ((o.mon_conf = bench_read_file(optarg, &cause)) ==
-			    NULL) {
-				fprintf(stderr, "mapmon-bench: --mon-conf: "
-				    "%s\n", cause);
-				free(cause);
-				return MAPMON_EXIT_USAGE;
-			}
+			o.mon_conf = bench_arg_file("--mon-conf", optarg);
 			break;
 		case 'o':
 			o.outdir = optarg;

@@ -44,6 +44,20 @@ bench_arg_long(const char *opt, const char *s, long lo, long hi)
 	return v;
 }
 
+/* A file's contents, or exit 64 naming the option. */
+char *
+bench_arg_file(const char *opt, const char *path)
+{
+	char *text, *cause = NULL;
+
+	if ((text = bench_read_file(path, &cause)) == NULL) {
+		fprintf(stderr, "mapmon-bench: %s: %s\n", opt, cause);
+		free(cause);
+		exit(MAPMON_EXIT_USAGE);
+	}
+	return text;
+}
+
 static const struct bench_setup bench_setups[] = {
 	{ "lmdb", "lmdb", "[store]\nbackend = lmdb\n" },
 	/* LevelDB's own defaults (leveldb/options.h). */

@@ -23,6 +23,12 @@
  */
 long bench_arg_long(const char *opt, const char *s, long lo, long hi);
 
+/*
+ * The contents of the file path given to option opt (malloc'd, the caller
+ * frees); otherwise prints why and exits 64 (a usage error).
+ */
+char *bench_arg_file(const char *opt, const char *path);
+
 /* Monotonic seconds. */
 double bench_now(void);
 
