@@ -111,6 +111,7 @@ sub_free(struct sub *s)
 	if (s == NULL)
 		return;
 	mon_set_notify(s->mon, NULL, NULL);
+	mon_want_pg_text(s->mon, 0);
 	while ((o = TAILQ_FIRST(&s->list)) != NULL) {
 		TAILQ_REMOVE(&s->list, o, entry);
 		sub_one_free(o);
@@ -145,11 +146,23 @@ sub_push1(struct sub *s, const struct sub_one *o, json_t *obj)
 		s->pushes++;
 }
 
+/* Send the JSON text of a push to every subscriber of what. */
+static void
+sub_send_all(struct sub *s, enum sub_what what, const char *text, size_t len)
+{
+	struct sub_one *o;
+
+	TAILQ_FOREACH(o, &s->list, entry) {
+		if (o->what == what && server_push_raw(s->server, o->conn,
+		    o->req, text, len) == 0)
+			s->pushes++;
+	}
+}
+
 /* Push obj (stolen) to every subscriber of what, serialised once. */
 static void
 sub_push_all(struct sub *s, enum sub_what what, json_t *obj)
 {
-	struct sub_one *o;
 	char *text;
 	size_t len;
 
@@ -158,11 +171,7 @@ sub_push_all(struct sub *s, enum sub_what what, json_t *obj)
 		return;
 	}
 	json_decref(obj);
-	TAILQ_FOREACH(o, &s->list, entry) {
-		if (o->what == what && server_push_raw(s->server, o->conn,
-		    o->req, text, len) == 0)
-			s->pushes++;
-	}
+	sub_send_all(s, what, text, len);
 	free(text);
 }
 
@@ -238,6 +247,31 @@ sub_pg_cb(const struct pg_stat *st, void *arg)
 	json_array_append_new(p->a, pg_stat_to_json(st));
 }
 
+/*
+ * A commit's pgmap push around the text the committer thread wrote of its
+ * PGs: the loop only copies it (serialising the PGs here held it for
+ * milliseconds per commit, in front of every other client).
+ */
+static void
+sub_push_pgmap_text(struct sub *s, const struct mon_commit_info *info)
+{
+	char head[80], *text;
+	size_t hlen, len;
+
+	if (s->server == NULL)
+		return;
+	hlen = (size_t)snprintf(head, sizeof head, "{\"what\":\"pgmap\","
+	    "\"version\":%llu,\"pg_stats\":",
+	    (unsigned long long)info->pgmap_version);
+	len = hlen + info->pg_text_len + 1;
+	text = xmalloc(len);
+	memcpy(text, head, hlen);
+	memcpy(text + hlen, info->pg_text, info->pg_text_len);
+	text[len - 1] = '}';
+	sub_send_all(s, SUB_PGMAP, text, len);
+	free(text);
+}
+
 static void
 sub_notify(void *arg, const struct mon_commit_info *info)
 {
@@ -248,7 +282,11 @@ sub_notify(void *arg, const struct mon_commit_info *info)
 		sub_push_all(s, SUB_OSDMAP, json_pack("{s:s, s:I, s:o}",
 		    "what", "osdmap", "epoch", (json_int_t)info->osdmap_epoch,
 		    "inc", osdmap_inc_to_json(info->inc)));
-	if (s->n[SUB_PGMAP] > 0 && info->pgmap_version != 0) {
+	if (s->n[SUB_PGMAP] > 0 && info->pgmap_version != 0 &&
+	    info->pg_text != NULL)
+		sub_push_pgmap_text(s, info);
+	else if (s->n[SUB_PGMAP] > 0 && info->pgmap_version != 0) {
+		/* Sealed before the first subscriber came: build it here. */
 		p.a = json_array();
 		mon_commit_foreach_pg(s->mon, info, sub_pg_cb, &p);
 		sub_push_all(s, SUB_PGMAP, json_pack("{s:s, s:I, s:o}",
@@ -435,6 +473,8 @@ sub_add(struct sub *s, uint64_t conn, uint64_t req, enum sub_what what,
 	o->start = start;
 	TAILQ_INSERT_TAIL(&s->list, o, entry);
 	s->n[what]++;
+	/* The committer writes the text while anyone takes pgmap pushes. */
+	mon_want_pg_text(s->mon, s->n[SUB_PGMAP] > 0);
 	if (s->server != NULL)
 		(void)server_set_subscriber(s->server, conn, 1);
 	if (what == SUB_HEALTH && s->n[SUB_HEALTH] == 1) {
@@ -489,6 +529,7 @@ sub_closed(struct sub *s, uint64_t conn)
 		s->n[o->what]--;
 		sub_one_free(o);
 	}
+	mon_want_pg_text(s->mon, s->n[SUB_PGMAP] > 0);
 	if (s->n[SUB_HEALTH] == 0) {
 		evtimer_del(s->health_timer);
 		free(s->health_sig);
