@@ -66,6 +66,11 @@ struct conn {
 	int64_t active_us;	/* last frame in or out (stamp_mono) */
 	char *peer;		/* "ADDR:PORT" or "ADDR:PORT (NAME)" */
 
+	/* server_notify_drained(): one waiter, told once the output is empty */
+	server_drained_cb *drain_cb;
+	void *drain_arg;
+	struct event *drain_ev;	/* made on first use: already drained */
+
 	struct conn *hnext; /* id hash chain */
 	TAILQ_ENTRY(conn) entry; /* srv->conns or srv->dead */
 };
@@ -100,6 +105,7 @@ static void conn_read_cb(struct bufferevent *, void *);
 static void conn_write_cb(struct bufferevent *, void *);
 static void conn_event_cb(struct bufferevent *, short, void *);
 static void conn_timer_cb(evutil_socket_t, short, void *);
+static void conn_drain_cb(evutil_socket_t, short, void *);
 static void conn_kill(struct conn *);
 
 static struct conn *
@@ -187,6 +193,30 @@ conn_arm_idle(struct conn *c)
 		server_timer_add(c->timer, c->srv->limits.idle_timeout_ms);
 	else
 		evtimer_del(c->timer);
+}
+
+/*
+ * The write-stall bound: libevent's write timeout runs only while output
+ * is pending, restarts each time the socket takes bytes, and is not
+ * restarted by more output being queued; when it fires it disables
+ * writing and reports BEV_EVENT_WRITING | BEV_EVENT_TIMEOUT, which cuts
+ * the connection (conn_event_cb).  Its bound is idle_timeout: a peer that
+ * takes nothing of what it is sent for that long is as idle as one that
+ * says nothing, and a subscriber, which the idle timer spares, is not
+ * spared this.
+ */
+static void
+conn_arm_stall(struct conn *c)
+{
+	struct timeval tv;
+	int ms = c->srv->limits.idle_timeout_ms;
+
+	if (ms > 0) {
+		tv.tv_sec = ms / 1000;
+		tv.tv_usec = (ms % 1000) * 1000;
+		bufferevent_set_timeouts(c->bev, NULL, &tv);
+	} else
+		bufferevent_set_timeouts(c->bev, NULL, NULL);
 }
 
 
@@ -351,6 +381,9 @@ conn_kill(struct conn *c)
 	c->state = CONN_DEAD;
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	evtimer_del(c->timer);
+	c->drain_cb = NULL;
+	if (c->drain_ev != NULL)
+		event_del(c->drain_ev);
 	server_table_remove(srv, c);
 	TAILQ_REMOVE(&srv->conns, c, entry);
 	TAILQ_INSERT_TAIL(&srv->dead, c, entry);
@@ -364,6 +397,8 @@ conn_free(struct conn *c)
 {
 	bufferevent_free(c->bev);
 	event_free(c->timer);
+	if (c->drain_ev != NULL)
+		event_free(c->drain_ev);
 	free(c->peer);
 	free(c);
 }
@@ -569,6 +604,30 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, evbuffer_get_length(in));
 }
 
+/* The output is empty: tell the waiter of server_notify_drained(), once. */
+static void
+conn_drained(struct conn *c)
+{
+	server_drained_cb *cb = c->drain_cb;
+
+	if (cb == NULL || (c->state != CONN_HELLO && c->state != CONN_READY))
+		return;
+	c->drain_cb = NULL;
+	cb(c->drain_arg, c->id);
+}
+
+/* Armed while the output was already empty: from the loop, not the call. */
+static void
+conn_drain_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct conn *c = arg;
+
+	/* Output queued since then: conn_write_cb tells once it has gone. */
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		conn_drained(c);
+}
+
 static void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
@@ -588,13 +647,30 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		/* Frames may have arrived whole while reading was off. */
 		conn_read_cb(bev, c);
 	}
+	if (pending == 0)
+		conn_drained(c);
 }
 
 static void
-conn_event_cb(struct bufferevent *bev mapmon_unused, short what, void *arg)
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
+	struct server *srv = c->srv;
 
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING)) {
+		if (c->state != CONN_HELLO && c->state != CONN_READY) {
+			conn_kill(c);
+			return;
+		}
+		log_warnx("%s: %zu bytes of output unsent and none taken for "
+		    "%d ms (idle_timeout): disconnecting a client that does "
+		    "not read", c->peer,
+		    evbuffer_get_length(bufferevent_get_output(bev)),
+		    srv->limits.idle_timeout_ms);
+		srv->stats.closed_slow++;
+		conn_abort(c);
+		return;
+	}
 	if (what & BEV_EVENT_ERROR)
 		dout(LOG_NET, 5, "%s: connection error: %s", c->peer,
 		    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
@@ -681,6 +757,7 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 	    c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, server_read_high(srv));
 	bufferevent_set_max_single_read(c->bev, SERVER_MAX_READ);
+	conn_arm_stall(c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	server_table_insert(srv, c);
 	TAILQ_INSERT_TAIL(&srv->conns, c, entry);
@@ -984,6 +1061,30 @@ server_set_subscriber(struct server *srv, uint64_t conn_id, int on)
 	return 0;
 }
 
+int
+server_notify_drained(struct server *srv, uint64_t conn_id,
+    server_drained_cb *cb, void *arg)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL)
+		return -1;
+	c->drain_cb = cb;
+	c->drain_arg = arg;
+	if (cb == NULL) {
+		if (c->drain_ev != NULL)
+			event_del(c->drain_ev);
+		return 0;
+	}
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return 0;
+	if (c->drain_ev == NULL && (c->drain_ev = event_new(srv->base, -1, 0,
+	    conn_drain_cb, c)) == NULL)
+		fatalx("cannot make a drain event");
+	event_active(c->drain_ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
 const char *
 server_peer(const struct server *srv, uint64_t conn_id)
 {
@@ -1010,8 +1111,10 @@ server_set_limits(struct server *srv, const struct server_limits *limits)
 		if (c->throttled)
 			bufferevent_setwatermark(c->bev, EV_WRITE,
 			    srv->limits.max_client_output / 4, 0);
-		if (idle_changed)
+		if (idle_changed) {
 			conn_arm_idle(c);
+			conn_arm_stall(c);
+		}
 	}
 }
 

@@ -26,7 +26,14 @@
  *    reader that does not read), the connection is closed at once and a
  *    warning with the peer address is logged.  Before that point, a client
  *    that pipelines requests faster than it reads replies is throttled:
- *    reading from it stops while its output is above half the cap.
+ *    reading from it stops while its output is above half the cap;
+ *  - write stall (bound: idle_timeout_ms, 0 = none): a connection with
+ *    unsent output whose socket takes none of it for that long is closed
+ *    the same way (a warning with the peer, counted in closed_slow),
+ *    subscribers included.  This is what cuts a reader that does not read
+ *    when the producer paces itself (server_notify_drained()) and so never
+ *    queues past max_client_output.  The clock runs only while output is
+ *    pending and restarts whenever the socket takes some.
  *
  * Malformed input is answered with a REPLY whose rc is a negative errno and
  * whose status names the problem (bad JSON with its line and column):
@@ -57,7 +64,7 @@ struct server;
 struct server_limits {
 	size_t max_connections; /* open client connections at once */
 	size_t max_frame;	/* largest payload accepted, in bytes */
-	int idle_timeout_ms;	/* 0: never close idle connections */
+	int idle_timeout_ms;	/* idle and write-stall bound; 0: none */
 	size_t max_client_output; /* unsent bytes before a reader is cut */
 };
 
@@ -102,7 +109,7 @@ struct server_stats {
 	uint64_t rejected;    /* refused: max_connections or out of fds */
 	uint64_t frames_in, frames_out;
 	uint64_t bytes_in, bytes_out;
-	uint64_t closed_slow; /* output past max_client_output */
+	uint64_t closed_slow; /* output past max_client_output, or stalled */
 	uint64_t closed_idle; /* idle_timeout */
 	uint64_t closed_bad;  /* protocol errors */
 };
@@ -151,6 +158,23 @@ int server_push_raw(struct server *, uint64_t conn_id, uint64_t sub_id,
  * idle timeout spares.  Returns 0, or -1 when the connection has gone.
  */
 int server_set_subscriber(struct server *, uint64_t conn_id, int on);
+
+/*
+ * Pacing for a producer of many frames (a snapshot): cb(arg, conn_id) is
+ * called once, from the event loop, when conn_id's unsent output is empty,
+ * i.e. every byte queued has been handed to the kernel; at once (on the
+ * next loop turn, never inside this call) when it is empty already.  So a
+ * producer that queues its next piece only then holds at most one piece
+ * and what the kernel buffers, however slow the reader; a reader that
+ * takes nothing is cut by the write-stall bound (idle_timeout_ms).
+ * One waiter per connection: a new call replaces the armed one, and cb
+ * NULL disarms it.  cb is not called for a connection that goes (the
+ * closed op is), nor after server_free().  Returns 0, or -1 when the
+ * connection has gone.
+ */
+typedef void server_drained_cb(void *arg, uint64_t conn_id);
+int server_notify_drained(struct server *, uint64_t conn_id,
+    server_drained_cb *cb, void *arg);
 
 /*
  * The peer of conn_id as "ADDR:PORT" or "ADDR:PORT (NAME)" once its hello

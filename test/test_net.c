@@ -10,6 +10,9 @@
  *	release		answer every held request, newest first, then itself
  *	subscribe	reply, then push {"seq": 1..3}
  *	flood		push "count" messages of "size" bytes, a few per ms
+ *	pace		push "count" messages of "size" bytes, each once the
+ *			last has drained (server_notify_drained)
+ *	waitdrain	answer once the connection's output is empty
  *	stats		reply with the server's counters and the dispatcher's
  *	stop		server_stop_accepting()
  *
@@ -75,6 +78,14 @@ struct flood {
 	struct tsrv *ts;
 };
 
+struct pace {
+	uint64_t conn, sub;
+	int left, seq;
+	size_t size;
+	struct tsrv *ts;
+};
+#define MAX_PACE 4
+
 struct tsrv {
 	pthread_t thread;
 	struct event_base *base;
@@ -86,6 +97,14 @@ struct tsrv {
 	struct held held[MAX_HELD];
 	size_t nheld;
 	struct flood *flood;
+	struct pace *pace[MAX_PACE];
+	int npace;
+	int in_notify;	       /* inside server_notify_drained() */
+	uint64_t wait_req;     /* the waitdrain request */
+	atomic_int pace_sent;  /* paced pushes queued */
+	atomic_int pace_cut;   /* a paced push answered -1 */
+	atomic_long pace_max_pending; /* output queued before a paced push */
+	atomic_int drain_sync; /* a drained callback inside the call */
 	atomic_int closed;     /* closed() callbacks */
 	atomic_int reply_gone; /* server_reply() answered -1 */
 	atomic_int flood_cut;  /* a flood push answered -1 */
@@ -132,6 +151,64 @@ tsrv_flood_cb(evutil_socket_t fd mapmon_unused, short ev mapmon_unused,
 	}
 	if (f->left > 0)
 		evtimer_add(f->ev, &tv);
+}
+
+static void tsrv_pace_cb(void *, uint64_t);
+
+/* The next paced push of the connection, then wait for it to drain. */
+static void
+tsrv_pace_next(struct pace *p)
+{
+	struct tsrv *ts = p->ts;
+	char *text;
+	size_t pending, len;
+	long max;
+
+	if (ts->in_notify)
+		atomic_fetch_add(&ts->drain_sync, 1);
+	pending = server_output_pending(ts->srv);
+	max = atomic_load(&ts->pace_max_pending);
+	if ((long)pending > max)
+		atomic_store(&ts->pace_max_pending, (long)pending);
+	text = xmalloc(p->size + 32);
+	len = (size_t)snprintf(text, 32, "{\"seq\":%d,\"x\":\"", ++p->seq);
+	memset(text + len, 'x', p->size);
+	len += p->size;
+	text[len++] = '"';
+	text[len++] = '}';
+	if (server_push_raw(ts->srv, p->conn, p->sub, text, len) == -1) {
+		atomic_fetch_add(&ts->pace_cut, 1);
+		p->left = 0;
+	} else {
+		atomic_fetch_add(&ts->pace_sent, 1);
+		p->left--;
+	}
+	free(text);
+	if (p->left > 0) {
+		ts->in_notify = 1;
+		cr_assert_eq(server_notify_drained(ts->srv, p->conn,
+		    tsrv_pace_cb, p), 0);
+		ts->in_notify = 0;
+	}
+}
+
+static void
+tsrv_pace_cb(void *arg, uint64_t conn)
+{
+	struct pace *p = arg;
+
+	cr_assert_eq(conn, p->conn);
+	tsrv_pace_next(p);
+}
+
+static void
+tsrv_waitdrain_cb(void *arg, uint64_t conn)
+{
+	struct tsrv *ts = arg;
+
+	if (ts->in_notify)
+		atomic_fetch_add(&ts->drain_sync, 1);
+	tsrv_reply(ts, conn, ts->wait_req, 0, "drained", NULL);
 }
 
 static void
@@ -190,10 +267,30 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		ts->flood = f;
 		tsrv_reply(ts, conn, req, 0, "flooding", NULL);
 		evtimer_add(f->ev, &tv);
+	} else if (strcmp(prefix, "pace") == 0 && ts->npace < MAX_PACE) {
+		struct pace *p = xcalloc(1, sizeof *p);
+
+		p->ts = ts;
+		p->conn = conn;
+		p->sub = req;
+		p->size = (size_t)json_integer_value(json_object_get(cmd,
+		    "size"));
+		p->left = (int)json_integer_value(json_object_get(cmd,
+		    "count"));
+		ts->pace[ts->npace++] = p;
+		tsrv_reply(ts, conn, req, 0, "pacing", NULL);
+		tsrv_pace_next(p);
+	} else if (strcmp(prefix, "waitdrain") == 0) {
+		ts->wait_req = req;
+		ts->in_notify = 1;
+		cr_assert_eq(server_notify_drained(ts->srv, conn,
+		    tsrv_waitdrain_cb, ts), 0);
+		ts->in_notify = 0;
 	} else if (strcmp(prefix, "stats") == 0) {
 		server_stats(ts->srv, &st);
 		tsrv_reply(ts, conn, req, 0, "ok", json_pack(
-		    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i}",
+		    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,"
+		    "s:I,s:i}",
 		    "connections", (json_int_t)st.connections,
 		    "accepted", (json_int_t)st.accepted,
 		    "rejected", (json_int_t)st.rejected,
@@ -204,7 +301,12 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		    "bytes_out", (json_int_t)st.bytes_out,
 		    "closed", atomic_load(&ts->closed),
 		    "reply_gone", atomic_load(&ts->reply_gone),
-		    "flood_cut", atomic_load(&ts->flood_cut)));
+		    "flood_cut", atomic_load(&ts->flood_cut),
+		    "pace_sent", atomic_load(&ts->pace_sent),
+		    "pace_cut", atomic_load(&ts->pace_cut),
+		    "pace_max_pending",
+		    (json_int_t)atomic_load(&ts->pace_max_pending),
+		    "drain_sync", atomic_load(&ts->drain_sync)));
 	} else if (strcmp(prefix, "limits") == 0) {
 		struct server_limits lim = default_limits;
 
@@ -291,6 +393,8 @@ tsrv_stop(struct tsrv *ts)
 		free(ts->flood->text);
 		free(ts->flood);
 	}
+	for (i = 0; i < (size_t)ts->npace; i++)
+		free(ts->pace[i]);
 	server_free(ts->srv);
 	event_base_free(ts->base);
 	free(ts);
@@ -352,8 +456,14 @@ echo_ok(struct tsrv *ts)
 	free(status);
 }
 
+/*
+ * A connection whose receive buffer is rcvbuf bytes (0: the default), set
+ * before connect() so that the window is small from the start: shrunk
+ * afterwards, the window the sender was promised leaves it probing at
+ * backed-off intervals once the reader reads again.
+ */
 static int
-raw_connect(uint16_t port)
+raw_connect_buf(uint16_t port, int rcvbuf)
 {
 	struct sockaddr_in sin;
 	struct timeval tv = {5, 0};
@@ -361,6 +471,8 @@ raw_connect(uint16_t port)
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	cr_assert_neq(fd, -1, "socket: %s", strerror(errno));
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
@@ -370,6 +482,12 @@ raw_connect(uint16_t port)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	return fd;
+}
+
+static int
+raw_connect(uint16_t port)
+{
+	return raw_connect_buf(port, 0);
 }
 
 static void
@@ -1178,6 +1296,147 @@ Test(net, slow_reader_disconnected_others_served)
 		cr_assert_lt(total, 1024 * 1024, "%zu bytes still came", total);
 	}
 	close(slow);
+	tsrv_stop(ts);
+}
+
+/* Read one PUSH of a "pace" run and check its sequence number. */
+static void
+pace_expect(int fd, uint64_t sub, int seq)
+{
+	struct frame_header h;
+	json_t *o;
+
+	o = raw_recv(fd, &h);
+	cr_assert_not_null(o, "paced push %d did not come", seq);
+	cr_assert_eq(h.type, FRAME_PUSH);
+	cr_assert_eq(h.id, sub);
+	cr_assert_eq(json_integer_value(json_object_get(o, "seq")), seq,
+	    "push %lld came where %d was due",
+	    (long long)json_integer_value(json_object_get(o, "seq")), seq);
+	json_decref(o);
+}
+
+/*
+ * server_notify_drained: a producer that queues a piece only once the last
+ * has drained never has more than one piece queued in the server, however
+ * long its reader pauses, so a reader is never cut at max_client_output;
+ * and a waiter armed on an empty output is told from the loop, not from
+ * inside the call.
+ */
+Test(net, drained_paces_a_producer)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	int fd, rcvbuf = 4096, seq;
+	enum { SIZE = 64 * 1024, COUNT = 160 };
+
+	lim.max_client_output = 256 * 1024;
+	ts = tsrv_start(&lim);
+	fd = raw_connect_buf(ts->port, rcvbuf);
+	raw_hello(fd);
+
+	/* Already empty: the answer comes from the loop, after the call. */
+	raw_send(fd, FRAME_REQUEST, 1, "{\"prefix\":\"waitdrain\"}");
+	raw_expect_reply(fd, 1, 0, "drained");
+	cr_assert_eq(stat_of(ts, "drain_sync"), 0, "a drained callback ran "
+	    "inside server_notify_drained()");
+
+	/* 10 MB, 40 times the cap, to a reader that first pauses a second. */
+	raw_send(fd, FRAME_REQUEST, 2,
+	    "{\"prefix\":\"pace\",\"size\":65536,\"count\":160}");
+	raw_expect_reply(fd, 2, 0, "pacing");
+	usleep(1000 * 1000);
+	cr_assert_lt(stat_of(ts, "pace_sent"), COUNT, "the producer did not "
+	    "wait for the reader");
+	cr_assert_eq(stat_of(ts, "closed_slow"), 0);
+	for (seq = 1; seq <= COUNT; seq++)
+		pace_expect(fd, 2, seq);
+	cr_assert_eq(stat_of(ts, "pace_sent"), COUNT);
+	cr_assert_eq(stat_of(ts, "pace_cut"), 0);
+	cr_assert_eq(stat_of(ts, "closed_slow"), 0, "a reader was cut");
+	cr_assert_eq(stat_of(ts, "drain_sync"), 0);
+	/* At each push only the stats replies could be queued, never a piece. */
+	cr_assert_lt(stat_of(ts, "pace_max_pending"), SIZE, "%lld bytes were "
+	    "queued before a paced push",
+	    (long long)stat_of(ts, "pace_max_pending"));
+	raw_send(fd, FRAME_REQUEST, 3, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 3, 0, "ok");
+	close(fd);
+	tsrv_stop(ts);
+}
+
+/*
+ * The write-stall bound (idle_timeout): a paced subscriber that reads
+ * nothing never reaches max_client_output, and is cut once its socket has
+ * taken nothing for idle_timeout; one that reads, even slowly, is not, and
+ * nor is a quiet connection with nothing to send.
+ */
+Test(net, write_stall_cuts_a_non_reader)
+{
+	struct server_limits lim = default_limits;
+	struct tsrv *ts;
+	int stuck, slow, quiet, rcvbuf = 4096, seq;
+	int64_t t0, end;
+	char buf[65536];
+	ssize_t n;
+	size_t total = 0;
+
+	lim.idle_timeout_ms = 400;
+	ts = tsrv_start(&lim);
+	stuck = raw_connect_buf(ts->port, rcvbuf);
+	slow = raw_connect_buf(ts->port, rcvbuf);
+	quiet = raw_connect(ts->port);
+	raw_hello(stuck);
+	raw_hello(slow);
+	raw_hello(quiet);
+	raw_send(quiet, FRAME_REQUEST, 1, "{\"prefix\":\"subscribe\"}");
+	raw_expect_reply(quiet, 1, 0, "subscribed");
+	raw_send(stuck, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"pace\",\"size\":65536,\"count\":100000}");
+	raw_send(slow, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"pace\",\"size\":16384,\"count\":300}");
+	raw_expect_reply(slow, 1, 0, "pacing");
+	t0 = now_ms();
+
+	/* slow reads a push every 10 ms: 4.9 MB, some 3 s. */
+	for (seq = 1; seq <= 300; seq++) {
+		pace_expect(slow, 1, seq);
+		usleep(10000);
+	}
+	cr_assert_geq(now_ms() - t0, 1500);
+	end = now_ms() + 5000;
+	while (stat_of(ts, "closed_slow") < 1 && now_ms() < end)
+		usleep(50000);
+	cr_assert_eq(stat_of(ts, "closed_slow"), 1, "only the non-reader is "
+	    "cut");
+	cr_assert_eq(stat_of(ts, "pace_cut"), 0, "the non-reader was cut by "
+	    "max_client_output, not the stall bound");
+	/* stuck finds a reset after what the kernel held, not a hang. */
+	while ((n = recv(stuck, buf, sizeof buf, 0)) > 0)
+		total += (size_t)n;
+	cr_assert(n == -1 && errno == ECONNRESET, "recv: %s",
+	    n == 0 ? "EOF" : strerror(errno));
+	/* The others are still served; the quiet subscriber was spared. */
+	raw_send(slow, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(slow, 2, 0, "ok");
+	{
+		struct frame_header h;
+		json_t *o;
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			o = raw_recv(quiet, &h);
+			cr_assert_not_null(o);
+			json_decref(o);
+		}
+	}
+	raw_send(quiet, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(quiet, 2, 0, "ok");
+	echo_ok(ts);
+	cr_assert_eq(stat_of(ts, "closed_idle"), 0);
+	close(stuck);
+	close(slow);
+	close(quiet);
 	tsrv_stop(ts);
 }
 
