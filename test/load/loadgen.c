@@ -19,6 +19,11 @@
  *		never reads, with a small receive buffer; after SECONDS it
  *		drains its socket.  Exit 0 when the server had cut it (EOF
  *		or reset after the buffered bytes), 1 when data still flows.
+ *	loadgen reader -m ADDR -t SECONDS
+ *		a pgmap subscriber that reads everything (client library):
+ *		the snapshot, then one push per commit.  Exit 0 when the
+ *		snapshot came whole ("last"), the commits' pushes came with
+ *		consecutive versions (none lost) and the connection lasted.
  *	loadgen garbage -m ADDR -b BYTES[K|M|G] [-c CONNECTIONS] [-t SECONDS]
  *		sends BYTES of garbage in 1 MiB bursts, each on a fresh
  *		connection, from CONNECTIONS threads at once, spread over
@@ -76,6 +81,7 @@ static const char usage_text[] =
     "usage: loadgen conns -m ADDR -n N -t SECONDS\n"
     "       loadgen slowloris -m ADDR -n N -t SECONDS\n"
     "       loadgen noread -m ADDR -t SECONDS\n"
+    "       loadgen reader -m ADDR -t SECONDS\n"
     "       loadgen garbage -m ADDR -b BYTES [-c CONNECTIONS] [-t SECONDS]\n"
     "       loadgen probe -m ADDR -t SECONDS [-i INTERVAL_MS]\n";
 static const char *addr;
@@ -429,6 +435,124 @@ noread_main(int seconds)
 }
 
 /* ------------------------------------------------------------------ */
+/* reader */
+
+struct reader {
+	struct event_base *base;
+	struct mclient *c;
+	uint64_t pushes, snapshot_pgs, updates;
+	uint64_t first, last;	/* versions of the commits' pushes */
+	uint64_t gaps;
+	int snapshot_done, errors;
+};
+
+static void
+reader_push(void *arg, json_t *obj)
+{
+	struct reader *r = arg;
+	json_t *pgs = json_object_get(obj, "pg_stats");
+	json_int_t v = json_integer_value(json_object_get(obj, "version"));
+
+	r->pushes++;
+	if (!json_is_array(pgs) || v < 0) {
+		if (r->errors++ < 5)
+			loadtool_warnx("reader: a push without pg_stats or "
+			    "version");
+		return;
+	}
+	if (json_is_true(json_object_get(obj, "full"))) {
+		r->snapshot_pgs += json_array_size(pgs);
+		if (json_is_true(json_object_get(obj, "last")))
+			r->snapshot_done = 1;
+		return;
+	}
+	r->updates += json_array_size(pgs);
+	if (v == 0) {
+		if (r->errors++ < 5)
+			loadtool_warnx("reader: a commit's push of version 0");
+	} else if (r->first == 0)
+		r->first = (uint64_t)v;
+	else if ((uint64_t)v != r->last + 1) {
+		r->gaps++;
+		if (r->gaps <= 5)
+			loadtool_warnx("reader: version %lld after %llu",
+			    (long long)v, (unsigned long long)r->last);
+	}
+	r->last = (uint64_t)v;
+}
+
+static void
+reader_reply(void *arg, int rc, const char *status,
+    mapmon_unused json_t *data)
+{
+	struct reader *r = arg;
+
+	if (rc != 0) {
+		r->errors++;
+		loadtool_warnx("subscribe: rc %d: %s", rc, status);
+		event_base_loopbreak(r->base);
+	}
+}
+
+static void
+reader_ready(void *arg, mapmon_unused json_t *hello)
+{
+	struct reader *r = arg;
+	json_t *cmd = json_pack("{s:s, s:s}", "prefix", "subscribe", "what",
+	    "pgmap");
+
+	if (mclient_subscribe(r->c, cmd, reader_push, reader_reply, r) != 0) {
+		r->errors++;
+		event_base_loopbreak(r->base);
+	}
+	json_decref(cmd);
+}
+
+static void
+reader_error(void *arg, int err, const char *msg)
+{
+	struct reader *r = arg;
+
+	r->errors++;
+	loadtool_warnx("reader: connection: %d: %s", err, msg);
+	event_base_loopbreak(r->base);
+}
+
+static void
+reader_end(mapmon_unused evutil_socket_t fd, mapmon_unused short ev,
+    void *arg)
+{
+	event_base_loopbreak(arg);
+}
+
+static int
+reader_main(int seconds)
+{
+	struct reader r;
+	struct event *end;
+	struct timeval tv = { seconds, 0 };
+
+	memset(&r, 0, sizeof r);
+	r.base = event_base_new();
+	end = evtimer_new(r.base, reader_end, r.base);
+	evtimer_add(end, &tv);
+	r.c = mclient_new(r.base, addr, CONNECT_TIMEOUT_MS, reader_ready,
+	    reader_error, &r);
+	mclient_set_name(r.c, "client.reader");
+	event_base_dispatch(r.base);
+	mclient_free(r.c);
+	event_free(end);
+	event_base_free(r.base);
+	printf("reader: pushes %" PRIu64 ", snapshot %" PRIu64 " PGs (%s), "
+	    "%" PRIu64 " PG updates in versions %" PRIu64 "..%" PRIu64
+	    ", gaps %" PRIu64 ", errors %d\n", r.pushes, r.snapshot_pgs,
+	    r.snapshot_done ? "whole" : "cut short", r.updates, r.first,
+	    r.last, r.gaps, r.errors);
+	return r.snapshot_done && r.updates > 0 && r.gaps == 0 &&
+	    r.errors == 0 ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* garbage */
 
 static _Atomic uint64_t garbage_left;
@@ -776,6 +900,8 @@ main(int argc, char **argv)
 		return slowloris_main(n, seconds);
 	if (strcmp(mode, "noread") == 0 && seconds > 0)
 		return noread_main(seconds);
+	if (strcmp(mode, "reader") == 0 && seconds > 0)
+		return reader_main(seconds);
 	if (strcmp(mode, "garbage") == 0 && bytes > 0)
 		return garbage_main(bytes, conc, seconds);
 	if (strcmp(mode, "probe") == 0 && seconds > 0)
