@@ -4,8 +4,16 @@
  * The monitor calls sub_notify() on the loop after each applied commit;
  * for each kind with subscribers the push is built and serialised once and
  * the same text is sent to every subscriber of that kind.  A subscriber the
- * server cuts (output past max_client_output) is dropped when the server
- * reports its connection closed.
+ * server cuts (output past max_client_output, or a write stall) is dropped
+ * when the server reports its connection closed.
+ *
+ * A pgmap snapshot is paced to its reader: a chunk of SUB_PG_CHUNK PGs,
+ * written as text by pg_text (no jansson object), then nothing more until
+ * the server says the connection's output has drained
+ * (server_notify_drained).  So a snapshot holds the loop for a fraction of
+ * a millisecond at a time, never fills max_client_output, and a reader that
+ * never reads is left with one chunk queued until the write-stall bound
+ * cuts it.
  */
 #include "config.h"
 
@@ -42,9 +50,8 @@ struct sub_one {
 	int64_t start;
 	TAILQ_ENTRY(sub_one) entry;
 
-	/* A pgmap snapshot being sent, one chunk per loop turn. */
-	struct sub *owner;
-	struct event *snap;
+	/* A pgmap snapshot being sent, a chunk each time the output drains. */
+	int snapping;
 	uint32_t snap_pool;	/* the next PG: pool id and seed */
 	uint32_t snap_seed;
 };
@@ -58,6 +65,7 @@ struct sub {
 	uint64_t pushes;
 	char *health_sig;	/* status and check codes last pushed */
 	struct event *health_timer;
+	struct pg_text snap_text; /* the loop's writer of snapshot chunks */
 };
 
 static void sub_notify(void *, const struct mon_commit_info *);
@@ -82,6 +90,7 @@ sub_new(struct event_base *base, struct mon *m)
 	s->base = base;
 	s->mon = m;
 	TAILQ_INIT(&s->list);
+	pg_text_init(&s->snap_text);
 	if ((s->health_timer = event_new(base, -1, EV_PERSIST,
 	    sub_health_tick, s)) == NULL)
 		fatalx("cannot make the health timer");
@@ -95,11 +104,12 @@ sub_set_server(struct sub *s, struct server *srv)
 	s->server = srv;
 }
 
+/* Free o; a snapshot in progress stops waiting for its connection. */
 static void
-sub_one_free(struct sub_one *o)
+sub_one_free(struct sub *s, struct sub_one *o)
 {
-	if (o->snap != NULL)
-		event_free(o->snap);
+	if (o->snapping && s->server != NULL)
+		(void)server_notify_drained(s->server, o->conn, NULL, NULL);
 	free(o);
 }
 
@@ -114,10 +124,11 @@ sub_free(struct sub *s)
 	mon_want_pg_text(s->mon, 0);
 	while ((o = TAILQ_FIRST(&s->list)) != NULL) {
 		TAILQ_REMOVE(&s->list, o, entry);
-		sub_one_free(o);
+		sub_one_free(s, o);
 	}
 	event_free(s->health_timer);
 	free(s->health_sig);
+	pg_text_free(&s->snap_text);
 	free(s);
 }
 
@@ -357,71 +368,102 @@ sub_osdmap_start(struct sub *s, const struct sub_one *o)
 
 /*
  * One chunk of a pgmap snapshot: up to SUB_PG_CHUNK PGs from (snap_pool,
- * snap_seed) on, in pool id and seed order.  The next chunk waits for the
- * next loop turn (a timer of 0), so that a snapshot of 200,000 PGs does not
- * hold up other clients, and the socket drains in between.  The map may
- * change between chunks: a chunk holds the PGs as they are when it is
- * sent, and the pushes of commits in between come in order, so a client
- * that applies every push in order ends with the current map.
+ * snap_seed) on, in pool id and seed order, as
+ * {"what":"pgmap","version":V,"full":true,"pg_stats":[..],"last":B}.
+ * The map may change between chunks: a chunk holds the PGs as they are
+ * when it is sent, and the pushes of commits in between come in order, so
+ * a client that applies every push in order ends with the current map.
+ * Returns 0 when more chunks follow, 1 after the last, -1 when the
+ * connection has gone or was cut (sub_closed() follows).
  */
-static void
+static int
 sub_pgmap_chunk(struct sub *s, struct sub_one *o)
 {
 	const struct pgmap *pm = mon_pgmap(s->mon);
 	const struct pgmap_pool *pp;
-	struct timeval now = { 0, 0 };
-	json_t *a = json_array();
-	size_t i;
+	struct pg_text *t = &s->snap_text;
+	const char *tail;
+	char head[96];
+	size_t i, n = 0;
 	uint32_t seed;
-	int last = 1;
+	int last = 1, rv, hlen;
 
+	enc_buf_reset(&t->buf);
+	hlen = snprintf(head, sizeof head, "{\"what\":\"pgmap\",\"version\":"
+	    "%llu,\"full\":true,\"pg_stats\":[",
+	    (unsigned long long)pm->version);
+	enc_buf_put_bytes(&t->buf, head, (size_t)hlen);
 	for (i = 0; i < pm->npools; i++) {
 		pp = &pm->pools[i];
 		if (pp->id < o->snap_pool)
 			continue;
 		seed = pp->id == o->snap_pool ? o->snap_seed : 0;
 		for (; seed < pp->pg_num; seed++) {
-			if (json_array_size(a) == SUB_PG_CHUNK) {
+			if (n == SUB_PG_CHUNK) {
 				o->snap_pool = pp->id;
 				o->snap_seed = seed;
 				last = 0;
 				goto push;
 			}
-			json_array_append_new(a, pg_stat_to_json(&pp->pgs[seed]));
+			if (n++ > 0)
+				enc_buf_put_u8(&t->buf, ',');
+			pg_text_stat(t, &pp->pgs[seed]);
 		}
 	}
 push:
-	if (s->server == NULL || server_push(s->server, o->conn, o->req,
-	    json_pack("{s:s, s:I, s:b, s:o, s:b}", "what", "pgmap", "version",
-	    (json_int_t)pm->version, "full", 1, "pg_stats", a, "last",
-	    last)) == -1)
-		return;		/* gone or cut: sub_closed() follows */
+	tail = last ? "],\"last\":true}" : "],\"last\":false}";
+	enc_buf_put_bytes(&t->buf, tail, strlen(tail));
+	rv = server_push_raw(s->server, o->conn, o->req, t->buf.data,
+	    t->buf.len);
+	if (rv == -1)
+		return -1;
 	s->pushes++;
-	if (!last)
-		evtimer_add(o->snap, &now);
+	if (last) {
+		o->snapping = 0;
+		return 1;
+	}
+	return 0;
 }
 
+/*
+ * Connection conn has written out what it was sent: the next chunk of each
+ * snapshot it is being sent, then wait again while any remains.
+ */
 static void
-sub_pgmap_next(evutil_socket_t fd, short what, void *arg)
+sub_pgmap_drained(void *arg, uint64_t conn)
 {
-	struct sub_one *o = arg;
+	struct sub *s = arg;
+	struct sub_one *o;
+	int more = 0;
 
-	(void)fd;
-	(void)what;
-	sub_pgmap_chunk(o->owner, o);
+	TAILQ_FOREACH(o, &s->list, entry) {
+		if (o->conn != conn || !o->snapping)
+			continue;
+		switch (sub_pgmap_chunk(s, o)) {
+		case -1:
+			return;
+		case 0:
+			more = 1;
+			break;
+		}
+	}
+	if (more)
+		(void)server_notify_drained(s->server, conn, sub_pgmap_drained,
+		    s);
 }
 
-/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK. */
+/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced. */
 static void
 sub_pgmap_start(struct sub *s, struct sub_one *o)
 {
-	o->owner = s;
+	if (s->server == NULL)
+		return;
+	o->snapping = 1;
 	o->snap_pool = 0;
 	o->snap_seed = 0;
-	if (o->snap == NULL && (o->snap = evtimer_new(s->base,
-	    sub_pgmap_next, o)) == NULL)
-		fatalx("cannot make a snapshot timer");
-	sub_pgmap_chunk(s, o);
+	if (sub_pgmap_chunk(s, o) == 0)
+		(void)server_notify_drained(s->server, o->conn,
+		    sub_pgmap_drained, s);
 }
 
 /* The kept cluster log entries after seq o->start. */
@@ -527,7 +569,7 @@ sub_closed(struct sub *s, uint64_t conn)
 			continue;
 		TAILQ_REMOVE(&s->list, o, entry);
 		s->n[o->what]--;
-		sub_one_free(o);
+		sub_one_free(s, o);
 	}
 	mon_want_pg_text(s->mon, s->n[SUB_PGMAP] > 0);
 	if (s->n[SUB_HEALTH] == 0) {

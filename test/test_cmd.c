@@ -37,6 +37,7 @@
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "mon/pg.h"
+#include "mon/sub.h"
 #include "net/client.h"
 #include "net/frame.h"
 
@@ -1239,21 +1240,33 @@ Test(cmd, subscribe_pgmap_snapshot_in_chunks)
 {
 	struct aclient a;
 	json_t *p;
-	size_t i, total = 0;
+	size_t i, n, total = 0;
+	size_t want = (25000 + SUB_PG_CHUNK - 1) / SUB_PG_CHUNK;
+	char pgid[32];
 
 	cluster_small(25000);
 	a_open(&a);
 	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
-	cr_assert(a_wait(&a, 1, 3, 20000));
-	for (i = 0; i < 3; i++) {
+	cr_assert(a_wait(&a, 1, want, 20000), "%zu of %zu chunks came",
+	    json_array_size(a.pushes), want);
+	for (i = 0; i < want; i++) {
 		p = a_push_at(&a, i);
 		cr_assert(json_is_true(json_object_get(p, "full")));
-		cr_assert_leq(json_array_size(json_object_get(p, "pg_stats")),
-		    10000);
-		total += json_array_size(json_object_get(p, "pg_stats"));
-		cr_assert_eq(json_is_true(json_object_get(p, "last")), i == 2);
+		n = json_array_size(json_object_get(p, "pg_stats"));
+		cr_assert(n > 0 && n <= SUB_PG_CHUNK, "chunk %zu holds %zu PGs",
+		    i, n);
+		cr_assert_eq(jint(p, "version"), jint(a_push_at(&a, 0),
+		    "version"), "no commit came in between");
+		/* In seed order: none lost, none twice. */
+		snprintf(pgid, sizeof pgid, "1.%zx", total);
+		cr_assert_str_eq(jstr(json_array_get(json_object_get(p,
+		    "pg_stats"), 0), "pgid"), pgid);
+		total += n;
+		cr_assert_eq(json_is_true(json_object_get(p, "last")),
+		    i == want - 1);
 	}
 	cr_assert_eq(total, 25000);
+	cr_assert(!a_wait(&a, 1, want + 1, 200), "a push after the last");
 	a_close(&a);
 }
 
@@ -1377,9 +1390,17 @@ Test(cmd, subscriber_that_does_not_read_is_cut)
 	double deadline;
 	int fd, cut = 0;
 
+	char *log;
+
 	cluster_small(20000);
 	json_decref(ok("{\"prefix\":\"config set\","
 	    "\"key\":\"mon.max_client_output\",\"value\":\"1M\"}"));
+	/*
+	 * The snapshot is paced to the reader, so it never passes 1M: the
+	 * write-stall bound, idle_timeout, cuts it.
+	 */
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.idle_timeout\",\"value\":\"1s\"}"));
 	fd = raw_subscriber("pgmap");
 	deadline = now_s() + 10;
 	/* Cut, and its subscription gone with it. */
@@ -1392,6 +1413,11 @@ Test(cmd, subscriber_that_does_not_read_is_cut)
 			usleep(20000);
 	}
 	cr_assert(cut, "the subscriber that does not read was not cut");
+	log = read_file(D.log);
+	cr_assert_not_null(strstr(log, "none taken for 1000 ms (idle_timeout): "
+	    "disconnecting a client that does not read"), "no warning of the "
+	    "stall in the log");
+	free(log);
 	/* Everyone else is served. */
 	cr_assert_eq(pgs_in_state("creating"), 20000);
 	close(fd);
