@@ -1360,12 +1360,32 @@ conf_load_parse(struct conf_load *l)
 	return r;
 }
 
+int
+conf_check(const struct conf *c, char **cause)
+{
+	int64_t frame = conf_int(c, CONF_MON_MAX_FRAME);
+	int64_t budget = conf_int(c, CONF_MON_MAX_PARTIAL_INPUT);
+	char *fs, *bs;
+
+	if (budget >= frame + CONF_FRAME_HEADER)
+		return 0;
+	fs = conf_format(c, CONF_MON_MAX_FRAME);
+	bs = conf_format(c, CONF_MON_MAX_PARTIAL_INPUT);
+	xasprintf(cause, "max_partial_input %s is less than max_frame %s plus "
+	    "its %d-byte header: a frame of max_frame could never be read "
+	    "whole", bs, fs, CONF_FRAME_HEADER);
+	free(fs);
+	free(bs);
+	return -1;
+}
+
 struct conf *
 conf_load(const char *path, char ***errors, size_t *nerrors)
 {
 	struct conf_load l;
 	struct stat st;
-	int fd, r;
+	char *cause;
+	int fd, r, line;
 
 	memset(&l, 0, sizeof l);
 	l.path = path;
@@ -1405,6 +1425,14 @@ conf_load(const char *path, char ***errors, size_t *nerrors)
 	else if (r < 0 && l.nerrors == 0)
 		conf_load_error(&l, 0, "the ini parser failed (%d)", r);
 	fclose(l.f);
+	if (l.nerrors == 0 && conf_check(l.c, &cause) == -1) {
+		/* At the line of the budget, or of max_frame, if set. */
+		line = conf_line(l.c, CONF_MON_MAX_PARTIAL_INPUT);
+		if (line == 0)
+			line = conf_line(l.c, CONF_MON_MAX_FRAME);
+		conf_load_error(&l, line, "%s", cause);
+		free(cause);
+	}
 	if (l.nerrors == 0)
 		return l.c;
 	conf_free(l.c);

@@ -70,6 +70,7 @@ enum conf_key {
 	CONF_MON_MAX_FRAME,
 	CONF_MON_IDLE_TIMEOUT,
 	CONF_MON_MAX_CLIENT_OUTPUT,
+	CONF_MON_MAX_PARTIAL_INPUT,
 	/* [store] */
 	CONF_STORE_BACKEND,
 	CONF_STORE_SYNC,
@@ -147,6 +148,21 @@ struct conf *conf_new(void);
  * process (it sets libinih's parser options for the call and restores them).
  */
 struct conf *conf_load(const char *path, char ***errors, size_t *nerrors);
+
+/*
+ * The bytes of a frame header, which max_partial_input must leave room for
+ * beside max_frame (net/frame.h's FRAME_HEADER_SIZE; conf/ links no net/).
+ */
+#define CONF_FRAME_HEADER 16
+
+/*
+ * conf_check: the rules between keys, which conf_load() applies after the
+ * keys themselves: [mon] max_partial_input must hold one frame of max_frame
+ * and its header.  Returns 0, or -1 with *cause (caller frees) naming both
+ * keys and their values, for a caller that changes keys one at a time
+ * (`config set`) and wants to refuse what would not load.
+ */
+int conf_check(const struct conf *c, char **cause);
 
 /* conf_errors_free: frees the n strings of errors and the array itself. */
 void conf_errors_free(char **errors, size_t n);

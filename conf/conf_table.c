@@ -115,6 +115,11 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "64M", .min = 64 * KIB, .max = 4 * GIB, .runtime = 1,
 	    .help = "unsent output a connection may hold; a slower reader is "
 		    "dropped" },
+	[CONF_MON_MAX_PARTIAL_INPUT] = {
+	    .section = "mon", .name = "max_partial_input", .type = CONF_SIZE,
+	    .def = "256M", .min = 64 * KIB, .max = 64 * GIB, .runtime = 1,
+	    .help = "partly received frames held for all connections; more "
+		    "wait to be read" },
 
 	/* [store] */
 	[CONF_STORE_BACKEND] = {

@@ -146,6 +146,9 @@ mapmond_limits(const struct conf *c, struct server_limits *l)
 	l->idle_timeout_ms = (int)conf_int(c, CONF_MON_IDLE_TIMEOUT);
 	l->max_client_output = (size_t)conf_int(c,
 	    CONF_MON_MAX_CLIENT_OUTPUT);
+	/* The server raises it to max_frame plus a header if need be. */
+	l->max_partial_input = (size_t)conf_int(c,
+	    CONF_MON_MAX_PARTIAL_INPUT);
 }
 
 void

@@ -9,6 +9,20 @@
  * id table at once (later replies to it return -1) but is freed, and the
  * daemon told, from a separate event: the daemon may be in the middle of
  * walking its subscribers when one of them is cut.
+ *
+ * Partly received frames share one budget, max_partial_input, as Ceph's
+ * messenger throttles message bytes: once a frame's header is in and its
+ * payload is not, the connection is granted the whole frame's size before
+ * it reads on; when the grants already made leave no room, the connection
+ * stops being read (its frame and what the last read brought, at most
+ * SERVER_MAX_READ, stay held) and waits, in arrival order, for a frame to
+ * complete or a connection to go.  A frame no larger than one read
+ * (SERVER_MAX_READ) needs no grant: it holds no more than a waiting
+ * connection does, and so connections sending small requests are always
+ * served.  A
+ * granted frame can always complete, so clients that send whole frames
+ * never deadlock; one that does not send the rest of its frame is cut
+ * after idle_timeout (subscribers included), which frees its grant.
  */
 #include "config.h"
 
@@ -66,6 +80,14 @@ struct conn {
 	int64_t active_us;	/* last frame in or out (stamp_mono) */
 	char *peer;		/* "ADDR:PORT" or "ADDR:PORT (NAME)" */
 
+	/* max_partial_input: the frame being read, see the top of this file */
+	size_t held;		/* its bytes in the input buffer */
+	size_t granted;		/* budget granted to it (its whole size) */
+	size_t want;		/* the size it waits to be granted */
+	int waiting;		/* on srv->waitq, not read meanwhile */
+	int64_t granted_us;	/* when granted (stamp_mono) */
+	TAILQ_ENTRY(conn) wentry; /* srv->waitq */
+
 	/* server_notify_drained(): one waiter, told once the output is empty */
 	server_drained_cb *drain_cb;
 	void *drain_arg;
@@ -97,6 +119,10 @@ struct server {
 	struct conn_list conns;
 	struct conn_list dead;
 	struct event *reap_ev;
+
+	size_t partial_bytes;	/* sum of the connections' held */
+	size_t granted;		/* sum of their granted */
+	TAILQ_HEAD(, conn) waitq; /* waiting for max_partial_input */
 
 	struct server_stats stats;
 };
@@ -182,6 +208,125 @@ server_read_high(const struct server *srv)
 	if (srv->limits.max_frame > SIZE_MAX - FRAME_HEADER_SIZE)
 		return SIZE_MAX;
 	return srv->limits.max_frame + FRAME_HEADER_SIZE;
+}
+
+/* The budget of partly received frames in force (0: none). */
+static size_t
+server_partial_max(const struct server *srv)
+{
+	size_t min = server_read_high(srv);
+
+	if (srv->limits.max_partial_input == 0)
+		return SIZE_MAX;
+	/* A largest frame must fit, or it would wait for ever. */
+	return srv->limits.max_partial_input < min ? min :
+	    srv->limits.max_partial_input;
+}
+
+/* Read from c unless something holds it: its output, or the budget. */
+static void
+conn_update_read(struct conn *c)
+{
+	if (c->state != CONN_HELLO && c->state != CONN_READY)
+		return;
+	if (c->throttled || c->waiting)
+		bufferevent_disable(c->bev, EV_READ);
+	else
+		bufferevent_enable(c->bev, EV_READ);
+}
+
+/* Grant the connections waiting for the budget, in order, while it lasts. */
+static void
+server_budget_wake(struct server *srv)
+{
+	struct conn *c;
+	size_t max = server_partial_max(srv);
+
+	while ((c = TAILQ_FIRST(&srv->waitq)) != NULL) {
+		if (srv->granted != 0 && (c->want > max ||
+		    srv->granted > max - c->want))
+			break;
+		TAILQ_REMOVE(&srv->waitq, c, wentry);
+		c->waiting = 0;
+		c->granted = c->want;
+		c->want = 0;
+		/* The wait was the server's doing: not idle time. */
+		c->granted_us = c->active_us = stamp_mono();
+		srv->granted += c->granted;
+		dout(LOG_NET, 10, "%s: granted %zu bytes of max_partial_input "
+		    "after waiting", c->peer, c->granted);
+		conn_update_read(c);
+	}
+}
+
+/* The frame c was reading is done with (whole, or dropped): free its grant. */
+static void
+conn_budget_release(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (c->granted == 0)
+		return;
+	srv->granted -= c->granted;
+	c->granted = 0;
+	server_budget_wake(srv);
+}
+
+/* c holds len bytes of a frame not yet whole. */
+static void
+conn_set_held(struct conn *c, size_t len)
+{
+	c->srv->partial_bytes -= c->held;
+	c->held = len;
+	c->srv->partial_bytes += len;
+}
+
+/* c reads no more frames (closing or gone): give back all it holds. */
+static void
+conn_budget_drop(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	conn_set_held(c, 0);
+	if (c->waiting) {
+		TAILQ_REMOVE(&srv->waitq, c, wentry);
+		c->waiting = 0;
+		c->want = 0;
+	}
+	conn_budget_release(c);
+}
+
+/*
+ * c has the header of a frame of need bytes (header included) and not all
+ * of its payload: grant it, or stop reading c until the budget has room.
+ */
+static void
+conn_budget_need(struct conn *c, size_t need)
+{
+	struct server *srv = c->srv;
+	size_t max = server_partial_max(srv);
+
+	/*
+	 * A frame no larger than one read holds no more than a waiting
+	 * connection may: it needs no grant, so a small request split across
+	 * reads never queues behind large frames.
+	 */
+	if (c->granted != 0 || c->waiting || need <= SERVER_MAX_READ)
+		return;
+	if (TAILQ_EMPTY(&srv->waitq) && (srv->granted == 0 ||
+	    (need <= max && srv->granted <= max - need))) {
+		c->granted = need;
+		c->granted_us = stamp_mono();
+		srv->granted += need;
+		return;
+	}
+	dout(LOG_NET, 5, "%s: a frame of %zu bytes waits for max_partial_input "
+	    "(%zu of %zu granted)", c->peer, need, srv->granted, max);
+	c->want = need;
+	c->waiting = 1;
+	TAILQ_INSERT_TAIL(&srv->waitq, c, wentry);
+	srv->stats.partial_paused++;
+	conn_update_read(c);
 }
 
 static void
@@ -363,6 +508,7 @@ conn_fail(struct conn *c, uint64_t id, int rc, const char *status)
 		return;
 	c->state = CONN_CLOSING;
 	c->throttled = 0;
+	conn_budget_drop(c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	server_timer_add(c->timer, SERVER_LINGER_MS);
@@ -379,6 +525,7 @@ conn_kill(struct conn *c)
 	if (c->state == CONN_DEAD)
 		return;
 	c->state = CONN_DEAD;
+	conn_budget_drop(c);
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	evtimer_del(c->timer);
 	c->drain_cb = NULL;
@@ -575,6 +722,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, evbuffer_get_length(in));
 		return;
 	}
+	memset(&h, 0, sizeof h);
 	while (c->state == CONN_HELLO || c->state == CONN_READY) {
 		len = evbuffer_get_length(in);
 		if (len < FRAME_HEADER_SIZE)
@@ -596,12 +744,24 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		srv->stats.frames_in++;
 		srv->stats.bytes_in += len;
 		c->active_us = stamp_mono();
+		/* Whole: its grant goes back before it is handled. */
+		conn_set_held(c, 0);
+		conn_budget_release(c);
 		conn_frame(c, &h, p + FRAME_HEADER_SIZE);
 		/* in outlives a kill: the reaper frees the bev. */
 		evbuffer_drain(in, len);
 	}
-	if (c->state == CONN_CLOSING || c->state == CONN_LINGER)
+	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
 		evbuffer_drain(in, evbuffer_get_length(in));
+		return;
+	}
+	if (c->state == CONN_DEAD)
+		return;
+	/* What is left is the start of a frame. */
+	len = evbuffer_get_length(in);
+	conn_set_held(c, len);
+	if (len >= FRAME_HEADER_SIZE)
+		conn_budget_need(c, FRAME_HEADER_SIZE + (size_t)h.len);
 }
 
 /* The output is empty: tell the waiter of server_notify_drained(), once. */
@@ -643,7 +803,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	if (c->throttled && pending <= srv->limits.max_client_output / 4) {
 		c->throttled = 0;
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		bufferevent_enable(bev, EV_READ);
+		conn_update_read(c);
 		/* Frames may have arrived whole while reading was off. */
 		conn_read_cb(bev, c);
 	}
@@ -694,8 +854,22 @@ conn_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	}
 	if (timeout <= 0)
 		return;
-	if (c->subscriber || c->inflight > 0) {
-		server_timer_add(c->timer, timeout);
+	/* A granted frame must come whole in time: its grant holds others. */
+	if (c->granted > 0) {
+		idle_ms = (stamp_mono() - c->granted_us) / 1000;
+		if (idle_ms >= timeout) {
+			dout(LOG_NET, 1, "%s: a frame of %zu bytes not "
+			    "received whole in %lld ms (idle_timeout): "
+			    "closing", c->peer, c->granted, (long long)idle_ms);
+			srv->stats.closed_idle++;
+			conn_kill(c);
+			return;
+		}
+	}
+	/* Waiting for the budget is the server's doing, not the client's. */
+	if (c->subscriber || c->inflight > 0 || c->waiting) {
+		server_timer_add(c->timer, c->granted > 0 ? timeout -
+		    (stamp_mono() - c->granted_us) / 1000 : timeout);
 		return;
 	}
 	idle_ms = (stamp_mono() - c->active_us) / 1000;
@@ -971,6 +1145,7 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	srv->table = xcalloc(srv->table_size, sizeof *srv->table);
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
+	TAILQ_INIT(&srv->waitq);
 	srv->listen_fd = srv->spare_fd = -1;
 
 	if (server_listen(srv, host, port, cause) == -1) {
@@ -1116,6 +1291,8 @@ server_set_limits(struct server *srv, const struct server_limits *limits)
 			conn_arm_stall(c);
 		}
 	}
+	/* A larger budget may let waiting connections go on. */
+	server_budget_wake(srv);
 }
 
 void
@@ -1165,6 +1342,8 @@ server_stats(const struct server *srv, struct server_stats *st)
 {
 	*st = srv->stats;
 	st->connections = srv->nconns;
+	st->partial_bytes = srv->partial_bytes;
+	st->partial_granted = srv->granted;
 }
 
 size_t

@@ -16,6 +16,21 @@
  *  - max_frame bounds a frame's payload: a larger header is answered with
  *    -EMSGSIZE and the connection closed, a partial frame is buffered only up
  *    to that size;
+ *  - max_partial_input (0 = none) bounds the bytes of partly received
+ *    frames of all connections together, which max_frame alone bounds only
+ *    to max_connections times max_frame.  A connection whose frame's header
+ *    is in but not its whole payload is granted that frame's size from the
+ *    budget before it is read on; when the grants leave no room it is not
+ *    read (no busy loop) until a frame completes or a connection goes, and
+ *    the waiting are granted in arrival order.  A frame of at most one
+ *    read (256 KiB, header included) needs no grant, so small requests are
+ *    always served.  So the server holds at most max_partial_input, plus
+ *    one read per connection.  The budget in force is at least max_frame
+ *    plus a header, so that any frame can be read whole;
+ *  - a granted frame that does not arrive whole within idle_timeout_ms
+ *    (a client that sends half a frame and stops) closes its connection,
+ *    subscribers included: grants are freed, so waiting connections cannot
+ *    be held for ever.  A connection waiting for the budget is not idle;
  *  - idle_timeout_ms (0 = none): a connection is idle when, for that long, it
  *    sent no frame, was sent no frame (reply or push) and has no request
  *    waiting for its reply.  Subscribers are never idle: a connection that
@@ -66,6 +81,7 @@ struct server_limits {
 	size_t max_frame;	/* largest payload accepted, in bytes */
 	int idle_timeout_ms;	/* idle and write-stall bound; 0: none */
 	size_t max_client_output; /* unsent bytes before a reader is cut */
+	size_t max_partial_input; /* partly received frames, all; 0: none */
 };
 
 /* The daemon's side.  arg is server_new()'s. */
@@ -110,8 +126,11 @@ struct server_stats {
 	uint64_t frames_in, frames_out;
 	uint64_t bytes_in, bytes_out;
 	uint64_t closed_slow; /* output past max_client_output, or stalled */
-	uint64_t closed_idle; /* idle_timeout */
+	uint64_t closed_idle; /* idle_timeout, or a frame not sent whole */
 	uint64_t closed_bad;  /* protocol errors */
+	uint64_t partial_bytes;	  /* of partly received frames, held now */
+	uint64_t partial_granted; /* of max_partial_input granted now */
+	uint64_t partial_paused;  /* times a connection waited for the budget */
 };
 
 /*

@@ -495,6 +495,46 @@ Test(bad, log_level)
 	    "with levels 0 to 20");
 }
 
+/* The budget of partial frames must hold one frame of max_frame. */
+Test(bad, partial_input_below_max_frame)
+{
+	EXPECT("[mon]\nmax_frame = 64M\nmax_partial_input = 32M\n",
+	    "3: max_partial_input 32M is less than max_frame 64M plus its "
+	    "16-byte header: a frame of max_frame could never be read whole");
+	/* Equal is one header short; the line is max_partial_input's. */
+	EXPECT("[mon]\nmax_partial_input = 1M\n\nmax_frame = 1M\n",
+	    "2: max_partial_input 1M is less than max_frame 1M plus its "
+	    "16-byte header: a frame of max_frame could never be read whole");
+	/* A max_frame above the default budget, which the file left as is. */
+	EXPECT("[mon]\nname = a\nmax_frame = 512M\n",
+	    "3: max_partial_input 256M is less than max_frame 512M plus its "
+	    "16-byte header: a frame of max_frame could never be read whole");
+	/* Other errors come first, and this check waits for a clean file. */
+	EXPECT("[mon]\nmax_frame = 512M\nidle_timeout = 5\n",
+	    "3: bad duration '5' for idle_timeout: give a unit, as in 20ms or "
+	    "2s");
+}
+
+Test(good, partial_input_holds_a_frame)
+{
+	struct conf *c;
+	char *cause = NULL;
+
+	c = load_ok("[mon]\nmax_frame = 1M\nmax_partial_input = 1048592\n");
+	cr_assert_eq(conf_int(c, CONF_MON_MAX_PARTIAL_INPUT), (1 << 20) + 16);
+	cr_assert_eq(conf_check(c, &cause), 0);
+	/* conf_set() takes one key at a time; conf_check() sees the pair. */
+	cr_assert_eq(conf_set(c, CONF_MON_MAX_FRAME, "2M", &cause), 0);
+	cr_assert_eq(conf_check(c, &cause), -1);
+	cr_assert_str_eq(cause, "max_partial_input 1048592 is less than "
+	    "max_frame 2M plus its 16-byte header: a frame of max_frame could "
+	    "never be read whole");
+	free(cause);
+	conf_free(c);
+	c = load_ok("[mon]\nmax_frame = 1G\nmax_partial_input = 2G\n");
+	conf_free(c);
+}
+
 Test(bad, several_errors_all_reported)
 {
 	EXPECT("; a file with one error of each kind\n"
@@ -973,6 +1013,7 @@ Test(table, decided_defaults_and_flags)
 	cr_assert_eq(conf_int(c, CONF_MON_MAX_FRAME), 64 << 20);
 	cr_assert_eq(conf_int(c, CONF_MON_IDLE_TIMEOUT), 900000);
 	cr_assert_eq(conf_int(c, CONF_MON_MAX_CLIENT_OUTPUT), 64 << 20);
+	cr_assert_eq(conf_int(c, CONF_MON_MAX_PARTIAL_INPUT), 256 << 20);
 	cr_assert_str_eq(conf_str(c, CONF_STORE_BACKEND), "lmdb");
 	cr_assert_str_eq(conf_str(c, CONF_STORE_SYNC), "commit");
 	cr_assert_eq(conf_int(c, CONF_STORE_LEVELDB_WRITE_BUFFER_SIZE),
@@ -1008,6 +1049,7 @@ Test(table, decided_defaults_and_flags)
 	cr_assert(!conf_options[CONF_MON_MAX_CONNECTIONS].runtime);
 	cr_assert(!conf_options[CONF_LOG_MAX_RECENT].runtime);
 	cr_assert(conf_options[CONF_MON_PROPOSE_INTERVAL].runtime);
+	cr_assert(conf_options[CONF_MON_MAX_PARTIAL_INPUT].runtime);
 	cr_assert(conf_options[CONF_LOG_FILE].runtime);
 
 	/* Wrong-type questions get a harmless answer. */

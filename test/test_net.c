@@ -290,7 +290,7 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		server_stats(ts->srv, &st);
 		tsrv_reply(ts, conn, req, 0, "ok", json_pack(
 		    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,"
-		    "s:I,s:i}",
+		    "s:I,s:i,s:I,s:I,s:I}",
 		    "connections", (json_int_t)st.connections,
 		    "accepted", (json_int_t)st.accepted,
 		    "rejected", (json_int_t)st.rejected,
@@ -306,7 +306,10 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		    "pace_cut", atomic_load(&ts->pace_cut),
 		    "pace_max_pending",
 		    (json_int_t)atomic_load(&ts->pace_max_pending),
-		    "drain_sync", atomic_load(&ts->drain_sync)));
+		    "drain_sync", atomic_load(&ts->drain_sync),
+		    "partial_bytes", (json_int_t)st.partial_bytes,
+		    "partial_granted", (json_int_t)st.partial_granted,
+		    "partial_paused", (json_int_t)st.partial_paused));
 	} else if (strcmp(prefix, "limits") == 0) {
 		struct server_limits lim = default_limits;
 
@@ -1355,7 +1358,7 @@ Test(net, drained_paces_a_producer)
 	cr_assert_eq(stat_of(ts, "pace_cut"), 0);
 	cr_assert_eq(stat_of(ts, "closed_slow"), 0, "a reader was cut");
 	cr_assert_eq(stat_of(ts, "drain_sync"), 0);
-	/* At each push only the stats replies could be queued, never a piece. */
+	/* At each push only stats replies could be queued, never a piece. */
 	cr_assert_lt(stat_of(ts, "pace_max_pending"), SIZE, "%lld bytes were "
 	    "queued before a paced push",
 	    (long long)stat_of(ts, "pace_max_pending"));
@@ -1437,6 +1440,160 @@ Test(net, write_stall_cuts_a_non_reader)
 	close(stuck);
 	close(slow);
 	close(quiet);
+	tsrv_stop(ts);
+}
+
+/* A frame {"prefix":"fail","pad":"xx.."} of len payload bytes, id id. */
+static uint8_t *
+big_frame(uint64_t id, size_t len, size_t *flen)
+{
+	uint8_t *f = xmalloc(FRAME_HEADER_SIZE + len);
+	const char *head = "{\"prefix\":\"fail\",\"pad\":\"";
+	size_t hl = strlen(head);
+
+	cr_assert_gt(len, hl + 2);
+	frame_encode_header(f, FRAME_REQUEST, (uint32_t)len, id);
+	memcpy(f + FRAME_HEADER_SIZE, head, hl);
+	memset(f + FRAME_HEADER_SIZE + hl, 'x', len - hl - 2);
+	memcpy(f + FRAME_HEADER_SIZE + len - 2, "\"}", 2);
+	*flen = FRAME_HEADER_SIZE + len;
+	return f;
+}
+
+struct halfsend {
+	pthread_t thread;
+	int fd;
+	uint8_t *frame;
+	size_t len, first;
+	atomic_int *go;
+};
+
+/* Send the first part of a frame, wait for the word, send the rest. */
+static void *
+halfsend_main(void *arg)
+{
+	struct halfsend *hs = arg;
+
+	raw_write(hs->fd, hs->frame, hs->first);
+	while (!atomic_load(hs->go))
+		usleep(5000);
+	raw_write(hs->fd, hs->frame + hs->first, hs->len - hs->first);
+	return NULL;
+}
+
+/*
+ * max_partial_input: six clients each send half of a 600 KB frame against
+ * a budget of two such frames.  Two are granted and read on, the others
+ * stop being read with at most one read (256 KiB) held each, while a
+ * client sending whole frames is still served; once the frames are sent
+ * in full every one completes, the waiting granted as others finish.
+ */
+Test(net, partial_input_budget_is_shared)
+{
+	struct server_limits lim = default_limits;
+	struct halfsend hs[6];
+	atomic_int go = 0;
+	struct tsrv *ts;
+	int64_t t0;
+	size_t i, n = 6, budget = 2 * (600 * 1024 + FRAME_HEADER_SIZE);
+
+	lim.max_frame = 1024 * 1024;
+	lim.max_partial_input = budget;
+	ts = tsrv_start(&lim);
+	for (i = 0; i < n; i++) {
+		hs[i].fd = raw_connect(ts->port);
+		raw_hello(hs[i].fd);
+		hs[i].frame = big_frame(10 + i, 600 * 1024, &hs[i].len);
+		hs[i].first = hs[i].len / 2;
+		hs[i].go = &go;
+		cr_assert_eq(pthread_create(&hs[i].thread, NULL, halfsend_main,
+		    &hs[i]), 0);
+	}
+	t0 = now_ms();
+	while (stat_of(ts, "partial_paused") < (json_int_t)n - 2 &&
+	    now_ms() - t0 < 5000)
+		usleep(20000);
+	usleep(200000);
+	cr_assert_eq(stat_of(ts, "partial_paused"), n - 2, "%lld connections "
+	    "waited", (long long)stat_of(ts, "partial_paused"));
+	cr_assert_eq(stat_of(ts, "partial_granted"), (json_int_t)budget);
+	cr_assert_leq(stat_of(ts, "partial_bytes"), (json_int_t)(budget +
+	    n * 256 * 1024), "%lld bytes of partial frames held",
+	    (long long)stat_of(ts, "partial_bytes"));
+	/* Two granted halves, and no more than a read from each other one. */
+	cr_assert_leq(stat_of(ts, "partial_bytes"), (json_int_t)(2 *
+	    hs[0].first + (n - 2) * 256 * 1024));
+	/* Whole frames still go through, at once. */
+	t0 = now_ms();
+	echo_ok(ts);
+	cr_assert_lt(now_ms() - t0, 1000);
+
+	atomic_store(&go, 1);
+	for (i = 0; i < n; i++) {
+		pthread_join(hs[i].thread, NULL);
+		raw_expect_reply(hs[i].fd, 10 + i, -ENOENT, "no such thing");
+		free(hs[i].frame);
+	}
+	cr_assert_eq(stat_of(ts, "partial_bytes"), 0);
+	cr_assert_eq(stat_of(ts, "partial_granted"), 0);
+	cr_assert_eq(stat_of(ts, "closed_idle"), 0);
+	for (i = 0; i < n; i++)
+		close(hs[i].fd);
+	tsrv_stop(ts);
+}
+
+/*
+ * A client that sends part of a 600 KB frame and stops holds its grant for
+ * at most idle_timeout, subscriber or not: then it is cut and the client
+ * waiting behind it goes on.  (Frames of up to 256 KiB need no grant.)
+ */
+Test(net, partial_input_holder_is_cut)
+{
+	struct server_limits lim = default_limits;
+	struct halfsend hs;
+	atomic_int go = 0;
+	struct tsrv *ts;
+	uint8_t *f;
+	size_t flen;
+	int stuck;
+	int64_t t0;
+
+	lim.max_frame = 1024 * 1024;
+	lim.max_partial_input = 1024 * 1024 + FRAME_HEADER_SIZE;
+	lim.idle_timeout_ms = 400;
+	ts = tsrv_start(&lim);
+	stuck = raw_connect(ts->port);
+	raw_hello(stuck);
+	raw_send(stuck, FRAME_REQUEST, 1, "{\"prefix\":\"subscribe\"}");
+	raw_expect_reply(stuck, 1, 0, "subscribed");
+	f = big_frame(2, 600 * 1024, &flen);
+	raw_write(stuck, f, 1000);
+	free(f);
+	t0 = now_ms();
+	while (stat_of(ts, "partial_granted") == 0 && now_ms() - t0 < 5000)
+		usleep(10000);
+	cr_assert_eq(stat_of(ts, "partial_granted"), 600 * 1024 +
+	    FRAME_HEADER_SIZE);
+
+	hs.fd = raw_connect(ts->port);
+	raw_hello(hs.fd);
+	hs.frame = big_frame(3, 600 * 1024, &hs.len);
+	hs.first = 2000;
+	hs.go = &go;
+	atomic_store(&go, 1);
+	cr_assert_eq(pthread_create(&hs.thread, NULL, halfsend_main, &hs), 0);
+	pthread_join(hs.thread, NULL);
+	/* It waits behind the stuck one, then goes on when that is cut. */
+	raw_expect_reply(hs.fd, 3, -ENOENT, "no such thing");
+	cr_assert_geq(now_ms() - t0, 300, "no wait behind the grant");
+	cr_assert_geq(stat_of(ts, "partial_paused"), 1);
+	cr_assert_eq(stat_of(ts, "closed_idle"), 1);
+	raw_expect_eof(stuck);
+	cr_assert_eq(stat_of(ts, "partial_granted"), 0);
+	cr_assert_eq(stat_of(ts, "partial_bytes"), 0);
+	free(hs.frame);
+	close(hs.fd);
+	close(stuck);
 	tsrv_stop(ts);
 }
 
