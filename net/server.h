@@ -36,7 +36,8 @@
  *    waiting for its reply.  Subscribers are never idle: a connection that
  *    has been pushed to, or that the daemon marks with server_set_subscriber()
  *    when it registers a subscription, waits for pushes as long as it likes
- *    (it is still bounded by max_client_output);
+ *    (it is still bounded by max_client_output, the write stall below and
+ *    the granted-frame rule above);
  *  - max_client_output: when a connection's unsent output passes it (a
  *    reader that does not read), the connection is closed at once and a
  *    warning with the peer address is logged.  Before that point, a client
