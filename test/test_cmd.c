@@ -1270,6 +1270,57 @@ Test(cmd, subscribe_pgmap_snapshot_in_chunks)
 	a_close(&a);
 }
 
+/*
+ * A commit during a snapshot: its push comes between the chunks, the
+ * chunks after it carry the new version and the new pool's PGs, and
+ * together they make the whole map.
+ */
+Test(cmd, subscribe_pgmap_commit_during_snapshot)
+{
+	struct aclient a;
+	json_t *p;
+	size_t i, n, full = 0, commits = 0, at = 0;
+	json_int_t v0, vnew = 0;
+	double deadline;
+	int last = 0;
+
+	cluster_small(25000);
+	a_open(&a);
+	/* The reply is read; the chunks wait in the kernel, unread. */
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"two\","
+	    "\"pg_num\":3,\"size\":1}"));
+	deadline = now_s() + 20;
+	while (!last && now_s() < deadline) {
+		event_base_loop(a.base, EVLOOP_ONCE);
+		n = json_array_size(a.pushes);
+		last = n > 0 && json_is_true(json_object_get(a_push_at(&a,
+		    n - 1), "last"));
+	}
+	cr_assert(last, "the snapshot did not end");
+	v0 = jint(a_push_at(&a, 0), "version");
+	json_array_foreach(a.pushes, i, p) {
+		n = json_array_size(json_object_get(p, "pg_stats"));
+		if (json_is_true(json_object_get(p, "full"))) {
+			full += n;
+			cr_assert_eq(jint(p, "version"), commits > 0 ? vnew :
+			    v0, "chunk %zu has version %lld", i,
+			    (long long)jint(p, "version"));
+			continue;
+		}
+		commits++;
+		at = i;
+		vnew = jint(p, "version");
+		cr_assert_gt(vnew, v0);
+		cr_assert_eq(n, 3, "the commit's push holds the new PGs");
+	}
+	cr_assert_eq(commits, 1, "%zu commit pushes", commits);
+	cr_assert(at > 0 && at < json_array_size(a.pushes) - 1, "the commit "
+	    "came at push %zu, not between chunks", at);
+	cr_assert_eq(full, 25003, "the chunks hold %zu PGs", full);
+	a_close(&a);
+}
+
 Test(cmd, subscribe_log)
 {
 	struct aclient a;
