@@ -144,6 +144,20 @@ cmd_admin_config_set(struct cmd_req *r, json_t *cmd)
 		free(old);
 		return;
 	}
+	/* A value the file would refuse next to the others is refused here. */
+	if (conf_check(ctx->conf, &cause) == -1) {
+		cmd_replyf(r, -EINVAL, NULL, "%s = %s refused: %s", name,
+		    cmd_get_str(cmd, "value"), cause);
+		free(cause);
+		cause = NULL;
+		if (conf_set(ctx->conf, (enum conf_key)k, old, &cause) == -1) {
+			log_warnx("config set: cannot restore %s = '%s': %s",
+			    name, old, cause);
+			free(cause);
+		}
+		free(old);
+		return;
+	}
 	if (ctx->apply != NULL)
 		ctx->apply(ctx->apply_arg);
 	log_info("config set: %s changed from '%s' to '%s'", name, old,
@@ -174,7 +188,8 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 		server_stats(ctx->server, &ss);
 	sub_stats(ctx->sub, &nsubs, &pushes);
 	out = json_pack("{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, "
+	    "s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I}, "
 	    "s:{s:I, s:I}, s:{s:I}, s:o}",
 	    "mon",
 	    "commits", (json_int_t)p.commits,
@@ -198,6 +213,9 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 	    "closed_slow", (json_int_t)ss.closed_slow,
 	    "closed_idle", (json_int_t)ss.closed_idle,
 	    "closed_bad", (json_int_t)ss.closed_bad,
+	    "partial_bytes", (json_int_t)ss.partial_bytes,
+	    "partial_granted", (json_int_t)ss.partial_granted,
+	    "partial_paused", (json_int_t)ss.partial_paused,
 	    "subscriptions",
 	    "active", (json_int_t)nsubs, "pushes", (json_int_t)pushes,
 	    "log", "gathered", (json_int_t)log_gathered_count(),

@@ -176,6 +176,14 @@ metrics_server(struct evbuffer *out, struct server *srv)
 	    "Bytes received from clients.", st.bytes_in);
 	metrics_one(out, "bytes_sent_total", "counter",
 	    "Bytes sent to clients.", st.bytes_out);
+	metrics_one(out, "partial_input_bytes", "gauge",
+	    "Bytes of partly received frames held now.", st.partial_bytes);
+	metrics_one(out, "partial_input_granted_bytes", "gauge",
+	    "Bytes of max_partial_input granted to frames being received.",
+	    st.partial_granted);
+	metrics_one(out, "partial_input_paused_total", "counter",
+	    "Times a connection stopped being read to wait for "
+	    "max_partial_input.", st.partial_paused);
 }
 
 void

@@ -887,6 +887,7 @@ Test(cmd, pg_reads)
 Test(cmd, log_config_perf_store)
 {
 	json_t *d, *v;
+	char *before;
 	size_t i;
 	int seen;
 
@@ -941,6 +942,20 @@ Test(cmd, log_config_perf_store)
 	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.min_epochs\"}");
 	cr_assert_str_eq(jstr(d, "value"), "20");
 	json_decref(d);
+	/* A value the file would refuse beside the others, and kept out. */
+	d = ok("{\"prefix\":\"config get\","
+	    "\"key\":\"mon.max_partial_input\"}");
+	before = xstrdup(jstr(d, "value"));
+	json_decref(d);
+	refused(-EINVAL, "mon.max_partial_input = 64K refused: "
+	    "max_partial_input 64K is less than max_frame",
+	    "{\"prefix\":\"config set\","
+	    "\"key\":\"mon.max_partial_input\",\"value\":\"64K\"}");
+	d = ok("{\"prefix\":\"config get\","
+	    "\"key\":\"mon.max_partial_input\"}");
+	cr_assert_str_eq(jstr(d, "value"), before);
+	json_decref(d);
+	free(before);
 
 	d = ok("{\"prefix\":\"perf dump\"}");
 	cr_assert_geq(jint(d, "mon.commits"), 3);
@@ -949,6 +964,10 @@ Test(cmd, log_config_perf_store)
 	cr_assert_eq(jint(d, "commands.osd pool create.calls"), 1);
 	cr_assert_eq(jint(d, "commands.config get.errors"), 1);
 	cr_assert_geq(jint(d, "commands.log last.total_us"), 1);
+	/* Nothing partly received now (this request came whole). */
+	cr_assert_eq(jint(d, "server.partial_bytes"), 0);
+	cr_assert_eq(jint(d, "server.partial_granted"), 0);
+	cr_assert_eq(jint(d, "server.partial_paused"), 0);
 	json_decref(d);
 
 	d = ok("{\"prefix\":\"store stat\"}");
