@@ -41,6 +41,8 @@ struct store_batch_op {
 	size_t koff, klen;
 	size_t voff, vlen;
 	int knull, vnull;		/* range bounds: open ends */
+	store_value_fn *fn;		/* put: value written at commit */
+	const void *arg;
 };
 
 struct store_batch {
@@ -48,6 +50,12 @@ struct store_batch {
 	struct store_batch_op *ops;
 	size_t nops;
 	size_t cap;
+	size_t fn_bytes;		/* vlen of the store_batch_put_fn puts */
+	/*
+	 * Where store_batch_op() writes a put_fn value: a pointer, so that it
+	 * can be written through a const batch (the backends get one).
+	 */
+	struct enc_buf *scratch;
 };
 
 /* The compiled-in backends, in preference order. */
@@ -499,7 +507,10 @@ store_key_cmp(const void *a, size_t alen, const void *b, size_t blen)
 struct store_batch *
 store_batch_new(void)
 {
-	return xcalloc(1, sizeof(struct store_batch));
+	struct store_batch *b = xcalloc(1, sizeof *b);
+
+	b->scratch = xcalloc(1, sizeof *b->scratch);
+	return b;
 }
 
 void
@@ -508,6 +519,8 @@ store_batch_free(struct store_batch *b)
 	if (b == NULL)
 		return;
 	enc_buf_free(&b->data);
+	enc_buf_free(b->scratch);
+	free(b->scratch);
 	free(b->ops);
 	free(b);
 }
@@ -517,6 +530,7 @@ store_batch_clear(struct store_batch *b)
 {
 	enc_buf_reset(&b->data);
 	b->nops = 0;
+	b->fn_bytes = 0;
 }
 
 static struct store_batch_op *
@@ -539,6 +553,8 @@ store_batch_add(struct store_batch *b, enum store_op_type type,
 	op->voff = b->data.len;
 	op->vlen = vlen;
 	enc_buf_put_bytes(&b->data, v, v != NULL ? vlen : 0);
+	op->fn = NULL;
+	op->arg = NULL;
 	return op;
 }
 
@@ -548,6 +564,20 @@ store_batch_put(struct store_batch *b, const void *key, size_t klen,
 {
 	store_batch_add(b, STORE_OP_PUT, key, klen, val, vlen);
 	b->ops[b->nops - 1].vnull = 0;
+}
+
+void
+store_batch_put_fn(struct store_batch *b, const void *key, size_t klen,
+    size_t vlen, store_value_fn *fn, const void *arg)
+{
+	struct store_batch_op *op;
+
+	op = store_batch_add(b, STORE_OP_PUT, key, klen, NULL, 0);
+	op->vnull = 0;
+	op->vlen = vlen;
+	op->fn = fn;
+	op->arg = arg;
+	b->fn_bytes += vlen;
 }
 
 void
@@ -575,7 +605,19 @@ store_batch_count(const struct store_batch *b)
 size_t
 store_batch_bytes(const struct store_batch *b)
 {
-	return b->data.len;
+	return b->data.len + b->fn_bytes;
+}
+
+void
+store_batch_op_key(const struct store_batch *b, size_t i, struct store_op *op)
+{
+	const struct store_batch_op *o = &b->ops[i];
+
+	op->type = o->type;
+	op->key = o->knull ? NULL : b->data.data + o->koff;
+	op->klen = o->klen;
+	op->val = o->vnull || o->fn != NULL ? NULL : b->data.data + o->voff;
+	op->vlen = o->vlen;
 }
 
 void
@@ -583,11 +625,14 @@ store_batch_op(const struct store_batch *b, size_t i, struct store_op *op)
 {
 	const struct store_batch_op *o = &b->ops[i];
 
-	op->type = o->type;
-	op->key = o->knull ? NULL : b->data.data + o->koff;
-	op->klen = o->klen;
-	op->val = o->vnull ? NULL : b->data.data + o->voff;
-	op->vlen = o->vlen;
+	store_batch_op_key(b, i, op);
+	if (o->fn != NULL) {
+		enc_buf_reset(b->scratch);
+		o->fn(o->arg, b->scratch);
+		/* What was written goes, even if fn broke its promise. */
+		op->val = b->scratch->data;
+		op->vlen = b->scratch->len;
+	}
 	/* A put of an empty value still gets a valid pointer. */
 	if (op->type == STORE_OP_PUT && op->vlen == 0)
 		op->val = (const uint8_t *)"";
@@ -601,7 +646,7 @@ store_commit(struct store *store, const struct store_batch *b, char **cause)
 	int error;
 
 	for (i = 0; i < b->nops; i++) {
-		store_batch_op(b, i, &op);
+		store_batch_op_key(b, i, &op);
 		if (op.type == STORE_OP_DELETE_RANGE)
 			continue;
 		if ((error = store_check_key(store, op.key, op.klen,

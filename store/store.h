@@ -183,6 +183,20 @@ void store_batch_free(struct store_batch *b);
 void store_batch_clear(struct store_batch *b);
 void store_batch_put(struct store_batch *b, const void *key, size_t klen,
     const void *val, size_t vlen);
+/*
+ * A put whose value is written at commit time instead of copied now, so
+ * that a large batch does not hold its values twice (once in the caller's
+ * structures, once in the batch): fn(arg, out) appends exactly vlen bytes
+ * to out (an empty buffer owned by the batch).  fn is called on the
+ * committing thread while store_commit() runs, once per try (LMDB tries
+ * again after growing a full map), and must write the same bytes each
+ * time and never fail.  arg is borrowed: it must stay valid and unchanged
+ * until the batch is cleared, freed, or committed for the last time.
+ */
+struct enc_buf;
+typedef void store_value_fn(const void *arg, struct enc_buf *out);
+void store_batch_put_fn(struct store_batch *b, const void *key, size_t klen,
+    size_t vlen, store_value_fn *fn, const void *arg);
 void store_batch_delete(struct store_batch *b, const void *key, size_t klen);
 /*
  * Delete every key k with lo <= k < hi.  lo NULL (or lolen 0): from the
@@ -190,7 +204,10 @@ void store_batch_delete(struct store_batch *b, const void *key, size_t klen);
  */
 void store_batch_delete_range(struct store_batch *b, const void *lo,
     size_t lolen, const void *hi, size_t hilen);
-/* Number of operations and bytes of keys and values held. */
+/*
+ * Number of operations, and bytes of keys and values (a store_batch_put_fn
+ * value counts its vlen).
+ */
 size_t store_batch_count(const struct store_batch *b);
 size_t store_batch_bytes(const struct store_batch *b);
 
@@ -405,8 +422,20 @@ struct store_op {
 	const uint8_t *val;	/* put; range: hi (NULL: last) */
 	size_t vlen;
 };
-/* The i-th operation (i < store_batch_count()) into *op. */
+/*
+ * The i-th operation (i < store_batch_count()) into *op.  A value written
+ * at commit (store_batch_put_fn) is written here, into a buffer of the
+ * batch: op->val is then valid until the next store_batch_op() call on
+ * that batch, so a batch is walked by one thread at a time.
+ */
 void store_batch_op(const struct store_batch *b, size_t i,
+    struct store_op *op);
+/*
+ * The same without the value of a put (op->val NULL, op->vlen its size):
+ * for walks that need only the keys (and a range's bounds), so that no
+ * value is written for them.
+ */
+void store_batch_op_key(const struct store_batch *b, size_t i,
     struct store_op *op);
 /* memcmp order over byte strings of different lengths. */
 int store_key_cmp(const void *a, size_t alen, const void *b, size_t blen);

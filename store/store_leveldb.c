@@ -309,7 +309,7 @@ store_leveldb_delete_range(struct store_leveldb *db,
 	leveldb_readoptions_destroy(ropts);
 
 	for (i = 0; i < upto; i++) {
-		store_batch_op(b, i, &op);
+		store_batch_op_key(b, i, &op);
 		if (op.type != STORE_OP_PUT)
 			continue;
 		if (range->key != NULL &&

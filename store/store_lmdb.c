@@ -317,7 +317,7 @@ store_lmdb_commit(void *handle, const struct store_batch *b, char **cause)
 		if ((rc = store_lmdb_apply(db, txn, b, &failed)) != 0) {
 			mdb_txn_abort(txn);
 			if (rc != MDB_MAP_FULL) {
-				store_batch_op(b, failed, &op);
+				store_batch_op_key(b, failed, &op);
 				e = op.key != NULL ? store_key_escape(op.key,
 				    op.klen) : xstrdup("(first)");
 				xasprintf(&what, "writing %s", e);

@@ -417,6 +417,125 @@ Test(store, batch_order_later_wins)
 	store_close(s);
 }
 
+/* store_value_fn for the tests: arg is a string; counts its calls. */
+static int value_calls;
+
+static void
+value_str(const void *arg, struct enc_buf *out)
+{
+	value_calls++;
+	enc_buf_put_bytes(out, arg, strlen(arg));
+}
+
+/* A 64 KiB value, every byte the first byte of the key held by arg. */
+static void
+value_big(const void *arg, struct enc_buf *out)
+{
+	value_calls++;
+	memset(enc_buf_reserve(out, 65536), *(const char *)arg, 65536);
+	out->len += 65536;
+}
+
+Test(store, batch_put_fn)
+{
+	struct store *s = create_store();
+	struct store_batch *b = store_batch_new();
+	char *cause = NULL;
+	int r;
+
+	puts_(s, "\x01" "z", "stored");
+	value_calls = 0;
+	store_batch_put_fn(b, "\x01" "a", 2, 5, value_str, "lazy1");
+	store_batch_put(b, "\x01" "b", 2, "copied", 6);
+	store_batch_put_fn(b, "\x01" "c", 2, 5, value_str, "early");
+	store_batch_delete_range(b, "\x01" "c", 2, "\x01" "d", 2);
+	store_batch_put_fn(b, "\x01" "d", 2, 0, value_str, "");
+	store_batch_put_fn(b, "\x01" "e", 2, 5, value_str, "first");
+	store_batch_put(b, "\x01" "e", 2, "second", 6);	/* later wins */
+	store_batch_put(b, "\x01" "f", 2, "first", 5);
+	store_batch_put_fn(b, "\x01" "f", 2, 6, value_str, "second");
+	store_batch_put_fn(b, "\x01" "z", 2, 4, value_str, "lazy");
+	store_batch_delete_range(b, "\x01" "y", 2, NULL, 0);	/* kills z */
+	cr_assert_eq(store_batch_count(b), 11);
+	/*
+	 * Keys and range bounds, copied values and the declared sizes of the
+	 * others.
+	 */
+	cr_assert_eq(store_batch_bytes(b), 9 * 2 + (2 + 2) + 2 +
+	    (6 + 6 + 5) + (5 + 5 + 0 + 5 + 6 + 4));
+	/* Nothing is written until the commit. */
+	cr_assert_eq(value_calls, 0);
+	r = store_commit(s, b, &cause);
+	cr_assert_eq(r, 0, "commit: %d %s", r, cause ? cause : "");
+	cr_assert_geq(value_calls, 6);
+	assert_value(s, "\x01" "a", "lazy1");
+	assert_value(s, "\x01" "b", "copied");
+	assert_value(s, "\x01" "c", NULL);
+	assert_value(s, "\x01" "d", "");
+	assert_value(s, "\x01" "e", "second");
+	assert_value(s, "\x01" "f", "second");
+	assert_value(s, "\x01" "z", NULL);
+
+	/* A bad key fails the batch before any value is written. */
+	store_batch_clear(b);
+	cr_assert_eq(store_batch_bytes(b), 0);
+	value_calls = 0;
+	store_batch_put_fn(b, "\x01" "g", 2, 5, value_str, "never");
+	store_batch_put_fn(b, "", 0, 5, value_str, "never");
+	r = store_commit(s, b, &cause);
+	cr_assert_eq(r, STORE_E_INVAL);
+	free(cause);
+	cr_assert_eq(value_calls, 0);
+	assert_value(s, "\x01" "g", NULL);
+	store_batch_free(b);
+	store_close(s);
+}
+
+/*
+ * A full LMDB map is grown and the batch tried again: the values written
+ * at commit are written again, whole.
+ */
+Test(store, batch_put_fn_map_growth)
+{
+	struct store_options o = test_opts();
+	struct store_batch *b = store_batch_new();
+	struct store *s;
+	static const char *keys[] = { "\x01" "a", "\x01" "b",
+	    "\x01" "c", "\x01" "d" };
+	char k[32], *cause = NULL;
+	void *v;
+	size_t vlen, j;
+	int i, r, n = 64;
+
+	o.lmdb.map_size = 1 << 20;
+	s = open_opts(&o, STORE_CREATE);
+	value_calls = 0;
+	for (i = 0; i < n; i++) {
+		snprintf(k, sizeof k, "%s%03d", keys[i % 4], i);
+		store_batch_put_fn(b, k, strlen(k), 65536, value_big,
+		    keys[i % 4] + 1);
+	}
+	r = store_commit(s, b, &cause);
+	cr_assert_eq(r, 0, "commit: %d %s", r, cause ? cause : "");
+	/* 4 MiB of values in a 1 MiB map: LMDB wrote them more than once. */
+	if (IS_LMDB)
+		cr_assert_gt(value_calls, n, "%d calls", value_calls);
+	else
+		cr_assert_eq(value_calls, n);
+	cr_assert_eq(count_records(s), n + 1);
+	for (i = 0; i < n; i++) {
+		snprintf(k, sizeof k, "%s%03d", keys[i % 4], i);
+		cr_assert_eq(store_get(s, k, strlen(k), &v, &vlen, NULL), 0);
+		cr_assert_eq(vlen, 65536);
+		for (j = 0; j < vlen; j++)
+			cr_assert_eq(((uint8_t *)v)[j], keys[i % 4][1],
+			    "%s byte %zu", k, j);
+		free(v);
+	}
+	store_batch_free(b);
+	store_close(s);
+}
+
 static void
 fill_k(struct store *s)
 {
