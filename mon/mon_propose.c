@@ -834,6 +834,19 @@ mon_commit_write(struct mon *m, struct mon_proposal *p)
 	    (long long)p->commit_us, p->rc);
 }
 
+/* Whether the commit of p makes PG id (a new pool's, or a grown one's). */
+static int
+mon_proposal_creates(const struct mon_proposal *p, struct pg_id id)
+{
+	size_t j;
+
+	for (j = 0; j < p->nnewpgs; j++)
+		if (p->newpgs[j].pool == id.pool &&
+		    id.seed >= p->newpgs[j].from && id.seed < p->newpgs[j].to)
+			return 1;
+	return 0;
+}
+
 /*
  * The changed PGs as one JSON array, in mon_commit_foreach_pg()'s order:
  * the updates of PGs that existed, then every PG the commit made, as the
@@ -852,15 +865,8 @@ mon_commit_pg_text(struct mon *m, struct mon_proposal *p)
 
 	enc_buf_put_u8(&t->buf, '[');
 	for (i = 0; i < p->npgs; i++) {
-		if (p->pg_dead[i])
-			continue;
-		for (j = 0; j < p->nnewpgs; j++)
-			if (p->newpgs[j].pool == p->pgs[i].pgid.pool &&
-			    p->pgs[i].pgid.seed >= p->newpgs[j].from &&
-			    p->pgs[i].pgid.seed < p->newpgs[j].to)
-				break;
-		if (j < p->nnewpgs)
-			continue;	/* with the new PGs below */
+		if (p->pg_dead[i] || mon_proposal_creates(p, p->pgs[i].pgid))
+			continue;	/* dropped, or with the new PGs below */
 		if (n++ > 0)
 			enc_buf_put_u8(&t->buf, ',');
 		pg_text_stat(t, &p->pgs[i]);
@@ -1037,15 +1043,8 @@ mon_commit_foreach_pg(struct mon *m, const struct mon_commit_info *info,
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->npgs; i++) {
-		if (p->pg_dead[i])
-			continue;
 		/* Created in this commit too: the loop below has it. */
-		for (j = 0; j < p->nnewpgs; j++)
-			if (p->newpgs[j].pool == p->pgs[i].pgid.pool &&
-			    p->pgs[i].pgid.seed >= p->newpgs[j].from &&
-			    p->pgs[i].pgid.seed < p->newpgs[j].to)
-				break;
-		if (j < p->nnewpgs)
+		if (p->pg_dead[i] || mon_proposal_creates(p, p->pgs[i].pgid))
 			continue;
 		if ((st = pgmap_pg(&m->pgmap, p->pgs[i].pgid)) != NULL)
 			cb(st, arg);
