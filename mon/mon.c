@@ -176,13 +176,17 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
  * the middle PG and each half is read by its own ordered scan, one on a
  * second thread: a restart is bound by reading and decoding the records
  * (the pages of 100 MB at 221,568 PGs), and both cores share that work.
- * The halves write disjoint seeds.  Progress is reported from this thread
- * only, from a shared counter.
+ * The halves write disjoint seeds.  Each half also counts the derived
+ * figures of its PGs into its own tally, while each PG is still in the
+ * core's cache (a pass over the 96 MB of stats after the load cost 8 to
+ * 15 ms on one core); the tallies are merged once both are done.  Progress
+ * is reported from this thread only, from a shared counter.
  */
 struct mon_load_part {
 	struct mon *m;
 	struct pg_stat **arrays;
 	uint8_t **seen;
+	struct pgmap tally;		/* the figures of this half's PGs */
 	uint8_t lo[KEYS_PG_LEN], hi[KEYS_PG_LEN];
 	size_t lolen, hilen;
 	_Atomic uint64_t *done;
@@ -239,6 +243,7 @@ mon_load_part_run(void *arg)
 			goto out;
 		}
 		lp->seen[pi][seed] = 1;
+		pgmap_tally_add(&lp->tally, pi, &lp->arrays[pi][seed]);
 		if (++n % MON_PROGRESS_EVERY == 0) {
 			uint64_t d = atomic_fetch_add(lp->done,
 			    MON_PROGRESS_EVERY) + MON_PROGRESS_EVERY;
@@ -264,6 +269,7 @@ mon_load_pgs(struct mon *m, mon_progress_cb *progress, void *parg,
 	struct mon_load_part part[2];
 	struct pg_stat **arrays;
 	uint8_t **seen;
+	uint32_t *ids;
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0, mid, before;
 	size_t i, nparts;
@@ -278,7 +284,9 @@ mon_load_pgs(struct mon *m, mon_progress_cb *progress, void *parg,
 	    sizeof *arrays);
 	seen = xcalloc(m->osdmap.npools ? m->osdmap.npools : 1,
 	    sizeof *seen);
+	ids = xcalloc(m->osdmap.npools ? m->osdmap.npools : 1, sizeof *ids);
 	for (i = 0; i < m->osdmap.npools; i++) {
+		ids[i] = m->osdmap.pools[i].id;
 		arrays[i] = xreallocarray(NULL, m->osdmap.pools[i].pg_num,
 		    sizeof **arrays);
 		seen[i] = xcalloc(m->osdmap.pools[i].pg_num, 1);
@@ -294,6 +302,7 @@ mon_load_pgs(struct mon *m, mon_progress_cb *progress, void *parg,
 		part[i].done = &done;
 		part[i].parg = parg;
 		part[i].total = total;
+		pgmap_tally_init(&part[i].tally, ids, m->osdmap.npools);
 	}
 	part[0].progress = progress;
 	part[0].lo[0] = KEYS_PG;
@@ -344,10 +353,12 @@ mon_load_pgs(struct mon *m, mon_progress_cb *progress, void *parg,
 		}
 	}
 	for (i = 0; i < m->osdmap.npools; i++) {
-		pgmap_pool_add(&m->pgmap, m->osdmap.pools[i].id,
+		pgmap_pool_attach(&m->pgmap, m->osdmap.pools[i].id,
 		    m->osdmap.pools[i].pg_num, arrays[i]);
 		arrays[i] = NULL;
 	}
+	for (i = 0; i < 2; i++)
+		pgmap_tally_merge(&m->pgmap, &part[i].tally);
 	if (progress != NULL)
 		progress(parg, "pgs", atomic_load(&done), total);
 	ret = 0;
@@ -358,6 +369,9 @@ out:
 	}
 	free(arrays);
 	free(seen);
+	free(ids);
+	for (i = 0; i < 2; i++)
+		pgmap_clear(&part[i].tally);
 	return ret;
 }
 

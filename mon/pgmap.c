@@ -140,12 +140,11 @@ pgmap_figures_apply(struct pgmap *m, struct pgmap_pool *p,
 }
 
 void
-pgmap_pool_add(struct pgmap *m, uint32_t id, uint32_t pg_num,
+pgmap_pool_attach(struct pgmap *m, uint32_t id, uint32_t pg_num,
     struct pg_stat *pgs)
 {
 	struct pgmap_pool *p;
 	size_t i;
-	uint32_t s;
 	int found;
 
 	i = pgmap_pool_index(m, id, &found);
@@ -160,8 +159,91 @@ pgmap_pool_add(struct pgmap *m, uint32_t id, uint32_t pg_num,
 	p->id = id;
 	p->pg_num = pg_num;
 	p->pgs = pgs;
+}
+
+void
+pgmap_pool_add(struct pgmap *m, uint32_t id, uint32_t pg_num,
+    struct pg_stat *pgs)
+{
+	struct pgmap_pool *p;
+	uint32_t s;
+
+	pgmap_pool_attach(m, id, pg_num, pgs);
+	p = pgmap_pool(m, id);
 	for (s = 0; s < pg_num; s++)
 		pgmap_figures_apply(m, p, &pgs[s], 1);
+}
+
+void
+pgmap_tally_init(struct pgmap *t, const uint32_t *ids, size_t npools)
+{
+	size_t i;
+
+	pgmap_init(t);
+	t->npools = npools;
+	t->pools = xcalloc(npools ? npools : 1, sizeof *t->pools);
+	for (i = 0; i < npools; i++)
+		t->pools[i].id = ids[i];
+}
+
+void
+pgmap_tally_add(struct pgmap *t, size_t pool_index, const struct pg_stat *st)
+{
+	pgmap_figures_apply(t, &t->pools[pool_index], st, 1);
+}
+
+static void
+pgmap_sums_add(struct pgmap_sums *to, const struct pgmap_sums *from)
+{
+	to->num_pgs += from->num_pgs;
+	to->num_objects += from->num_objects;
+	to->num_bytes += from->num_bytes;
+	to->num_object_copies += from->num_object_copies;
+	to->num_objects_degraded += from->num_objects_degraded;
+	to->num_objects_misplaced += from->num_objects_misplaced;
+	to->num_objects_unfound += from->num_objects_unfound;
+	to->num_read += from->num_read;
+	to->num_read_kb += from->num_read_kb;
+	to->num_write += from->num_write;
+	to->num_write_kb += from->num_write_kb;
+	to->log_size += from->log_size;
+}
+
+void
+pgmap_tally_merge(struct pgmap *m, const struct pgmap *t)
+{
+	struct pgmap_pool *p;
+	size_t i, k;
+	uint32_t o;
+
+	pgmap_sums_add(&m->sums, &t->sums);
+	for (i = 0; i < t->npools; i++) {
+		if ((p = pgmap_pool(m, t->pools[i].id)) != NULL)
+			pgmap_sums_add(&p->sums, &t->pools[i].sums);
+	}
+	for (i = 0; i < t->nstates; i++) {
+		for (k = 0; k < m->nstates; k++)
+			if (m->states[k].state == t->states[i].state)
+				break;
+		if (k == m->nstates) {
+			m->states = xreallocarray(m->states, m->nstates + 1,
+			    sizeof *m->states);
+			m->states[k].state = t->states[i].state;
+			m->states[k].count = 0;
+			m->nstates++;
+		}
+		m->states[k].count += t->states[i].count;
+	}
+	if (t->nosds > m->nosds) {
+		m->osd = xreallocarray(m->osd, t->nosds, sizeof *m->osd);
+		memset(&m->osd[m->nosds], 0,
+		    (t->nosds - m->nosds) * sizeof *m->osd);
+		m->nosds = t->nosds;
+	}
+	for (o = 0; o < t->nosds; o++) {
+		m->osd[o].pgs += t->osd[o].pgs;
+		m->osd[o].primary += t->osd[o].primary;
+	}
 }
 
 void

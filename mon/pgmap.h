@@ -74,6 +74,31 @@ struct pg_stat *pgmap_pg(const struct pgmap *, struct pg_id id);
  */
 void pgmap_pool_add(struct pgmap *, uint32_t id, uint32_t pg_num,
     struct pg_stat *pgs);
+/*
+ * Counting apart, for a cold start that reads the PGs on several threads.
+ * A tally is a struct pgmap holding figures only (as pgmap_recount()'s
+ * output: pools[] has ids and sums, no stats).  pgmap_tally_init() makes an
+ * empty one for npools pools of these ids; each thread counts the PGs it
+ * reads into its own tally with pgmap_tally_add() (pool_index: the pool's
+ * place in ids), touching nothing shared, while the PG is still in its
+ * cache.  Then the pools are added to the pgmap with pgmap_pool_attach(),
+ * which counts nothing, and every tally is added with pgmap_tally_merge().
+ * The figures are those pgmap_pool_add() would have built: sums and counts
+ * do not depend on the order they were added in.  pgmap_clear() frees a
+ * tally.
+ */
+void pgmap_tally_init(struct pgmap *t, const uint32_t *ids, size_t npools);
+void pgmap_tally_add(struct pgmap *t, size_t pool_index,
+    const struct pg_stat *st);
+/*
+ * As pgmap_pool_add(), but the PGs' figures are not added: the caller
+ * merges tallies that count every one of them (or the figures are wrong).
+ */
+void pgmap_pool_attach(struct pgmap *, uint32_t id, uint32_t pg_num,
+    struct pg_stat *pgs);
+/* Add t's figures to m's (pool sums to the pool of the same id in m). */
+void pgmap_tally_merge(struct pgmap *m, const struct pgmap *t);
+
 /* Grow a pool to pg_num with the new stats of seeds old..pg_num-1. */
 void pgmap_pool_grow(struct pgmap *, uint32_t id, uint32_t pg_num,
     const struct pg_stat *more);
