@@ -814,3 +814,100 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 	}
 	json_decref(h);
 }
+
+/* One change to the closed store: a put of val, or a delete (val NULL). */
+static void
+store_change(const uint8_t *key, size_t klen, const void *val, size_t vlen)
+{
+	struct store_options so;
+	struct store_batch *b;
+	struct store *s;
+	char *path, *cause = NULL;
+
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	path = mon_store_path(tmpdir);
+	cr_assert_eq(store_open(path, &so, 0, &s, &cause), 0, "%s", cause);
+	free(path);
+	b = store_batch_new();
+	if (val != NULL)
+		store_batch_put(b, key, klen, val, vlen);
+	else
+		store_batch_delete(b, key, klen);
+	cr_assert_eq(store_commit(s, b, &cause), 0, "%s", cause);
+	store_batch_free(b);
+	store_close(s);
+}
+
+/*
+ * A cold start of the store, which must be refused with a cause naming
+ * want (a record's escaped key, or a PG).
+ */
+static void
+cold_start_refused(const char *want, const char *why)
+{
+	struct store_options so;
+	struct store *s;
+	struct mon *m;
+	char *path, *cause = NULL;
+
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	path = mon_store_path(tmpdir);
+	cr_assert_eq(store_open(path, &so, 0, &s, &cause), 0, "%s", cause);
+	free(path);
+	m = mon_open(base, s, &params, NULL, NULL, &cause);
+	cr_assert_null(m, "a cold start took a store with %s", why);
+	cr_assert(cause != NULL && strstr(cause, want) != NULL,
+	    "%s: the cause '%s' does not name '%s'", why, cause, want);
+	free(cause);
+	store_close(s);
+}
+
+/* Each kind of bad PG record stops the cold start, naming it. */
+Test(mon, cold_start_refuses_a_bad_pg_record)
+{
+	uint8_t key[KEYS_PG_LEN], other[KEYS_PG_LEN];
+	struct enc_buf good = { 0 }, bad = { 0 };
+	struct pg_stat st;
+	char *k;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 16, 3), 0);
+	settle();
+	st = *pgmap_pg(mon_pgmap(mon), (struct pg_id){ 1, 5 });
+	pg_stat_encode(&st, &good);
+	close_mon();
+	keys_pg(key, 1, 5);
+	k = store_key_escape(key, sizeof key);
+
+	store_change(key, sizeof key, "spoilt", 6);
+	cold_start_refused(k, "a record that does not decode");
+
+	st.pgid.seed = 9;
+	pg_stat_encode(&st, &bad);
+	store_change(key, sizeof key, bad.data, bad.len);
+	cold_start_refused(k, "a record whose body is another PG's");
+
+	store_change(key, sizeof key, NULL, 0);
+	cold_start_refused("PG 1.5 of pool 'rbd' has no record",
+	    "a PG record missing");
+
+	/* Put right, it opens again; then a PG of a pool nobody made. */
+	store_change(key, sizeof key, good.data, good.len);
+	open_mon();
+	close_mon();
+	keys_pg(other, 7, 0);
+	st.pgid = (struct pg_id){ 7, 0 };
+	enc_buf_reset(&bad);
+	pg_stat_encode(&st, &bad);
+	store_change(other, sizeof other, bad.data, bad.len);
+	free(k);
+	k = store_key_escape(other, sizeof other);
+	cold_start_refused(k, "a PG record of no pool");
+	free(k);
+	enc_buf_free(&good);
+	enc_buf_free(&bad);
+}
