@@ -536,6 +536,32 @@ EOF
 	expect 0 "log after the restart" log last 200
 	check "the log survives the restart" out_has "pool 'rbd' created"
 	check "mapmond stops" stop_daemon
+
+	# max_connections 1, held by a watcher: a second client is refused.
+	local conf=$CONF wpid i
+	sed 's/^\[mon\]$/[mon]\nmax_connections = 1/' "$conf" >"$T/one.conf"
+	CONF=$T/one.conf
+	check "mapmond starts with max_connections = 1" start_daemon
+	"$MAPMON" -m "$ADDR" watch >/dev/null 2>&1 &
+	wpid=$!
+	for i in $(seq 1 50); do
+		run status
+		[ "$rc" -eq 16 ] && break
+		# The status took the one place first: the watcher was refused.
+		if ! kill -0 "$wpid" 2>/dev/null; then
+			"$MAPMON" -m "$ADDR" watch >/dev/null 2>&1 &
+			wpid=$!
+		fi
+		sleep 0.1
+	done
+	check "a client past max_connections exits 16 (exit $rc)" \
+	    test "$rc" -eq 16
+	check "it says EBUSY, on one line" err_has "Error EBUSY"
+	check "one line" err_lines 1
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	check "mapmond stops" stop_daemon
+	CONF=$conf
 }
 
 for b in lmdb leveldb; do
