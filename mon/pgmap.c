@@ -62,6 +62,13 @@ pgmap_pg(const struct pgmap *m, struct pg_id id)
 	return &p->pgs[id.seed];
 }
 
+/* The sums' fields besides num_pgs, each a pg_stat field of that name. */
+#define PGMAP_SUM_FIELDS(X) \
+	X(num_objects) X(num_bytes) X(num_object_copies) \
+	X(num_objects_degraded) X(num_objects_misplaced) \
+	X(num_objects_unfound) X(num_read) X(num_read_kb) X(num_write) \
+	X(num_write_kb) X(log_size)
+
 /* Add (sign 1) or take away (sign -1) one PG's figures from the sums. */
 static void
 pgmap_sums_apply(struct pgmap_sums *s, const struct pg_stat *st, int sign)
@@ -69,45 +76,48 @@ pgmap_sums_apply(struct pgmap_sums *s, const struct pg_stat *st, int sign)
 	uint64_t k = (uint64_t)(int64_t)sign;
 
 	s->num_pgs += k;
-	s->num_objects += k * (uint64_t)st->num_objects;
-	s->num_bytes += k * (uint64_t)st->num_bytes;
-	s->num_object_copies += k * (uint64_t)st->num_object_copies;
-	s->num_objects_degraded += k * (uint64_t)st->num_objects_degraded;
-	s->num_objects_misplaced += k * (uint64_t)st->num_objects_misplaced;
-	s->num_objects_unfound += k * (uint64_t)st->num_objects_unfound;
-	s->num_read += k * (uint64_t)st->num_read;
-	s->num_read_kb += k * (uint64_t)st->num_read_kb;
-	s->num_write += k * (uint64_t)st->num_write;
-	s->num_write_kb += k * (uint64_t)st->num_write_kb;
-	s->log_size += k * (uint64_t)st->log_size;
+#define PGMAP_SUM_PG(f) s->f += k * (uint64_t)st->f;
+	PGMAP_SUM_FIELDS(PGMAP_SUM_PG)
+#undef PGMAP_SUM_PG
 }
 
+/* Add delta PGs (negative: take away) to the count of state. */
 static void
-pgmap_state_apply(struct pgmap *m, uint32_t state, int sign)
+pgmap_state_add(struct pgmap *m, uint32_t state, int64_t delta)
 {
 	size_t i;
 
 	for (i = 0; i < m->nstates; i++) {
 		if (m->states[i].state != state)
 			continue;
-		m->states[i].count += (uint64_t)(int64_t)sign;
+		m->states[i].count += (uint64_t)delta;
 		if (m->states[i].count == 0)
 			m->states[i] = m->states[--m->nstates];
 		return;
 	}
-	if (sign < 0)
+	if (delta <= 0)
 		return;		/* cannot happen: every PG was added first */
 	m->states = xreallocarray(m->states, m->nstates + 1,
 	    sizeof *m->states);
 	m->states[m->nstates].state = state;
-	m->states[m->nstates].count = 1;
+	m->states[m->nstates].count = (uint64_t)delta;
 	m->nstates++;
+}
+
+/* Room for OSD ids below n, zero-counted. */
+static void
+pgmap_osd_reserve(struct pgmap *m, uint32_t n)
+{
+	if (n <= m->nosds)
+		return;
+	m->osd = xreallocarray(m->osd, n, sizeof *m->osd);
+	memset(&m->osd[m->nosds], 0, (n - m->nosds) * sizeof *m->osd);
+	m->nosds = n;
 }
 
 static void
 pgmap_osd_apply(struct pgmap *m, const struct pg_stat *st, int sign)
 {
-	uint32_t n, k;
 	unsigned i;
 	int32_t id;
 
@@ -115,13 +125,7 @@ pgmap_osd_apply(struct pgmap *m, const struct pg_stat *st, int sign)
 		id = st->acting[i];
 		if (id < 0)
 			continue;
-		if ((uint32_t)id >= m->nosds) {
-			n = (uint32_t)id + 1;
-			m->osd = xreallocarray(m->osd, n, sizeof *m->osd);
-			for (k = m->nosds; k < n; k++)
-				memset(&m->osd[k], 0, sizeof m->osd[k]);
-			m->nosds = n;
-		}
+		pgmap_osd_reserve(m, (uint32_t)id + 1);
 		m->osd[id].pgs += (uint32_t)sign;
 		if (id == st->acting_primary)
 			m->osd[id].primary += (uint32_t)sign;
@@ -135,7 +139,7 @@ pgmap_figures_apply(struct pgmap *m, struct pgmap_pool *p,
 	pgmap_sums_apply(&m->sums, st, sign);
 	if (p != NULL)
 		pgmap_sums_apply(&p->sums, st, sign);
-	pgmap_state_apply(m, st->state, sign);
+	pgmap_state_add(m, st->state, sign);
 	pgmap_osd_apply(m, st, sign);
 }
 
@@ -196,24 +200,16 @@ static void
 pgmap_sums_add(struct pgmap_sums *to, const struct pgmap_sums *from)
 {
 	to->num_pgs += from->num_pgs;
-	to->num_objects += from->num_objects;
-	to->num_bytes += from->num_bytes;
-	to->num_object_copies += from->num_object_copies;
-	to->num_objects_degraded += from->num_objects_degraded;
-	to->num_objects_misplaced += from->num_objects_misplaced;
-	to->num_objects_unfound += from->num_objects_unfound;
-	to->num_read += from->num_read;
-	to->num_read_kb += from->num_read_kb;
-	to->num_write += from->num_write;
-	to->num_write_kb += from->num_write_kb;
-	to->log_size += from->log_size;
+#define PGMAP_SUM_ADD(f) to->f += from->f;
+	PGMAP_SUM_FIELDS(PGMAP_SUM_ADD)
+#undef PGMAP_SUM_ADD
 }
 
 void
 pgmap_tally_merge(struct pgmap *m, const struct pgmap *t)
 {
 	struct pgmap_pool *p;
-	size_t i, k;
+	size_t i;
 	uint32_t o;
 
 	pgmap_sums_add(&m->sums, &t->sums);
@@ -221,25 +217,10 @@ pgmap_tally_merge(struct pgmap *m, const struct pgmap *t)
 		if ((p = pgmap_pool(m, t->pools[i].id)) != NULL)
 			pgmap_sums_add(&p->sums, &t->pools[i].sums);
 	}
-	for (i = 0; i < t->nstates; i++) {
-		for (k = 0; k < m->nstates; k++)
-			if (m->states[k].state == t->states[i].state)
-				break;
-		if (k == m->nstates) {
-			m->states = xreallocarray(m->states, m->nstates + 1,
-			    sizeof *m->states);
-			m->states[k].state = t->states[i].state;
-			m->states[k].count = 0;
-			m->nstates++;
-		}
-		m->states[k].count += t->states[i].count;
-	}
-	if (t->nosds > m->nosds) {
-		m->osd = xreallocarray(m->osd, t->nosds, sizeof *m->osd);
-		memset(&m->osd[m->nosds], 0,
-		    (t->nosds - m->nosds) * sizeof *m->osd);
-		m->nosds = t->nosds;
-	}
+	for (i = 0; i < t->nstates; i++)
+		pgmap_state_add(m, t->states[i].state,
+		    (int64_t)t->states[i].count);
+	pgmap_osd_reserve(m, t->nosds);
 	for (o = 0; o < t->nosds; o++) {
 		m->osd[o].pgs += t->osd[o].pgs;
 		m->osd[o].primary += t->osd[o].primary;

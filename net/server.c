@@ -189,8 +189,8 @@ server_table_remove(struct server *srv, struct conn *c)
 	}
 }
 
-static int
-server_timer_add(struct event *ev, int64_t ms)
+static struct timeval
+server_tv(int64_t ms)
 {
 	struct timeval tv;
 
@@ -198,6 +198,14 @@ server_timer_add(struct event *ev, int64_t ms)
 		ms = 0;
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
+	return tv;
+}
+
+static int
+server_timer_add(struct event *ev, int64_t ms)
+{
+	struct timeval tv = server_tv(ms);
+
 	return evtimer_add(ev, &tv);
 }
 
@@ -353,14 +361,11 @@ conn_arm_idle(struct conn *c)
 static void
 conn_arm_stall(struct conn *c)
 {
-	struct timeval tv;
-	int ms = c->srv->limits.idle_timeout_ms;
+	struct timeval tv = server_tv(c->srv->limits.idle_timeout_ms);
 
-	if (ms > 0) {
-		tv.tv_sec = ms / 1000;
-		tv.tv_usec = (ms % 1000) * 1000;
+	if (c->srv->limits.idle_timeout_ms > 0)
 		bufferevent_set_timeouts(c->bev, NULL, &tv);
-	} else
+	else
 		bufferevent_set_timeouts(c->bev, NULL, NULL);
 }
 

@@ -90,8 +90,9 @@ settle(void)
 	cr_assert(mon_idle(mon), "the monitor did not settle");
 }
 
-static void
-open_mon(void)
+/* The test's store, opened as the monitor opens it. */
+static struct store *
+open_store(void)
 {
 	struct store_options so;
 	struct store *s;
@@ -105,7 +106,15 @@ open_mon(void)
 	rc = store_open(path, &so, 0, &s, &cause);
 	free(path);
 	cr_assert_eq(rc, 0, "store_open: %s", cause ? cause : "?");
-	fault = store_fault_wrap(s);
+	return s;
+}
+
+static void
+open_mon(void)
+{
+	char *cause = NULL;
+
+	fault = store_fault_wrap(open_store());
 	mon = mon_open(base, fault, &params, NULL, NULL, &cause);
 	cr_assert_not_null(mon, "mon_open: %s", cause ? cause : "?");
 }
@@ -819,17 +828,10 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 static void
 store_change(const uint8_t *key, size_t klen, const void *val, size_t vlen)
 {
-	struct store_options so;
 	struct store_batch *b;
-	struct store *s;
-	char *path, *cause = NULL;
+	struct store *s = open_store();
+	char *cause = NULL;
 
-	store_options_defaults(&so);
-	so.backend = TEST_BACKEND;
-	so.sync = STORE_SYNC_NONE;
-	path = mon_store_path(tmpdir);
-	cr_assert_eq(store_open(path, &so, 0, &s, &cause), 0, "%s", cause);
-	free(path);
 	b = store_batch_new();
 	if (val != NULL)
 		store_batch_put(b, key, klen, val, vlen);
@@ -847,17 +849,10 @@ store_change(const uint8_t *key, size_t klen, const void *val, size_t vlen)
 static void
 cold_start_refused(const char *want, const char *why)
 {
-	struct store_options so;
-	struct store *s;
+	struct store *s = open_store();
 	struct mon *m;
-	char *path, *cause = NULL;
+	char *cause = NULL;
 
-	store_options_defaults(&so);
-	so.backend = TEST_BACKEND;
-	so.sync = STORE_SYNC_NONE;
-	path = mon_store_path(tmpdir);
-	cr_assert_eq(store_open(path, &so, 0, &s, &cause), 0, "%s", cause);
-	free(path);
 	m = mon_open(base, s, &params, NULL, NULL, &cause);
 	cr_assert_null(m, "a cold start took a store with %s", why);
 	cr_assert(cause != NULL && strstr(cause, want) != NULL,

@@ -378,13 +378,46 @@ slowloris_main(int n, int seconds)
 	return connected > 0 ? 0 : 1;
 }
 
+/*
+ * A raw connection (rcvbuf 0: the system's receive buffer) that has sent
+ * its HELLO and the subscribe requests cmds[0..n), numbered from 1; -1,
+ * with a warning, when it cannot connect or send.
+ */
+static int
+raw_subscriber(int rcvbuf, const char *const *cmds, size_t n)
+{
+	struct enc_buf b = { 0 };
+	size_t i;
+	int fd;
+
+	if ((fd = raw_connect(rcvbuf)) == -1) {
+		loadtool_warnx("%s: cannot connect: %s", addr, strerror(errno));
+		return -1;
+	}
+	raw_frame(&b, FRAME_HELLO, 0, hello_json);
+	for (i = 0; i < n; i++)
+		raw_frame(&b, FRAME_REQUEST, i + 1, cmds[i]);
+	if (raw_send(fd, b.data, b.len) == -1) {
+		loadtool_warnx("%s: send: %s", addr, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	enc_buf_free(&b);
+	return fd;
+}
+
 /* ------------------------------------------------------------------ */
 /* noread */
+
+static const char *const noread_cmds[] = {
+	"{\"prefix\":\"subscribe\",\"what\":\"pgmap\",\"start\":0}",
+	"{\"prefix\":\"subscribe\",\"what\":\"osdmap\",\"start\":0}",
+	"{\"prefix\":\"subscribe\",\"what\":\"log\"}",
+};
 
 static int
 noread_main(int seconds)
 {
-	struct enc_buf b = { 0 };
 	struct pollfd pfd;
 	char buf[65536];
 	uint64_t drained = 0;
@@ -392,24 +425,8 @@ noread_main(int seconds)
 	ssize_t r;
 	int fd, cut = 0;
 
-	if ((fd = raw_connect(4096)) == -1) {
-		loadtool_warnx("%s: cannot connect: %s", addr, strerror(errno));
+	if ((fd = raw_subscriber(4096, noread_cmds, nitems(noread_cmds))) == -1)
 		return 1;
-	}
-	raw_frame(&b, FRAME_HELLO, 0, hello_json);
-	raw_frame(&b, FRAME_REQUEST, 1,
-	    "{\"prefix\":\"subscribe\",\"what\":\"pgmap\",\"start\":0}");
-	raw_frame(&b, FRAME_REQUEST, 2,
-	    "{\"prefix\":\"subscribe\",\"what\":\"osdmap\",\"start\":0}");
-	raw_frame(&b, FRAME_REQUEST, 3,
-	    "{\"prefix\":\"subscribe\",\"what\":\"log\"}");
-	if (raw_send(fd, b.data, b.len) == -1) {
-		loadtool_warnx("%s: send: %s", addr, strerror(errno));
-		close(fd);
-		enc_buf_free(&b);
-		return 1;
-	}
-	enc_buf_free(&b);
 	sleep((unsigned)seconds);
 
 	/* Drain: a cut connection ends; a live one keeps on sending. */
@@ -522,11 +539,15 @@ reader_push(struct reader *r, const char *p, size_t len)
 	r->last = (uint64_t)v;
 }
 
+static const char *const reader_cmds[] = {
+	"{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}",
+};
+
 static int
 reader_main(int seconds)
 {
 	struct reader r;
-	struct enc_buf b = { 0 }, in = { 0 };
+	struct enc_buf in = { 0 };
 	struct frame_header h;
 	struct pollfd pfd;
 	char *cause = NULL;
@@ -536,20 +557,8 @@ reader_main(int seconds)
 	int fd, rc, cut = 0;
 
 	memset(&r, 0, sizeof r);
-	if ((fd = raw_connect(0)) == -1) {
-		loadtool_warnx("%s: cannot connect: %s", addr, strerror(errno));
+	if ((fd = raw_subscriber(0, reader_cmds, nitems(reader_cmds))) == -1)
 		return 1;
-	}
-	raw_frame(&b, FRAME_HELLO, 0, hello_json);
-	raw_frame(&b, FRAME_REQUEST, 1,
-	    "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
-	if (raw_send(fd, b.data, b.len) == -1) {
-		loadtool_warnx("%s: send: %s", addr, strerror(errno));
-		close(fd);
-		enc_buf_free(&b);
-		return 1;
-	}
-	enc_buf_free(&b);
 	while (!cut && now_ms() < until) {
 		pfd.fd = fd;
 		pfd.events = POLLIN;
