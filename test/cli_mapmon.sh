@@ -11,6 +11,7 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
+. "$top_srcdir/test/listen_lib.sh"
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 JG=$top_builddir/test/json_get
@@ -79,18 +80,11 @@ jkeys() {	# jkeys PATH KEY...: the object at PATH has every KEY
 }
 
 start_daemon() {	# start_daemon: start mapmond, wait until it answers
+	local i port skip
+	skip=$(log_lines "$T/log.$BACKEND")
 	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
 	DPID=$!
-	local i port=
-	for i in $(seq 1 100); do
-		port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-		    "$T/log.$BACKEND" | tail -n 1)
-		[ -n "$port" ] && [ "$port" != "$LASTPORT" ] && break
-		port=
-		sleep 0.1
-	done
-	[ -n "$port" ] || return 1
-	LASTPORT=$port
+	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
 	ADDR=127.0.0.1:$port
 	for i in $(seq 1 50); do
 		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&

@@ -21,6 +21,8 @@
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+. "$top_srcdir/test/listen_lib.sh"
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 STORE_TOOL=$top_builddir/tools/mapmon-store
@@ -107,18 +109,11 @@ wait_until() {	# wait_until SECONDS COMMAND...: poll every 0.1 s
 }
 
 start_daemon() {
+	local port skip
+	skip=$(log_lines "$T/log.$BACKEND")
 	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
 	DPID=$!
-	local i port=
-	for i in $(seq 1 100); do
-		port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-		    "$T/log.$BACKEND" | tail -n 1)
-		[ -n "$port" ] && [ "$port" != "${LASTPORT:-}" ] && break
-		port=
-		sleep 0.1
-	done
-	[ -n "$port" ] || return 1
-	LASTPORT=$port
+	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
 	ADDR=127.0.0.1:$port
 	wait_until 5 mapmon status
 }

@@ -6,6 +6,7 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
+. "$top_srcdir/test/listen_lib.sh"
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 NLISTEN=$top_builddir/test/notify_listen
@@ -82,20 +83,10 @@ mkfs() {
 # until it answers `status'.  Sets DPID, PORT, ADDR.
 start_daemon() {
 	local conf=$1 log=$2 i skip
-	touch "$log"
-	skip=$(wc -l <"$log")
+	skip=$(log_lines "$log")
 	"$MAPMOND" -d -c "$conf" 2>>"$log" &
 	DPID=$!
-	PORT=
-	for i in $(seq 1 200); do
-		PORT=$(tail -n +"$((skip + 1))" "$log" | sed -n \
-		    's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' |
-		    tail -n 1)
-		[ -n "$PORT" ] && break
-		kill -0 "$DPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	[ -n "$PORT" ] || return 1
+	PORT=$(listen_port "$log" "$skip" "$DPID") || return 1
 	ADDR=127.0.0.1:$PORT
 	for i in $(seq 1 100); do
 		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&

@@ -27,6 +27,7 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
+. "$top_srcdir/test/listen_lib.sh"
 : "${ITERATIONS:=5}"
 : "${CRASH_SEED:=$(( $(date +%s) % 32768 ))}"
 : "${CRASH_MAX_MS:=1500}"
@@ -71,21 +72,11 @@ notok() {
 
 # start_daemon: start mapmond, wait until it answers; ADDR is its address.
 start_daemon() {
-	local before
-	before=$(grep -c ' listening on ' "$DLOG" 2>/dev/null)
+	local i port skip
+	skip=$(log_lines "$DLOG")
 	"$MAPMOND" -d -c "$CONF" 2>>"$DLOG" &
 	DPID=$!
-	local i port=
-	for i in $(seq 1 300); do
-		if [ "$(grep -c ' listening on ' "$DLOG")" -gt "${before:-0}" ]; then
-			port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-			    "$DLOG" | tail -n 1)
-			break
-		fi
-		kill -0 "$DPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	[ -n "$port" ] || return 1
+	port=$(listen_port "$DLOG" "$skip" "$DPID" 300) || return 1
 	ADDR=127.0.0.1:$port
 	for i in $(seq 1 100); do
 		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
