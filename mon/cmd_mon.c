@@ -351,6 +351,8 @@ cmd_mon_subscribe(struct cmd_req *r, json_t *cmd)
 	char *status = NULL;
 	int rc = 0;
 
+	/* A commit being applied is pushed to the others before this starts. */
+	mon_settle(ctx->mon);
 	one = sub_add(ctx->sub, r->conn, r->id, sub_what_parse(what),
 	    cmd_has(cmd, "start"), cmd_get_int(cmd, "start", 0), &rc,
 	    &status);

@@ -431,6 +431,7 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	mon_mark_stale(m, mono);
 	mon_auto_out(m, stamp_now());
+	mon_spare_trim(m, mono);
 	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
 		mon_disk_check(m);
 	mon_health_update(m);
@@ -603,6 +604,7 @@ mon_check_derived(struct mon *m, char **cause)
 	char why[256];
 	int ok;
 
+	mon_settle(m);
 	pgmap_recount(&m->pgmap, &fresh);
 	ok = pgmap_figures_equal(&m->pgmap, &fresh, why, sizeof why);
 	free(fresh.pools);

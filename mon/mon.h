@@ -144,8 +144,15 @@ void mon_set_params(struct mon *, const struct mon_params *);
 void mon_set_notify(struct mon *, mon_notify_cb *, void *arg);
 /* Seal the pending proposal now (tests, shutdown). */
 void mon_propose_now(struct mon *);
-/* Nothing pending and nothing in flight. */
+/* Nothing pending, in flight or being applied. */
 int mon_idle(const struct mon *);
+/*
+ * Finish applying a commit of many PG updates, which goes a slice per loop
+ * turn (it answers its waiters and notifies when done).  Until then
+ * mon_pgmap()'s figures and version are those before it, and its single
+ * PG stats a mix: call this before reading single PGs.
+ */
+void mon_settle(struct mon *);
 
 /* The committed state (read-only views, valid until the next loop turn). */
 const struct monmap *mon_monmap(const struct mon *);

@@ -101,6 +101,7 @@ mon_check_pg_detail(struct mon *m, struct mon_health_check *c,
 	size_t i, shown = 0, more = 0;
 	uint32_t s;
 
+	mon_settle(m);
 	for (i = 0; i < m->pgmap.npools; i++) {
 		pp = &m->pgmap.pools[i];
 		for (s = 0; s < pp->pg_num; s++) {

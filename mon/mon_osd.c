@@ -162,6 +162,8 @@ mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
 {
 	struct osdmap_osd o = *cur;
 
+	/* Before anything is staged: mon_stale_on_down() reads single PGs. */
+	mon_settle(m);
 	o.up = 0;
 	o.down_at = mon_next_epoch(m);
 	o.down_stamp = stamp_now();

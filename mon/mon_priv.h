@@ -7,9 +7,13 @@
  *   inflight   the sealed proposal the committer thread is writing (at most
  *              one); immutable while it is written;
  *   pending    the proposal being filled by new writes.
+ * Between committed and inflight, a commit of many PG updates may be
+ * applying: written, its PGs copied into mon->pgmap a slice per loop turn,
+ * not yet seen (mon_apply_sliced() in mon_propose.c); single-PG readers of
+ * mon->pgmap call mon_settle() first.
  * mon->work is the osdmap as committed + inflight + pending: writes are
  * validated against it.  A PG's current view is pending ?: inflight ?:
- * committed (mon_pg_view).
+ * applying ?: committed (mon_pg_view).
  */
 #ifndef MON_PRIV_H
 #define MON_PRIV_H
@@ -57,6 +61,20 @@ struct mon_pgindex {
 	size_t n;
 };
 
+/*
+ * A proposal's PG arrays (pgs, pg_dead, index), empty.  An applied proposal
+ * leaves them to the next one (mon->spare_pgs), so that steady reports
+ * neither regrow, rehash nor fault in tens of megabytes per commit on the
+ * loop thread.  Unused for a second (the reports stopped), they are freed.
+ */
+struct mon_pgbufs {
+	struct pg_stat *pgs;
+	uint8_t *pg_dead;
+	size_t cappgs;
+	struct mon_pgindex index;	/* all keys 0 */
+	int64_t kept_mono;
+};
+
 struct mon_proposal {
 	uint64_t seq;
 	size_t ops;			/* changes staged (for propose_max_ops) */
@@ -68,6 +86,7 @@ struct mon_proposal {
 	struct pg_stat *pgs;		/* PG updates, latest wins */
 	size_t npgs;
 	size_t cappgs;
+	size_t pgs_hint;		/* the PGs of the map: cappgs past 256 */
 	uint8_t *pg_dead;		/* pgs[i] dropped (pool deleted) */
 	struct mon_pgindex index;
 
@@ -133,6 +152,13 @@ struct mon {
 	pthread_cond_t cond;
 	struct mon_proposal *to_commit;	/* handed to the thread */
 	struct mon_proposal *committed;	/* handed back */
+	struct mon_pgbufs spare_pgs;	/* the last applied proposal's */
+
+	/* A commit applied in slices (mon_apply_sliced()). */
+	struct mon_proposal *applying;
+	size_t apply_next;		/* its next PG */
+	struct pgmap apply_tally;	/* its figures, merged at the end */
+	struct event *apply_timer;
 	int stopping;
 	int wake_fd;			/* eventfd: the thread -> the loop */
 	struct event *wake_event;
@@ -193,6 +219,8 @@ void mon_propose_maybe(struct mon *);
 int mon_committer_start(struct mon *, char **cause);
 void mon_committer_stop(struct mon *);
 void mon_proposal_free(struct mon_proposal *);
+void mon_pgbufs_free(struct mon_pgbufs *);
+void mon_spare_trim(struct mon *, int64_t mono);
 void mon_fill_creating(const struct osdmap *, const struct placement *,
     uint32_t pool, uint32_t from, uint32_t to, uint32_t epoch,
     int64_t stamp, struct pg_stat *out);

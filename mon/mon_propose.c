@@ -31,6 +31,7 @@
 #define MON_TRIM_EPOCHS_PER_COMMIT 64
 #define MON_TRIM_LOG_PER_COMMIT 1024
 #define MON_RETRY_MIN_MS 100
+#define MON_APPLY_SLICE 1024	/* PGs applied per loop turn (~0.5 ms) */
 #define MON_RETRY_MAX_MS 5000
 #define MON_REC_STRUCT_V 1
 
@@ -136,15 +137,18 @@ mon_pgindex_insert(struct mon_pgindex *x, uint64_t key, uint32_t val)
 	x->n++;
 }
 
+/* Room for n keys at most half full (a rehash when it grows). */
 static void
-mon_pgindex_put(struct mon_pgindex *x, struct pg_id id, uint32_t val)
+mon_pgindex_reserve(struct mon_pgindex *x, size_t n)
 {
 	struct mon_pgindex old;
-	size_t i;
+	size_t i, cap;
 
-	if ((x->n + 1) * 2 > x->cap) {
+	for (cap = x->cap ? x->cap : 1024; n * 2 > cap; cap *= 2)
+		;
+	if (cap != x->cap) {
 		old = *x;
-		x->cap = old.cap ? old.cap * 2 : 1024;
+		x->cap = cap;
 		x->keys = xcalloc(x->cap, sizeof *x->keys);
 		x->vals = xcalloc(x->cap, sizeof *x->vals);
 		x->n = 0;
@@ -154,6 +158,12 @@ mon_pgindex_put(struct mon_pgindex *x, struct pg_id id, uint32_t val)
 		free(old.keys);
 		free(old.vals);
 	}
+}
+
+static void
+mon_pgindex_put(struct mon_pgindex *x, struct pg_id id, uint32_t val)
+{
+	mon_pgindex_reserve(x, x->n + 1);
 	mon_pgindex_insert(x, mon_pgindex_key(id), val);
 }
 
@@ -163,8 +173,17 @@ static struct mon_proposal *
 mon_proposal_new(struct mon *m)
 {
 	struct mon_proposal *p = xcalloc(1, sizeof *p);
+	struct mon_pgbufs *b = &m->spare_pgs;
 
+	if (b->pgs != NULL) {
+		p->pgs = b->pgs;
+		p->pg_dead = b->pg_dead;
+		p->cappgs = b->cappgs;
+		p->index = b->index;
+		memset(b, 0, sizeof *b);
+	}
 	p->seq = m->next_seq++;
+	p->pgs_hint = (size_t)m->pgmap.sums.num_pgs;
 	osdmap_inc_init(&p->inc, 0);
 	osdmap_init(&p->osdmap);
 	p->sealed_mono = stamp_mono();	/* first change, until sealed */
@@ -199,6 +218,53 @@ mon_proposal_free(struct mon_proposal *p)
 	free(p->cause);
 	enc_buf_free(&p->pg_text);
 	free(p);
+}
+
+/*
+ * Keep p's PG arrays for the next proposal, then free p.  Only the larger
+ * set is kept: a proposal grows to what the reports between two commits
+ * need, and that is what the next one will need.
+ */
+static void
+mon_proposal_recycle(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_pgbufs *b = &m->spare_pgs;
+
+	if (p->pgs != NULL && p->cappgs > b->cappgs) {
+		mon_pgbufs_free(b);
+		if (p->index.cap > 0)
+			memset(p->index.keys, 0,
+			    p->index.cap * sizeof *p->index.keys);
+		p->index.n = 0;
+		b->pgs = p->pgs;
+		b->pg_dead = p->pg_dead;
+		b->cappgs = p->cappgs;
+		b->index = p->index;
+		b->kept_mono = stamp_mono();
+		p->pgs = NULL;
+		p->pg_dead = NULL;
+		memset(&p->index, 0, sizeof p->index);
+	}
+	mon_proposal_free(p);
+}
+
+/* On the tick: spare arrays nobody took for a second go back. */
+void
+mon_spare_trim(struct mon *m, int64_t mono)
+{
+	if (m->spare_pgs.pgs != NULL &&
+	    mono - m->spare_pgs.kept_mono >= 1000000)
+		mon_pgbufs_free(&m->spare_pgs);
+}
+
+void
+mon_pgbufs_free(struct mon_pgbufs *b)
+{
+	free(b->pgs);
+	free(b->pg_dead);
+	free(b->index.keys);
+	free(b->index.vals);
+	memset(b, 0, sizeof *b);
 }
 
 struct mon_proposal *
@@ -340,6 +406,7 @@ static void
 mon_proposal_put_pg(struct mon_proposal *p, const struct pg_stat *st)
 {
 	uint32_t i;
+	size_t want;
 
 	if (mon_pgindex_get(&p->index, st->pgid, &i)) {
 		p->pgs[i] = *st;
@@ -347,9 +414,19 @@ mon_proposal_put_pg(struct mon_proposal *p, const struct pg_stat *st)
 		return;
 	}
 	if (p->npgs == p->cappgs) {
-		p->cappgs = p->cappgs ? p->cappgs * 2 : 256;
+		/*
+		 * A proposal holds a PG once: past 256, room for every PG of
+		 * the map at once, so that reports never regrow, copy and
+		 * rehash the arrays (milliseconds each) on the loop thread.
+		 * Pages untouched cost nothing.
+		 */
+		want = p->cappgs ? p->cappgs * 2 : 256;
+		if (p->cappgs > 0 && want < p->pgs_hint)
+			want = p->pgs_hint;
+		p->cappgs = want;
 		p->pgs = xreallocarray(p->pgs, p->cappgs, sizeof *p->pgs);
 		p->pg_dead = xreallocarray(p->pg_dead, p->cappgs, 1);
+		mon_pgindex_reserve(&p->index, p->cappgs);
 	}
 	p->pgs[p->npgs] = *st;
 	p->pg_dead[p->npgs] = 0;
@@ -403,6 +480,8 @@ mon_pg_view(struct mon *m, struct pg_id id)
 	if ((st = mon_proposal_pg(m->pending, id)) != NULL)
 		return st;
 	if ((st = mon_proposal_pg(m->inflight, id)) != NULL)
+		return st;
+	if ((st = mon_proposal_pg(m->applying, id)) != NULL)
 		return st;
 	return pgmap_pg(&m->pgmap, id);
 }
@@ -503,7 +582,7 @@ mon_propose_seal(struct mon *m)
 	int64_t keep;
 	size_t i;
 
-	if (p == NULL || m->inflight != NULL)
+	if (p == NULL || m->inflight != NULL || m->applying != NULL)
 		return;
 	m->pending = NULL;
 	evtimer_del(m->propose_timer);
@@ -590,7 +669,7 @@ mon_retry_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (m->inflight != NULL)
+	if (m->inflight != NULL || m->applying != NULL)
 		return;
 	/* An empty proposal still writes the commit record: a probe. */
 	mon_pending(m);
@@ -604,7 +683,7 @@ mon_propose_maybe(struct mon *m)
 	struct timeval tv;
 	int64_t waited, left;
 
-	if (m->inflight != NULL)
+	if (m->inflight != NULL || m->applying != NULL)
 		return;
 	/* After a failed commit only the retry timer seals, with backoff. */
 	if (m->store_error) {
@@ -636,14 +715,16 @@ mon_propose_maybe(struct mon *m)
 void
 mon_propose_now(struct mon *m)
 {
-	if (m->pending != NULL && m->inflight == NULL && !m->store_error)
+	if (m->pending != NULL && m->inflight == NULL && m->applying == NULL &&
+	    !m->store_error)
 		mon_propose_seal(m);
 }
 
 int
 mon_idle(const struct mon *m)
 {
-	return m->pending == NULL && m->inflight == NULL;
+	return m->pending == NULL && m->inflight == NULL &&
+	    m->applying == NULL;
 }
 
 /* The committer thread's half. */
@@ -943,12 +1024,12 @@ mon_answer(struct mon_proposal *p, int rc, const char *why)
 	}
 }
 
+static void mon_apply_finish(struct mon *, struct mon_proposal *);
+
 static void
 mon_apply(struct mon *m, struct mon_proposal *p)
 {
-	struct mon_commit_info info;
 	size_t i;
-	uint64_t bucket;
 
 	if (p->has_inc) {
 		struct osdmap tmp = m->osdmap;
@@ -974,6 +1055,17 @@ mon_apply(struct mon *m, struct mon_proposal *p)
 	for (i = 0; i < p->npgs; i++)
 		if (!p->pg_dead[i])
 			pgmap_replace(&m->pgmap, &p->pgs[i]);
+	mon_apply_finish(m, p);
+}
+
+/* What makes p's commit seen, after its PGs are in the pgmap. */
+static void
+mon_apply_finish(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_commit_info info;
+	size_t i;
+	uint64_t bucket;
+
 	if (p->pgmap_version != 0) {
 		m->pgmap.version = p->pgmap_version;
 		m->pgmap.stamp = p->rec.stamp;
@@ -1103,6 +1195,98 @@ mon_undo(struct mon *m, struct mon_proposal *p)
 	m->health_dirty = 1;
 }
 
+/* After p is applied or undone: what comes next. */
+static void
+mon_reaped(struct mon *m, struct mon_proposal *p)
+{
+	mon_proposal_recycle(m, p);
+	mon_health_update(m);
+	mon_propose_maybe(m);
+}
+
+/*
+ * A commit of many PG updates and nothing else is applied in slices of
+ * MON_APPLY_SLICE PGs, one per loop turn, so that a `status' waits for one
+ * slice, not for the whole commit (tens of milliseconds at 50,000 PGs).
+ * Meanwhile the commit stays invisible: the PGs' figures go to a tally
+ * merged at the end, when the version moves and the waiters are answered;
+ * mon_pg_view() finds the applying proposal's stats, so new reports are
+ * checked against them; nothing is sealed; and whoever reads single PGs
+ * from the pgmap calls mon_settle() first, which finishes the apply.
+ * Commits that change the osdmap or the pools are applied at once.
+ */
+static int
+mon_apply_sliced(const struct mon_proposal *p)
+{
+	return !p->has_inc && p->nnewpgs == 0 && p->nremoved_pools == 0 &&
+	    p->npgs > MON_APPLY_SLICE;
+}
+
+static void
+mon_apply_begin(struct mon *m, struct mon_proposal *p)
+{
+	static const struct timeval now;
+
+	m->applying = p;
+	m->apply_next = 0;
+	pgmap_tally_for(&m->apply_tally, &m->pgmap);
+	evtimer_add(m->apply_timer, &now);
+}
+
+/* Apply up to n more PGs of the applying proposal; 1 when all are. */
+static int
+mon_apply_slice(struct mon *m, size_t n)
+{
+	struct mon_proposal *p = m->applying;
+	size_t i, end;
+
+	end = p->npgs - m->apply_next > n ? m->apply_next + n : p->npgs;
+	for (i = m->apply_next; i < end; i++)
+		if (!p->pg_dead[i])
+			pgmap_replace_tally(&m->pgmap, &m->apply_tally,
+			    &p->pgs[i]);
+	m->apply_next = end;
+	return end == p->npgs;
+}
+
+static void
+mon_apply_end(struct mon *m)
+{
+	struct mon_proposal *p = m->applying;
+
+	evtimer_del(m->apply_timer);
+	pgmap_tally_merge(&m->pgmap, &m->apply_tally);
+	pgmap_clear(&m->apply_tally);
+	m->applying = NULL;
+	mon_apply_finish(m, p);
+	mon_reaped(m, p);
+}
+
+static void
+mon_apply_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static const struct timeval now;
+	struct mon *m = arg;
+
+	(void)fd;
+	(void)what;
+	if (m->applying == NULL)
+		return;
+	if (mon_apply_slice(m, MON_APPLY_SLICE))
+		mon_apply_end(m);
+	else
+		evtimer_add(m->apply_timer, &now);
+}
+
+void
+mon_settle(struct mon *m)
+{
+	if (m->applying == NULL)
+		return;
+	mon_apply_slice(m, SIZE_MAX);
+	mon_apply_end(m);
+}
+
 /* Take back what the committer finished; 1 if there was something. */
 static int
 mon_reap(struct mon *m)
@@ -1116,13 +1300,15 @@ mon_reap(struct mon *m)
 	if (p == NULL)
 		return 0;
 	m->inflight = NULL;
+	if (p->rc == 0 && mon_apply_sliced(p)) {
+		mon_apply_begin(m, p);
+		return 1;
+	}
 	if (p->rc == 0)
 		mon_apply(m, p);
 	else
 		mon_undo(m, p);
-	mon_proposal_free(p);
-	mon_health_update(m);
-	mon_propose_maybe(m);
+	mon_reaped(m, p);
 	return 1;
 }
 
@@ -1154,8 +1340,10 @@ mon_committer_start(struct mon *m, char **cause)
 	    mon_wake_cb, m);
 	m->propose_timer = evtimer_new(m->base, mon_propose_timer_cb, m);
 	m->retry_timer = evtimer_new(m->base, mon_retry_cb, m);
+	m->apply_timer = evtimer_new(m->base, mon_apply_timer_cb, m);
 	if (m->wake_event == NULL || m->propose_timer == NULL ||
-	    m->retry_timer == NULL || event_add(m->wake_event, NULL) == -1) {
+	    m->retry_timer == NULL || m->apply_timer == NULL ||
+	    event_add(m->wake_event, NULL) == -1) {
 		xasprintf(cause, "cannot set up the committer's events");
 		return -1;
 	}
@@ -1178,6 +1366,7 @@ mon_wait_inflight(struct mon *m)
 		pthread_cond_wait(&m->cond, &m->lock);
 	pthread_mutex_unlock(&m->lock);
 	mon_reap(m);
+	mon_settle(m);
 }
 
 void
@@ -1190,6 +1379,7 @@ mon_committer_stop(struct mon *m)
 	 * keeps failing gets one try per proposal.
 	 */
 	for (rounds = 0; rounds < 4; rounds++) {
+		mon_settle(m);
 		if (m->inflight != NULL)
 			mon_wait_inflight(m);
 		if (m->pending == NULL || m->store_error)
@@ -1203,6 +1393,7 @@ mon_committer_stop(struct mon *m)
 		mon_proposal_free(m->pending);
 		m->pending = NULL;
 	}
+	mon_pgbufs_free(&m->spare_pgs);
 	pthread_mutex_lock(&m->lock);
 	m->stopping = 1;
 	pthread_cond_broadcast(&m->cond);
@@ -1213,6 +1404,7 @@ mon_committer_stop(struct mon *m)
 	event_free(m->wake_event);
 	event_free(m->propose_timer);
 	event_free(m->retry_timer);
+	event_free(m->apply_timer);
 	close(m->wake_fd);
 	store_batch_free(m->batch);
 	enc_buf_free(&m->enc);

@@ -154,6 +154,7 @@ mon_pg_list(struct mon *m, int (*keep)(const struct pg_stat *, void *),
 	size_t i;
 	uint32_t s;
 
+	mon_settle(m);
 	for (i = 0; i < m->pgmap.npools; i++) {
 		pp = &m->pgmap.pools[i];
 		for (s = 0; s < pp->pg_num; s++)
@@ -315,6 +316,7 @@ mon_pg_lookup(struct mon *m, const char *pgid, struct pg_id *id, int *rc,
 		*rc = -EINVAL;
 		return NULL;
 	}
+	mon_settle(m);
 	if ((st = pgmap_pg(&m->pgmap, *id)) == NULL) {
 		xasprintf(status, "pg %.*s does not exist", 64, pgid);
 		*rc = -ENOENT;

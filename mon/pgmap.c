@@ -95,8 +95,9 @@ pgmap_state_add(struct pgmap *m, uint32_t state, int64_t delta)
 			m->states[i] = m->states[--m->nstates];
 		return;
 	}
-	if (delta <= 0)
-		return;		/* cannot happen: every PG was added first */
+	if (delta == 0)
+		return;
+	/* Below zero only in a tally of replacements (as uint64_t). */
 	m->states = xreallocarray(m->states, m->nstates + 1,
 	    sizeof *m->states);
 	m->states[m->nstates].state = state;
@@ -186,7 +187,7 @@ pgmap_tally_init(struct pgmap *t, const uint32_t *ids, size_t npools)
 	pgmap_init(t);
 	t->npools = npools;
 	t->pools = xcalloc(npools ? npools : 1, sizeof *t->pools);
-	for (i = 0; i < npools; i++)
+	for (i = 0; ids != NULL && i < npools; i++)
 		t->pools[i].id = ids[i];
 }
 
@@ -274,6 +275,32 @@ pgmap_replace(struct pgmap *m, const struct pg_stat *st)
 	pgmap_figures_apply(m, p, &p->pgs[st->pgid.seed], -1);
 	p->pgs[st->pgid.seed] = *st;
 	pgmap_figures_apply(m, p, st, 1);
+}
+
+void
+pgmap_tally_for(struct pgmap *t, const struct pgmap *m)
+{
+	size_t i;
+
+	pgmap_tally_init(t, NULL, m->npools);
+	for (i = 0; i < m->npools; i++)
+		t->pools[i].id = m->pools[i].id;
+}
+
+void
+pgmap_replace_tally(struct pgmap *m, struct pgmap *t, const struct pg_stat *st)
+{
+	struct pg_stat *cur;
+	size_t i;
+	int found;
+
+	i = pgmap_pool_index(m, st->pgid.pool, &found);
+	if (!found || st->pgid.seed >= m->pools[i].pg_num)
+		return;
+	cur = &m->pools[i].pgs[st->pgid.seed];
+	pgmap_figures_apply(t, &t->pools[i], cur, -1);
+	pgmap_figures_apply(t, &t->pools[i], st, 1);
+	*cur = *st;
 }
 
 uint64_t

@@ -107,6 +107,16 @@ void pgmap_pool_remove(struct pgmap *, uint32_t id);
 
 /* Replace one PG's stat with *st (same pgid), updating every figure. */
 void pgmap_replace(struct pgmap *, const struct pg_stat *st);
+/*
+ * The same, but the figures change in tally t, not in m: m's figures stay
+ * those of before until t is merged with pgmap_tally_merge().  t is made
+ * by pgmap_tally_for(t, m), for m's pools in m's order, and m's pools must
+ * not change until the merge.  t's counts go below zero where PGs left a
+ * state; the merge adds them right.
+ */
+void pgmap_tally_for(struct pgmap *t, const struct pgmap *m);
+void pgmap_replace_tally(struct pgmap *m, struct pgmap *t,
+    const struct pg_stat *st);
 
 /* The count of PGs in exactly this state. */
 uint64_t pgmap_state_count(const struct pgmap *, uint32_t state);

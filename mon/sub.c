@@ -436,6 +436,7 @@ sub_pgmap_drained(void *arg, uint64_t conn)
 	struct sub_one *o;
 	int more = 0;
 
+	mon_settle(s->mon);	/* its pushes go first, then the chunk */
 	TAILQ_FOREACH(o, &s->list, entry) {
 		if (o->conn != conn || !o->snapping)
 			continue;

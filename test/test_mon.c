@@ -620,6 +620,134 @@ Test(mon, restart_gives_back_the_same_state)
 	pgmap_clear(&copy);
 }
 
+/*
+ * Reports sent without waiting: answers[] are filled as they come.  objects
+ * comes first: report_fill() reads it through the same argument.
+ */
+struct report_batch {
+	uint64_t objects;
+	struct answer answers[16];
+	size_t n;
+};
+
+static void
+report_nowait(int32_t osd, const struct pg_stat *batch, size_t n, void *arg)
+{
+	struct report_batch *b = arg;
+
+	cr_assert_lt(b->n, nitems(b->answers));
+	mon_pg_report(mon, osd, batch, n, answer_cb, &b->answers[b->n++]);
+}
+
+static size_t
+reports_answered(const struct report_batch *b)
+{
+	size_t i, done = 0;
+
+	for (i = 0; i < b->n; i++)
+		done += b->answers[i].done;
+	return done;
+}
+
+/*
+ * Every PG reported with objects counters in one proposal (sealed by hand),
+ * then turns of the loop until the commit is being applied in slices.
+ */
+static void
+report_all_until_applying(struct report_batch *b, uint64_t objects)
+{
+	struct mon_params slow = params;
+	int i;
+
+	memset(b, 0, sizeof *b);
+	b->objects = objects;
+	slow.propose_interval_ms = 60000;
+	mon_set_params(mon, &slow);
+	mon_report_util_all(mon, PG_STATE_ACTIVE | PG_STATE_CLEAN,
+	    report_fill, report_nowait, b);
+	mon_set_params(mon, &params);
+	mon_propose_now(mon);
+	for (i = 0; mon->applying == NULL && i < 2000; i++)
+		turn();
+	cr_assert_not_null(mon->applying, "the commit of %zu PGs was not "
+	    "applied in slices", mon->inflight ? mon->inflight->npgs : 0);
+}
+
+Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
+{
+	const struct pgmap *pm;
+	struct report_batch b;
+	struct pg_stat old;
+	struct answer a = { 0 };
+	json_t *q;
+	char *status = NULL;
+	uint64_t v0;
+	size_t i;
+
+	make_osds(4);
+	cr_assert_eq(pool_create("big", 5000, 3), 0);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 5);
+	settle();
+	pm = mon_pgmap(mon);
+	v0 = mon_pgmap_version(mon);
+	cr_assert_eq(pm->sums.num_objects, 5000 * 5);
+
+	report_all_until_applying(&b, 7);
+	cr_assert_gt(b.n, 0);
+	cr_assert_gt(mon->applying->npgs, 1024, "more than one slice");
+	/* Unseen while applying: figures, version, answers. */
+	cr_assert_eq(mon_pgmap_version(mon), v0);
+	cr_assert_eq(pm->sums.num_objects, 5000 * 5);
+	cr_assert_eq(reports_answered(&b), 0);
+	cr_assert_not(mon_idle(mon));
+	/* A report is checked against the applying stats, not the map's. */
+	old = mon->applying->pgs[mon->applying->npgs - 1];
+	old.reported_seq--;
+	mon_pg_report(mon, old.acting_primary, &old, 1, answer_cb, &a);
+	cr_assert(a.done, "a report with nothing newer is answered at once");
+	cr_assert_eq(json_integer_value(json_object_get(a.data, "old")), 1,
+	    "the report older than the applying commit's is dropped");
+	json_decref(a.data);
+	/* Reading a single PG finishes the apply first. */
+	cr_assert_eq(mon_pg_query_json(mon, "1.0", &q, &status), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(q,
+	    "stat_sum"), "num_objects")), 7);
+	json_decref(q);
+	free(status);
+	cr_assert_null(mon->applying);
+	cr_assert_eq(reports_answered(&b), b.n);
+	for (i = 0; i < b.n; i++) {
+		cr_assert_eq(b.answers[i].rc, 0, "%s", b.answers[i].status);
+		json_decref(b.answers[i].data);
+	}
+	cr_assert_eq(mon_pgmap_version(mon), v0 + 1);
+	cr_assert_eq(pm->sums.num_objects, 5000 * 7);
+	check_derived();
+
+	/* Left to the loop, the slices end the same way. */
+	report_all_until_applying(&b, 9);
+	for (i = 0; reports_answered(&b) < b.n && i < 2000; i++)
+		turn();
+	cr_assert_eq(reports_answered(&b), b.n);
+	for (i = 0; i < b.n; i++)
+		json_decref(b.answers[i].data);
+	cr_assert_null(mon->applying);
+	cr_assert_eq(pm->sums.num_objects, 5000 * 9);
+	check_derived();
+
+	/* Stopping while applying finishes it: answered, and stored. */
+	report_all_until_applying(&b, 11);
+	close_mon();
+	cr_assert_eq(reports_answered(&b), b.n);
+	for (i = 0; i < b.n; i++) {
+		cr_assert_eq(b.answers[i].rc, 0, "%s", b.answers[i].status);
+		json_decref(b.answers[i].data);
+	}
+	open_mon();
+	cr_assert_eq(mon_pgmap(mon)->sums.num_objects, 5000 * 11);
+	check_derived();
+}
+
 Test(mon, a_failed_commit_changes_nothing_and_recovers)
 {
 	struct answer a = { 0 };
