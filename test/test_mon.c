@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "common/mapmon.h"
+#include "common/stamp.h"
 #include "mon/keys.h"
 #include "mon/mon.h"
 #include "mon/mon_priv.h"
@@ -682,6 +683,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	json_t *q;
 	char *status = NULL;
 	uint64_t v0;
+	int64_t t0;
 	size_t i;
 
 	make_osds(4);
@@ -734,6 +736,12 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	cr_assert_null(mon->applying);
 	cr_assert_eq(pm->sums.num_objects, 5000 * 9);
 	check_derived();
+	/* The arrays kept for a next proposal go back once unused. */
+	cr_assert_not_null(mon->spare_pgs.pgs);
+	t0 = stamp_mono();
+	while (mon->spare_pgs.pgs != NULL && stamp_mono() - t0 < 4000000)
+		turn();
+	cr_assert_null(mon->spare_pgs.pgs, "kept arrays not freed in 4 s");
 
 	/* Stopping while applying finishes it: answered, and stored. */
 	report_all_until_applying(&b, 11);
