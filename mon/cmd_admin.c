@@ -188,7 +188,7 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 		server_stats(ctx->server, &ss);
 	sub_stats(ctx->sub, &nsubs, &pushes);
 	out = json_pack("{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:I, s:I}, "
 	    "s:{s:I, s:I}, s:{s:I}, s:o}",
 	    "mon",
@@ -201,6 +201,7 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 	    "osdmap_epochs", (json_int_t)p.osdmap_epochs,
 	    "trimmed_epochs", (json_int_t)p.trimmed_epochs,
 	    "trimmed_versions", (json_int_t)p.trimmed_versions,
+	    "sliced_applies", (json_int_t)p.sliced_applies,
 	    "commit_hist_ms_log2", hist,
 	    "server",
 	    "connections", (json_int_t)ss.connections,

@@ -229,6 +229,7 @@ struct mon_perf {
 	uint64_t commits, commit_failures, commit_us_total, commit_us_max;
 	uint64_t proposals_ops_total, pg_updates, osdmap_epochs;
 	uint64_t trimmed_epochs, trimmed_versions;
+	uint64_t sliced_applies;	/* commits applied a slice per turn */
 	uint64_t commit_hist[16];	/* commit latency: bucket i < 2^i ms */
 };
 void mon_perf(const struct mon *, struct mon_perf *);

@@ -101,7 +101,6 @@ mon_check_pg_detail(struct mon *m, struct mon_health_check *c,
 	size_t i, shown = 0, more = 0;
 	uint32_t s;
 
-	mon_settle(m);
 	for (i = 0; i < m->pgmap.npools; i++) {
 		pp = &m->pgmap.pools[i];
 		for (s = 0; s < pp->pg_num; s++) {
@@ -140,6 +139,10 @@ mon_health_eval_detail(struct mon *m, int detail,
 	unsigned up_in, ndown = 0;
 	uint32_t k;
 	size_t n = 0, i;
+
+	/* The details list single PGs: counts and list from one commit. */
+	if (detail)
+		mon_settle(m);
 
 	for (k = 0; k < om->max_osd; k++)
 		if (om->osds[k].exists && !om->osds[k].up && om->osds[k].in)

@@ -1058,15 +1058,6 @@ mon_apply(struct mon *m, struct mon_proposal *p)
 {
 	size_t i;
 
-	if (p->has_inc) {
-		struct osdmap tmp = m->osdmap;
-
-		m->osdmap = p->osdmap;
-		p->osdmap = tmp;
-		placement_free(m->placement);
-		m->placement = osdmap_placement(&m->osdmap);
-		m->perf.osdmap_epochs++;
-	}
 	for (i = 0; i < p->nremoved_pools; i++)
 		pgmap_pool_remove(&m->pgmap, p->removed_pools[i]);
 	for (i = 0; i < p->nnewpgs; i++) {
@@ -1093,6 +1084,15 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 	size_t i;
 	uint64_t bucket;
 
+	if (p->has_inc) {
+		struct osdmap tmp = m->osdmap;
+
+		m->osdmap = p->osdmap;
+		p->osdmap = tmp;
+		placement_free(m->placement);
+		m->placement = osdmap_placement(&m->osdmap);
+		m->perf.osdmap_epochs++;
+	}
 	if (p->pgmap_version != 0) {
 		m->pgmap.version = p->pgmap_version;
 		m->pgmap.stamp = p->rec.stamp;
@@ -1239,13 +1239,15 @@ mon_reaped(struct mon *m, struct mon_proposal *p)
  * merged at the end, when the version moves and the waiters are answered;
  * mon_pg_view() finds the applying proposal's stats, so new reports are
  * checked against them; nothing is sealed; and whoever reads single PGs
- * from the pgmap calls mon_settle() first, which finishes the apply.
- * Commits that change the osdmap or the pools are applied at once.
+ * from the pgmap calls mon_settle() first, which finishes the apply.  An
+ * osdmap change in the commit is installed at the end with the rest.
+ * Commits that create or remove pools are applied at once (the tally
+ * follows the pools as they are).
  */
 static int
 mon_apply_sliced(const struct mon_proposal *p)
 {
-	return !p->has_inc && p->nnewpgs == 0 && p->nremoved_pools == 0 &&
+	return p->nnewpgs == 0 && p->nremoved_pools == 0 &&
 	    p->npgs > MON_APPLY_SLICE;
 }
 
@@ -1256,6 +1258,7 @@ mon_apply_begin(struct mon *m, struct mon_proposal *p)
 
 	m->applying = p;
 	m->apply_next = 0;
+	m->perf.sliced_applies++;
 	pgmap_tally_for(&m->apply_tally, &m->pgmap);
 	evtimer_add(m->apply_timer, &now);
 }
