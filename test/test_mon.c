@@ -652,10 +652,12 @@ reports_answered(const struct report_batch *b)
 
 /*
  * Every PG reported with objects counters in one proposal (sealed by hand),
- * then turns of the loop until the commit is being applied in slices.
+ * with osd out_osd marked out in it too unless it is -1, then turns of the
+ * loop until the commit is being applied in slices.
  */
 static void
-report_all_until_applying(struct report_batch *b, uint64_t objects)
+report_all_until_applying(struct report_batch *b, uint64_t objects,
+    int32_t out_osd)
 {
 	struct mon_params slow = params;
 	int i;
@@ -666,6 +668,8 @@ report_all_until_applying(struct report_batch *b, uint64_t objects)
 	mon_set_params(mon, &slow);
 	mon_report_util_all(mon, PG_STATE_ACTIVE | PG_STATE_CLEAN,
 	    report_fill, report_nowait, b);
+	if (out_osd >= 0)
+		mon_osd_out(mon, &out_osd, 1, answer_cb, &b->answers[b->n++]);
 	mon_set_params(mon, &params);
 	mon_propose_now(mon);
 	for (i = 0; mon->applying == NULL && i < 2000; i++)
@@ -683,6 +687,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	json_t *q;
 	char *status = NULL;
 	uint64_t v0;
+	uint32_t e0;
 	int64_t t0;
 	size_t i;
 
@@ -694,7 +699,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	v0 = mon_pgmap_version(mon);
 	cr_assert_eq(pm->sums.num_objects, 5000 * 5);
 
-	report_all_until_applying(&b, 7);
+	report_all_until_applying(&b, 7, -1);
 	cr_assert_gt(b.n, 0);
 	cr_assert_gt(mon->applying->npgs, 1024, "more than one slice");
 	/* Unseen while applying: figures, version, answers. */
@@ -726,14 +731,25 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	cr_assert_eq(pm->sums.num_objects, 5000 * 7);
 	check_derived();
 
-	/* Left to the loop, the slices end the same way. */
-	report_all_until_applying(&b, 9);
+	/*
+	 * Left to the loop, the slices end the same way; an osdmap change
+	 * in the commit is seen at the end with the rest.
+	 */
+	e0 = mon_osdmap(mon)->epoch;
+	report_all_until_applying(&b, 9, 3);
+	cr_assert(mon->applying->has_inc);
+	cr_assert_eq(mon_osdmap(mon)->epoch, e0);
+	cr_assert(osdmap_osd(mon_osdmap(mon), 3)->in);
 	for (i = 0; reports_answered(&b) < b.n && i < 2000; i++)
 		turn();
 	cr_assert_eq(reports_answered(&b), b.n);
-	for (i = 0; i < b.n; i++)
+	for (i = 0; i < b.n; i++) {
+		cr_assert_eq(b.answers[i].rc, 0, "%s", b.answers[i].status);
 		json_decref(b.answers[i].data);
+	}
 	cr_assert_null(mon->applying);
+	cr_assert_eq(mon_osdmap(mon)->epoch, e0 + 1);
+	cr_assert_not(osdmap_osd(mon_osdmap(mon), 3)->in);
 	cr_assert_eq(pm->sums.num_objects, 5000 * 9);
 	check_derived();
 	/* The arrays kept for a next proposal go back once unused. */
@@ -744,7 +760,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	cr_assert_null(mon->spare_pgs.pgs, "kept arrays not freed in 4 s");
 
 	/* Stopping while applying finishes it: answered, and stored. */
-	report_all_until_applying(&b, 11);
+	report_all_until_applying(&b, 11, -1);
 	close_mon();
 	cr_assert_eq(reports_answered(&b), b.n);
 	for (i = 0; i < b.n; i++) {
