@@ -59,11 +59,8 @@ struct cold_opts {
 	long pgs[COLD_MAX_PGS];
 	size_t nsetups;
 	const struct bench_setup *setups[COLD_MAX_SETUPS];
-	int osds;
-	int pools;
+	struct bench_shape shape;
 	int runs;
-	int window;
-	int batch;
 	long commit_pgs;
 	double store_cap;
 	double timeout;
@@ -229,11 +226,8 @@ cold_bringup(const struct cold_opts *o, struct bench_mon *bm, long n,
 	memset(&p, 0, sizeof p);
 	base = event_base_new();
 	p.addr = bm->addr;
-	p.osds = o->osds;
-	p.window = o->window;
-	p.batch = o->batch;
+	p.shape = o->shape;
 	p.live_interval_ms = -1;
-	p.pools = o->pools;
 	p.pgs = u.target = n;
 	p.pool_prefix = "bench";
 	p.timeout = o->timeout;
@@ -504,7 +498,7 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
 	printf("%d simulated OSDs, %d pools of size 3; median of %d run%s; "
 	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: "
 	    "RssAnon, the anonymous part at that moment, without the store's "
-	    "mapped file pages)\n\n", o->osds, o->pools,
+	    "mapped file pages)\n\n", o->shape.osds, o->shape.pools,
 	    o->runs, o->runs == 1 ? "" : "s");
 	printf("| set-up | PGs | bring-up | restart READY | restart status "
 	    "| scan | scan (process) | RSS bring-up | RSS restart "
@@ -613,8 +607,8 @@ cold_write(const struct cold_opts *o, struct cold_result *res, size_t nres,
 	free(path);
 
 	doc = json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:f}", "osds",
-	    o->osds, "pools", o->pools, "runs", o->runs, "window", o->window,
-	    "batch", o->batch, "commit_pgs", (json_int_t)o->commit_pgs,
+	    o->shape.osds, "pools", o->shape.pools, "runs", o->runs, "window", o->shape.window,
+	    "batch", o->shape.batch, "commit_pgs", (json_int_t)o->commit_pgs,
 	    "store_cap_s", o->store_cap);
 	runs = json_array();
 	meds = json_array();
@@ -739,11 +733,8 @@ bench_cold_main(int argc, char **argv)
 	int ch, r, k, failed = 0, layout;
 
 	memset(&o, 0, sizeof o);
-	o.osds = 256;
-	o.pools = 4;
+	bench_shape_defaults(&o.shape);
 	o.runs = 1;
-	o.window = 256;
-	o.batch = 4096;
 	o.commit_pgs = 4096;
 	o.store_cap = 30;
 	o.timeout = 600;
@@ -762,24 +753,8 @@ bench_cold_main(int argc, char **argv)
 			if (cold_parse_setups(&o, optarg) == -1)
 				cold_usage(MAPMON_EXIT_USAGE);
 			break;
-		case 'n':
-			o.osds = (int)bench_arg_long("--osds", optarg, 3,
-			    65536);
-			break;
-		case 'p':
-			o.pools = (int)bench_arg_long("--pools", optarg, 1,
-			    1000);
-			break;
 		case 'r':
 			o.runs = (int)bench_arg_long("--runs", optarg, 1, 16);
-			break;
-		case 'w':
-			o.window = (int)bench_arg_long("--window", optarg, 1,
-			    4096);
-			break;
-		case 'b':
-			o.batch = (int)bench_arg_long("--batch", optarg, 1,
-			    1 << 20);
 			break;
 		case 'k':
 			o.commit_pgs = bench_arg_long("--commit-pgs", optarg,
@@ -815,15 +790,16 @@ bench_cold_main(int argc, char **argv)
 		case 'h':
 			cold_usage(0);
 		default:
-			cold_usage(MAPMON_EXIT_USAGE);
+			if (!bench_shape_opt(&o.shape, ch, optarg))
+				cold_usage(MAPMON_EXIT_USAGE);
 		}
 	}
 	if (optind != argc)
 		cold_usage(MAPMON_EXIT_USAGE);
 	for (i = 0; i < o.npgs; i++)
-		if (o.pgs[i] < o.pools) {
+		if (o.pgs[i] < o.shape.pools) {
 			fprintf(stderr, "mapmon-bench: --pgs: %ld PGs cannot "
-			    "fill %d pools\n", o.pgs[i], o.pools);
+			    "fill %d pools\n", o.pgs[i], o.shape.pools);
 			return MAPMON_EXIT_USAGE;
 		}
 	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",

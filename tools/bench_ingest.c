@@ -38,12 +38,9 @@
 struct ingest_opts {
 	const struct bench_setup *setup;
 	long pgs;
-	int osds;
-	int pools;
+	struct bench_shape shape;
 	double duration;
 	double warmup;
-	int window;
-	int batch;
 	int probe_ms;
 	int runs;
 	size_t nlevels;
@@ -242,11 +239,8 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	l.base = event_base_new();
 	l.probe.addr = bm->addr;
 	p.addr = bm->addr;
-	p.osds = o->osds;
-	p.window = o->window;
-	p.batch = o->batch;
+	p.shape = o->shape;
 	p.live_interval_ms = 0;
-	p.pools = o->pools;
 	p.pgs = o->pgs;
 	p.pool_prefix = "ingest";
 	p.on_clean = ingest_clean;
@@ -336,8 +330,8 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 
 	doc = json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i}",
 	    "setup", o->setup->name, "pgs", (json_int_t)o->pgs, "osds",
-	    o->osds, "pools", o->pools, "duration_s", o->duration, "window",
-	    o->window, "batch", o->batch, "probe_ms", o->probe_ms, "runs",
+	    o->shape.osds, "pools", o->shape.pools, "duration_s", o->duration, "window",
+	    o->shape.window, "batch", o->shape.batch, "probe_ms", o->probe_ms, "runs",
 	    o->runs);
 	a = json_array();
 	for (i = 0; i < o->nlevels; i++) {
@@ -398,12 +392,9 @@ bench_ingest_main(int argc, char **argv)
 	memset(res, 0, sizeof res);
 	o.setup = bench_setup_find("lmdb");
 	o.pgs = 55392;
-	o.osds = 256;
-	o.pools = 4;
+	bench_shape_defaults(&o.shape);
 	o.duration = 10;
 	o.warmup = 1;
-	o.window = 256;
-	o.batch = 4096;
 	o.probe_ms = 10;
 	o.runs = 1;
 	o.outdir = ".";
@@ -420,25 +411,9 @@ bench_ingest_main(int argc, char **argv)
 		case 'P':
 			o.pgs = bench_arg_long("--pgs", optarg, 1, 16777216);
 			break;
-		case 'n':
-			o.osds = (int)bench_arg_long("--osds", optarg, 3,
-			    65536);
-			break;
-		case 'p':
-			o.pools = (int)bench_arg_long("--pools", optarg, 1,
-			    1000);
-			break;
 		case 'D':
 			o.duration = (double)bench_arg_long("--duration",
 			    optarg, 1, 3600);
-			break;
-		case 'w':
-			o.window = (int)bench_arg_long("--window", optarg, 1,
-			    4096);
-			break;
-		case 'b':
-			o.batch = (int)bench_arg_long("--batch", optarg, 1,
-			    1 << 20);
 			break;
 		case 'i':
 			o.probe_ms = (int)bench_arg_long("--probe-ms", optarg,
@@ -464,10 +439,11 @@ bench_ingest_main(int argc, char **argv)
 		case 'h':
 			ingest_usage(0);
 		default:
-			ingest_usage(MAPMON_EXIT_USAGE);
+			if (!bench_shape_opt(&o.shape, ch, optarg))
+				ingest_usage(MAPMON_EXIT_USAGE);
 		}
 	}
-	if (optind != argc || o.pgs < o.pools)
+	if (optind != argc || o.pgs < o.shape.pools)
 		ingest_usage(MAPMON_EXIT_USAGE);
 	for (w = strtok_r(levels, ",", &save); w != NULL;
 	    w = strtok_r(NULL, ",", &save)) {
@@ -539,7 +515,7 @@ bench_ingest_main(int argc, char **argv)
 	    "binary PG reports, %d in flight of up to %d PGs; %.0f s "
 	    "measured after %.0f s of warm-up; `status` every %d ms on its "
 	    "own connection; median of %d run%s\n\n", o.setup->name, o.pgs,
-	    o.pools, o.osds, o.window, o.batch, o.duration, o.warmup,
+	    o.shape.pools, o.shape.osds, o.shape.window, o.shape.batch, o.duration, o.warmup,
 	    o.probe_ms, o.runs, o.runs == 1 ? "" : "s");
 	printf("| debug levels | PG updates/s | status p50 ms | status p99 ms "
 	    "| status max ms |\n|---|---:|---:|---:|---:|\n");

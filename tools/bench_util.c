@@ -248,6 +248,35 @@ bench_run(char *const argv[], const char *log)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+void
+bench_shape_defaults(struct bench_shape *sh)
+{
+	sh->osds = 256;
+	sh->pools = 4;
+	sh->window = 256;
+	sh->batch = 4096;
+}
+
+int
+bench_shape_opt(struct bench_shape *sh, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'n':
+		sh->osds = (int)bench_arg_long("--osds", arg, 3, 65536);
+		return 1;
+	case 'p':
+		sh->pools = (int)bench_arg_long("--pools", arg, 1, 1000);
+		return 1;
+	case 'w':
+		sh->window = (int)bench_arg_long("--window", arg, 1, 4096);
+		return 1;
+	case 'b':
+		sh->batch = (int)bench_arg_long("--batch", arg, 1, 1 << 20);
+		return 1;
+	}
+	return 0;
+}
+
 struct bench_mon *
 bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
     char **cause)
@@ -603,14 +632,14 @@ static void
 bench_up_create_pools(struct bench_up *up)
 {
 	const struct bench_up_params *p = &up->p;
-	long each = p->pgs / p->pools, n;
+	long each = p->pgs / p->shape.pools, n;
 	char name[64];
 	json_t *cmd;
 	int i;
 
 	up->t0 = bench_now();
-	for (i = 0; i < p->pools; i++) {
-		n = i == p->pools - 1 ? p->pgs - each * i : each;
+	for (i = 0; i < p->shape.pools; i++) {
+		n = i == p->shape.pools - 1 ? p->pgs - each * i : each;
 		snprintf(name, sizeof name, "%s%d", up->pool_prefix, i);
 		cmd = json_pack("{s:s, s:s, s:I, s:i}", "prefix",
 		    "osd pool create", "pool", name, "pg_num", (json_int_t)n,
@@ -673,9 +702,9 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	up->p.pool_prefix = up->pool_prefix;
 	osd_sim_params_defaults(&sp);
 	sp.addr = p->addr;
-	sp.nosds = p->osds;
-	sp.window = p->window;
-	sp.batch = p->batch;
+	sp.nosds = p->shape.osds;
+	sp.window = p->shape.window;
+	sp.batch = p->shape.batch;
 	sp.live_interval_ms = p->live_interval_ms;
 	if ((up->sim = osd_sim_new(base, &sp, bench_up_event, up, cause)) ==
 	    NULL) {

@@ -156,14 +156,25 @@ struct bench_up;
  */
 typedef void bench_up_clean_cb(struct bench_up *, void *arg);
 
-struct bench_up_params {
-	const char *addr;		/* the monitor, "host:port" */
+/*
+ * The simulated cluster of coldstart and ingest, with their options:
+ * bench_shape_opt() takes --osds ('n'), --pools ('p'), --window ('w') and
+ * --batch ('b'); 1 when ch was one of them.
+ */
+struct bench_shape {
 	int osds;			/* simulated OSDs 0 .. osds-1 */
+	int pools;			/* pools of size 3, >= 1 */
 	int window;			/* osd_sim_params window, batch */
 	int batch;
+};
+void bench_shape_defaults(struct bench_shape *);
+int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
+
+struct bench_up_params {
+	const char *addr;		/* the monitor, "host:port" */
+	struct bench_shape shape;
 	int live_interval_ms;		/* osd_sim's: < 0 stop once clean */
-	int pools;			/* pools of size 3, >= 1 */
-	long pgs;			/* PGs in all, >= pools */
+	long pgs;			/* PGs in all, >= shape.pools */
 	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
 	double timeout;			/* seconds; <= 0: none */
 	bench_up_clean_cb *on_clean;
