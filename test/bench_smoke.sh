@@ -6,6 +6,7 @@
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
+: "${top_srcdir:=.}"
 BENCH=$top_builddir/tools/mapmon-bench
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
@@ -19,22 +20,9 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+. "$top_srcdir/test/tap_lib.sh"
+check_diag() { [ -f "$T/err" ] && head -c 800 "$T/err"; }
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -f "$T/err" ] && head -c 800 "$T/err" | sed 's/^/# /'
-	return 0
-}
-check() {	# check DESC COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
 jv() { "$JG" "$2" <"$1"; }	# jv FILE PATH
 positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
 

@@ -12,6 +12,12 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/listen_lib.sh"
+. "$top_srcdir/test/tap_lib.sh"
+TAP_PER_BACKEND=1
+check_diag() {	# what a failed check shows: the last command's output
+	printf 'out: %s\nerr: %s' "$(head -c 600 "$T/out")" \
+	    "$(head -c 600 "$T/err")"
+}
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 JG=$top_builddir/test/json_get
@@ -30,25 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-ok() {	# ok DESC: pass if the last check ($? of the caller's test) held
-	n=$((n + 1))
-	echo "ok $n - $BACKEND: $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $BACKEND: $1"
-	[ -n "$2" ] && echo "$2" | sed 's/^/# /'
-	return 0
-}
-check() {	# check DESC COMMAND...: the command succeeds
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d" "out: $(head -c 600 "$T/out")
-err: $(head -c 600 "$T/err")"; fi
-}
 
 # run ARGS...: mapmon ARGS with stdout in $T/out, stderr in $T/err, $rc.
 run() {

@@ -23,6 +23,12 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/listen_lib.sh"
+. "$top_srcdir/test/tap_lib.sh"
+TAP_PER_BACKEND=1
+check_diag() {
+	printf '%s\ndaemon log: %s' "$(tail -n 20 "$T/out" 2>/dev/null)" \
+	    "$(tail -n 10 "$T/log.$BACKEND" 2>/dev/null)"
+}
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 STORE_TOOL=$top_builddir/tools/mapmon-store
@@ -33,10 +39,6 @@ BACKENDS="lmdb leveldb"
 PG_NUM=128
 PER_BACKEND=19
 
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip_all "not root: cannot mount a small tmpfs to fill"
@@ -64,29 +66,10 @@ if ! err=$(mount -t tmpfs -o size=1m tmpfs "$T/try" 2>&1); then
 fi
 umount "$T/try"
 
-n=0
-failed=0
 # LevelDB has one case more: its reopen is logged.
 extra=0
 case " $BACKENDS " in *" leveldb "*) extra=1 ;; esac
 echo "1..$(( PER_BACKEND * $(echo $BACKENDS | wc -w) + extra ))"
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $BACKEND: $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $BACKEND: $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-check() {	# check DESC COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d" "$(tail -n 20 "$T/out" 2>/dev/null)
-daemon log: $(tail -n 10 "$T/log.$BACKEND" 2>/dev/null)"; fi
-}
 # A write waits for the monitor's retry (up to 5 s) while the store fails.
 mapmon() {
 	"$MAPMON" -m "$ADDR" --connect-timeout 15 "$@" >"$T/out" 2>&1

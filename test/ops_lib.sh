@@ -1,12 +1,13 @@
 # ops_lib.sh: what the ops_*.sh tests share (sourced, not run).  TAP
-# helpers, a temporary directory removed at exit, and starting and stopping
-# a real mapmond on a free port, always killed at exit.
+# helpers (test/tap_lib.sh), a temporary directory removed at exit, and
+# starting and stopping a real mapmond on a free port, always killed at exit.
 #
 # Needs $top_builddir and $top_srcdir (make check sets them).
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/listen_lib.sh"
+. "$top_srcdir/test/tap_lib.sh"
 MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/mon/mapmond
 NLISTEN=$top_builddir/test/notify_listen
@@ -24,34 +25,7 @@ ops_cleanup() {
 }
 trap ops_cleanup EXIT
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
 # check DESC COMMAND...: pass when the command succeeds.
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d" "${DIAG:-}"; fi
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-done_testing() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 
 # now_ms: a monotonic-enough clock in milliseconds.
 now_ms() {

@@ -19,6 +19,7 @@
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
+: "${top_srcdir:=.}"
 MAPMOND=$top_builddir/mon/mapmond
 ROBUST=$top_builddir/test/robust_proto
 
@@ -29,25 +30,8 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-check() {	# check DESC COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d" "$(tail -n 20 "$T/log")"; fi
-}
+. "$top_srcdir/test/tap_lib.sh"
+check_diag() { tail -n 20 "$T/log"; }
 
 # 1,000 connections, both ends in this machine: the client and the daemon
 # each need more descriptors than the usual soft limit of 1,024.

@@ -8,6 +8,7 @@
 set -u
 
 : "${top_builddir:=.}"
+: "${top_srcdir:=.}"
 tool=${MAPMON_STORE:-$top_builddir/tools/mapmon-store}
 poke=${STORE_POKE:-$top_builddir/test/store_poke}
 mapmond=${MAPMOND:-$top_builddir/mon/mapmond}
@@ -19,15 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
+. "$top_srcdir/test/tap_lib.sh"
 
 conf=$T/mapmon.conf
 cat >"$conf" <<EOF

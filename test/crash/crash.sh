@@ -34,6 +34,9 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/listen_lib.sh"
+. "$top_srcdir/test/tap_lib.sh"
+TAP_PER_BACKEND=1
+TAP_DIAG_LINES=30
 : "${ITERATIONS:=5}"
 : "${CRASH_SEED:=$(( $(date +%s) % 32768 ))}"
 : "${CRASH_MAX_MS:=1500}"
@@ -63,19 +66,6 @@ trap cleanup EXIT
 RANDOM=$CRASH_SEED
 echo "# CRASH_SEED=$CRASH_SEED ITERATIONS=$ITERATIONS"
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $BACKEND: $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $BACKEND: $1"
-	[ -n "$2" ] && echo "$2" | head -n 30 | sed 's/^/# /'
-	return 0
-}
 
 # start_daemon: start mapmond, wait until it answers; ADDR is its address.
 start_daemon() {

@@ -33,6 +33,8 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
+. "$top_srcdir/test/tap_lib.sh"
+TAP_DIAG_LINES=30
 if [ -n "$LOAD_FULL" ]; then
 	: "${LOAD_SECONDS:=120}"
 	: "${LOAD_GARBAGE:=1G}"
@@ -71,24 +73,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "$2" ] && echo "$2" | head -n 30 | sed 's/^/# /'
-	return 0
-}
-finish() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
 # The 2,000 connections need descriptors, in the daemon and in loadgen.
 want_fds=$((LOAD_CONNS * 2 + 512))
@@ -96,8 +80,7 @@ if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$want_fds" ]; then
 	ulimit -Sn "$want_fds" 2>/dev/null
 fi
 if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$want_fds" ]; then
-	echo "1..0 # SKIP cannot raise the descriptor limit to $want_fds (hard limit $(ulimit -Hn))"
-	exit 0
+	skip_all "cannot raise the descriptor limit to $want_fds (hard limit $(ulimit -Hn))"
 fi
 
 D=$T/data
@@ -117,7 +100,7 @@ EOF
 echo "# $BACKEND, $LOAD_SECONDS s, $LOAD_CONNS connections, $LOAD_GARBAGE of garbage, fd limit $(ulimit -Sn)"
 
 if "$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1; then ok "mapmond --mkfs"
-else notok "mapmond --mkfs" "$(cat "$T/out")"; finish; fi
+else notok "mapmond --mkfs" "$(cat "$T/out")"; done_testing; fi
 
 "$MAPMOND" -d -c "$CONF" 2>>"$DLOG" &
 DPID=$!
@@ -134,7 +117,7 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 if [ -n "$up" ]; then ok "mapmond starts and answers"
-else notok "mapmond starts and answers" "$(tail -n 20 "$DLOG")"; finish; fi
+else notok "mapmond starts and answers" "$(tail -n 20 "$DLOG")"; done_testing; fi
 
 perf() {	# perf PATH: a figure of `perf dump`
 	"$MAPMON" -m "$ADDR" -f json perf dump 2>/dev/null | "$JG" "$1"
@@ -191,7 +174,7 @@ if [ -n "$alive" ] && kill -0 "$DPID" 2>/dev/null; then
 	ok "the daemon stayed up through the load ($elapsed s)"
 else
 	notok "the daemon stayed up through the load" "$(tail -n 30 "$DLOG")"
-	finish
+	done_testing
 fi
 
 line=$(grep '^conns:' "$T/conns")
@@ -278,4 +261,4 @@ rc=$?
 DPID=
 if [ "$rc" -eq 0 ]; then ok "clean stop after the load"
 else notok "clean stop after the load (exit $rc)" "$(tail -n 20 "$DLOG")"; fi
-finish
+done_testing
