@@ -278,6 +278,22 @@ pgmap_replace(struct pgmap *m, const struct pg_stat *st)
 }
 
 void
+pgmap_prefetch(const struct pgmap *m, struct pg_id id, int for_write)
+{
+	const char *p = (const char *)pgmap_pg(m, id);
+	size_t off;
+
+	if (p == NULL)
+		return;
+	for (off = 0; off < sizeof(struct pg_stat); off += 64) {
+		if (for_write)
+			__builtin_prefetch(p + off, 1);
+		else
+			__builtin_prefetch(p + off, 0);
+	}
+}
+
+void
 pgmap_tally_for(struct pgmap *t, const struct pgmap *m)
 {
 	size_t i;

@@ -105,6 +105,13 @@ void pgmap_pool_grow(struct pgmap *, uint32_t id, uint32_t pg_num,
 /* Remove a pool and its figures. */
 void pgmap_pool_remove(struct pgmap *, uint32_t id);
 
+/*
+ * Ask the CPU for a PG's stat ahead of its use (to write when for_write):
+ * a loop over PGs in report order touches the map at random, and with this
+ * a few entries ahead its misses overlap instead of coming one by one.
+ */
+void pgmap_prefetch(const struct pgmap *, struct pg_id id, int for_write);
+
 /* Replace one PG's stat with *st (same pgid), updating every figure. */
 void pgmap_replace(struct pgmap *, const struct pg_stat *st);
 /*
