@@ -1237,9 +1237,10 @@ mon_reaped(struct mon *m, struct mon_proposal *p)
 }
 
 /*
- * A commit of many PG updates and nothing else is applied in slices of
- * MON_APPLY_SLICE PGs, one per loop turn, so that a `status' waits for one
- * slice, not for the whole commit (tens of milliseconds at 50,000 PGs).
+ * A commit of more than MON_APPLY_SLICE PG updates that creates or removes
+ * no pool is applied MON_APPLY_SLICE PGs per loop turn, so that a `status'
+ * waits for one slice, not for the whole commit (tens of milliseconds at
+ * 50,000 PGs).
  * Meanwhile the commit stays invisible: the PGs' figures go to a tally
  * merged at the end, when the version moves and the waiters are answered;
  * mon_pg_view() finds the applying proposal's stats, so new reports are
