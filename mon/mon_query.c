@@ -226,6 +226,8 @@ mon_pg_dump_json(struct mon *m, const char *what, json_t **out, char **status)
 	json_t *all;
 
 	if (what == NULL || strcmp(what, "all") == 0) {
+		/* The summary and the PGs from one commit. */
+		mon_settle(m);
 		all = mon_pg_summary_json(m);
 		mon_json_merge(all, mon_pg_pools_json(m));
 		mon_json_merge(all, mon_pg_osds_json(m));

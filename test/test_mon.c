@@ -770,6 +770,20 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	open_mon();
 	cr_assert_eq(mon_pgmap(mon)->sums.num_objects, 5000 * 11);
 	check_derived();
+
+	/* pg dump while applying: its summary and its PGs of one commit. */
+	v0 = mon_pgmap_version(mon);
+	report_all_until_applying(&b, 13, -1);
+	cr_assert_eq(mon_pg_dump_json(mon, "all", &q, &status), 0);
+	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
+	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(q, "pg_stats_sum"), "stat_sum"), "num_objects")),
+	    5000 * 13);
+	json_decref(q);
+	free(status);
+	for (i = 0; i < b.n; i++)
+		json_decref(b.answers[i].data);
 }
 
 Test(mon, a_failed_commit_changes_nothing_and_recovers)
