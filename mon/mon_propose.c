@@ -1052,10 +1052,9 @@ mon_answer(struct mon_proposal *p, int rc, const char *why)
 	}
 }
 
-static void mon_apply_finish(struct mon *, struct mon_proposal *);
-
+/* The pools p creates, grows and removes, with their figures, at once. */
 static void
-mon_apply(struct mon *m, struct mon_proposal *p)
+mon_apply_pools(struct mon *m, struct mon_proposal *p)
 {
 	size_t i;
 
@@ -1071,14 +1070,6 @@ mon_apply(struct mon *m, struct mon_proposal *p)
 			np->pgs = NULL;
 		}
 	}
-	for (i = 0; i < p->npgs; i++) {
-		if (i + MON_PREFETCH_AHEAD < p->npgs)
-			pgmap_prefetch(&m->pgmap,
-			    p->pgs[i + MON_PREFETCH_AHEAD].pgid, 1);
-		if (!p->pg_dead[i])
-			pgmap_replace(&m->pgmap, &p->pgs[i]);
-	}
-	mon_apply_finish(m, p);
 }
 
 /* What makes p's commit seen, after its PGs are in the pgmap. */
@@ -1237,10 +1228,12 @@ mon_reaped(struct mon *m, struct mon_proposal *p)
 }
 
 /*
- * A commit of more than MON_APPLY_SLICE PG updates that creates or removes
- * no pool is applied MON_APPLY_SLICE PGs per loop turn, so that a `status'
- * waits for one slice, not for the whole commit (tens of milliseconds at
- * 50,000 PGs).
+ * A commit's PG updates are copied into the pgmap by mon_apply_slice(), their
+ * figures counted into a tally merged by mon_apply_end().  A commit of more
+ * than MON_APPLY_SLICE PG updates that creates or removes no pool is applied
+ * MON_APPLY_SLICE PGs per loop turn, so that a `status' waits for one
+ * slice, not for the whole commit (tens of milliseconds at 50,000 PGs);
+ * any other is applied at once, by mon_settle() right away.
  * Meanwhile the commit stays invisible: the PGs' figures go to a tally
  * merged at the end, when the version moves and the waiters are answered;
  * mon_pg_view() finds the applying proposal's stats, so new reports are
@@ -1262,10 +1255,15 @@ mon_apply_begin(struct mon *m, struct mon_proposal *p)
 {
 	static const struct timeval now;
 
+	mon_apply_pools(m, p);
 	m->applying = p;
 	m->apply_next = 0;
-	m->perf.sliced_applies++;
 	pgmap_tally_for(&m->apply_tally, &m->pgmap);
+	if (!mon_apply_sliced(p)) {
+		mon_settle(m);
+		return;
+	}
+	m->perf.sliced_applies++;
 	evtimer_add(m->apply_timer, &now);
 }
 
@@ -1281,7 +1279,7 @@ mon_apply_slice(struct mon *m, size_t n)
 		/* 2.5x faster slices (BENCHMARKS.md): the misses overlap. */
 		if (i + MON_PREFETCH_AHEAD < p->npgs)
 			pgmap_prefetch(&m->pgmap,
-			    p->pgs[i + MON_PREFETCH_AHEAD].pgid, 1);
+			    p->pgs[i + MON_PREFETCH_AHEAD].pgid);
 		if (!p->pg_dead[i])
 			pgmap_replace_tally(&m->pgmap, &m->apply_tally,
 			    &p->pgs[i]);
@@ -1341,14 +1339,11 @@ mon_reap(struct mon *m)
 	if (p == NULL)
 		return 0;
 	m->inflight = NULL;
-	if (p->rc == 0 && mon_apply_sliced(p)) {
-		mon_apply_begin(m, p);
+	if (p->rc == 0) {
+		mon_apply_begin(m, p);	/* mon_reaped() at its end */
 		return 1;
 	}
-	if (p->rc == 0)
-		mon_apply(m, p);
-	else
-		mon_undo(m, p);
+	mon_undo(m, p);
 	mon_reaped(m, p);
 	return 1;
 }

@@ -266,31 +266,15 @@ pgmap_pool_remove(struct pgmap *m, uint32_t id)
 }
 
 void
-pgmap_replace(struct pgmap *m, const struct pg_stat *st)
-{
-	struct pgmap_pool *p = pgmap_pool(m, st->pgid.pool);
-
-	if (p == NULL || st->pgid.seed >= p->pg_num)
-		return;
-	pgmap_figures_apply(m, p, &p->pgs[st->pgid.seed], -1);
-	p->pgs[st->pgid.seed] = *st;
-	pgmap_figures_apply(m, p, st, 1);
-}
-
-void
-pgmap_prefetch(const struct pgmap *m, struct pg_id id, int for_write)
+pgmap_prefetch(const struct pgmap *m, struct pg_id id)
 {
 	const char *p = (const char *)pgmap_pg(m, id);
 	size_t off;
 
 	if (p == NULL)
 		return;
-	for (off = 0; off < sizeof(struct pg_stat); off += 64) {
-		if (for_write)
-			__builtin_prefetch(p + off, 1);
-		else
-			__builtin_prefetch(p + off, 0);
-	}
+	for (off = 0; off < sizeof(struct pg_stat); off += 64)
+		__builtin_prefetch(p + off, 1);
 }
 
 void

@@ -4,8 +4,8 @@
  * PG stats live in one dense array per pool, indexed by seed, so a PG is
  * found in O(1) and a pool is scanned in seed order.  The derived figures
  * (PGs by state, per-pool and cluster sums, per-OSD PG counts) are kept up
- * to date by pgmap_replace(): the old stat is subtracted and the new one
- * added, so no query ever scans every PG.  pgmap_recount() builds them from
+ * to date by pgmap_replace_tally(): the old stat is subtracted and the new
+ * one added, so no query ever scans every PG.  pgmap_recount() builds them from
  * scratch, to check.
  */
 #ifndef PGMAP_H
@@ -106,20 +106,19 @@ void pgmap_pool_grow(struct pgmap *, uint32_t id, uint32_t pg_num,
 void pgmap_pool_remove(struct pgmap *, uint32_t id);
 
 /*
- * Ask the CPU for a PG's stat ahead of its use (to write when for_write):
- * a loop over PGs in report order touches the map at random, and with this
- * a few entries ahead its misses overlap instead of coming one by one.
+ * Ask the CPU for a PG's stat ahead of its replacement: a loop over PGs in
+ * report order touches the map at random, and with this a few entries
+ * ahead its misses overlap instead of coming one by one.
  */
-void pgmap_prefetch(const struct pgmap *, struct pg_id id, int for_write);
+void pgmap_prefetch(const struct pgmap *, struct pg_id id);
 
-/* Replace one PG's stat with *st (same pgid), updating every figure. */
-void pgmap_replace(struct pgmap *, const struct pg_stat *st);
 /*
- * The same, but the figures change in tally t, not in m: m's figures stay
- * those of before until t is merged with pgmap_tally_merge().  t is made
- * by pgmap_tally_for(t, m), for m's pools in m's order, and m's pools must
- * not change until the merge.  t's counts go below zero where PGs left a
- * state; the merge adds them right.
+ * Replace one PG's stat in m with *st (same pgid); the change of every
+ * figure goes to tally t, not to m: m's figures stay those of before until
+ * t is merged with pgmap_tally_merge().  t is made by pgmap_tally_for(t,
+ * m), for m's pools in m's order, and m's pools must not change until the
+ * merge.  t's counts go below zero where PGs left a state; the merge adds
+ * them right.
  */
 void pgmap_tally_for(struct pgmap *t, const struct pgmap *m);
 void pgmap_replace_tally(struct pgmap *m, struct pgmap *t,

@@ -594,6 +594,22 @@ raw_expect_eof(int fd)
 	    n < 0 ? strerror(errno) : "data");
 }
 
+/* The next n frames on fd are pushes. */
+static void
+raw_expect_pushes(int fd, int n)
+{
+	struct frame_header h;
+	json_t *o;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		o = raw_recv(fd, &h);
+		cr_assert_not_null(o, "push %d of %d", k + 1, n);
+		cr_assert_eq(h.type, FRAME_PUSH);
+		json_decref(o);
+	}
+}
+
 static void
 raw_hello(int fd)
 {
@@ -1230,20 +1246,9 @@ Test(net, idle_timeout_closes)
 	cr_assert_geq(now_ms() - start, 250);
 
 	/* The subscriber was spared: its pushes are still readable. */
-	{
-		struct frame_header h;
-		json_t *o;
-		int k;
-
-		for (k = 0; k < 3; k++) {
-			o = raw_recv(sub, &h);
-			cr_assert_not_null(o);
-			cr_assert_eq(h.type, FRAME_PUSH);
-			json_decref(o);
-		}
-		raw_send(sub, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
-		raw_expect_reply(sub, 2, 0, "ok");
-	}
+	raw_expect_pushes(sub, 3);
+	raw_send(sub, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(sub, 2, 0, "ok");
 	cr_assert_eq(stat_of(ts, "closed_idle"), 1);
 	close(idle);
 	close(busy);
@@ -1422,17 +1427,7 @@ Test(net, write_stall_cuts_a_non_reader)
 	/* The others are still served; the quiet subscriber was spared. */
 	raw_send(slow, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
 	raw_expect_reply(slow, 2, 0, "ok");
-	{
-		struct frame_header h;
-		json_t *o;
-		int k;
-
-		for (k = 0; k < 3; k++) {
-			o = raw_recv(quiet, &h);
-			cr_assert_not_null(o);
-			json_decref(o);
-		}
-	}
+	raw_expect_pushes(quiet, 3);
 	raw_send(quiet, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
 	raw_expect_reply(quiet, 2, 0, "ok");
 	echo_ok(ts);
