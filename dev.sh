@@ -24,10 +24,10 @@ top=$(cd "$(dirname "$0")" && pwd)
 build="$top/build"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# Debian 12 packages the build and the tests need.
+# Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
-liblmdb-dev libleveldb-dev libjansson-dev libcriterion-dev libinih-dev
-libsystemd-dev mandoc"
+liblmdb-dev libleveldb-dev libjansson-dev libinih-dev libsystemd-dev"
+test_packages="libcriterion-dev mandoc"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
@@ -126,7 +126,7 @@ fuzz_one() {
 	# libFuzzer adds what it finds to the first directory: never the
 	# tree's seeds.
 	cp "$top/test/fuzz/$t"/* "$work/corpus/"
-	if "$build/test/fuzz_$t" -max_total_time="$2" -timeout=25 \
+	if "$build/test/fuzz/fuzz_$t" -max_total_time="$2" -timeout=25 \
 	    -print_final_stats=1 -artifact_prefix="$build/findings/$t-" \
 	    "$work/corpus" >"$work/log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
@@ -145,7 +145,7 @@ fuzz() {
 	say "make the fuzz targets"
 	bins=""
 	for t in $fuzz_targets; do
-		bins="$bins test/fuzz_$t"
+		bins="$bins test/fuzz/fuzz_$t"
 	done
 	# shellcheck disable=SC2086
 	make -s -j"$jobs" $bins
@@ -183,12 +183,12 @@ demo)
 	demo
 	;;
 test)
-	install_missing
+	install_missing "$test_packages"
 	build
 	tests
 	;;
 sanitize)
-	install_missing
+	install_missing "$test_packages"
 	build="$top/build-asan"
 	build --enable-sanitizers
 	sanitize

@@ -11,7 +11,7 @@
  *
  * on a fatal signal, on fatal()/fatalx() and on request (`mapmon log dump`).
  *
- * Costs (measured by tools/bench_log.c, `mapmon-bench log`):
+ * Costs (measured by tools/bench/bench_log.c, `mapmon-bench log`):
  *  - A disabled dout() is one byte load, a compare and a not-taken branch;
  *    its arguments are not evaluated.
  *  - Gathering does not format: each call site owns a static descriptor

@@ -15,7 +15,11 @@
  *  4. Results meant for the wire are errno-style: 0 or a negative errno
  *     (-ENOENT, -EINVAL, ...), as Ceph's command replies are.
  *  5. A header says what each function does, its errors and who owns the
- *     memory it returns; a .c file's name is the prefix of its functions.
+ *     memory it returns.  A file is named for its functions' prefix
+ *     (log.c: log_*; store_lmdb.c: store_lmdb_*); the files of one module
+ *     share the module's (mon/mon_*.c: mon_*; tools/bench/bench_*.c:
+ *     bench_*); net/client.c is the monitor client, mclient_*; xmalloc.c
+ *     keeps the x*alloc names, log.c fatal() and fatalx().
  */
 #ifndef MAPMON_H
 #define MAPMON_H

@@ -31,9 +31,9 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "mon/monmap.h"
-#include "mon/osdmap.h"
-#include "mon/pg.h"
+#include "map/monmap.h"
+#include "map/osdmap.h"
+#include "map/pg.h"
 #include "store/store.h"
 
 struct mon;

@@ -22,8 +22,8 @@
 
 #include "common/enc.h"
 #include "mon/mon.h"
-#include "mon/pgmap.h"
-#include "mon/placement.h"
+#include "map/pgmap.h"
+#include "map/placement.h"
 
 /* The commit record ("C"): where the maps stand and what is trimmed. */
 struct mon_rec {

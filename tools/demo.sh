@@ -51,7 +51,7 @@ done
     { usage >&2; exit 64; }
 build=$(cd "${build:-$top/build}" 2>/dev/null && pwd) ||
     { echo "demo: no build directory ${build:-$top/build}" >&2; exit 1; }
-MAPMOND=$build/mon/mapmond
+MAPMOND=$build/daemon/mapmond
 MAPMON=$build/tools/mapmon
 BENCH=$build/tools/mapmon-bench
 for p in "$MAPMOND" "$MAPMON" "$BENCH"; do

@@ -27,7 +27,7 @@
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "conf/conf.h"
-#include "mon/pg.h"
+#include "map/pg.h"
 #include "net/client.h"
 #include "tools/cli_args.h"
 #include "tools/mapmon_fmt.h"

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "common/mapmon.h"
-#include "mon/osdmap.h"
-#include "mon/placement.h"
+#include "map/osdmap.h"
+#include "map/placement.h"
 #include "tools/osdmap_cache.h"
 
 struct osdmap_cache_sub {

@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "mon/osdmap.h"
+#include "map/osdmap.h"
 #include "net/client.h"
 
 struct osdmap_cache;

@@ -73,10 +73,10 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
-#include "mon/pg.h"
+#include "map/pg.h"
 #include "net/client.h"
 #include "net/frame.h"
-#include "test/loadtool.h"
+#include "test/lib/loadtool.h"
 
 #define EXIT_ERROR 1
 #define EXIT_UNEXPECTED 2

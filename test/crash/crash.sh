@@ -33,8 +33,8 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
-. "$top_srcdir/test/listen_lib.sh"
-. "$top_srcdir/test/tap_lib.sh"
+. "$top_srcdir/test/lib/listen_lib.sh"
+. "$top_srcdir/test/lib/tap_lib.sh"
 TAP_PER_BACKEND=1
 TAP_DIAG_LINES=30
 : "${ITERATIONS:=5}"
@@ -43,10 +43,10 @@ TAP_DIAG_LINES=30
 : "${CRASH_PGS:=4096}"
 : "${BACKENDS:=lmdb leveldb}"
 MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/mon/mapmond
+MAPMOND=$top_builddir/daemon/mapmond
 STORE=$top_builddir/tools/mapmon-store
 ACKLOAD=$top_builddir/test/crash/ackload
-JG=$top_builddir/test/json_get
+JG=$top_builddir/test/lib/json_get
 
 T=$(mktemp -d /tmp/crash.XXXXXX) || exit 99
 DPID=

@@ -33,7 +33,7 @@
 
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
-. "$top_srcdir/test/tap_lib.sh"
+. "$top_srcdir/test/lib/tap_lib.sh"
 TAP_DIAG_LINES=30
 if [ -n "$LOAD_FULL" ]; then
 	: "${LOAD_SECONDS:=120}"
@@ -48,10 +48,10 @@ fi
 : "${LOAD_BACKEND:=lmdb}"
 BACKEND=$LOAD_BACKEND
 MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/mon/mapmond
+MAPMOND=$top_builddir/daemon/mapmond
 ACKLOAD=$top_builddir/test/crash/ackload
 LOADGEN=$top_builddir/test/load/loadgen
-JG=$top_builddir/test/json_get
+JG=$top_builddir/test/lib/json_get
 
 # Under ASan the figures measure the sanitizer: the load still runs, the
 # latency and memory bounds are skipped.

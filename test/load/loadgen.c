@@ -73,7 +73,7 @@
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "net/frame.h"
-#include "test/loadtool.h"
+#include "test/lib/loadtool.h"
 
 #define CONNECT_TIMEOUT_MS 20000
 #define BURST (1024 * 1024)

@@ -1,0 +1,718 @@
+/*
+ * cmd.c: the command table, the generic checks and the dispatcher.
+ *
+ * One row per command; the arguments' signature in the row is what the
+ * strict check below enforces and what get_command_descriptions hands to
+ * the CLI.  Handlers live in cmd_mon.c (the monitor's maps), cmd_admin.c
+ * (the daemon's own state) and cmd_pgreport.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "daemon/cmd_priv.h"
+#include "daemon/sub.h"
+#include "net/frame.h"
+#include "net/server.h"
+
+static cmd_exec_fn cmd_get_descriptions;
+
+static const char *const cmd_choice_detail[] = { "detail", NULL };
+static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
+	"noin", "pause", NULL };
+static const char *const cmd_choice_poolvar[] = { "pg_num", "size",
+	"min_size", NULL };
+static const char *const cmd_choice_dump[] = { "summary", "pools", "osds",
+	"pgs", NULL };
+static const char *const cmd_choice_stuck[] = { "inactive", "unclean",
+	"stale", NULL };
+static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
+	"health", NULL };
+
+/* Argument shorthands for the table. */
+#define A_STR(n, req) { .name = (n), .type = CMD_STRING, .required = (req) }
+#define A_OPTSTR(n, opt) { .name = (n), .type = CMD_STRING, .option = (opt) }
+#define A_INT(n, req, lo, hi) { .name = (n), .type = CMD_INT, \
+	.required = (req), .bounded = 1, .min = (lo), .max = (hi) }
+#define A_INT_ANY(n, req) { .name = (n), .type = CMD_INT, .required = (req) }
+#define A_FLOAT(n, req, lo, hi) { .name = (n), .type = CMD_FLOAT, \
+	.required = (req), .bounded = 1, .min = (lo), .max = (hi) }
+#define A_CHOICE(n, req, c) { .name = (n), .type = CMD_CHOICE, \
+	.required = (req), .choices = (c) }
+#define A_INTS(n, lo, hi) { .name = (n), .type = CMD_INTS, .required = 1, \
+	.bounded = 1, .min = (lo), .max = (hi) }
+#define A_STRS(n, req) { .name = (n), .type = CMD_STRINGS, .required = (req) }
+#define A_FLAG(n, opt) { .name = (n), .type = CMD_FLAG, .option = (opt) }
+#define A_JSON(n) { .name = (n), .type = CMD_JSON, .required = 1 }
+
+#define OSD_MAX (65535)
+
+static const struct cmd_entry cmd_table[] = {
+	{ "get_command_descriptions", { { 0 } }, CMD_READ | CMD_HIDDEN,
+	    cmd_get_descriptions, "list every command's signature",
+	    "get_command_descriptions" },
+	{ "status", { { 0 } }, CMD_READ, cmd_mon_status,
+	    "show cluster status", "status" },
+	{ "health", { A_CHOICE("detail", 0, cmd_choice_detail) }, CMD_READ,
+	    cmd_mon_health, "show cluster health", "health [detail]" },
+	{ "version", { { 0 } }, CMD_READ, cmd_mon_version,
+	    "show the monitor's version", "version" },
+	{ "mon stat", { { 0 } }, CMD_READ, cmd_mon_stat,
+	    "summarize the monitor map", "mon stat" },
+	{ "mon dump", { { 0 } }, CMD_READ, cmd_mon_dump,
+	    "show the monitor map", "mon dump" },
+
+	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
+	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
+	    "osd create [ID]" },
+	{ "osd boot", { A_INT("id", 1, 0, OSD_MAX), A_STR("addr", 0) },
+	    CMD_WRITE, cmd_mon_osd_boot, "mark an OSD booted (up)",
+	    "osd boot ID [ADDR]" },
+	{ "osd down", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE,
+	    cmd_mon_osd_down, "mark OSDs down", "osd down ID..." },
+	{ "osd in", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE, cmd_mon_osd_in,
+	    "mark OSDs in", "osd in ID..." },
+	{ "osd out", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE,
+	    cmd_mon_osd_out, "mark OSDs out", "osd out ID..." },
+	{ "osd reweight", { A_INT("id", 1, 0, OSD_MAX),
+	    A_FLOAT("weight", 1, 0, 1) }, CMD_WRITE, cmd_mon_osd_reweight,
+	    "set an OSD's reweight (0..1)", "osd reweight ID WEIGHT" },
+	{ "osd rm", { A_INT("id", 1, 0, OSD_MAX) }, CMD_WRITE, cmd_mon_osd_rm,
+	    "remove an OSD (it must be down)", "osd rm ID" },
+	{ "osd tree", { { 0 } }, CMD_READ, cmd_mon_osd_tree,
+	    "show the OSD tree", "osd tree" },
+	{ "osd dump", { { 0 } }, CMD_READ, cmd_mon_osd_dump,
+	    "show the OSD map", "osd dump" },
+	{ "osd stat", { { 0 } }, CMD_READ, cmd_mon_osd_stat,
+	    "summarize the OSD map", "osd stat" },
+	{ "osd set", { A_CHOICE("key", 1, cmd_choice_flags) }, CMD_WRITE,
+	    cmd_mon_osd_set, "set a cluster flag",
+	    "osd set noout|noup|nodown|noin|pause" },
+	{ "osd unset", { A_CHOICE("key", 1, cmd_choice_flags) }, CMD_WRITE,
+	    cmd_mon_osd_unset, "clear a cluster flag",
+	    "osd unset noout|noup|nodown|noin|pause" },
+
+	{ "osd pool create", { A_STR("pool", 1),
+	    A_INT("pg_num", 1, 1, 1048576), A_INT("size", 0, 1, 10),
+	    A_INT("min_size", 0, 1, 10) }, CMD_WRITE, cmd_mon_pool_create,
+	    "create a pool", "osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]" },
+	{ "osd pool ls", { A_CHOICE("detail", 0, cmd_choice_detail) },
+	    CMD_READ, cmd_mon_pool_ls, "list pools", "osd pool ls [detail]" },
+	{ "osd pool rename", { A_STR("srcpool", 1), A_STR("destpool", 1) },
+	    CMD_WRITE, cmd_mon_pool_rename, "rename a pool",
+	    "osd pool rename OLD NEW" },
+	{ "osd pool delete", { A_STR("pool", 1), A_STR("pool2", 0),
+	    A_FLAG("yes_i_really_really_mean_it",
+	    "--yes-i-really-really-mean-it") }, CMD_WRITE,
+	    cmd_mon_pool_delete, "delete a pool and its PGs",
+	    "osd pool delete NAME NAME --yes-i-really-really-mean-it" },
+	{ "osd pool set", { A_STR("pool", 1),
+	    A_CHOICE("var", 1, cmd_choice_poolvar),
+	    A_INT("val", 1, 0, 1048576) }, CMD_WRITE, cmd_mon_pool_set,
+	    "set a pool value", "osd pool set NAME pg_num|size|min_size VALUE" },
+	{ "osd pool get", { A_STR("pool", 1),
+	    A_CHOICE("var", 1, cmd_choice_poolvar) }, CMD_READ,
+	    cmd_mon_pool_get, "get a pool value",
+	    "osd pool get NAME pg_num|size|min_size" },
+
+	{ "pg stat", { { 0 } }, CMD_READ, cmd_mon_pg_stat,
+	    "summarize the PG map", "pg stat" },
+	{ "pg dump", { A_CHOICE("what", 0, cmd_choice_dump) }, CMD_READ,
+	    cmd_mon_pg_dump, "show the PG map",
+	    "pg dump [summary|pools|osds|pgs]" },
+	{ "pg ls", { A_OPTSTR("pool", "--pool"), A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool and state",
+	    "pg ls [--pool POOL] [STATE...]" },
+	{ "pg query", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_query,
+	    "show one PG's stats", "pg query PGID" },
+	{ "pg map", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_map,
+	    "show a PG's mapping", "pg map PGID" },
+	{ "pg dump_stuck", { A_CHOICE("stuckops", 0, cmd_choice_stuck) },
+	    CMD_READ, cmd_mon_pg_dump_stuck, "show stuck PGs",
+	    "pg dump_stuck [inactive|unclean|stale]" },
+	{ "pg report", { A_INT("osd", 1, 0, OSD_MAX), A_JSON("pgs") },
+	    CMD_WRITE | CMD_HIDDEN, cmd_pgreport_json,
+	    "report PG stats (an OSD's)", "pg report OSD PGS" },
+
+	{ "log last", { A_INT("num", 0, 1, 10000) }, CMD_READ,
+	    cmd_mon_log_last, "show the last cluster log entries",
+	    "log last [N]" },
+	{ "log dump", { { 0 } }, CMD_READ, cmd_admin_log_dump,
+	    "dump the recent in-memory debug log", "log dump" },
+	{ "config show", { { 0 } }, CMD_READ, cmd_admin_config_show,
+	    "show the running config", "config show" },
+	{ "config get", { A_STR("key", 1) }, CMD_READ, cmd_admin_config_get,
+	    "get a config value", "config get KEY" },
+	{ "config set", { A_STR("key", 1), A_STR("value", 1) }, CMD_ADMIN,
+	    cmd_admin_config_set, "set a runtime config value",
+	    "config set KEY VALUE" },
+	{ "perf dump", { { 0 } }, CMD_READ, cmd_admin_perf_dump,
+	    "show performance counters", "perf dump" },
+	{ "store stat", { { 0 } }, CMD_READ, cmd_admin_store_stat,
+	    "show store statistics", "store stat" },
+	{ "store compact", { { 0 } }, CMD_ADMIN, cmd_admin_store_compact,
+	    "compact the store", "store compact" },
+	{ "subscribe", { A_CHOICE("what", 1, cmd_choice_sub),
+	    A_INT("start", 0, 0, 9007199254740992.0) }, CMD_READ | CMD_HIDDEN,
+	    cmd_mon_subscribe, "subscribe to map updates",
+	    "subscribe osdmap|pgmap|log|health [START]" },
+};
+
+static struct cmd_count cmd_counts[nitems(cmd_table)];
+
+static const char *const cmd_type_names[] = {
+	[CMD_STRING] = "string",
+	[CMD_INT] = "int",
+	[CMD_FLOAT] = "float",
+	[CMD_CHOICE] = "choice",
+	[CMD_STRINGS] = "strings",
+	[CMD_INTS] = "ints",
+	[CMD_FLAG] = "flag",
+	[CMD_JSON] = "json",
+};
+
+struct cmd_ctx *
+cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
+    cmd_apply_cb *apply, void *apply_arg)
+{
+	struct cmd_ctx *ctx = xcalloc(1, sizeof *ctx);
+
+	ctx->base = base;
+	ctx->mon = m;
+	ctx->conf = conf;
+	ctx->apply = apply;
+	ctx->apply_arg = apply_arg;
+	ctx->sub = sub_new(base, m);
+	cmd_admin_init(ctx);
+	return ctx;
+}
+
+void
+cmd_set_server(struct cmd_ctx *ctx, struct server *srv)
+{
+	ctx->server = srv;
+	sub_set_server(ctx->sub, srv);
+}
+
+void
+cmd_stop(struct cmd_ctx *ctx)
+{
+	if (ctx == NULL || ctx->stopped)
+		return;
+	cmd_admin_free(ctx);
+	sub_free(ctx->sub);
+	ctx->sub = NULL;
+	ctx->stopped = 1;
+}
+
+void
+cmd_free(struct cmd_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	cmd_stop(ctx);
+	free(ctx);
+}
+
+const char *
+cmd_entry_prefix(const struct cmd_entry *e)
+{
+	return e->prefix;
+}
+
+const struct cmd_entry *
+cmd_find_entry(const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(cmd_table); i++)
+		if (strcmp(cmd_table[i].prefix, prefix) == 0)
+			return &cmd_table[i];
+	return NULL;
+}
+
+size_t
+cmd_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, tmp;
+	size_t row[101];
+
+	if (la > 100 || lb > 100)
+		return 100;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < cur)
+				cur = row[j] + 1;
+			if (row[j - 1] + 1 < cur)
+				cur = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = cur;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* The closest visible prefix to a word, if close enough to suggest. */
+static const char *
+cmd_suggest(const char *word)
+{
+	const char *best = NULL;
+	size_t i, d, bestd = SIZE_MAX, limit;
+
+	limit = strlen(word) / 3;
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; i < nitems(cmd_table); i++) {
+		if (cmd_table[i].flags & CMD_HIDDEN)
+			continue;
+		d = cmd_distance(word, cmd_table[i].prefix);
+		if (d < bestd) {
+			bestd = d;
+			best = cmd_table[i].prefix;
+		}
+	}
+	return bestd <= limit ? best : NULL;
+}
+
+/* Append s to the string in buf, cut to fit. */
+static void
+cmd_append(char *buf, const char *s, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "%s", s);
+}
+
+static const char *
+cmd_json_type(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number with a fraction";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+/* An int argument or list item against the bounds. */
+static int
+cmd_check_int(const struct cmd_entry *e, const struct cmd_arg *a,
+    const json_t *v, const char *what, char **status)
+{
+	json_int_t n;
+
+	if (!json_is_integer(v)) {
+		xasprintf(status, "%s: %s must be an integer, not %s",
+		    e->prefix, what, cmd_json_type(v));
+		return -1;
+	}
+	n = json_integer_value(v);
+	if (a->bounded && ((double)n < a->min || (double)n > a->max)) {
+		xasprintf(status, "%s: %s must be between %.0f and %.0f, not "
+		    "%lld", e->prefix, what, a->min, a->max, (long long)n);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
+    json_t *v, char **status)
+{
+	char what[96];
+	const char *s;
+	json_t *item;
+	size_t i, j;
+	double d;
+
+	snprintf(what, sizeof what, "argument '%s'", a->name);
+	switch (a->type) {
+	case CMD_STRING:
+		if (!json_is_string(v))
+			goto wrong;
+		return 0;
+	case CMD_INT:
+		return cmd_check_int(e, a, v, what, status);
+	case CMD_FLOAT:
+		if (!json_is_number(v))
+			goto wrong;
+		d = json_number_value(v);
+		if (a->bounded && (isnan(d) || d < a->min || d > a->max)) {
+			xasprintf(status, "%s: %s must be between %g and %g, "
+			    "not %g", e->prefix, what, a->min, a->max, d);
+			return -1;
+		}
+		return 0;
+	case CMD_CHOICE:
+		if (!json_is_string(v))
+			goto wrong;
+		s = json_string_value(v);
+		for (i = 0; a->choices[i] != NULL; i++)
+			if (strcmp(s, a->choices[i]) == 0)
+				return 0;
+		{
+			char list[256] = "";
+
+			for (i = 0; a->choices[i] != NULL; i++) {
+				if (i > 0)
+					cmd_append(list, ", ", sizeof list);
+				cmd_append(list, a->choices[i], sizeof list);
+			}
+			xasprintf(status, "%s: %s must be one of %s, not "
+			    "'%.64s'", e->prefix, what, list, s);
+		}
+		return -1;
+	case CMD_STRINGS:
+	case CMD_INTS:
+		if (!json_is_array(v))
+			goto wrong;
+		if (a->required && json_array_size(v) == 0) {
+			xasprintf(status, "%s: %s needs at least one %s",
+			    e->prefix, what, a->type == CMD_INTS ?
+			    "integer" : "string");
+			return -1;
+		}
+		json_array_foreach(v, j, item) {
+			snprintf(what, sizeof what, "argument '%s' item %zu",
+			    a->name, j);
+			if (a->type == CMD_INTS) {
+				if (cmd_check_int(e, a, item, what, status) ==
+				    -1)
+					return -1;
+			} else if (!json_is_string(item)) {
+				xasprintf(status, "%s: %s must be a string, "
+				    "not %s", e->prefix, what,
+				    cmd_json_type(item));
+				return -1;
+			}
+		}
+		return 0;
+	case CMD_FLAG:
+		if (!json_is_boolean(v))
+			goto wrong;
+		return 0;
+	case CMD_JSON:
+		return 0;
+	}
+wrong:
+	xasprintf(status, "%s: %s must be %s, not %s", e->prefix, what,
+	    a->type == CMD_STRING || a->type == CMD_CHOICE ? "a string" :
+	    a->type == CMD_FLOAT ? "a number" :
+	    a->type == CMD_FLAG ? "a boolean" : "an array", cmd_json_type(v));
+	return -1;
+}
+
+int
+cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
+{
+	const struct cmd_entry *e;
+	const struct cmd_arg *a;
+	const char *prefix, *key, *near;
+	json_t *v, *pv;
+	char expected[256];
+	size_t i;
+
+	*entry = NULL;
+	if (!json_is_object(cmd)) {
+		xasprintf(status, "a command must be a JSON object");
+		return -EINVAL;
+	}
+	if ((pv = json_object_get(cmd, "prefix")) == NULL) {
+		xasprintf(status, "the command has no \"prefix\"");
+		return -EINVAL;
+	}
+	if (!json_is_string(pv)) {
+		xasprintf(status, "\"prefix\" must be a string, not %s",
+		    cmd_json_type(pv));
+		return -EINVAL;
+	}
+	prefix = json_string_value(pv);
+	if ((e = cmd_find_entry(prefix)) == NULL) {
+		if ((near = cmd_suggest(prefix)) != NULL)
+			xasprintf(status, "unknown command '%.64s'; did you "
+			    "mean '%s'?", prefix, near);
+		else
+			xasprintf(status, "unknown command '%.64s'", prefix);
+		return -EINVAL;
+	}
+	*entry = e;
+
+	/* JSON_STRICT: every key is the prefix or an argument. */
+	json_object_foreach(cmd, key, v) {
+		if (strcmp(key, "prefix") == 0)
+			continue;
+		for (i = 0; i < CMD_MAXARGS && e->args[i].name != NULL; i++)
+			if (strcmp(key, e->args[i].name) == 0)
+				break;
+		if (i < CMD_MAXARGS && e->args[i].name != NULL)
+			continue;
+		expected[0] = '\0';
+		for (i = 0; i < CMD_MAXARGS && e->args[i].name != NULL; i++) {
+			if (i > 0)
+				cmd_append(expected, ", ", sizeof expected);
+			cmd_append(expected, e->args[i].name, sizeof expected);
+		}
+		xasprintf(status, "%s: unknown argument '%.64s' (%s%s)",
+		    e->prefix, key, expected[0] ? "it takes: " :
+		    "it takes no arguments", expected);
+		return -EINVAL;
+	}
+	for (i = 0; i < CMD_MAXARGS && e->args[i].name != NULL; i++) {
+		a = &e->args[i];
+		v = json_object_get(cmd, a->name);
+		if (v == NULL || json_is_null(v)) {
+			if (a->required) {
+				xasprintf(status, "%s: missing argument '%s' "
+				    "(usage: %s)", e->prefix, a->name,
+				    e->usage);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (cmd_check_arg(e, a, v, status) == -1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+const char *
+cmd_get_str(json_t *cmd, const char *key)
+{
+	return json_string_value(json_object_get(cmd, key));
+}
+
+int64_t
+cmd_get_int(json_t *cmd, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(cmd, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+int
+cmd_has(json_t *cmd, const char *key)
+{
+	json_t *v = json_object_get(cmd, key);
+
+	return v != NULL && !json_is_null(v);
+}
+
+void
+cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data)
+{
+	struct cmd_count *c = r->count;
+	uint64_t us;
+
+	if (c != NULL) {
+		us = (uint64_t)(stamp_mono() - r->start_mono);
+		c->total_us += us;
+		if (us > c->max_us)
+			c->max_us = us;
+		if (rc < 0)
+			c->errors++;
+	}
+	if (r->ctx->server != NULL)
+		(void)server_reply(r->ctx->server, r->conn, r->id, rc, status,
+		    data);
+	else
+		json_decref(data);
+	free(r);
+}
+
+void
+cmd_replyf(struct cmd_req *r, int rc, json_t *data, const char *fmt, ...)
+{
+	va_list ap;
+	char *status;
+
+	va_start(ap, fmt);
+	xvasprintf(&status, fmt, ap);
+	va_end(ap);
+	cmd_reply(r, rc, status, data);
+	free(status);
+}
+
+void
+cmd_done(void *arg, int rc, const char *status, json_t *data)
+{
+	cmd_reply(arg, rc, status, data);
+}
+
+static struct cmd_req *
+cmd_req_new(struct cmd_ctx *ctx, uint64_t conn, uint64_t id)
+{
+	struct cmd_req *r = xcalloc(1, sizeof *r);
+
+	r->ctx = ctx;
+	r->conn = conn;
+	r->id = id;
+	r->start_mono = stamp_mono();
+	return r;
+}
+
+void
+cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
+{
+	struct cmd_ctx *ctx = arg;
+	const struct cmd_entry *e;
+	struct cmd_req *r;
+	char *status = NULL;
+	int rc;
+
+	r = cmd_req_new(ctx, conn, id);
+	rc = cmd_check(cmd, &e, &status);
+	if (e != NULL) {
+		r->entry = e;
+		r->count = &cmd_counts[e - cmd_table];
+		r->count->calls++;
+	}
+	if (rc != 0) {
+		dout(LOG_MON, 5, "%s: refused: %s",
+		    ctx->server ? server_peer(ctx->server, conn) : "-", status);
+		cmd_reply(r, rc, status, NULL);
+		free(status);
+		return;
+	}
+	dout(LOG_MON, 10, "%s: %s", ctx->server ?
+	    server_peer(ctx->server, conn) : "-", e->prefix);
+	e->exec(r, cmd);
+}
+
+void
+cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
+    size_t len)
+{
+	struct cmd_ctx *ctx = arg;
+	struct cmd_req *r = cmd_req_new(ctx, conn, id);
+	uint16_t op = enc_get_be16(p);
+
+	if (op != FRAME_BINARY_PG_REPORT) {
+		cmd_replyf(r, -EOPNOTSUPP, NULL, "unknown binary opcode %u",
+		    op);
+		return;
+	}
+	r->entry = cmd_find_entry("pg report");
+	r->count = &cmd_counts[r->entry - cmd_table];
+	r->count->calls++;
+	cmd_pgreport_binary(r, p, len);
+}
+
+void
+cmd_closed(void *arg, uint64_t conn)
+{
+	struct cmd_ctx *ctx = arg;
+
+	if (ctx->sub != NULL)
+		sub_closed(ctx->sub, conn);
+}
+
+static json_t *
+cmd_arg_json(const struct cmd_arg *a)
+{
+	json_t *o, *c;
+	size_t i;
+
+	o = json_pack("{s:s, s:s, s:b}", "name", a->name, "type",
+	    cmd_type_names[a->type], "required", a->required);
+	if (a->bounded) {
+		if (a->type == CMD_FLOAT) {
+			json_object_set_new(o, "min", json_real(a->min));
+			json_object_set_new(o, "max", json_real(a->max));
+		} else {
+			json_object_set_new(o, "min",
+			    json_integer((json_int_t)a->min));
+			json_object_set_new(o, "max",
+			    json_integer((json_int_t)a->max));
+		}
+	}
+	if (a->choices != NULL) {
+		c = json_array();
+		for (i = 0; a->choices[i] != NULL; i++)
+			json_array_append_new(c, json_string(a->choices[i]));
+		json_object_set_new(o, "choices", c);
+	}
+	if (a->option != NULL)
+		json_object_set_new(o, "option", json_string(a->option));
+	return o;
+}
+
+json_t *
+cmd_descriptions(void)
+{
+	const struct cmd_entry *e;
+	json_t *all = json_array(), *args, *flags;
+	size_t i, j;
+
+	for (i = 0; i < nitems(cmd_table); i++) {
+		e = &cmd_table[i];
+		args = json_array();
+		for (j = 0; j < CMD_MAXARGS && e->args[j].name != NULL; j++)
+			json_array_append_new(args, cmd_arg_json(&e->args[j]));
+		flags = json_array();
+		if (e->flags & CMD_READ)
+			json_array_append_new(flags, json_string("read"));
+		if (e->flags & CMD_WRITE)
+			json_array_append_new(flags, json_string("write"));
+		if (e->flags & CMD_ADMIN)
+			json_array_append_new(flags, json_string("admin"));
+		if (e->flags & CMD_HIDDEN)
+			json_array_append_new(flags, json_string("hidden"));
+		json_array_append_new(all, json_pack("{s:s, s:o, s:o, s:s, "
+		    "s:s}", "prefix", e->prefix, "args", args, "flags", flags,
+		    "help", e->help, "usage", e->usage));
+	}
+	return json_pack("{s:o}", "commands", all);
+}
+
+static void
+cmd_get_descriptions(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_replyf(r, 0, cmd_descriptions(), "%zu commands",
+	    nitems(cmd_table));
+}
+
+json_t *
+cmd_counters_json(void)
+{
+	const struct cmd_count *c;
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < nitems(cmd_table); i++) {
+		c = &cmd_counts[i];
+		json_object_set_new(o, cmd_table[i].prefix, json_pack("{s:I, "
+		    "s:I, s:I, s:I, s:I}", "calls", (json_int_t)c->calls,
+		    "errors", (json_int_t)c->errors, "total_us",
+		    (json_int_t)c->total_us, "avg_us", (json_int_t)(c->calls ?
+		    c->total_us / c->calls : 0), "max_us",
+		    (json_int_t)c->max_us));
+	}
+	return o;
+}

@@ -1,0 +1,367 @@
+/*
+ * cmd_mon.c: the commands on the monitor's maps.  Arguments were checked
+ * against the table before any of these runs, so a handler reads them
+ * without checking their types again; what only the maps can tell (a pool
+ * that does not exist) the monitor answers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "daemon/cmd_priv.h"
+#include "daemon/sub.h"
+#include "net/frame.h"
+
+/* Answer a read that returns rc and fills out/status (mon.h's shape). */
+static void
+cmd_mon_answer(struct cmd_req *r, int rc, json_t *out, char *status)
+{
+	cmd_reply(r, rc, status, rc == 0 ? out : NULL);
+	if (rc != 0)
+		json_decref(out);
+	free(status);
+}
+
+void
+cmd_mon_status(struct cmd_req *r, json_t *cmd)
+{
+	json_t *st = mon_status_json(r->ctx->mon);
+
+	(void)cmd;
+	cmd_reply(r, 0, json_string_value(json_object_get(json_object_get(st,
+	    "health"), "status")), st);
+}
+
+void
+cmd_mon_health(struct cmd_req *r, json_t *cmd)
+{
+	json_t *h = mon_health_json(r->ctx->mon, cmd_has(cmd, "detail"));
+
+	cmd_reply(r, 0, json_string_value(json_object_get(h, "status")), h);
+}
+
+void
+cmd_mon_version(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0, "mapmon " PACKAGE_VERSION, json_pack("{s:s, s:s, "
+	    "s:i}", "version", "mapmon " PACKAGE_VERSION, "package_version",
+	    PACKAGE_VERSION, "protocol", FRAME_PROTOCOL));
+}
+
+void
+cmd_mon_stat(struct cmd_req *r, json_t *cmd)
+{
+	const struct monmap *mm = mon_monmap(r->ctx->mon);
+	json_t *names = json_array(), *quorum = json_array(), *full, *mons;
+	size_t i;
+
+	(void)cmd;
+	for (i = 0; i < mm->nmons; i++) {
+		json_array_append_new(names, json_string(mm->mons[i].name));
+		json_array_append_new(quorum, json_integer((json_int_t)i));
+	}
+	full = monmap_to_json(mm);
+	mons = json_incref(json_object_get(full, "mons"));
+	json_decref(full);
+	if (mons == NULL)
+		mons = json_array();
+	cmd_replyf(r, 0, json_pack("{s:I, s:s, s:I, s:o, s:o, s:o}",
+	    "epoch", (json_int_t)mm->epoch, "fsid", mm->fsid, "num_mons",
+	    (json_int_t)mm->nmons, "quorum", quorum, "quorum_names", names,
+	    "mons", mons), "e%u: %zu mons, quorum %s", mm->epoch, mm->nmons,
+	    mm->nmons > 0 ? mm->mons[0].name : "");
+}
+
+void
+cmd_mon_dump(struct cmd_req *r, json_t *cmd)
+{
+	const struct monmap *mm = mon_monmap(r->ctx->mon);
+
+	(void)cmd;
+	cmd_replyf(r, 0, monmap_to_json(mm), "dumped monmap epoch %u",
+	    mm->epoch);
+}
+
+void
+cmd_mon_osd_create(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_create(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", -1),
+	    cmd_done, r);
+}
+
+void
+cmd_mon_osd_boot(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_boot(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
+	    cmd_get_str(cmd, "addr"), cmd_done, r);
+}
+
+/* The "ids" list (checked: 1..n ints in range) into a new array. */
+static int32_t *
+cmd_mon_ids(json_t *cmd, size_t *n)
+{
+	json_t *a = json_object_get(cmd, "ids"), *v;
+	int32_t *ids;
+	size_t i;
+
+	*n = json_array_size(a);
+	ids = xcalloc(*n ? *n : 1, sizeof *ids);
+	json_array_foreach(a, i, v)
+		ids[i] = (int32_t)json_integer_value(v);
+	return ids;
+}
+
+void
+cmd_mon_osd_down(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	int32_t *ids = cmd_mon_ids(cmd, &n);
+
+	mon_osd_down(r->ctx->mon, ids, n, cmd_done, r);
+	free(ids);
+}
+
+void
+cmd_mon_osd_in(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	int32_t *ids = cmd_mon_ids(cmd, &n);
+
+	mon_osd_in(r->ctx->mon, ids, n, cmd_done, r);
+	free(ids);
+}
+
+void
+cmd_mon_osd_out(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	int32_t *ids = cmd_mon_ids(cmd, &n);
+
+	mon_osd_out(r->ctx->mon, ids, n, cmd_done, r);
+	free(ids);
+}
+
+void
+cmd_mon_osd_reweight(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_reweight(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
+	    json_number_value(json_object_get(cmd, "weight")), cmd_done, r);
+}
+
+void
+cmd_mon_osd_rm(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_rm(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0), cmd_done,
+	    r);
+}
+
+void
+cmd_mon_osd_tree(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0, "osd tree", mon_osd_tree_json(r->ctx->mon));
+}
+
+void
+cmd_mon_osd_dump(struct cmd_req *r, json_t *cmd)
+{
+	const struct osdmap *om = mon_osdmap(r->ctx->mon);
+
+	(void)cmd;
+	cmd_replyf(r, 0, osdmap_to_json(om), "dumped osdmap epoch %u",
+	    om->epoch);
+}
+
+void
+cmd_mon_osd_stat(struct cmd_req *r, json_t *cmd)
+{
+	json_t *s = mon_osd_stat_json(r->ctx->mon);
+
+	(void)cmd;
+	cmd_replyf(r, 0, s, "%lld osds: %lld up, %lld in; epoch e%lld",
+	    (long long)json_integer_value(json_object_get(s, "num_osds")),
+	    (long long)json_integer_value(json_object_get(s, "num_up_osds")),
+	    (long long)json_integer_value(json_object_get(s, "num_in_osds")),
+	    (long long)json_integer_value(json_object_get(s, "epoch")));
+}
+
+void
+cmd_mon_osd_set(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_set_flag(r->ctx->mon, cmd_get_str(cmd, "key"), 1, cmd_done,
+	    r);
+}
+
+void
+cmd_mon_osd_unset(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_set_flag(r->ctx->mon, cmd_get_str(cmd, "key"), 0, cmd_done,
+	    r);
+}
+
+void
+cmd_mon_pool_create(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_create(r->ctx->mon, cmd_get_str(cmd, "pool"),
+	    cmd_get_int(cmd, "pg_num", 0), cmd_get_int(cmd, "size", 0),
+	    cmd_get_int(cmd, "min_size", 0), cmd_done, r);
+}
+
+void
+cmd_mon_pool_ls(struct cmd_req *r, json_t *cmd)
+{
+	json_t *a = mon_pool_ls_json(r->ctx->mon, cmd_has(cmd, "detail"));
+
+	cmd_replyf(r, 0, a, "%zu pools", json_array_size(a));
+}
+
+void
+cmd_mon_pool_rename(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_rename(r->ctx->mon, cmd_get_str(cmd, "srcpool"),
+	    cmd_get_str(cmd, "destpool"), cmd_done, r);
+}
+
+void
+cmd_mon_pool_delete(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_delete(r->ctx->mon, cmd_get_str(cmd, "pool"),
+	    cmd_get_str(cmd, "pool2"),
+	    json_is_true(json_object_get(cmd, "yes_i_really_really_mean_it")),
+	    cmd_done, r);
+}
+
+void
+cmd_mon_pool_set(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_set(r->ctx->mon, cmd_get_str(cmd, "pool"),
+	    cmd_get_str(cmd, "var"), cmd_get_int(cmd, "val", 0), cmd_done, r);
+}
+
+void
+cmd_mon_pool_get(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pool_get_json(r->ctx->mon, cmd_get_str(cmd, "pool"),
+	    cmd_get_str(cmd, "var"), &out, &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_pg_stat(struct cmd_req *r, json_t *cmd)
+{
+	json_t *s = mon_pg_stat_json(r->ctx->mon);
+
+	(void)cmd;
+	cmd_replyf(r, 0, s, "v%lld: %lld pgs",
+	    (long long)json_integer_value(json_object_get(s, "version")),
+	    (long long)json_integer_value(json_object_get(s, "num_pgs")));
+}
+
+void
+cmd_mon_pg_dump(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pg_dump_json(r->ctx->mon, cmd_get_str(cmd, "what"), &out,
+	    &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_pg_ls(struct cmd_req *r, json_t *cmd)
+{
+	json_t *a = json_object_get(cmd, "states"), *v, *out = NULL;
+	const char **states;
+	char *status = NULL;
+	size_t i, n = json_array_size(a);
+	int rc;
+
+	states = xcalloc(n ? n : 1, sizeof *states);
+	json_array_foreach(a, i, v)
+		states[i] = json_string_value(v);
+	rc = mon_pg_ls_json(r->ctx->mon, cmd_get_str(cmd, "pool"), states, n,
+	    &out, &status);
+	free(states);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_pg_query(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pg_query_json(r->ctx->mon, cmd_get_str(cmd, "pgid"), &out,
+	    &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_pg_map(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pg_map_json(r->ctx->mon, cmd_get_str(cmd, "pgid"), &out,
+	    &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_pg_dump_stuck(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pg_dump_stuck_json(r->ctx->mon, cmd_get_str(cmd, "stuckops"),
+	    &out, &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_log_last(struct cmd_req *r, json_t *cmd)
+{
+	json_t *a;
+
+	a = mon_log_last_json(r->ctx->mon, (size_t)cmd_get_int(cmd, "num",
+	    20));
+	cmd_replyf(r, 0, a, "%zu entries", json_array_size(a));
+}
+
+void
+cmd_mon_subscribe(struct cmd_req *r, json_t *cmd)
+{
+	struct cmd_ctx *ctx = r->ctx;
+	struct sub_one *one;
+	const char *what = cmd_get_str(cmd, "what");
+	char *status = NULL;
+	int rc = 0;
+
+	/* A commit being applied is pushed to the others before this starts. */
+	mon_settle(ctx->mon);
+	one = sub_add(ctx->sub, r->conn, r->id, sub_what_parse(what),
+	    cmd_has(cmd, "start"), cmd_get_int(cmd, "start", 0), &rc,
+	    &status);
+	if (one == NULL) {
+		cmd_reply(r, rc, status, NULL);
+		free(status);
+		return;
+	}
+	/* The reply leaves first, so the client knows the id of the pushes. */
+	cmd_replyf(r, 0, NULL, "subscribed to %s", what);
+	sub_start(ctx->sub, one);
+}

@@ -1,0 +1,141 @@
+/*
+ * cmd_priv.h: the inside of the command table, shared by daemon/cmd*.c
+ * only.
+ */
+#ifndef CMD_PRIV_H
+#define CMD_PRIV_H
+
+#include <pthread.h>
+
+#include "daemon/cmd.h"
+#include "mon/mon.h"
+
+/* Argument types of the command contract (commands.md). */
+enum cmd_type {
+	CMD_STRING,
+	CMD_INT,
+	CMD_FLOAT,
+	CMD_CHOICE,
+	CMD_STRINGS,
+	CMD_INTS,
+	CMD_FLAG,
+	CMD_JSON,
+};
+
+#define CMD_READ 0x1
+#define CMD_WRITE 0x2
+#define CMD_ADMIN 0x4
+#define CMD_HIDDEN 0x8
+
+#define CMD_MAXARGS 4
+
+struct cmd_arg {
+	const char *name;
+	enum cmd_type type;
+	int required;
+	int bounded;		/* min and max apply (numbers, list items) */
+	double min, max;
+	const char *const *choices;	/* CMD_CHOICE: NULL-terminated */
+	const char *option;	/* given as OPTION VALUE on the CLI */
+};
+
+struct cmd_req;
+typedef void cmd_exec_fn(struct cmd_req *, json_t *cmd);
+
+struct cmd_entry {
+	const char *prefix;
+	struct cmd_arg args[CMD_MAXARGS];
+	int flags;
+	cmd_exec_fn *exec;
+	const char *help;
+	const char *usage;
+};
+
+/* Kept by the dispatcher per entry, for `perf dump`. */
+struct cmd_count {
+	uint64_t calls;
+	uint64_t errors;	/* answered with rc < 0 */
+	uint64_t total_us;	/* from dispatch to reply */
+	uint64_t max_us;
+};
+
+struct sub;
+
+struct cmd_ctx {
+	struct event_base *base;
+	struct server *server;
+	struct mon *mon;
+	struct conf *conf;
+	cmd_apply_cb *apply;
+	void *apply_arg;
+	struct sub *sub;		/* NULL once stopped */
+	int stopped;
+
+	/* `store compact`: at most one at a time, on its own thread. */
+	int compact_fd;			/* eventfd: the thread -> the loop */
+	struct event *compact_event;
+	pthread_t compact_thread;
+	int compact_running;
+	struct cmd_req *compact_req;
+	int compact_rc;
+	char *compact_cause;
+	int64_t compact_us;
+};
+
+/* One request being answered (freed by cmd_reply()). */
+struct cmd_req {
+	struct cmd_ctx *ctx;
+	const struct cmd_entry *entry;	/* NULL: refused before dispatch */
+	struct cmd_count *count;
+	uint64_t conn;
+	uint64_t id;
+	int64_t start_mono;
+};
+
+/*
+ * Answer r with rc, status (copied; may be NULL) and data (stolen), count
+ * it in its entry, and free r.  A connection that has gone is fine.
+ */
+void cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data);
+/* The same with a formatted status. */
+void cmd_replyf(struct cmd_req *r, int rc, json_t *data, const char *fmt, ...)
+    printflike(4, 5);
+/* A mon_done_cb answering the struct cmd_req in arg. */
+void cmd_done(void *arg, int rc, const char *status, json_t *data);
+
+/* Typed argument getters, valid after cmd_check() (absent: def / NULL). */
+const char *cmd_get_str(json_t *cmd, const char *key);
+int64_t cmd_get_int(json_t *cmd, const char *key, int64_t def);
+int cmd_has(json_t *cmd, const char *key);
+
+/* The Levenshtein distance of a and b, capped at 100 (did-you-mean). */
+size_t cmd_distance(const char *a, const char *b);
+
+/* cmd_mon.c: the monitor's commands. */
+cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
+    cmd_mon_dump, cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_down,
+    cmd_mon_osd_in, cmd_mon_osd_out, cmd_mon_osd_reweight, cmd_mon_osd_rm,
+    cmd_mon_osd_tree, cmd_mon_osd_dump, cmd_mon_osd_stat, cmd_mon_osd_set,
+    cmd_mon_osd_unset, cmd_mon_pool_create, cmd_mon_pool_ls,
+    cmd_mon_pool_rename, cmd_mon_pool_delete, cmd_mon_pool_set,
+    cmd_mon_pool_get, cmd_mon_pg_stat, cmd_mon_pg_dump, cmd_mon_pg_ls,
+    cmd_mon_pg_query, cmd_mon_pg_map, cmd_mon_pg_dump_stuck, cmd_mon_log_last,
+    cmd_mon_subscribe;
+
+/* cmd_admin.c: the daemon's own commands. */
+cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,
+    cmd_admin_config_set, cmd_admin_perf_dump, cmd_admin_store_stat,
+    cmd_admin_store_compact;
+/* The compaction thread's set-up and tear-down. */
+void cmd_admin_init(struct cmd_ctx *);
+void cmd_admin_free(struct cmd_ctx *);
+/* Per-command counters as {"prefix": {...}} (new reference). */
+json_t *cmd_counters_json(void);
+
+/* cmd_pgreport.c */
+cmd_exec_fn cmd_pgreport_json;
+/* The entry of a prefix, or NULL. */
+const struct cmd_entry *cmd_find_entry(const char *prefix);
+void cmd_pgreport_binary(struct cmd_req *, const uint8_t *p, size_t len);
+
+#endif /* CMD_PRIV_H */

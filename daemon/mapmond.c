@@ -1,0 +1,676 @@
+/*
+ * mapmond.c: the daemon's entry point: options, configuration, logging,
+ * signals and the event loop.
+ *
+ * Start-up order: parse options, load the whole config (every error printed
+ * as FILE:LINE, exit 78), set up logging from [log], then (unless -t) detach,
+ * open the store and load the maps (cold start), listen on [mon] bind and
+ * run the libevent loop.  SIGTERM/SIGINT stop accepting, let the commit in
+ * progress finish, close the store and exit 0; SIGHUP reloads the config:
+ * runtime keys are applied (log levels, monitor parameters, server limits),
+ * the others are reported as needing a restart, and a bad file keeps the
+ * running config.  `config set` applies a runtime key the same way.
+ *
+ * systemd (daemon/notify.h): STATUS= during the cold start, READY=1 on the
+ * loop's first turn, RELOADING=1 and READY=1 around a SIGHUP, STOPPING=1,
+ * the watchdog.  [metrics] bind serves /metrics (daemon/metrics.h) on the
+ * same loop.  Shutdown: after the monitor has committed what was pending
+ * and closed the store, the loop runs on for at most MAPMOND_DRAIN_MS so
+ * that the last answers reach their clients; requests arriving then are
+ * answered ESHUTDOWN.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "conf/conf.h"
+#include "daemon/cmd.h"
+#include "daemon/mapmond.h"
+#include "daemon/metrics.h"
+#include "mon/mon.h"
+#include "mon/mon_conf.h"
+#include "daemon/notify.h"
+#include "net/server.h"
+
+static struct {
+	const char *conf_path;	/* as given by -c or MAPMON_CONF, or NULL */
+	int conf_explicit;	/* a missing file is an error */
+	int foreground;
+	int log_stderr;
+	int configtest;
+	int mkfs;
+} opts;
+
+static struct conf *mapmond_conf;
+static struct event_base *mapmond_base;
+static struct mon *mapmond_mon;
+static struct server *mapmond_server;
+static struct cmd_ctx *mapmond_cmd;
+static struct metrics *mapmond_metrics;
+/* Shutting down: the monitor is gone, requests are refused. */
+static int mapmond_stopping;
+
+static void
+mapmond_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: mapmond [-dft] [-c file] [--mkfs]\n"
+	    "       mapmond --version | --help\n"
+	    "  -c FILE    config file (default $MAPMON_CONF or %s)\n"
+	    "  --mkfs     make a new store under [mon] data and exit\n"
+	    "  -f         stay in the foreground\n"
+	    "  -d         stay in the foreground and log to stderr\n"
+	    "  -t         check the config file and exit\n"
+	    "  --version  print the version and exit\n",
+	    MAPMOND_DEFAULT_CONF);
+}
+
+/*
+ * Load the config file; print every error (to stderr at start, to the log
+ * on reload).  A missing default file means
+ * the built-in defaults; a missing file named by -c or MAPMON_CONF is an
+ * error like any other.
+ */
+struct conf *
+mapmond_conf_load(const char *path, int must_exist, int to_stderr)
+{
+	struct conf *c;
+	char **errors;
+	size_t i, nerrors;
+
+	if (!must_exist && access(path, F_OK) == -1 && errno == ENOENT)
+		return conf_new();
+	c = conf_load(path, &errors, &nerrors);
+	if (c == NULL) {
+		for (i = 0; i < nerrors; i++) {
+			if (to_stderr)
+				fprintf(stderr, "%s\n", errors[i]);
+			else
+				log_warnx("%s", errors[i]);
+		}
+		conf_errors_free(errors, nerrors);
+	}
+	return c;
+}
+
+/* Set every subsystem's L/G levels from [log] debug_<subsys>. */
+void
+mapmond_apply_log_levels(const struct conf *c)
+{
+	char name[64];
+	int i, key, file_level, gather_level;
+
+	for (i = 0; i < LOG_NSUBSYS; i++) {
+		snprintf(name, sizeof name, "log.debug_%s", log_subsys_names[i]);
+		if ((key = conf_find(name)) == -1)
+			fatalx("no config key %s for log subsystem %s", name,
+			    log_subsys_names[i]);
+		conf_loglevel(c, (enum conf_key)key, &file_level,
+		    &gather_level);
+		log_set_level((enum log_subsys)i, file_level, gather_level);
+	}
+}
+
+static int
+mapmond_open_log(const struct conf *c)
+{
+	char *cause;
+
+	if (log_open(opts.log_stderr ? "stderr" : conf_str(c, CONF_LOG_FILE),
+	    &cause) == -1) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+/* [mon]'s connection limits. */
+static void
+mapmond_limits(const struct conf *c, struct server_limits *l)
+{
+	l->max_connections = (size_t)conf_int(c, CONF_MON_MAX_CONNECTIONS);
+	l->max_frame = (size_t)conf_int(c, CONF_MON_MAX_FRAME);
+	l->idle_timeout_ms = (int)conf_int(c, CONF_MON_IDLE_TIMEOUT);
+	l->max_client_output = (size_t)conf_int(c,
+	    CONF_MON_MAX_CLIENT_OUTPUT);
+	/* The server raises it to max_frame plus a header if need be. */
+	l->max_partial_input = (size_t)conf_int(c,
+	    CONF_MON_MAX_PARTIAL_INPUT);
+}
+
+void
+mapmond_apply_runtime(const struct conf *c)
+{
+	struct mon_params params;
+	struct server_limits limits;
+	char *cause;
+
+	mapmond_apply_log_levels(c);
+	/* A new [log] file: open it (-d keeps stderr). */
+	if (!opts.log_stderr &&
+	    strcmp(conf_str(c, CONF_LOG_FILE), log_target()) != 0) {
+		if (log_open(conf_str(c, CONF_LOG_FILE), &cause) == -1) {
+			log_warnx("%s; logging on to %s", cause, log_target());
+			free(cause);
+		} else
+			log_info("logging to %s", log_target());
+	}
+	if (mapmond_mon != NULL) {
+		mon_conf_params(c, &params);
+		mon_set_params(mapmond_mon, &params);
+	}
+	if (mapmond_server != NULL) {
+		mapmond_limits(c, &limits);
+		server_set_limits(mapmond_server, &limits);
+	}
+}
+
+static void
+mapmond_apply_cb(void *arg)
+{
+	mapmond_apply_runtime(arg);
+}
+
+/* READY=1 with where the daemon serves as its status. */
+static void
+mapmond_notify_ready(void)
+{
+	char *status;
+
+	if (mapmond_server == NULL)
+		return;
+	xasprintf(&status, "serving on port %u",
+	    (unsigned)server_port(mapmond_server));
+	notify_ready(status);
+	free(status);
+}
+
+/*
+ * The first turn of the loop: the listener is bound and the loop is
+ * running, so a client that connects now is answered.
+ */
+static void
+mapmond_ready_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	mapmond_notify_ready();
+}
+
+/*
+ * SIGHUP: re-read the file.  A bad file keeps the running config.  Runtime
+ * keys take effect; a changed restart-only key is reported, and keeps its
+ * running value until the restart.
+ */
+static void
+mapmond_reload(void)
+{
+	struct conf *nc;
+	char name[128], *ov, *nv, *cause;
+	int k, changed = 0;
+
+	notify_reloading();
+	log_info("SIGHUP: reloading %s", conf_path(mapmond_conf) ?
+	    conf_path(mapmond_conf) : "(defaults)");
+	if (conf_path(mapmond_conf) == NULL) {
+		log_info("no config file in use; nothing to reload");
+		goto reopen;
+	}
+	if ((nc = mapmond_conf_load(conf_path(mapmond_conf), 1, 0)) == NULL) {
+		log_warnx("reload failed; keeping the running config");
+		goto reopen;
+	}
+	for (k = 0; k < CONF_NKEYS; k++) {
+		if (conf_equal(mapmond_conf, nc, (enum conf_key)k))
+			continue;
+		conf_fullname((enum conf_key)k, name, sizeof name);
+		ov = conf_format(mapmond_conf, (enum conf_key)k);
+		nv = conf_format(nc, (enum conf_key)k);
+		if (conf_options[k].runtime) {
+			if (conf_set(mapmond_conf, (enum conf_key)k, nv,
+			    &cause) == -1) {
+				log_warnx("reload: %s", cause);
+				free(cause);
+			} else {
+				log_info("reload: %s changed from '%s' to "
+				    "'%s'", name, ov, nv);
+				changed++;
+			}
+		} else
+			log_warnx("reload: %s changed from '%s' to '%s'; "
+			    "it takes effect after a restart", name, ov, nv);
+		free(ov);
+		free(nv);
+	}
+	conf_free(nc);
+	mapmond_apply_runtime(mapmond_conf);
+	log_info("reload done: %d runtime key%s applied", changed,
+	    changed == 1 ? "" : "s");
+reopen:
+	if (log_reopen(&cause) == -1) {
+		log_warnx("%s", cause);
+		free(cause);
+	} else if (strcmp(log_target(), "stderr") != 0 &&
+	    strcmp(log_target(), "syslog") != 0)
+		log_info("SIGHUP: log file %s reopened", log_target());
+	mapmond_notify_ready();
+}
+
+static void
+mapmond_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		log_info("%s: shutting down", strsignal((int)sig));
+		notify_stopping("shutting down");
+		if (mapmond_server != NULL)
+			server_stop_accepting(mapmond_server);
+		metrics_free(mapmond_metrics);
+		mapmond_metrics = NULL;
+		event_base_loopbreak(mapmond_base);
+		break;
+	case SIGHUP:
+		mapmond_reload();
+		break;
+	}
+}
+
+/* --mkfs: a new store under [mon] data. */
+static int
+mapmond_mkfs(const struct conf *c)
+{
+	struct store_options so;
+	const char *data = conf_str(c, CONF_MON_DATA);
+	char *fsid, *cause;
+
+	mon_conf_store_options(c, &so);
+	if (mon_mkfs(data, &so, conf_str(c, CONF_MON_NAME),
+	    conf_str(c, CONF_MON_BIND), &fsid, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	printf("mapmond: created a %s store in %s/store for cluster %s\n",
+	    so.backend, data, fsid);
+	free(fsid);
+	return 0;
+}
+
+static void
+mapmond_progress(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	dout(LOG_MON, 1, "loading %s %llu/%llu", what,
+	    (unsigned long long)done, (unsigned long long)total);
+	notify_progress(what, done, total);
+}
+
+/* Open the store and load the maps; one line on stderr and NULL if not. */
+static struct mon *
+mapmond_start(const struct conf *c)
+{
+	struct store_options so;
+	struct mon_params params;
+	struct store *store;
+	struct mon *m;
+	char *path, *cause = NULL;
+	int rc;
+
+	mon_conf_store_options(c, &so);
+	mon_conf_params(c, &params);
+	path = mon_store_path(conf_str(c, CONF_MON_DATA));
+	rc = store_open(path, &so, 0, &store, &cause);
+	if (rc == STORE_E_MISSING) {
+		log_warnx("no store in %s: run mapmond --mkfs first to make one",
+		    path);
+		free(cause);
+		free(path);
+		return NULL;
+	}
+	free(path);
+	if (rc != 0) {
+		log_warnx("%s", cause);
+		free(cause);
+		return NULL;
+	}
+	if (so.sync == STORE_SYNC_NONE)
+		log_warnx("[store] sync = none: commits are not durable; use "
+		    "this for tests only");
+	if ((m = mon_open(mapmond_base, store, &params, mapmond_progress, NULL,
+	    &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		store_close(store);
+		return NULL;
+	}
+	return m;
+}
+
+/* The server half of the HELLO: this monitor's name and the fsid. */
+static void
+mapmond_hello(void *arg, json_t **reply)
+{
+	const struct monmap *mm;
+
+	(void)arg;
+	if (mapmond_mon == NULL)
+		return;
+	mm = mon_monmap(mapmond_mon);
+	json_object_set_new(*reply, "server",
+	    json_string("mapmon " PACKAGE_VERSION));
+	json_object_set_new(*reply, "mon",
+	    json_string(conf_str(mapmond_conf, CONF_MON_NAME)));
+	json_object_set_new(*reply, "fsid", json_string(mm->fsid));
+}
+
+/*
+ * The command layer's callbacks, until shutdown.  Once the monitor is
+ * gone (mapmond_stopping), requests still arriving on open connections
+ * while the last answers drain are refused with ESHUTDOWN.
+ */
+static void
+mapmond_request(void *arg, uint64_t conn_id, uint64_t req_id, json_t *cmd)
+{
+	if (mapmond_stopping) {
+		server_reply(mapmond_server, conn_id, req_id, -ESHUTDOWN,
+		    "the monitor is stopping", NULL);
+		return;
+	}
+	cmd_request(arg, conn_id, req_id, cmd);
+}
+
+static void
+mapmond_binary(void *arg, uint64_t conn_id, uint64_t req_id,
+    const uint8_t *p, size_t len)
+{
+	if (mapmond_stopping) {
+		server_reply(mapmond_server, conn_id, req_id, -ESHUTDOWN,
+		    "the monitor is stopping", NULL);
+		return;
+	}
+	cmd_binary(arg, conn_id, req_id, p, len);
+}
+
+static void
+mapmond_closed(void *arg, uint64_t conn_id)
+{
+	/* After cmd_stop() there are no subscriptions left to drop. */
+	if (!mapmond_stopping)
+		cmd_closed(arg, conn_id);
+}
+
+/* Listen on [mon] bind; one line in the log and -1 if not. */
+static int
+mapmond_listen(const struct conf *c)
+{
+	static const struct server_ops ops = {
+		.hello = mapmond_hello,
+		.request = mapmond_request,
+		.binary = mapmond_binary,
+		.closed = mapmond_closed,
+	};
+	struct server_limits limits;
+	const char *bind = conf_str(c, CONF_MON_BIND);
+	char host[256], *cause = NULL;
+	uint16_t port;
+
+	if (conf_parse_address(bind, host, sizeof host, &port, &cause) == -1) {
+		log_warnx("[mon] bind '%s': %s", bind, cause);
+		free(cause);
+		return -1;
+	}
+	mapmond_limits(c, &limits);
+	mapmond_cmd = cmd_new(mapmond_base, mapmond_mon, mapmond_conf,
+	    mapmond_apply_cb, mapmond_conf);
+	mapmond_server = server_new(mapmond_base, host, port, &limits, &ops,
+	    mapmond_cmd, &cause);
+	if (mapmond_server == NULL) {
+		log_warnx("cannot listen on %s: %s", bind, cause);
+		free(cause);
+		return -1;
+	}
+	cmd_set_server(mapmond_cmd, mapmond_server);
+	log_info("listening on %s:%u", host,
+	    (unsigned)server_port(mapmond_server));
+
+	bind = conf_str(c, CONF_METRICS_BIND);
+	if (*bind == '\0')
+		return 0;
+	if ((mapmond_metrics = metrics_new(mapmond_base, bind, mapmond_mon,
+	    mapmond_server, &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	if (conf_parse_address(bind, host, sizeof host, &port, &cause) == -1)
+		free(cause);	/* metrics_new() parsed it already */
+	log_info("metrics on http://%s:%u/metrics", host,
+	    (unsigned)metrics_port(mapmond_metrics));
+	return 0;
+}
+
+/*
+ * Shutdown, after the monitor has committed its last proposal: run the
+ * loop until the answers queued for clients are written, or for at most
+ * MAPMOND_DRAIN_MS, whichever comes first.
+ */
+#define MAPMOND_DRAIN_MS 1000
+#define MAPMOND_DRAIN_TICK_MS 5
+
+static void
+mapmond_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int *ticks = arg;
+
+	(void)fd;
+	(void)what;
+	if (server_output_pending(mapmond_server) == 0 ||
+	    ++*ticks >= MAPMOND_DRAIN_MS / MAPMOND_DRAIN_TICK_MS)
+		event_base_loopbreak(mapmond_base);
+}
+
+static void
+mapmond_drain(void)
+{
+	struct timeval tv = { 0, MAPMOND_DRAIN_TICK_MS * 1000 };
+	struct event *ev;
+	size_t pending;
+	int ticks = 0;
+
+	if (mapmond_server == NULL ||
+	    (pending = server_output_pending(mapmond_server)) == 0)
+		return;
+	dout(LOG_MON, 1, "shutdown: %zu bytes of answers to send", pending);
+	if ((ev = event_new(mapmond_base, -1, EV_PERSIST, mapmond_drain_cb,
+	    &ticks)) == NULL)
+		fatalx("event_new failed");
+	evtimer_add(ev, &tv);
+	if (event_base_dispatch(mapmond_base) == -1)
+		fatalx("event loop failed");
+	event_free(ev);
+	if ((pending = server_output_pending(mapmond_server)) != 0)
+		log_warnx("shutdown: %zu bytes of answers not sent after "
+		    "%d ms", pending, MAPMOND_DRAIN_MS);
+}
+
+static void
+mapmond_detach(void)
+{
+	int fd;
+
+	switch (fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		break;
+	default:
+		_exit(0);
+	}
+	if (setsid() == -1)
+		fatal("setsid");
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "mkfs", no_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct event *ev_term, *ev_int, *ev_hup;
+	int ch;
+
+	log_init("mapmond", 0);
+	if ((opts.conf_path = getenv("MAPMON_CONF")) != NULL &&
+	    *opts.conf_path != '\0')
+		opts.conf_explicit = 1;
+	else
+		opts.conf_path = MAPMOND_DEFAULT_CONF;
+
+	while ((ch = getopt_long(argc, argv, "c:dfth", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			opts.conf_path = optarg;
+			opts.conf_explicit = 1;
+			break;
+		case 'd':
+			opts.foreground = opts.log_stderr = 1;
+			break;
+		case 'f':
+			opts.foreground = 1;
+			break;
+		case 't':
+			opts.configtest = 1;
+			break;
+		case 'M':
+			opts.mkfs = 1;
+			break;
+		case 'V':
+			printf("mapmond %s\n", PACKAGE_VERSION);
+			return 0;
+		case 'h':
+			mapmond_usage(stdout);
+			return 0;
+		default:
+			mapmond_usage(stderr);
+			return MAPMON_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "mapmond: unexpected argument '%s'\n",
+		    argv[optind]);
+		mapmond_usage(stderr);
+		return MAPMON_EXIT_USAGE;
+	}
+
+	mapmond_conf = mapmond_conf_load(opts.conf_path, opts.conf_explicit, 1);
+	if (mapmond_conf == NULL)
+		return MAPMON_EXIT_CONFIG;
+	if (opts.configtest) {
+		printf("mapmond: configuration %s OK\n",
+		    conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
+		    "(built-in defaults; no file at " MAPMOND_DEFAULT_CONF ")");
+		conf_free(mapmond_conf);
+		return 0;
+	}
+
+	if (opts.mkfs) {
+		int rc = mapmond_mkfs(mapmond_conf);
+
+		conf_free(mapmond_conf);
+		return rc;
+	}
+
+	log_init("mapmond", (size_t)conf_int(mapmond_conf, CONF_LOG_MAX_RECENT));
+	mapmond_apply_log_levels(mapmond_conf);
+	log_install_crash_handlers();
+	if (mapmond_open_log(mapmond_conf) == -1)
+		return MAPMON_EXIT_CONFIG;
+	if (!opts.foreground)
+		mapmond_detach();
+
+	if ((mapmond_base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	log_event_callback_install();
+	notify_init(mapmond_base);
+	notify_status("loading the store");
+	ev_term = evsignal_new(mapmond_base, SIGTERM, mapmond_signal, NULL);
+	ev_int = evsignal_new(mapmond_base, SIGINT, mapmond_signal, NULL);
+	ev_hup = evsignal_new(mapmond_base, SIGHUP, mapmond_signal, NULL);
+	if (ev_term == NULL || ev_int == NULL || ev_hup == NULL ||
+	    evsignal_add(ev_term, NULL) == -1 ||
+	    evsignal_add(ev_int, NULL) == -1 || evsignal_add(ev_hup, NULL) == -1)
+		fatalx("cannot install signal events");
+	signal(SIGPIPE, SIG_IGN);
+
+	if ((mapmond_mon = mapmond_start(mapmond_conf)) == NULL)
+		return 1;
+	if (mapmond_listen(mapmond_conf) == -1) {
+		cmd_free(mapmond_cmd);
+		server_free(mapmond_server);
+		mon_free(mapmond_mon);
+		return 1;
+	}
+
+	log_info("mapmond %s started (pid %ld, config %s)", PACKAGE_VERSION,
+	    (long)getpid(), conf_path(mapmond_conf) ? conf_path(mapmond_conf) :
+	    "built-in defaults");
+	if (event_base_once(mapmond_base, -1, EV_TIMEOUT, mapmond_ready_cb,
+	    NULL, &(struct timeval){ 0, 0 }) == -1)
+		fatalx("event_base_once failed");
+	if (event_base_dispatch(mapmond_base) == -1)
+		fatalx("event loop failed");
+
+	/*
+	 * The listener is closed; the commit in progress and what is pending
+	 * are committed by mon_free(), whose answers still reach the server's
+	 * buffers.  The subscriptions and a running compaction end first, so
+	 * that no push is built for a monitor being torn down and the store
+	 * is not closed under the compaction.
+	 */
+	if (mapmond_server != NULL)
+		server_stop_accepting(mapmond_server);
+	metrics_free(mapmond_metrics);
+	mapmond_metrics = NULL;
+	cmd_stop(mapmond_cmd);
+	mapmond_stopping = 1;
+	mon_free(mapmond_mon);
+	mapmond_mon = NULL;
+	mapmond_drain();
+	cmd_free(mapmond_cmd);
+	server_free(mapmond_server);
+	event_free(ev_term);
+	event_free(ev_int);
+	event_free(ev_hup);
+	notify_free();
+	event_base_free(mapmond_base);
+	conf_free(mapmond_conf);
+	log_info("mapmond stopped");
+	return 0;
+}

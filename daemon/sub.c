@@ -1,0 +1,581 @@
+/*
+ * sub.c: subscriptions and their pushes (see sub.h).
+ *
+ * The monitor calls sub_notify() on the loop after each applied commit;
+ * for each kind with subscribers the push is built and serialised once and
+ * the same text is sent to every subscriber of that kind.  A subscriber the
+ * server cuts (output past max_client_output, or a write stall) is dropped
+ * when the server reports its connection closed.
+ *
+ * A pgmap snapshot is paced to its reader: a chunk of SUB_PG_CHUNK PGs,
+ * written as text by pg_text (no jansson object), then nothing more until
+ * the server says the connection's output has drained
+ * (server_notify_drained).  So a snapshot holds the loop for a fraction of
+ * a millisecond at a time, never fills max_client_output, and a reader that
+ * never reads is left with one chunk queued until the write-stall bound
+ * cuts it.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "mon/keys.h"
+#include "mon/mon.h"
+#include "map/pgmap.h"
+#include "daemon/sub.h"
+#include "net/frame.h"
+#include "net/server.h"
+
+#define SUB_HEALTH_CHECK_MS 1000
+
+static const char *const sub_what_names[SUB_NWHAT] = {
+	[SUB_OSDMAP] = "osdmap",
+	[SUB_PGMAP] = "pgmap",
+	[SUB_LOG] = "log",
+	[SUB_HEALTH] = "health",
+};
+
+struct sub_one {
+	uint64_t conn;
+	uint64_t req;
+	enum sub_what what;
+	int has_start;
+	int64_t start;
+	TAILQ_ENTRY(sub_one) entry;
+
+	/* A pgmap snapshot being sent, a chunk each time the output drains. */
+	int snapping;
+	uint32_t snap_pool;	/* the next PG: pool id and seed */
+	uint32_t snap_seed;
+};
+
+struct sub {
+	struct event_base *base;
+	struct mon *mon;
+	struct server *server;
+	TAILQ_HEAD(, sub_one) list;
+	size_t n[SUB_NWHAT];
+	uint64_t pushes;
+	char *health_sig;	/* status and check codes last pushed */
+	struct event *health_timer;
+	struct pg_text snap_text; /* the loop's writer of snapshot chunks */
+};
+
+static void sub_notify(void *, const struct mon_commit_info *);
+static void sub_health_tick(evutil_socket_t, short, void *);
+
+int
+sub_what_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < SUB_NWHAT; i++)
+		if (s != NULL && strcmp(s, sub_what_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+struct sub *
+sub_new(struct event_base *base, struct mon *m)
+{
+	struct sub *s = xcalloc(1, sizeof *s);
+
+	s->base = base;
+	s->mon = m;
+	TAILQ_INIT(&s->list);
+	pg_text_init(&s->snap_text);
+	if ((s->health_timer = event_new(base, -1, EV_PERSIST,
+	    sub_health_tick, s)) == NULL)
+		fatalx("cannot make the health timer");
+	mon_set_notify(m, sub_notify, s);
+	return s;
+}
+
+void
+sub_set_server(struct sub *s, struct server *srv)
+{
+	s->server = srv;
+}
+
+/* Free o; a snapshot in progress stops waiting for its connection. */
+static void
+sub_one_free(struct sub *s, struct sub_one *o)
+{
+	if (o->snapping && s->server != NULL)
+		(void)server_notify_drained(s->server, o->conn, NULL, NULL);
+	free(o);
+}
+
+void
+sub_free(struct sub *s)
+{
+	struct sub_one *o;
+
+	if (s == NULL)
+		return;
+	mon_set_notify(s->mon, NULL, NULL);
+	mon_want_pg_text(s->mon, 0);
+	while ((o = TAILQ_FIRST(&s->list)) != NULL) {
+		TAILQ_REMOVE(&s->list, o, entry);
+		sub_one_free(s, o);
+	}
+	event_free(s->health_timer);
+	free(s->health_sig);
+	pg_text_free(&s->snap_text);
+	free(s);
+}
+
+void
+sub_stats(const struct sub *s, uint64_t *nsubs, uint64_t *pushes)
+{
+	size_t i;
+
+	*nsubs = *pushes = 0;
+	if (s == NULL)
+		return;
+	for (i = 0; i < SUB_NWHAT; i++)
+		*nsubs += s->n[i];
+	*pushes = s->pushes;
+}
+
+/* Push obj (stolen) to one subscriber. */
+static void
+sub_push1(struct sub *s, const struct sub_one *o, json_t *obj)
+{
+	if (s->server == NULL) {
+		json_decref(obj);
+		return;
+	}
+	if (server_push(s->server, o->conn, o->req, obj) == 0)
+		s->pushes++;
+}
+
+/* Send the JSON text of a push to every subscriber of what. */
+static void
+sub_send_all(struct sub *s, enum sub_what what, const char *text, size_t len)
+{
+	struct sub_one *o;
+
+	TAILQ_FOREACH(o, &s->list, entry) {
+		if (o->what == what && server_push_raw(s->server, o->conn,
+		    o->req, text, len) == 0)
+			s->pushes++;
+	}
+}
+
+/* Push obj (stolen) to every subscriber of what, serialised once. */
+static void
+sub_push_all(struct sub *s, enum sub_what what, json_t *obj)
+{
+	char *text;
+	size_t len;
+
+	if (s->server == NULL || (text = frame_dump_json(obj, &len)) == NULL) {
+		json_decref(obj);
+		return;
+	}
+	json_decref(obj);
+	sub_send_all(s, what, text, len);
+	free(text);
+}
+
+/* The health signature: the status and the sorted check codes. */
+static int
+sub_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *
+sub_health_signature(json_t *h)
+{
+	json_t *checks = json_object_get(h, "checks"), *v;
+	const char **codes, *k;
+	char *sig, *next;
+	size_t n = 0, i;
+
+	codes = xcalloc(json_object_size(checks) + 1, sizeof *codes);
+	json_object_foreach(checks, k, v)
+		codes[n++] = k;
+	qsort(codes, n, sizeof *codes, sub_cmp_str);
+	sig = xstrdup(json_string_value(json_object_get(h, "status")) ?
+	    json_string_value(json_object_get(h, "status")) : "");
+	for (i = 0; i < n; i++) {
+		xasprintf(&next, "%s %s", sig, codes[i]);
+		free(sig);
+		sig = next;
+	}
+	free(codes);
+	return sig;
+}
+
+/* Push the health to every health subscriber when it changed. */
+static void
+sub_health_check(struct sub *s)
+{
+	json_t *h;
+	char *sig;
+
+	if (s->n[SUB_HEALTH] == 0)
+		return;
+	h = mon_health_json(s->mon, 0);
+	sig = sub_health_signature(h);
+	if (s->health_sig != NULL && strcmp(sig, s->health_sig) == 0) {
+		free(sig);
+		json_decref(h);
+		return;
+	}
+	free(s->health_sig);
+	s->health_sig = sig;
+	sub_push_all(s, SUB_HEALTH, json_pack("{s:s, s:o}", "what", "health",
+	    "health", h));
+}
+
+static void
+sub_health_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sub_health_check(arg);
+}
+
+struct sub_pgs {
+	json_t *a;
+};
+
+static void
+sub_pg_cb(const struct pg_stat *st, void *arg)
+{
+	struct sub_pgs *p = arg;
+
+	json_array_append_new(p->a, pg_stat_to_json(st));
+}
+
+/*
+ * A commit's pgmap push around the text the committer thread wrote of its
+ * PGs: the loop only copies it (serialising the PGs here held it for
+ * milliseconds per commit, in front of every other client).
+ */
+static void
+sub_push_pgmap_text(struct sub *s, const struct mon_commit_info *info)
+{
+	char head[80], *text;
+	size_t hlen, len;
+
+	if (s->server == NULL)
+		return;
+	hlen = (size_t)snprintf(head, sizeof head, "{\"what\":\"pgmap\","
+	    "\"version\":%llu,\"pg_stats\":",
+	    (unsigned long long)info->pgmap_version);
+	len = hlen + info->pg_text_len + 1;
+	text = xmalloc(len);
+	memcpy(text, head, hlen);
+	memcpy(text + hlen, info->pg_text, info->pg_text_len);
+	text[len - 1] = '}';
+	sub_send_all(s, SUB_PGMAP, text, len);
+	free(text);
+}
+
+static void
+sub_notify(void *arg, const struct mon_commit_info *info)
+{
+	struct sub *s = arg;
+	struct sub_pgs p;
+
+	if (s->n[SUB_OSDMAP] > 0 && info->inc != NULL)
+		sub_push_all(s, SUB_OSDMAP, json_pack("{s:s, s:I, s:o}",
+		    "what", "osdmap", "epoch", (json_int_t)info->osdmap_epoch,
+		    "inc", osdmap_inc_to_json(info->inc)));
+	if (s->n[SUB_PGMAP] > 0 && info->pgmap_version != 0 &&
+	    info->pg_text != NULL)
+		sub_push_pgmap_text(s, info);
+	else if (s->n[SUB_PGMAP] > 0 && info->pgmap_version != 0) {
+		/* Sealed before the first subscriber came: build it here. */
+		p.a = json_array();
+		mon_commit_foreach_pg(s->mon, info, sub_pg_cb, &p);
+		sub_push_all(s, SUB_PGMAP, json_pack("{s:s, s:I, s:o}",
+		    "what", "pgmap", "version",
+		    (json_int_t)info->pgmap_version, "pg_stats", p.a));
+	}
+	if (s->n[SUB_LOG] > 0 && info->nlog > 0)
+		sub_push_all(s, SUB_LOG, json_pack("{s:s, s:o}", "what",
+		    "log", "entries", mon_log_last_json(s->mon, info->nlog)));
+	sub_health_check(s);
+}
+
+/* The current osdmap, whole. */
+static void
+sub_osdmap_full(struct sub *s, const struct sub_one *o)
+{
+	const struct osdmap *om = mon_osdmap(s->mon);
+
+	sub_push1(s, o, json_pack("{s:s, s:I, s:o}", "what", "osdmap",
+	    "epoch", (json_int_t)om->epoch, "full", osdmap_to_json(om)));
+}
+
+/*
+ * The stored incrementals after o->start, up to the committed epoch (a
+ * commit in flight may have stored newer ones: its push comes when it is
+ * applied).  A trimmed start gets the full map instead.
+ */
+static void
+sub_osdmap_start(struct sub *s, const struct sub_one *o)
+{
+	uint32_t cur = mon_osdmap(s->mon)->epoch, e;
+	uint8_t key[KEYS_EPOCH_LEN];
+	struct osdmap_inc inc;
+	void *val;
+	size_t vlen;
+	char *cause = NULL;
+	int rc;
+
+	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
+		sub_osdmap_full(s, o);
+		return;
+	}
+	for (e = (uint32_t)o->start + 1; e <= cur; e++) {
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		rc = store_get(mon_store(s->mon), key, sizeof key, &val,
+		    &vlen, &cause);
+		if (rc != 0) {
+			if (rc != STORE_NOTFOUND)
+				log_warnx("subscribe osdmap: epoch %u: %s", e,
+				    cause ? cause : store_strerror(rc));
+			free(cause);
+			sub_osdmap_full(s, o);
+			return;
+		}
+		rc = osdmap_inc_decode(val, vlen, &inc, &cause);
+		free(val);
+		if (rc == -1) {
+			log_warnx("subscribe osdmap: epoch %u: %s", e, cause);
+			free(cause);
+			sub_osdmap_full(s, o);
+			return;
+		}
+		sub_push1(s, o, json_pack("{s:s, s:I, s:o}", "what", "osdmap",
+		    "epoch", (json_int_t)e, "inc", osdmap_inc_to_json(&inc)));
+		osdmap_inc_clear(&inc);
+	}
+}
+
+/*
+ * One chunk of a pgmap snapshot: up to SUB_PG_CHUNK PGs from (snap_pool,
+ * snap_seed) on, in pool id and seed order, as
+ * {"what":"pgmap","version":V,"full":true,"pg_stats":[..],"last":B}.
+ * The map may change between chunks: a chunk holds the PGs as they are
+ * when it is sent, and the pushes of commits in between come in order, so
+ * a client that applies every push in order ends with the current map.
+ * Returns 0 when more chunks follow, 1 after the last, -1 when the
+ * connection has gone or was cut (sub_closed() follows).
+ */
+static int
+sub_pgmap_chunk(struct sub *s, struct sub_one *o)
+{
+	const struct pgmap *pm = mon_pgmap(s->mon);
+	const struct pgmap_pool *pp;
+	struct pg_text *t = &s->snap_text;
+	const char *tail;
+	char head[96];
+	size_t i, n = 0;
+	uint32_t seed;
+	int last = 1, rv, hlen;
+
+	enc_buf_reset(&t->buf);
+	hlen = snprintf(head, sizeof head, "{\"what\":\"pgmap\",\"version\":"
+	    "%llu,\"full\":true,\"pg_stats\":[",
+	    (unsigned long long)pm->version);
+	enc_buf_put_bytes(&t->buf, head, (size_t)hlen);
+	for (i = 0; i < pm->npools; i++) {
+		pp = &pm->pools[i];
+		if (pp->id < o->snap_pool)
+			continue;
+		seed = pp->id == o->snap_pool ? o->snap_seed : 0;
+		for (; seed < pp->pg_num; seed++) {
+			if (n == SUB_PG_CHUNK) {
+				o->snap_pool = pp->id;
+				o->snap_seed = seed;
+				last = 0;
+				goto push;
+			}
+			if (n++ > 0)
+				enc_buf_put_u8(&t->buf, ',');
+			pg_text_stat(t, &pp->pgs[seed]);
+		}
+	}
+push:
+	tail = last ? "],\"last\":true}" : "],\"last\":false}";
+	enc_buf_put_bytes(&t->buf, tail, strlen(tail));
+	rv = server_push_raw(s->server, o->conn, o->req, t->buf.data,
+	    t->buf.len);
+	if (rv == -1)
+		return -1;
+	s->pushes++;
+	if (last) {
+		o->snapping = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Connection conn has written out what it was sent: the next chunk of each
+ * snapshot it is being sent, then wait again while any remains.
+ */
+static void
+sub_pgmap_drained(void *arg, uint64_t conn)
+{
+	struct sub *s = arg;
+	struct sub_one *o;
+	int more = 0;
+
+	mon_settle(s->mon);	/* its pushes go first, then the chunk */
+	TAILQ_FOREACH(o, &s->list, entry) {
+		if (o->conn != conn || !o->snapping)
+			continue;
+		switch (sub_pgmap_chunk(s, o)) {
+		case -1:
+			return;
+		case 0:
+			more = 1;
+			break;
+		}
+	}
+	if (more)
+		(void)server_notify_drained(s->server, conn, sub_pgmap_drained,
+		    s);
+}
+
+/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced. */
+static void
+sub_pgmap_start(struct sub *s, struct sub_one *o)
+{
+	if (s->server == NULL)
+		return;
+	o->snapping = 1;
+	o->snap_pool = 0;
+	o->snap_seed = 0;
+	if (sub_pgmap_chunk(s, o) == 0)
+		(void)server_notify_drained(s->server, o->conn,
+		    sub_pgmap_drained, s);
+}
+
+/* The kept cluster log entries after seq o->start. */
+static void
+sub_log_start(struct sub *s, const struct sub_one *o)
+{
+	json_t *all, *a, *v;
+	size_t i;
+
+	if (!o->has_start)
+		return;
+	all = mon_log_last_json(s->mon, SIZE_MAX);
+	a = json_array();
+	json_array_foreach(all, i, v)
+		if (json_integer_value(json_object_get(v, "seq")) > o->start)
+			json_array_append(a, v);
+	json_decref(all);
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return;
+	}
+	sub_push1(s, o, json_pack("{s:s, s:o}", "what", "log", "entries", a));
+}
+
+struct sub_one *
+sub_add(struct sub *s, uint64_t conn, uint64_t req, enum sub_what what,
+    int has_start, int64_t start, int *rc, char **status)
+{
+	struct sub_one *o;
+	size_t n = 0;
+
+	TAILQ_FOREACH(o, &s->list, entry)
+		if (o->conn == conn)
+			n++;
+	if (n >= SUB_MAX_PER_CONN) {
+		*rc = -EBUSY;
+		xasprintf(status, "this connection holds %d subscriptions "
+		    "already", SUB_MAX_PER_CONN);
+		return NULL;
+	}
+	/* Bring existing health subscribers up to date before this one. */
+	if (what == SUB_HEALTH)
+		sub_health_check(s);
+	o = xcalloc(1, sizeof *o);
+	o->conn = conn;
+	o->req = req;
+	o->what = what;
+	o->has_start = has_start;
+	o->start = start;
+	TAILQ_INSERT_TAIL(&s->list, o, entry);
+	s->n[what]++;
+	/* The committer writes the text while anyone takes pgmap pushes. */
+	mon_want_pg_text(s->mon, s->n[SUB_PGMAP] > 0);
+	if (s->server != NULL)
+		(void)server_set_subscriber(s->server, conn, 1);
+	if (what == SUB_HEALTH && s->n[SUB_HEALTH] == 1) {
+		struct timeval tv = { SUB_HEALTH_CHECK_MS / 1000,
+			(SUB_HEALTH_CHECK_MS % 1000) * 1000 };
+
+		evtimer_add(s->health_timer, &tv);
+	}
+	dout(LOG_MON, 5, "%s: subscribed to %s",
+	    s->server ? server_peer(s->server, conn) : "-",
+	    sub_what_names[what]);
+	return o;
+}
+
+void
+sub_start(struct sub *s, struct sub_one *o)
+{
+	json_t *h;
+
+	switch (o->what) {
+	case SUB_OSDMAP:
+		sub_osdmap_start(s, o);
+		break;
+	case SUB_PGMAP:
+		sub_pgmap_start(s, o);
+		break;
+	case SUB_LOG:
+		sub_log_start(s, o);
+		break;
+	case SUB_HEALTH:
+		h = mon_health_json(s->mon, 0);
+		if (s->health_sig == NULL)
+			s->health_sig = sub_health_signature(h);
+		sub_push1(s, o, json_pack("{s:s, s:o}", "what", "health",
+		    "health", h));
+		break;
+	case SUB_NWHAT:
+		break;
+	}
+}
+
+void
+sub_closed(struct sub *s, uint64_t conn)
+{
+	struct sub_one *o, *next;
+
+	for (o = TAILQ_FIRST(&s->list); o != NULL; o = next) {
+		next = TAILQ_NEXT(o, entry);
+		if (o->conn != conn)
+			continue;
+		TAILQ_REMOVE(&s->list, o, entry);
+		s->n[o->what]--;
+		sub_one_free(s, o);
+	}
+	mon_want_pg_text(s->mon, s->n[SUB_PGMAP] > 0);
+	if (s->n[SUB_HEALTH] == 0) {
+		evtimer_del(s->health_timer);
+		free(s->health_sig);
+		s->health_sig = NULL;
+	}
+}

@@ -1,0 +1,956 @@
+/* osdmap.c: the OSD map, its incrementals, and their encodings. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/enc.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "map/osdmap.h"
+#include "map/placement.h"
+
+#define OSDMAP_STRUCT_V 1
+#define OSDMAP_INC_STRUCT_V 1
+
+static const char *const osdmap_flag_names[] = {
+	"noout", "noup", "nodown", "noin", "pause"
+};
+
+void
+osdmap_init(struct osdmap *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void
+osdmap_clear(struct osdmap *m)
+{
+	free(m->osds);
+	free(m->pools);
+	osdmap_init(m);
+}
+
+void
+osdmap_copy(struct osdmap *dst, const struct osdmap *src)
+{
+	osdmap_clear(dst);
+	*dst = *src;
+	dst->osds = NULL;
+	dst->pools = NULL;
+	if (src->max_osd > 0) {
+		dst->osds = xreallocarray(NULL, src->max_osd, sizeof *dst->osds);
+		memcpy(dst->osds, src->osds, src->max_osd * sizeof *dst->osds);
+	}
+	if (src->npools > 0) {
+		dst->pools = xreallocarray(NULL, src->npools, sizeof *dst->pools);
+		memcpy(dst->pools, src->pools, src->npools * sizeof *dst->pools);
+	}
+}
+
+const struct osdmap_osd *
+osdmap_osd(const struct osdmap *m, int32_t id)
+{
+	if (id < 0 || (uint32_t)id >= m->max_osd || !m->osds[id].exists)
+		return NULL;
+	return &m->osds[id];
+}
+
+static size_t
+osdmap_pool_index(const struct osdmap_pool *pools, size_t n, uint32_t id,
+    int *found)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pools[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < n && pools[lo].id == id;
+	return lo;
+}
+
+const struct osdmap_pool *
+osdmap_pool(const struct osdmap *m, uint32_t id)
+{
+	int found;
+	size_t i = osdmap_pool_index(m->pools, m->npools, id, &found);
+
+	return found ? &m->pools[i] : NULL;
+}
+
+const struct osdmap_pool *
+osdmap_pool_by_name(const struct osdmap *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->npools; i++)
+		if (strcmp(m->pools[i].name, name) == 0)
+			return &m->pools[i];
+	return NULL;
+}
+
+int32_t
+osdmap_free_osd_id(const struct osdmap *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->max_osd; i++)
+		if (!m->osds[i].exists)
+			return (int32_t)i;
+	return (int32_t)m->max_osd;
+}
+
+void
+osdmap_counts(const struct osdmap *m, unsigned *num, unsigned *up,
+    unsigned *in, unsigned *up_in)
+{
+	unsigned n = 0, u = 0, i = 0, ui = 0;
+	uint32_t k;
+
+	for (k = 0; k < m->max_osd; k++) {
+		const struct osdmap_osd *o = &m->osds[k];
+
+		if (!o->exists)
+			continue;
+		n++;
+		u += o->up;
+		i += o->in;
+		ui += o->up && o->in;
+	}
+	if (num)
+		*num = n;
+	if (up)
+		*up = u;
+	if (in)
+		*in = i;
+	if (up_in)
+		*up_in = ui;
+}
+
+const char *
+osdmap_flags_format(uint32_t flags, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nitems(osdmap_flag_names); i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
+		    "%s%s", off ? "," : "", osdmap_flag_names[i]);
+	}
+	return buf;
+}
+
+uint32_t
+osdmap_flag_parse(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(osdmap_flag_names); i++)
+		if (strcmp(name, osdmap_flag_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* Parse a flags string as osdmap_flags_format() writes it. */
+static int
+osdmap_flags_parse(const char *s, uint32_t *flags)
+{
+	char *copy, *tok, *save = NULL;
+	uint32_t f, bit;
+
+	f = 0;
+	copy = xstrdup(s);
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if ((bit = osdmap_flag_parse(tok)) == 0) {
+			free(copy);
+			return -1;
+		}
+		f |= bit;
+	}
+	free(copy);
+	*flags = f;
+	return 0;
+}
+
+double
+osdmap_weight_to_double(uint32_t w)
+{
+	return (double)w / OSDMAP_WEIGHT_ONE;
+}
+
+uint32_t
+osdmap_weight_from_double(double d)
+{
+	if (!(d > 0))
+		return 0;
+	if (d > 65535.0)
+		d = 65535.0;
+	return (uint32_t)lround(d * OSDMAP_WEIGHT_ONE);
+}
+
+void
+osdmap_inc_init(struct osdmap_inc *inc, uint32_t epoch)
+{
+	memset(inc, 0, sizeof *inc);
+	inc->epoch = epoch;
+	inc->new_flags = -1;
+}
+
+void
+osdmap_inc_clear(struct osdmap_inc *inc)
+{
+	free(inc->osds);
+	free(inc->removed_osds);
+	free(inc->pools);
+	free(inc->removed_pools);
+	osdmap_inc_init(inc, 0);
+}
+
+void
+osdmap_inc_set_osd(struct osdmap_inc *inc, const struct osdmap_osd *o)
+{
+	size_t i;
+
+	for (i = 0; i < inc->nremoved_osds; i++)
+		if (inc->removed_osds[i] == o->id)
+			inc->removed_osds[i] =
+			    inc->removed_osds[--inc->nremoved_osds];
+	for (i = 0; i < inc->nosds; i++)
+		if (inc->osds[i].id == o->id) {
+			inc->osds[i] = *o;
+			return;
+		}
+	inc->osds = xreallocarray(inc->osds, inc->nosds + 1, sizeof *inc->osds);
+	inc->osds[inc->nosds++] = *o;
+}
+
+void
+osdmap_inc_set_pool(struct osdmap_inc *inc, const struct osdmap_pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < inc->npools; i++)
+		if (inc->pools[i].id == p->id) {
+			inc->pools[i] = *p;
+			return;
+		}
+	inc->pools = xreallocarray(inc->pools, inc->npools + 1,
+	    sizeof *inc->pools);
+	inc->pools[inc->npools++] = *p;
+}
+
+void
+osdmap_inc_remove_osd(struct osdmap_inc *inc, int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < inc->nosds; i++)
+		if (inc->osds[i].id == id)
+			inc->osds[i--] = inc->osds[--inc->nosds];
+	inc->removed_osds = xreallocarray(inc->removed_osds,
+	    inc->nremoved_osds + 1, sizeof *inc->removed_osds);
+	inc->removed_osds[inc->nremoved_osds++] = id;
+}
+
+void
+osdmap_inc_remove_pool(struct osdmap_inc *inc, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < inc->npools; i++)
+		if (inc->pools[i].id == id)
+			inc->pools[i--] = inc->pools[--inc->npools];
+	inc->removed_pools = xreallocarray(inc->removed_pools,
+	    inc->nremoved_pools + 1, sizeof *inc->removed_pools);
+	inc->removed_pools[inc->nremoved_pools++] = id;
+}
+
+static void
+osdmap_grow_osds(struct osdmap *m, uint32_t max_osd)
+{
+	uint32_t i;
+
+	if (max_osd <= m->max_osd)
+		return;
+	m->osds = xreallocarray(m->osds, max_osd, sizeof *m->osds);
+	for (i = m->max_osd; i < max_osd; i++) {
+		memset(&m->osds[i], 0, sizeof m->osds[i]);
+		m->osds[i].id = (int32_t)i;
+	}
+	m->max_osd = max_osd;
+}
+
+void
+osdmap_set_pool(struct osdmap *m, const struct osdmap_pool *p)
+{
+	int found;
+	size_t i = osdmap_pool_index(m->pools, m->npools, p->id, &found);
+
+	if (found) {
+		m->pools[i] = *p;
+		return;
+	}
+	m->pools = xreallocarray(m->pools, m->npools + 1, sizeof *m->pools);
+	memmove(&m->pools[i + 1], &m->pools[i],
+	    (m->npools - i) * sizeof *m->pools);
+	m->pools[i] = *p;
+	m->npools++;
+}
+
+void
+osdmap_remove_pool(struct osdmap *m, uint32_t id)
+{
+	int found;
+	size_t i = osdmap_pool_index(m->pools, m->npools, id, &found);
+
+	if (!found)
+		return;
+	memmove(&m->pools[i], &m->pools[i + 1],
+	    (m->npools - i - 1) * sizeof *m->pools);
+	m->npools--;
+}
+
+void
+osdmap_set_osd(struct osdmap *m, const struct osdmap_osd *o)
+{
+	if (o->id < 0 || o->id >= OSDMAP_MAX_OSD)
+		return;
+	osdmap_grow_osds(m, (uint32_t)o->id + 1);
+	m->osds[o->id] = *o;
+	m->osds[o->id].exists = 1;
+}
+
+void
+osdmap_remove_osd(struct osdmap *m, int32_t id)
+{
+	if (id < 0 || (uint32_t)id >= m->max_osd)
+		return;
+	memset(&m->osds[id], 0, sizeof m->osds[id]);
+	m->osds[id].id = id;
+	/* Trailing removed ids shrink the array, as max_osd would in Ceph. */
+	while (m->max_osd > 0 && !m->osds[m->max_osd - 1].exists)
+		m->max_osd--;
+}
+
+int
+osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
+{
+	size_t i;
+
+	if (inc->epoch != m->epoch + 1) {
+		xasprintf(cause, "incremental of epoch %u does not follow "
+		    "osdmap epoch %u", inc->epoch, m->epoch);
+		return -1;
+	}
+	for (i = 0; i < inc->nosds; i++) {
+		if (inc->osds[i].id < 0 || inc->osds[i].id >= OSDMAP_MAX_OSD) {
+			xasprintf(cause, "incremental of epoch %u: osd id %d "
+			    "out of range", inc->epoch, inc->osds[i].id);
+			return -1;
+		}
+	}
+	for (i = 0; i < inc->npools; i++) {
+		if (inc->pools[i].size == 0 ||
+		    inc->pools[i].size > OSDMAP_POOL_SIZE_MAX) {
+			xasprintf(cause, "incremental of epoch %u: pool %u has "
+			    "size %u", inc->epoch, inc->pools[i].id,
+			    inc->pools[i].size);
+			return -1;
+		}
+	}
+
+	m->epoch = inc->epoch;
+	m->modified = inc->modified;
+	if (inc->new_flags != -1)
+		m->flags = (uint32_t)inc->new_flags & OSDMAP_FLAGS_ALL;
+	if (inc->new_pool_max > m->pool_max)
+		m->pool_max = inc->new_pool_max;
+	for (i = 0; i < inc->nremoved_osds; i++)
+		osdmap_remove_osd(m, inc->removed_osds[i]);
+	for (i = 0; i < inc->nosds; i++)
+		osdmap_set_osd(m, &inc->osds[i]);
+	for (i = 0; i < inc->nremoved_pools; i++)
+		osdmap_remove_pool(m, inc->removed_pools[i]);
+	for (i = 0; i < inc->npools; i++) {
+		osdmap_set_pool(m, &inc->pools[i]);
+		if (inc->pools[i].id > m->pool_max)
+			m->pool_max = inc->pools[i].id;
+	}
+	return 0;
+}
+
+static int
+osdmap_osd_placement_differs(const struct osdmap_osd *a,
+    const struct osdmap_osd *b)
+{
+	return a->exists != b->exists || a->up != b->up || a->in != b->in ||
+	    a->weight != b->weight || a->reweight != b->reweight;
+}
+
+int
+osdmap_inc_changes_placement(const struct osdmap *before,
+    const struct osdmap_inc *inc)
+{
+	struct osdmap_osd none;
+	const struct osdmap_osd *o;
+	const struct osdmap_pool *p;
+	size_t i;
+
+	if (inc->nremoved_osds > 0 || inc->nremoved_pools > 0)
+		return 1;
+	memset(&none, 0, sizeof none);
+	for (i = 0; i < inc->nosds; i++) {
+		struct osdmap_osd n = inc->osds[i];
+
+		n.exists = 1;
+		if ((o = osdmap_osd(before, n.id)) == NULL)
+			o = &none;
+		if (osdmap_osd_placement_differs(o, &n))
+			return 1;
+	}
+	for (i = 0; i < inc->npools; i++) {
+		p = osdmap_pool(before, inc->pools[i].id);
+		if (p == NULL || p->size != inc->pools[i].size ||
+		    p->pg_num != inc->pools[i].pg_num)
+			return 1;
+	}
+	return 0;
+}
+
+/* Binary encodings. */
+
+static void
+osdmap_osd_encode(const struct osdmap_osd *o, struct enc_buf *b)
+{
+	enc_buf_put_u32(b, (uint32_t)o->id);
+	enc_buf_put_u8(b, o->up);
+	enc_buf_put_u8(b, o->in);
+	enc_buf_put_u32(b, o->weight);
+	enc_buf_put_u32(b, o->reweight);
+	enc_buf_put_str(b, o->addr);
+	enc_buf_put_u32(b, o->up_from);
+	enc_buf_put_u32(b, o->down_at);
+	enc_buf_put_u64(b, (uint64_t)o->down_stamp);
+}
+
+static int
+osdmap_osd_decode(struct enc_reader *r, struct osdmap_osd *o)
+{
+	char *addr;
+
+	memset(o, 0, sizeof *o);
+	o->id = (int32_t)enc_get_u32(r);
+	o->exists = 1;
+	o->up = enc_get_u8(r) != 0;
+	o->in = enc_get_u8(r) != 0;
+	o->weight = enc_get_u32(r);
+	o->reweight = enc_get_u32(r);
+	if ((addr = enc_get_str(r)) != NULL) {
+		snprintf(o->addr, sizeof o->addr, "%s", addr);
+		free(addr);
+	}
+	o->up_from = enc_get_u32(r);
+	o->down_at = enc_get_u32(r);
+	o->down_stamp = (int64_t)enc_get_u64(r);
+	if (r->failed || o->id < 0 || o->id >= OSDMAP_MAX_OSD ||
+	    o->reweight > OSDMAP_WEIGHT_ONE)
+		return -1;
+	return 0;
+}
+
+static void
+osdmap_pool_encode(const struct osdmap_pool *p, struct enc_buf *b)
+{
+	enc_buf_put_u32(b, p->id);
+	enc_buf_put_str(b, p->name);
+	enc_buf_put_u32(b, p->size);
+	enc_buf_put_u32(b, p->min_size);
+	enc_buf_put_u32(b, p->pg_num);
+	enc_buf_put_u32(b, p->created_epoch);
+}
+
+static int
+osdmap_pool_decode(struct enc_reader *r, struct osdmap_pool *p)
+{
+	char *name;
+
+	memset(p, 0, sizeof *p);
+	p->id = enc_get_u32(r);
+	if ((name = enc_get_str(r)) != NULL) {
+		if (strlen(name) >= sizeof p->name)
+			r->failed = 1;
+		snprintf(p->name, sizeof p->name, "%s", name);
+		free(name);
+	}
+	p->size = enc_get_u32(r);
+	p->min_size = enc_get_u32(r);
+	p->pg_num = enc_get_u32(r);
+	p->created_epoch = enc_get_u32(r);
+	if (r->failed || p->size == 0 || p->size > OSDMAP_POOL_SIZE_MAX ||
+	    p->min_size > p->size || p->pg_num == 0 ||
+	    p->pg_num > OSDMAP_PG_NUM_MAX)
+		return -1;
+	return 0;
+}
+
+void
+osdmap_encode(const struct osdmap *m, struct enc_buf *b)
+{
+	size_t start, i;
+	uint32_t k, n = 0;
+
+	start = enc_buf_record_begin(b, OSDMAP_STRUCT_V, 1);
+	enc_buf_put_u32(b, m->epoch);
+	enc_buf_put_u64(b, (uint64_t)m->created);
+	enc_buf_put_u64(b, (uint64_t)m->modified);
+	enc_buf_put_u32(b, m->flags);
+	enc_buf_put_str(b, m->fsid);
+	enc_buf_put_u32(b, m->pool_max);
+	for (k = 0; k < m->max_osd; k++)
+		n += m->osds[k].exists;
+	enc_buf_put_u32(b, n);
+	for (k = 0; k < m->max_osd; k++)
+		if (m->osds[k].exists)
+			osdmap_osd_encode(&m->osds[k], b);
+	enc_buf_put_u32(b, (uint32_t)m->npools);
+	for (i = 0; i < m->npools; i++)
+		osdmap_pool_encode(&m->pools[i], b);
+	enc_buf_record_end(b, start);
+}
+
+int
+osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
+{
+	struct enc_reader r, body;
+	struct osdmap_osd o;
+	struct osdmap_pool pool;
+	const char *why;
+	char *fsid;
+	uint32_t i, n;
+
+	osdmap_clear(m);
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, OSDMAP_STRUCT_V, &body, &why) == -1) {
+		xasprintf(cause, "osdmap: %s", why);
+		return -1;
+	}
+	m->epoch = enc_get_u32(&body);
+	m->created = (int64_t)enc_get_u64(&body);
+	m->modified = (int64_t)enc_get_u64(&body);
+	m->flags = enc_get_u32(&body) & OSDMAP_FLAGS_ALL;
+	if ((fsid = enc_get_str(&body)) != NULL) {
+		snprintf(m->fsid, sizeof m->fsid, "%s", fsid);
+		free(fsid);
+	}
+	m->pool_max = enc_get_u32(&body);
+	n = enc_get_u32(&body);
+	if (body.failed || n > OSDMAP_MAX_OSD)
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (osdmap_osd_decode(&body, &o) == -1)
+			goto bad;
+		osdmap_grow_osds(m, (uint32_t)o.id + 1);
+		m->osds[o.id] = o;
+	}
+	n = enc_get_u32(&body);
+	if (body.failed || n > body.left)
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (osdmap_pool_decode(&body, &pool) == -1)
+			goto bad;
+		osdmap_set_pool(m, &pool);
+	}
+	if (!enc_reader_body_ok(&body) || r.left != 0)
+		goto bad;
+	return 0;
+bad:
+	xasprintf(cause, "osdmap: corrupt record (short or invalid field "
+	    "near byte %zu of %zu)", len - r.left - body.left, len);
+	osdmap_clear(m);
+	return -1;
+}
+
+void
+osdmap_inc_encode(const struct osdmap_inc *inc, struct enc_buf *b)
+{
+	size_t start, i;
+
+	start = enc_buf_record_begin(b, OSDMAP_INC_STRUCT_V, 1);
+	enc_buf_put_u32(b, inc->epoch);
+	enc_buf_put_u64(b, (uint64_t)inc->modified);
+	enc_buf_put_u64(b, (uint64_t)inc->new_flags);
+	enc_buf_put_u32(b, inc->new_pool_max);
+	enc_buf_put_u32(b, (uint32_t)inc->nosds);
+	for (i = 0; i < inc->nosds; i++)
+		osdmap_osd_encode(&inc->osds[i], b);
+	enc_buf_put_u32(b, (uint32_t)inc->nremoved_osds);
+	for (i = 0; i < inc->nremoved_osds; i++)
+		enc_buf_put_u32(b, (uint32_t)inc->removed_osds[i]);
+	enc_buf_put_u32(b, (uint32_t)inc->npools);
+	for (i = 0; i < inc->npools; i++)
+		osdmap_pool_encode(&inc->pools[i], b);
+	enc_buf_put_u32(b, (uint32_t)inc->nremoved_pools);
+	for (i = 0; i < inc->nremoved_pools; i++)
+		enc_buf_put_u32(b, inc->removed_pools[i]);
+	enc_buf_record_end(b, start);
+}
+
+int
+osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
+    char **cause)
+{
+	struct enc_reader r, body;
+	struct osdmap_osd o;
+	struct osdmap_pool pool;
+	const char *why;
+	uint32_t i, n;
+	int64_t flags;
+
+	osdmap_inc_init(inc, 0);
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, OSDMAP_INC_STRUCT_V, &body, &why) == -1) {
+		xasprintf(cause, "osdmap incremental: %s", why);
+		return -1;
+	}
+	inc->epoch = enc_get_u32(&body);
+	inc->modified = (int64_t)enc_get_u64(&body);
+	flags = (int64_t)enc_get_u64(&body);
+	inc->new_flags = flags < 0 ? -1 : flags & OSDMAP_FLAGS_ALL;
+	inc->new_pool_max = enc_get_u32(&body);
+	n = enc_get_u32(&body);
+	if (body.failed || n > OSDMAP_MAX_OSD)
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (osdmap_osd_decode(&body, &o) == -1)
+			goto bad;
+		osdmap_inc_set_osd(inc, &o);
+	}
+	n = enc_get_u32(&body);
+	if (body.failed || n > body.left / 4)
+		goto bad;
+	for (i = 0; i < n; i++)
+		osdmap_inc_remove_osd(inc, (int32_t)enc_get_u32(&body));
+	n = enc_get_u32(&body);
+	if (body.failed || n > body.left)
+		goto bad;
+	for (i = 0; i < n; i++) {
+		if (osdmap_pool_decode(&body, &pool) == -1)
+			goto bad;
+		osdmap_inc_set_pool(inc, &pool);
+	}
+	n = enc_get_u32(&body);
+	if (body.failed || n > body.left / 4)
+		goto bad;
+	for (i = 0; i < n; i++)
+		osdmap_inc_remove_pool(inc, enc_get_u32(&body));
+	if (!enc_reader_body_ok(&body) || r.left != 0)
+		goto bad;
+	return 0;
+bad:
+	xasprintf(cause, "osdmap incremental: corrupt record (short or invalid "
+	    "field near byte %zu of %zu)", len - r.left - body.left, len);
+	osdmap_inc_clear(inc);
+	return -1;
+}
+
+/* JSON. */
+
+json_t *
+osdmap_osd_to_json(const struct osdmap_osd *o)
+{
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:s, s:I, s:I}",
+	    "osd", (json_int_t)o->id,
+	    "up", (json_int_t)o->up,
+	    "in", (json_int_t)o->in,
+	    "weight", osdmap_weight_to_double(o->reweight),
+	    "crush_weight", osdmap_weight_to_double(o->weight),
+	    "public_addr", o->addr,
+	    "up_from", (json_int_t)o->up_from,
+	    "down_at", (json_int_t)o->down_at);
+}
+
+json_t *
+osdmap_pool_to_json(const struct osdmap_pool *p)
+{
+	return json_pack("{s:I, s:s, s:I, s:I, s:I, s:I}",
+	    "pool", (json_int_t)p->id,
+	    "pool_name", p->name,
+	    "size", (json_int_t)p->size,
+	    "min_size", (json_int_t)p->min_size,
+	    "pg_num", (json_int_t)p->pg_num,
+	    "created_epoch", (json_int_t)p->created_epoch);
+}
+
+json_t *
+osdmap_to_json(const struct osdmap *m)
+{
+	json_t *osds, *pools;
+	char c[STAMP_BUFSIZE], mod[STAMP_BUFSIZE], flags[64];
+	uint32_t k;
+	size_t i;
+
+	osds = json_array();
+	for (k = 0; k < m->max_osd; k++)
+		if (m->osds[k].exists)
+			json_array_append_new(osds,
+			    osdmap_osd_to_json(&m->osds[k]));
+	pools = json_array();
+	for (i = 0; i < m->npools; i++)
+		json_array_append_new(pools, osdmap_pool_to_json(&m->pools[i]));
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
+	    "epoch", (json_int_t)m->epoch,
+	    "fsid", m->fsid,
+	    "created", stamp_format(m->created, c, sizeof c),
+	    "modified", stamp_format(m->modified, mod, sizeof mod),
+	    "flags", osdmap_flags_format(m->flags, flags, sizeof flags),
+	    "pool_max", (json_int_t)m->pool_max,
+	    "max_osd", (json_int_t)m->max_osd,
+	    "pools", pools,
+	    "osds", osds);
+}
+
+json_t *
+osdmap_inc_to_json(const struct osdmap_inc *inc)
+{
+	json_t *o, *osds, *rosds, *pools, *rpools;
+	char mod[STAMP_BUFSIZE], flags[64];
+	size_t i;
+
+	osds = json_array();
+	for (i = 0; i < inc->nosds; i++)
+		json_array_append_new(osds, osdmap_osd_to_json(&inc->osds[i]));
+	rosds = json_array();
+	for (i = 0; i < inc->nremoved_osds; i++)
+		json_array_append_new(rosds,
+		    json_integer(inc->removed_osds[i]));
+	pools = json_array();
+	for (i = 0; i < inc->npools; i++)
+		json_array_append_new(pools,
+		    osdmap_pool_to_json(&inc->pools[i]));
+	rpools = json_array();
+	for (i = 0; i < inc->nremoved_pools; i++)
+		json_array_append_new(rpools,
+		    json_integer(inc->removed_pools[i]));
+	o = json_pack("{s:I, s:s, s:I, s:o, s:o, s:o, s:o}",
+	    "epoch", (json_int_t)inc->epoch,
+	    "modified", stamp_format(inc->modified, mod, sizeof mod),
+	    "new_pool_max", (json_int_t)inc->new_pool_max,
+	    "osds", osds, "removed_osds", rosds,
+	    "pools", pools, "removed_pools", rpools);
+	if (inc->new_flags != -1)
+		json_object_set_new(o, "new_flags", json_string(
+		    osdmap_flags_format((uint32_t)inc->new_flags, flags,
+		    sizeof flags)));
+	return o;
+}
+
+static int
+osdmap_osd_from_json(json_t *j, struct osdmap_osd *o, char **cause)
+{
+	json_error_t err;
+	json_int_t id, up, in, up_from, down_at;
+	double weight, crush_weight;
+	const char *addr;
+
+	if (json_unpack_ex(j, &err, 0,
+	    "{s:I, s:I, s:I, s:F, s:F, s:s, s:I, s:I}",
+	    "osd", &id, "up", &up, "in", &in, "weight", &weight,
+	    "crush_weight", &crush_weight, "public_addr", &addr,
+	    "up_from", &up_from, "down_at", &down_at) == -1) {
+		xasprintf(cause, "osd: %s", err.text);
+		return -1;
+	}
+	if (id < 0 || id >= OSDMAP_MAX_OSD || weight < 0 || weight > 1 ||
+	    crush_weight < 0) {
+		xasprintf(cause, "osd %lld: value out of range",
+		    (long long)id);
+		return -1;
+	}
+	memset(o, 0, sizeof *o);
+	o->id = (int32_t)id;
+	o->exists = 1;
+	o->up = up != 0;
+	o->in = in != 0;
+	o->reweight = osdmap_weight_from_double(weight);
+	o->weight = osdmap_weight_from_double(crush_weight);
+	snprintf(o->addr, sizeof o->addr, "%s", addr);
+	o->up_from = (uint32_t)up_from;
+	o->down_at = (uint32_t)down_at;
+	return 0;
+}
+
+static int
+osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
+{
+	json_error_t err;
+	json_int_t id, size, min_size, pg_num, created;
+	const char *name;
+
+	if (json_unpack_ex(j, &err, 0, "{s:I, s:s, s:I, s:I, s:I, s:I}",
+	    "pool", &id, "pool_name", &name, "size", &size, "min_size",
+	    &min_size, "pg_num", &pg_num, "created_epoch", &created) == -1) {
+		xasprintf(cause, "pool: %s", err.text);
+		return -1;
+	}
+	if (id <= 0 || id > UINT32_MAX || size < 1 ||
+	    size > OSDMAP_POOL_SIZE_MAX || min_size < 0 || min_size > size ||
+	    pg_num < 1 || pg_num > OSDMAP_PG_NUM_MAX ||
+	    strlen(name) >= OSDMAP_POOL_NAME_MAX) {
+		xasprintf(cause, "pool %lld: value out of range",
+		    (long long)id);
+		return -1;
+	}
+	memset(p, 0, sizeof *p);
+	p->id = (uint32_t)id;
+	snprintf(p->name, sizeof p->name, "%s", name);
+	p->size = (uint32_t)size;
+	p->min_size = (uint32_t)min_size;
+	p->pg_num = (uint32_t)pg_num;
+	p->created_epoch = (uint32_t)created;
+	return 0;
+}
+
+int
+osdmap_from_json(json_t *j, struct osdmap *m, char **cause)
+{
+	json_error_t err;
+	json_t *osds, *pools, *v;
+	json_int_t epoch, pool_max;
+	const char *fsid, *created, *modified, *flags;
+	struct osdmap_osd o;
+	struct osdmap_pool p;
+	size_t i;
+
+	osdmap_clear(m);
+	if (json_unpack_ex(j, &err, 0,
+	    "{s:I, s:s, s:s, s:s, s:s, s:I, s:o, s:o}",
+	    "epoch", &epoch, "fsid", &fsid, "created", &created,
+	    "modified", &modified, "flags", &flags, "pool_max", &pool_max,
+	    "pools", &pools, "osds", &osds) == -1) {
+		xasprintf(cause, "osdmap: %s", err.text);
+		return -1;
+	}
+	if (!json_is_array(pools) || !json_is_array(osds) || epoch < 0 ||
+	    epoch > UINT32_MAX || stamp_parse(created, &m->created) == -1 ||
+	    stamp_parse(modified, &m->modified) == -1 ||
+	    osdmap_flags_parse(flags, &m->flags) == -1) {
+		xasprintf(cause, "osdmap: malformed header fields");
+		goto bad;
+	}
+	m->epoch = (uint32_t)epoch;
+	m->pool_max = (uint32_t)pool_max;
+	snprintf(m->fsid, sizeof m->fsid, "%s", fsid);
+	json_array_foreach(osds, i, v) {
+		if (osdmap_osd_from_json(v, &o, cause) == -1)
+			goto bad;
+		osdmap_grow_osds(m, (uint32_t)o.id + 1);
+		m->osds[o.id] = o;
+	}
+	json_array_foreach(pools, i, v) {
+		if (osdmap_pool_from_json(v, &p, cause) == -1)
+			goto bad;
+		osdmap_set_pool(m, &p);
+	}
+	return 0;
+bad:
+	osdmap_clear(m);
+	return -1;
+}
+
+int
+osdmap_inc_from_json(json_t *j, struct osdmap_inc *inc, char **cause)
+{
+	json_error_t err;
+	json_t *osds, *rosds, *pools, *rpools, *v;
+	json_int_t epoch, pool_max;
+	const char *modified, *flags = NULL;
+	struct osdmap_osd o;
+	struct osdmap_pool p;
+	uint32_t f;
+	size_t i;
+
+	osdmap_inc_init(inc, 0);
+	if (json_unpack_ex(j, &err, 0,
+	    "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s?:s}",
+	    "epoch", &epoch, "modified", &modified, "new_pool_max", &pool_max,
+	    "osds", &osds, "removed_osds", &rosds, "pools", &pools,
+	    "removed_pools", &rpools, "new_flags", &flags) == -1) {
+		xasprintf(cause, "osdmap incremental: %s", err.text);
+		return -1;
+	}
+	if (!json_is_array(osds) || !json_is_array(rosds) ||
+	    !json_is_array(pools) || !json_is_array(rpools) || epoch <= 0 ||
+	    epoch > UINT32_MAX || stamp_parse(modified, &inc->modified) == -1 ||
+	    (flags != NULL && osdmap_flags_parse(flags, &f) == -1)) {
+		xasprintf(cause, "osdmap incremental: malformed fields");
+		goto bad;
+	}
+	inc->epoch = (uint32_t)epoch;
+	inc->new_pool_max = (uint32_t)pool_max;
+	if (flags != NULL)
+		inc->new_flags = f;
+	json_array_foreach(osds, i, v) {
+		if (osdmap_osd_from_json(v, &o, cause) == -1)
+			goto bad;
+		osdmap_inc_set_osd(inc, &o);
+	}
+	json_array_foreach(rosds, i, v) {
+		if (!json_is_integer(v)) {
+			xasprintf(cause, "osdmap incremental: removed_osds "
+			    "holds a non-integer");
+			goto bad;
+		}
+		osdmap_inc_remove_osd(inc, (int32_t)json_integer_value(v));
+	}
+	json_array_foreach(pools, i, v) {
+		if (osdmap_pool_from_json(v, &p, cause) == -1)
+			goto bad;
+		osdmap_inc_set_pool(inc, &p);
+	}
+	json_array_foreach(rpools, i, v) {
+		if (!json_is_integer(v)) {
+			xasprintf(cause, "osdmap incremental: removed_pools "
+			    "holds a non-integer");
+			goto bad;
+		}
+		osdmap_inc_remove_pool(inc, (uint32_t)json_integer_value(v));
+	}
+	return 0;
+bad:
+	osdmap_inc_clear(inc);
+	return -1;
+}
+
+struct placement *
+osdmap_placement(const struct osdmap *m)
+{
+	struct placement_osd *po;
+	struct placement *pl;
+	size_t n = 0;
+	uint32_t k;
+
+	po = xreallocarray(NULL, m->max_osd ? m->max_osd : 1, sizeof *po);
+	for (k = 0; k < m->max_osd; k++) {
+		const struct osdmap_osd *o = &m->osds[k];
+		uint32_t w;
+
+		if (!o->exists)
+			continue;
+		w = placement_weight16_fixed(o->weight, o->reweight);
+		po[n].id = o->id;
+		po[n].weight16 = w;
+		po[n].eligible = o->up && o->in && w > 0;
+		n++;
+	}
+	pl = placement_new(po, n);
+	free(po);
+	return pl;
+}

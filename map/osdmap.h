@@ -1,0 +1,173 @@
+/*
+ * osdmap.h: the OSD map (SPEC §3.2) and its incrementals.
+ *
+ * Linked by the daemon and by the clients (the CLI, the bench's OSD
+ * simulator), so that a client holding the map computes any placement
+ * itself.  An osdmap changes only by applying an incremental: the monitor
+ * builds one per proposal, writes it with the full map of the new epoch, and
+ * sends it to subscribers, who apply the very same function.
+ *
+ * An incremental carries whole replacement records for the OSDs and pools it
+ * changes ("upserts"), the ids it removes, and the new flags; applying it to
+ * the map of epoch E-1 gives the map of epoch E.
+ *
+ * Two encodings: binary versioned records for the store (osdmap_encode /
+ * osdmap_decode, osdmap_inc_encode / osdmap_inc_decode) and JSON for the
+ * wire and the CLI (osdmap_to_json is `osd dump`'s shape).
+ */
+#ifndef OSDMAP_H
+#define OSDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/enc.h"
+
+#define OSDMAP_FLAG_NOOUT 0x01
+#define OSDMAP_FLAG_NOUP 0x02
+#define OSDMAP_FLAG_NODOWN 0x04
+#define OSDMAP_FLAG_NOIN 0x08
+#define OSDMAP_FLAG_PAUSE 0x10
+#define OSDMAP_FLAGS_ALL 0x1f
+
+#define OSDMAP_WEIGHT_ONE 0x10000	/* weights are 16.16 fixed point */
+#define OSDMAP_ADDR_MAX 64
+#define OSDMAP_POOL_NAME_MAX 128
+#define OSDMAP_MAX_OSD 65536		/* ids are 0 .. OSDMAP_MAX_OSD-1 */
+#define OSDMAP_POOL_SIZE_MAX 10		/* = PLACEMENT_MAX_SIZE */
+#define OSDMAP_PG_NUM_MAX 1048576	/* per pool */
+
+struct osdmap_osd {
+	int32_t id;
+	uint8_t exists;
+	uint8_t up;
+	uint8_t in;
+	uint32_t weight;	/* crush weight, 16.16 */
+	uint32_t reweight;	/* 0 .. 0x10000 */
+	char addr[OSDMAP_ADDR_MAX];
+	uint32_t up_from;	/* epoch it was last marked up */
+	uint32_t down_at;	/* epoch it was last marked down */
+	int64_t down_stamp;	/* when it was marked down (auto-out), us */
+};
+
+struct osdmap_pool {
+	uint32_t id;
+	char name[OSDMAP_POOL_NAME_MAX];
+	uint32_t size;
+	uint32_t min_size;
+	uint32_t pg_num;
+	uint32_t created_epoch;
+};
+
+struct osdmap {
+	uint32_t epoch;
+	int64_t created;	/* us */
+	int64_t modified;	/* us */
+	uint32_t flags;
+	char fsid[40];		/* the cluster's, copied from the monmap */
+	uint32_t max_osd;	/* osds[] holds ids 0 .. max_osd-1 */
+	struct osdmap_osd *osds;
+	size_t npools;		/* pools[] sorted by id */
+	struct osdmap_pool *pools;
+	uint32_t pool_max;	/* highest pool id ever given; never reused */
+};
+
+struct osdmap_inc {
+	uint32_t epoch;		/* the epoch this incremental makes */
+	int64_t modified;
+	int64_t new_flags;	/* -1: unchanged */
+	uint32_t new_pool_max;	/* 0: unchanged */
+	size_t nosds;
+	struct osdmap_osd *osds;	/* upserts, by id */
+	size_t nremoved_osds;
+	int32_t *removed_osds;
+	size_t npools;
+	struct osdmap_pool *pools;	/* upserts, by id */
+	size_t nremoved_pools;
+	uint32_t *removed_pools;
+};
+
+/* An empty map of epoch 0 (the caller sets fsid and stamps). */
+void osdmap_init(struct osdmap *);
+void osdmap_clear(struct osdmap *);
+/* A deep copy into *dst (cleared first). */
+void osdmap_copy(struct osdmap *dst, const struct osdmap *src);
+
+/* The OSD with that id if it exists, else NULL. */
+const struct osdmap_osd *osdmap_osd(const struct osdmap *, int32_t id);
+/* The pool with that id / name, else NULL. */
+const struct osdmap_pool *osdmap_pool(const struct osdmap *, uint32_t id);
+const struct osdmap_pool *osdmap_pool_by_name(const struct osdmap *,
+    const char *name);
+/* The lowest id that does not exist, as `ceph osd create` gives. */
+int32_t osdmap_free_osd_id(const struct osdmap *);
+/*
+ * Direct edits (the monitor's working copy; osdmap_apply uses them too):
+ * insert or replace an OSD (marked existing) or a pool, remove one.
+ */
+void osdmap_set_osd(struct osdmap *, const struct osdmap_osd *o);
+void osdmap_remove_osd(struct osdmap *, int32_t id);
+void osdmap_set_pool(struct osdmap *, const struct osdmap_pool *p);
+void osdmap_remove_pool(struct osdmap *, uint32_t id);
+
+/* Counts of existing, up, in, and up+in OSDs. */
+void osdmap_counts(const struct osdmap *, unsigned *num, unsigned *up,
+    unsigned *in, unsigned *up_in);
+
+/* "noout,pause" (empty string for none) into buf. */
+const char *osdmap_flags_format(uint32_t flags, char *buf, size_t len);
+/* One flag's bit by name, or 0 when unknown. */
+uint32_t osdmap_flag_parse(const char *name);
+/* 16.16 weight to and from a double. */
+double osdmap_weight_to_double(uint32_t w);
+uint32_t osdmap_weight_from_double(double d);
+
+/* Incrementals. */
+void osdmap_inc_init(struct osdmap_inc *, uint32_t epoch);
+void osdmap_inc_clear(struct osdmap_inc *);
+/* Add or replace the upsert of o / p in the incremental. */
+void osdmap_inc_set_osd(struct osdmap_inc *, const struct osdmap_osd *o);
+void osdmap_inc_set_pool(struct osdmap_inc *, const struct osdmap_pool *p);
+void osdmap_inc_remove_osd(struct osdmap_inc *, int32_t id);
+void osdmap_inc_remove_pool(struct osdmap_inc *, uint32_t id);
+
+/*
+ * Apply inc to m: m->epoch must be inc->epoch - 1.  Returns 0, or -1 with
+ * *cause when the incremental does not fit the map (wrong epoch, an id out
+ * of range); m is unchanged then.
+ */
+int osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc,
+    char **cause);
+
+/*
+ * Does inc change what placement depends on (an OSD's up, in, existence or
+ * weights, a pool's size, pg_num, existence)?
+ */
+int osdmap_inc_changes_placement(const struct osdmap *before,
+    const struct osdmap_inc *inc);
+
+/* Binary records for the store. */
+void osdmap_encode(const struct osdmap *, struct enc_buf *);
+int osdmap_decode(const void *p, size_t len, struct osdmap *, char **cause);
+void osdmap_inc_encode(const struct osdmap_inc *, struct enc_buf *);
+int osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *,
+    char **cause);
+
+/* JSON: the full map in `osd dump` shape, an OSD, a pool, an incremental. */
+json_t *osdmap_to_json(const struct osdmap *);
+json_t *osdmap_osd_to_json(const struct osdmap_osd *);
+json_t *osdmap_pool_to_json(const struct osdmap_pool *);
+json_t *osdmap_inc_to_json(const struct osdmap_inc *);
+/* From JSON (what a client receives); 0, or -1 with *cause. */
+int osdmap_from_json(json_t *, struct osdmap *, char **cause);
+int osdmap_inc_from_json(json_t *, struct osdmap_inc *, char **cause);
+
+/*
+ * The placement context of m's OSDs (eligible = exists && up && in &&
+ * weight * reweight > 0), for placement_map_pg(); free with placement_free().
+ */
+struct placement *osdmap_placement(const struct osdmap *m);
+
+#endif /* OSDMAP_H */

@@ -1,0 +1,586 @@
+/* placement.c: straw2 placement of PGs on OSDs, integer-only. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "map/placement.h"
+
+/*
+ * The hash is splitmix64 (Steele, Lea and Flood, "Fast splittable
+ * pseudorandom number generators", 2014), whose output function is
+ * Stafford's "Mix13" finaliser:
+ *
+ *   mix(z) = z ^= z >> 30, z *= 0xbf58476d1ce4e5b9,
+ *            z ^= z >> 27, z *= 0x94d049bb133111eb, z ^= z >> 31
+ *   next(s) = s += GOLDEN, mix(s)          (GOLDEN = 0x9e3779b97f4a7c15)
+ *
+ * The PG key is the first output of a generator seeded with pool << 32 |
+ * seed; the hash of OSD id is output number id + 1 of a generator seeded
+ * with the PG key: mix(pgkey + (id + 1) * GOLDEN), all modulo 2^64.  So a
+ * PG's draws are one splitmix64 stream, well mixed between neighbours, and
+ * the PG part is computed once per PG.
+ */
+#define PLACEMENT_GOLDEN 0x9e3779b97f4a7c15ULL
+
+/*
+ * round(ln(1 + j/1024) * 2^32) for j = 0 .. 1024, made with
+ *
+ *   for (j = 0; j <= 1024; j++)
+ *       printf("%.0f\n", floor(log1p(j / 1024.0) * 4294967296.0 + 0.5));
+ *
+ * (test_placement regenerates it with libm and compares).  Every exact value
+ * lies at least 1.4e-4 from a rounding boundary, far beyond double error,
+ * so any correct libm makes the same table.  The last entry is
+ * PLACEMENT_LN2_Q32.
+ */
+static const uint32_t placement_ln_tab[PLACEMENT_LN_TABLE_SIZE] = {
+	0U, 4192257U, 8380427U, 12564516U, 16744533U,
+	20920486U, 25092383U, 29260231U, 33424039U, 37583814U,
+	41739564U, 45891296U, 50039020U, 54182742U, 58322470U,
+	62458211U, 66589974U, 70717766U, 74841595U, 78961468U,
+	83077393U, 87189377U, 91297428U, 95401554U, 99501762U,
+	103598059U, 107690453U, 111778952U, 115863562U, 119944291U,
+	124021147U, 128094137U, 132163268U, 136228547U, 140289982U,
+	144347580U, 148401349U, 152451294U, 156497425U, 160539748U,
+	164578269U, 168612997U, 172643938U, 176671099U, 180694488U,
+	184714111U, 188729976U, 192742090U, 196750459U, 200755091U,
+	204755992U, 208753170U, 212746631U, 216736383U, 220722432U,
+	224704785U, 228683449U, 232658430U, 236629736U, 240597374U,
+	244561349U, 248521670U, 252478342U, 256431373U, 260380768U,
+	264326535U, 268268681U, 272207211U, 276142134U, 280073454U,
+	284001179U, 287925316U, 291845871U, 295762850U, 299676260U,
+	303586107U, 307492399U, 311395141U, 315294340U, 319190002U,
+	323082134U, 326970742U, 330855833U, 334737412U, 338615487U,
+	342490063U, 346361147U, 350228745U, 354092863U, 357953508U,
+	361810686U, 365664403U, 369514665U, 373361479U, 377204850U,
+	381044786U, 384881291U, 388714372U, 392544036U, 396370287U,
+	400193133U, 404012580U, 407828633U, 411641298U, 415450582U,
+	419256491U, 423059029U, 426858205U, 430654022U, 434446488U,
+	438235608U, 442021388U, 445803834U, 449582952U, 453358748U,
+	457131227U, 460900396U, 464666259U, 468428824U, 472188095U,
+	475944079U, 479696781U, 483446208U, 487192363U, 490935254U,
+	494674887U, 498411266U, 502144397U, 505874286U, 509600939U,
+	513324361U, 517044559U, 520761536U, 524475300U, 528185855U,
+	531893207U, 535597362U, 539298325U, 542996101U, 546690697U,
+	550382118U, 554070368U, 557755454U, 561437381U, 565116154U,
+	568791778U, 572464260U, 576133605U, 579799817U, 583462902U,
+	587122866U, 590779714U, 594433450U, 598084082U, 601731612U,
+	605376048U, 609017394U, 612655655U, 616290837U, 619922945U,
+	623551984U, 627177959U, 630800876U, 634420739U, 638037554U,
+	641651325U, 645262059U, 648869760U, 652474432U, 656076082U,
+	659674714U, 663270334U, 666862946U, 670452555U, 674039167U,
+	677622786U, 681203418U, 684781067U, 688355738U, 691927436U,
+	695496167U, 699061935U, 702624745U, 706184602U, 709741511U,
+	713295477U, 716846504U, 720394598U, 723939763U, 727482004U,
+	731021327U, 734557735U, 738091233U, 741621827U, 745149521U,
+	748674320U, 752196229U, 755715252U, 759231394U, 762744660U,
+	766255054U, 769762582U, 773267247U, 776769055U, 780268011U,
+	783764118U, 787257381U, 790747806U, 794235396U, 797720157U,
+	801202092U, 804681207U, 808157507U, 811630994U, 815101675U,
+	818569554U, 822034634U, 825496922U, 828956420U, 832413135U,
+	835867069U, 839318228U, 842766616U, 846212238U, 849655098U,
+	853095200U, 856532549U, 859967149U, 863399005U, 866828121U,
+	870254501U, 873678150U, 877099072U, 880517271U, 883932752U,
+	887345519U, 890755577U, 894162929U, 897567581U, 900969535U,
+	904368797U, 907765371U, 911159261U, 914550471U, 917939005U,
+	921324868U, 924708065U, 928088598U, 931466472U, 934841692U,
+	938214262U, 941584186U, 944951467U, 948316111U, 951678120U,
+	955037501U, 958394255U, 961748388U, 965099904U, 968448807U,
+	971795100U, 975138788U, 978479875U, 981818366U, 985154263U,
+	988487571U, 991818294U, 995146436U, 998472001U, 1001794994U,
+	1005115417U, 1008433275U, 1011748572U, 1015061312U, 1018371499U,
+	1021679137U, 1024984229U, 1028286780U, 1031586794U, 1034884274U,
+	1038179224U, 1041471648U, 1044761550U, 1048048935U, 1051333805U,
+	1054616164U, 1057896017U, 1061173367U, 1064448219U, 1067720575U,
+	1070990440U, 1074257817U, 1077522711U, 1080785124U, 1084045062U,
+	1087302527U, 1090557523U, 1093810054U, 1097060124U, 1100307737U,
+	1103552895U, 1106795604U, 1110035866U, 1113273685U, 1116509066U,
+	1119742011U, 1122972524U, 1126200610U, 1129426270U, 1132649511U,
+	1135870334U, 1139088743U, 1142304743U, 1145518336U, 1148729527U,
+	1151938318U, 1155144714U, 1158348718U, 1161550334U, 1164749565U,
+	1167946415U, 1171140887U, 1174332984U, 1177522711U, 1180710071U,
+	1183895068U, 1187077704U, 1190257983U, 1193435910U, 1196611486U,
+	1199784717U, 1202955605U, 1206124153U, 1209290366U, 1212454246U,
+	1215615797U, 1218775023U, 1221931927U, 1225086512U, 1228238782U,
+	1231388739U, 1234536389U, 1237681733U, 1240824775U, 1243965519U,
+	1247103968U, 1250240126U, 1253373995U, 1256505579U, 1259634881U,
+	1262761905U, 1265886654U, 1269009132U, 1272129340U, 1275247284U,
+	1278362966U, 1281476389U, 1284587557U, 1287696473U, 1290803141U,
+	1293907562U, 1297009742U, 1300109682U, 1303207387U, 1306302859U,
+	1309396102U, 1312487118U, 1315575912U, 1318662486U, 1321746843U,
+	1324828987U, 1327908920U, 1330986647U, 1334062170U, 1337135492U,
+	1340206616U, 1343275546U, 1346342285U, 1349406835U, 1352469201U,
+	1355529384U, 1358587389U, 1361643218U, 1364696874U, 1367748360U,
+	1370797681U, 1373844837U, 1376889834U, 1379932673U, 1382973358U,
+	1386011892U, 1389048277U, 1392082518U, 1395114616U, 1398144576U,
+	1401172399U, 1404198090U, 1407221650U, 1410243083U, 1413262392U,
+	1416279581U, 1419294651U, 1422307606U, 1425318449U, 1428327183U,
+	1431333810U, 1434338335U, 1437340759U, 1440341085U, 1443339317U,
+	1446335458U, 1449329510U, 1452321476U, 1455311359U, 1458299163U,
+	1461284889U, 1464268541U, 1467250122U, 1470229635U, 1473207082U,
+	1476182467U, 1479155791U, 1482127059U, 1485096273U, 1488063435U,
+	1491028549U, 1493991617U, 1496952643U, 1499911628U, 1502868576U,
+	1505823490U, 1508776373U, 1511727226U, 1514676054U, 1517622859U,
+	1520567643U, 1523510409U, 1526451160U, 1529389900U, 1532326629U,
+	1535261353U, 1538194072U, 1541124790U, 1544053510U, 1546980234U,
+	1549904965U, 1552827706U, 1555748459U, 1558667227U, 1561584013U,
+	1564498820U, 1567411649U, 1570322505U, 1573231389U, 1576138304U,
+	1579043254U, 1581946239U, 1584847264U, 1587746331U, 1590643442U,
+	1593538601U, 1596431809U, 1599323069U, 1602212385U, 1605099758U,
+	1607985191U, 1610868687U, 1613750249U, 1616629879U, 1619507579U,
+	1622383352U, 1625257201U, 1628129128U, 1630999137U, 1633867229U,
+	1636733406U, 1639597673U, 1642460030U, 1645320482U, 1648179029U,
+	1651035675U, 1653890422U, 1656743274U, 1659594231U, 1662443297U,
+	1665290475U, 1668135766U, 1670979174U, 1673820701U, 1676660349U,
+	1679498120U, 1682334018U, 1685168045U, 1688000203U, 1690830495U,
+	1693658922U, 1696485489U, 1699310196U, 1702133047U, 1704954043U,
+	1707773188U, 1710590484U, 1713405933U, 1716219538U, 1719031300U,
+	1721841223U, 1724649309U, 1727455561U, 1730259979U, 1733062568U,
+	1735863330U, 1738662266U, 1741459379U, 1744254672U, 1747048147U,
+	1749839806U, 1752629651U, 1755417686U, 1758203912U, 1760988332U,
+	1763770948U, 1766551762U, 1769330777U, 1772107994U, 1774883418U,
+	1777657049U, 1780428889U, 1783198943U, 1785967210U, 1788733695U,
+	1791498399U, 1794261324U, 1797022473U, 1799781849U, 1802539452U,
+	1805295286U, 1808049353U, 1810801655U, 1813552195U, 1816300974U,
+	1819047995U, 1821793260U, 1824536772U, 1827278532U, 1830018543U,
+	1832756807U, 1835493327U, 1838228104U, 1840961141U, 1843692440U,
+	1846422003U, 1849149832U, 1851875930U, 1854600299U, 1857322941U,
+	1860043858U, 1862763052U, 1865480526U, 1868196282U, 1870910321U,
+	1873622647U, 1876333260U, 1879042164U, 1881749361U, 1884454852U,
+	1887158640U, 1889860728U, 1892561116U, 1895259807U, 1897956804U,
+	1900652108U, 1903345722U, 1906037648U, 1908727888U, 1911416443U,
+	1914103317U, 1916788510U, 1919472026U, 1922153867U, 1924834034U,
+	1927512529U, 1930189355U, 1932864514U, 1935538008U, 1938209838U,
+	1940880007U, 1943548518U, 1946215371U, 1948880570U, 1951544115U,
+	1954206010U, 1956866257U, 1959524856U, 1962181811U, 1964837123U,
+	1967490795U, 1970142828U, 1972793224U, 1975441986U, 1978089115U,
+	1980734614U, 1983378485U, 1986020728U, 1988661348U, 1991300345U,
+	1993937721U, 1996573479U, 1999207620U, 2001840147U, 2004471061U,
+	2007100365U, 2009728060U, 2012354148U, 2014978632U, 2017601513U,
+	2020222793U, 2022842474U, 2025460558U, 2028077048U, 2030691944U,
+	2033305250U, 2035916966U, 2038527095U, 2041135639U, 2043742599U,
+	2046347978U, 2048951778U, 2051554000U, 2054154646U, 2056753719U,
+	2059351220U, 2061947150U, 2064541513U, 2067134310U, 2069725542U,
+	2072315212U, 2074903321U, 2077489872U, 2080074866U, 2082658305U,
+	2085240191U, 2087820526U, 2090399311U, 2092976549U, 2095552242U,
+	2098126391U, 2100698998U, 2103270065U, 2105839594U, 2108407586U,
+	2110974044U, 2113538970U, 2116102364U, 2118664229U, 2121224568U,
+	2123783381U, 2126340670U, 2128896437U, 2131450685U, 2134003415U,
+	2136554628U, 2139104327U, 2141652512U, 2144199187U, 2146744353U,
+	2149288012U, 2151830165U, 2154370814U, 2156909961U, 2159447608U,
+	2161983757U, 2164518408U, 2167051565U, 2169583229U, 2172113401U,
+	2174642084U, 2177169278U, 2179694987U, 2182219211U, 2184741953U,
+	2187263213U, 2189782995U, 2192301299U, 2194818127U, 2197333481U,
+	2199847363U, 2202359775U, 2204870717U, 2207380193U, 2209888203U,
+	2212394750U, 2214899834U, 2217403458U, 2219905624U, 2222406333U,
+	2224905587U, 2227403387U, 2229899735U, 2232394633U, 2234888083U,
+	2237380086U, 2239870645U, 2242359759U, 2244847432U, 2247333665U,
+	2249818460U, 2252301818U, 2254783740U, 2257264230U, 2259743287U,
+	2262220915U, 2264697114U, 2267171887U, 2269645234U, 2272117157U,
+	2274587659U, 2277056741U, 2279524404U, 2281990650U, 2284455480U,
+	2286918897U, 2289380902U, 2291841497U, 2294300682U, 2296758460U,
+	2299214833U, 2301669801U, 2304123367U, 2306575533U, 2309026299U,
+	2311475667U, 2313923639U, 2316370217U, 2318815402U, 2321259196U,
+	2323701600U, 2326142616U, 2328582245U, 2331020489U, 2333457350U,
+	2335892829U, 2338326928U, 2340759648U, 2343190991U, 2345620959U,
+	2348049552U, 2350476773U, 2352902623U, 2355327104U, 2357750216U,
+	2360171963U, 2362592345U, 2365011363U, 2367429020U, 2369845317U,
+	2372260255U, 2374673836U, 2377086061U, 2379496933U, 2381906452U,
+	2384314620U, 2386721438U, 2389126908U, 2391531032U, 2393933811U,
+	2396335247U, 2398735340U, 2401134093U, 2403531508U, 2405927584U,
+	2408322325U, 2410715731U, 2413107804U, 2415498546U, 2417887958U,
+	2420276041U, 2422662797U, 2425048227U, 2427432333U, 2429815117U,
+	2432196579U, 2434576722U, 2436955546U, 2439333054U, 2441709246U,
+	2444084124U, 2446457690U, 2448829945U, 2451200890U, 2453570527U,
+	2455938858U, 2458305883U, 2460671605U, 2463036024U, 2465399142U,
+	2467760961U, 2470121482U, 2472480706U, 2474838635U, 2477195270U,
+	2479550612U, 2481904664U, 2484257426U, 2486608900U, 2488959088U,
+	2491307990U, 2493655608U, 2496001944U, 2498346998U, 2500690773U,
+	2503033269U, 2505374489U, 2507714433U, 2510053103U, 2512390500U,
+	2514726626U, 2517061482U, 2519395069U, 2521727389U, 2524058444U,
+	2526388233U, 2528716760U, 2531044025U, 2533370030U, 2535694775U,
+	2538018263U, 2540340495U, 2542661471U, 2544981195U, 2547299665U,
+	2549616886U, 2551932856U, 2554247578U, 2556561054U, 2558873284U,
+	2561184270U, 2563494013U, 2565802515U, 2568109777U, 2570415799U,
+	2572720585U, 2575024134U, 2577326448U, 2579627529U, 2581927378U,
+	2584225995U, 2586523384U, 2588819544U, 2591114477U, 2593408184U,
+	2595700668U, 2597991928U, 2600281967U, 2602570785U, 2604858384U,
+	2607144765U, 2609429930U, 2611713880U, 2613996616U, 2616278139U,
+	2618558451U, 2620837553U, 2623115446U, 2625392131U, 2627667611U,
+	2629941885U, 2632214956U, 2634486825U, 2636757492U, 2639026960U,
+	2641295229U, 2643562300U, 2645828176U, 2648092857U, 2650356344U,
+	2652618640U, 2654879744U, 2657139658U, 2659398384U, 2661655923U,
+	2663912276U, 2666167444U, 2668421428U, 2670674230U, 2672925851U,
+	2675176293U, 2677425556U, 2679673641U, 2681920551U, 2684166285U,
+	2686410846U, 2688654235U, 2690896452U, 2693137499U, 2695377378U,
+	2697616089U, 2699853634U, 2702090014U, 2704325230U, 2706559283U,
+	2708792175U, 2711023907U, 2713254479U, 2715483894U, 2717712152U,
+	2719939254U, 2722165203U, 2724389998U, 2726613642U, 2728836134U,
+	2731057478U, 2733277673U, 2735496721U, 2737714623U, 2739931380U,
+	2742146994U, 2744361466U, 2746574796U, 2748786986U, 2750998038U,
+	2753207951U, 2755416729U, 2757624371U, 2759830878U, 2762036253U,
+	2764240496U, 2766443608U, 2768645591U, 2770846446U, 2773046173U,
+	2775244774U, 2777442250U, 2779638603U, 2781833833U, 2784027941U,
+	2786220929U, 2788412798U, 2790603549U, 2792793184U, 2794981702U,
+	2797169106U, 2799355396U, 2801540574U, 2803724641U, 2805907598U,
+	2808089446U, 2810270186U, 2812449819U, 2814628347U, 2816805770U,
+	2818982090U, 2821157307U, 2823331424U, 2825504441U, 2827676358U,
+	2829847178U, 2832016902U, 2834185530U, 2836353063U, 2838519503U,
+	2840684851U, 2842849108U, 2845012274U, 2847174352U, 2849335342U,
+	2851495245U, 2853654062U, 2855811795U, 2857968445U, 2860124012U,
+	2862278498U, 2864431903U, 2866584230U, 2868735478U, 2870885649U,
+	2873034745U, 2875182766U, 2877329713U, 2879475587U, 2881620390U,
+	2883764122U, 2885906784U, 2888048379U, 2890188906U, 2892328366U,
+	2894466762U, 2896604093U, 2898740362U, 2900875568U, 2903009713U,
+	2905142798U, 2907274825U, 2909405794U, 2911535706U, 2913664562U,
+	2915792363U, 2917919111U, 2920044807U, 2922169450U, 2924293044U,
+	2926415587U, 2928537083U, 2930657531U, 2932776932U, 2934895289U,
+	2937012601U, 2939128869U, 2941244096U, 2943358281U, 2945471426U,
+	2947583532U, 2949694600U, 2951804631U, 2953913625U, 2956021585U,
+	2958128510U, 2960234402U, 2962339263U, 2964443092U, 2966545891U,
+	2968647661U, 2970748403U, 2972848118U, 2974946808U, 2977044472U,
+};
+
+struct placement {
+	size_t n;		/* eligible OSDs, by id */
+	int equal;		/* every weight16 is the same */
+	int32_t *id;
+	uint32_t *weight16;
+	uint64_t *off;		/* (id + 1) * GOLDEN, the hash's OSD part */
+	uint32_t *low;		/* UINT32_MAX - id: a higher key is a lower id */
+	double *recip;		/* 65536.0 / weight16, for the pre-filter */
+};
+
+/* An entry while sorting: id, then position in the caller's array. */
+struct placement_sort {
+	int32_t id;
+	uint32_t weight16;
+	size_t pos;
+};
+
+static inline uint64_t
+placement_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
+placement_pgkey(uint32_t pool, uint32_t seed)
+{
+	return placement_mix(((uint64_t)pool << 32 | seed) + PLACEMENT_GOLDEN);
+}
+
+static inline uint64_t
+placement_osdoff(int32_t osd)
+{
+	return ((uint64_t)(uint32_t)osd + 1) * PLACEMENT_GOLDEN;
+}
+
+static int
+placement_sort_cmp(const void *a, const void *b)
+{
+	const struct placement_sort *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+struct placement *
+placement_new(const struct placement_osd *osds, size_t n)
+{
+	struct placement *pl;
+	struct placement_sort *s;
+	size_t i, k = 0, m = 0;
+
+	s = xreallocarray(NULL, n ? n : 1, sizeof *s);
+	for (i = 0; i < n; i++) {
+		if (!osds[i].eligible || osds[i].weight16 == 0 ||
+		    osds[i].id < 0)
+			continue;
+		s[k].id = osds[i].id;
+		s[k].weight16 = osds[i].weight16;
+		s[k].pos = i;
+		k++;
+	}
+	qsort(s, k, sizeof *s, placement_sort_cmp);
+
+	pl = xcalloc(1, sizeof *pl);
+	pl->id = xreallocarray(NULL, k ? k : 1, sizeof *pl->id);
+	pl->weight16 = xreallocarray(NULL, k ? k : 1, sizeof *pl->weight16);
+	pl->off = xreallocarray(NULL, k ? k : 1, sizeof *pl->off);
+	pl->low = xreallocarray(NULL, k ? k : 1, sizeof *pl->low);
+	pl->recip = xreallocarray(NULL, k ? k : 1, sizeof *pl->recip);
+	pl->equal = 1;
+	for (i = 0; i < k; i++) {
+		if (m > 0 && pl->id[m - 1] == s[i].id)
+			continue;	/* a later duplicate of this id */
+		pl->id[m] = s[i].id;
+		pl->weight16[m] = s[i].weight16;
+		pl->off[m] = placement_osdoff(s[i].id);
+		pl->low[m] = UINT32_MAX - (uint32_t)s[i].id;
+		pl->recip[m] = 65536.0 / (double)s[i].weight16;
+		if (pl->weight16[m] != pl->weight16[0])
+			pl->equal = 0;
+		m++;
+	}
+	pl->n = m;
+	free(s);
+	return pl;
+}
+
+void
+placement_free(struct placement *pl)
+{
+	if (pl == NULL)
+		return;
+	free(pl->id);
+	free(pl->weight16);
+	free(pl->off);
+	free(pl->low);
+	free(pl->recip);
+	free(pl);
+}
+
+size_t
+placement_eligible(const struct placement *pl)
+{
+	return pl->n;
+}
+
+int
+placement_equal_weights(const struct placement *pl)
+{
+	return pl->equal;
+}
+
+uint64_t
+placement_hash(uint32_t pool, uint32_t seed, int32_t osd)
+{
+	return placement_mix(placement_pgkey(pool, seed) +
+	    placement_osdoff(osd));
+}
+
+uint64_t
+placement_u(uint32_t pool, uint32_t seed, int32_t osd)
+{
+	return (placement_hash(pool, seed, osd) >> 32) + 1;
+}
+
+/*
+ * u = 2^msb * (1 + f / 2^32) with 32 bits of fraction f, exact for u <=
+ * 2^32.  The top 10 bits of f pick a table segment, the low 22 bits
+ * interpolate in it (rounding down).  Each segment is non-decreasing and
+ * ends at most at the next entry; the fraction's ln stays below ln 2, so
+ * stepping msb up never goes down either: the result is monotone.
+ */
+static inline int64_t
+placement_ln_inline(uint64_t u)
+{
+	uint64_t x, f, i, t, l;
+	int msb;
+
+	msb = 63 - __builtin_clzll(u);
+	x = u << (63 - msb);
+	f = (x >> 31) & 0xffffffffULL;
+	i = f >> 22;
+	t = f & 0x3fffffULL;
+	l = placement_ln_tab[i] + (((uint64_t)(placement_ln_tab[i + 1] -
+	    placement_ln_tab[i]) * t) >> 22);
+	return ((int64_t)msb - PLACEMENT_U_BITS) * PLACEMENT_LN2_Q32 +
+	    (int64_t)l;
+}
+
+int64_t
+placement_ln(uint64_t u)
+{
+	if (u < 1)
+		u = 1;
+	if (u > (1ULL << PLACEMENT_U_BITS))
+		u = 1ULL << PLACEMENT_U_BITS;
+	return placement_ln_inline(u);
+}
+
+const uint32_t *
+placement_ln_table(size_t *n)
+{
+	*n = PLACEMENT_LN_TABLE_SIZE;
+	return placement_ln_tab;
+}
+
+static inline int64_t
+placement_draw_u(uint64_t u, uint32_t weight16)
+{
+	return placement_ln_inline(u) * PLACEMENT_WEIGHT_ONE /
+	    (int64_t)weight16;
+}
+
+int64_t
+placement_draw(uint32_t pool, uint32_t seed, int32_t osd, uint32_t weight16)
+{
+	if (weight16 == 0)
+		return INT64_MIN;
+	return placement_draw_u(placement_u(pool, seed, osd), weight16);
+}
+
+uint32_t
+placement_weight16_fixed(uint32_t weight, uint32_t reweight)
+{
+	uint64_t w = ((uint64_t)weight * reweight) >> 16;
+
+	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+}
+
+/* x * 65536 to the nearest integer, halves away from zero, no libm. */
+static uint32_t
+placement_fixed16(double x)
+{
+	double y, t;
+
+	/* Written so that NaN fails every test and lands on 0. */
+	if (!(x > 0))
+		return 0;
+	y = x * 65536.0;
+	if (!(y < 4294967295.0))
+		return UINT32_MAX;
+	t = (double)(uint32_t)y;	/* y - t is exact here */
+	return (uint32_t)t + (y - t >= 0.5);
+}
+
+uint32_t
+placement_weight16(double weight, double reweight)
+{
+	return placement_weight16_fixed(placement_fixed16(weight),
+	    placement_fixed16(reweight));
+}
+
+/*
+ * Both paths keep the best `size` candidates in order in a small array,
+ * inserting from the end: O(n) compares per PG plus a few shifts, no sort.
+ * A candidate's key is (top 32 bits of the hash, UINT32_MAX - id): a higher
+ * key is a higher u, then a lower id.  Keys are unique since ids are.
+ */
+static int
+placement_fast(const struct placement *pl, uint64_t pgkey, unsigned size,
+    int32_t *up)
+{
+	uint64_t best[PLACEMENT_MAX_SIZE], key;
+	unsigned cnt = 0, j;
+	size_t i;
+
+	for (i = 0; i < pl->n; i++) {
+		key = (placement_mix(pgkey + pl->off[i]) &
+		    0xffffffff00000000ULL) | pl->low[i];
+		if (cnt == size) {
+			if (key <= best[size - 1])
+				continue;
+			j = size - 1;
+		} else
+			j = cnt++;
+		while (j > 0 && best[j - 1] < key) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = key;
+	}
+	for (j = 0; j < cnt; j++)
+		up[j] = (int32_t)(UINT32_MAX - (uint32_t)best[j]);
+	return (int)cnt;
+}
+
+struct placement_cand {
+	int64_t draw;
+	uint64_t key;
+};
+
+static inline int
+placement_better(int64_t draw, uint64_t key, const struct placement_cand *c)
+{
+	return draw > c->draw || (draw == c->draw && key > c->key);
+}
+
+/*
+ * The division is most of the general path's cost, and most candidates lose
+ * to the current last of the set by far.  So once the set is full, a
+ * candidate's draw is first estimated in double, ln * (65536.0 / weight16),
+ * and the exact draw computed only when the estimate comes near the last
+ * one's.  The estimate never decides anything, it only skips sure losers:
+ * |ln * 65536| < 2^53, so the estimate is within 3 of the exact quotient x
+ * (relative error under 5e-16 on |x| < 6.3e15), and the truncated draw lies
+ * in [x, x + 1).  A candidate whose draw could reach the last one's, d,
+ * has x > d - 1 and an estimate above d - 4; those below d - 16 are skipped.
+ * Before that, a cheaper bound skips most candidates without computing ln
+ * at all: ln y <= y - 1, and the table's chords lie under the curve, so
+ * placement_ln(u) <= u - 2^32 + 1 < u - 2^32 + 1024, and a candidate whose
+ * bound times 65536.0 / weight16 is below d - 16 loses as well.  So the
+ * result is exact on every platform, whatever its floating point.
+ */
+static int
+placement_general(const struct placement *pl, uint64_t pgkey, unsigned size,
+    int32_t *up)
+{
+	struct placement_cand best[PLACEMENT_MAX_SIZE];
+	uint64_t h, key;
+	int64_t ln, draw;
+	double cut = 0;
+	unsigned cnt = 0, j;
+	size_t i;
+
+	for (i = 0; i < pl->n; i++) {
+		h = placement_mix(pgkey + pl->off[i]);
+		key = (h & 0xffffffff00000000ULL) | pl->low[i];
+		if (cnt == size && (double)((int64_t)(h >> 32) - 4294967295LL +
+		    1024) * pl->recip[i] < cut)
+			continue;
+		ln = placement_ln_inline((h >> 32) + 1);
+		if (cnt == size && (double)ln * pl->recip[i] < cut)
+			continue;
+		draw = ln * PLACEMENT_WEIGHT_ONE / (int64_t)pl->weight16[i];
+		if (cnt == size) {
+			if (!placement_better(draw, key, &best[size - 1]))
+				continue;
+			j = size - 1;
+		} else
+			j = cnt++;
+		while (j > 0 && placement_better(draw, key, &best[j - 1])) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j].draw = draw;
+		best[j].key = key;
+		if (cnt == size)
+			cut = (double)best[size - 1].draw - 16.0;
+	}
+	for (j = 0; j < cnt; j++)
+		up[j] = (int32_t)(UINT32_MAX - (uint32_t)best[j].key);
+	return (int)cnt;
+}
+
+int
+placement_map_pg(const struct placement *pl, uint32_t pool, uint32_t seed,
+    unsigned size, int32_t *up)
+{
+	if (size > PLACEMENT_MAX_SIZE)
+		size = PLACEMENT_MAX_SIZE;
+	if (size == 0 || pl->n == 0)
+		return 0;
+	if (pl->equal)
+		return placement_fast(pl, placement_pgkey(pool, seed), size,
+		    up);
+	return placement_general(pl, placement_pgkey(pool, seed), size, up);
+}
+
+int
+placement_map_pg_general(const struct placement *pl, uint32_t pool,
+    uint32_t seed, unsigned size, int32_t *up)
+{
+	if (size > PLACEMENT_MAX_SIZE)
+		size = PLACEMENT_MAX_SIZE;
+	if (size == 0 || pl->n == 0)
+		return 0;
+	return placement_general(pl, placement_pgkey(pool, seed), size, up);
+}

@@ -1,0 +1,160 @@
+#!/bin/bash
+# bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
+# speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
+# real mapmond until clean (and again after pg_num grows), ingest, log, and
+# the usage errors.  Speaks TAP.  Needs $top_builddir.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+BENCH=$top_builddir/tools/mapmon-bench
+MAPMON=$top_builddir/tools/mapmon
+MAPMOND=$top_builddir/daemon/mapmond
+JG=$top_builddir/test/lib/json_get
+export MAPMOND MAPMON_STORE=$top_builddir/tools/mapmon-store
+
+T=$(mktemp -d /tmp/bench_smoke.XXXXXX) || exit 99
+DPID=
+cleanup() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+. "$top_srcdir/test/lib/tap_lib.sh"
+check_diag() { [ -f "$T/err" ] && head -c 800 "$T/err"; }
+
+jv() { "$JG" "$2" <"$1"; }	# jv FILE PATH
+positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
+
+# coldstart: ~5,000 PGs, both backends, the store-level reproduction.
+"$BENCH" coldstart --pgs 5000 --setups lmdb,leveldb-mapmon --osds 16 \
+    --commit-pgs 1024 --store-cap 10 -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart exits 0" test $? -eq 0
+check "coldstart prints the table header" grep -q '^| set-up | PGs | bring-up' "$T/out"
+for be in lmdb leveldb-mapmon; do
+	check "coldstart table has a $be row with figures" \
+	    grep -Eq "^\| $be \| 5000 \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} " "$T/out"
+done
+check "coldstart.csv: header" grep -q '^setup,pgs,run,bringup_s,ready_s,status_s,scan_s' "$T/coldstart.csv"
+check "coldstart.csv: a run and a median per set-up" \
+    test "$(grep -c -E '^(lmdb|leveldb-mapmon),5000,(1|median),' "$T/coldstart.csv")" -eq 4
+check "coldstart.json parses, 2 medians" test "$(jv "$T/coldstart.json" median.\#)" = 2
+check "coldstart.json: median 0 is lmdb" test "$(jv "$T/coldstart.json" median.0.setup)" = lmdb
+check "coldstart.json: median 1 is leveldb-mapmon" test "$(jv "$T/coldstart.json" median.1.setup)" = leveldb-mapmon
+for i in 0 1; do
+	for f in bringup_s ready_s status_s scan_s rss_bringup_kb rss_restart_kb; do
+		check "coldstart.json: median $i $f > 0" positive "$(jv "$T/coldstart.json" median.$i.$f)"
+	done
+	check "coldstart.json: median $i status no sooner than READY" \
+	    awk -v r="$(jv "$T/coldstart.json" median.$i.ready_s)" \
+	    -v s="$(jv "$T/coldstart.json" median.$i.status_s)" 'BEGIN { exit !(s >= r) }'
+done
+check "coldstart.json: 4 store-level cases" test "$(jv "$T/coldstart.json" store2013.\#)" = 4
+for i in 0 1 2 3; do
+	check "coldstart.json: store case $i complete, 15 commits" \
+	    test "$(jv "$T/coldstart.json" store2013.$i.complete)/$(jv "$T/coldstart.json" store2013.$i.commits_done)" = "true/15"
+done
+check "store2013.csv: 4 rows" test "$(grep -c '^leveldb-' "$T/store2013.csv")" -eq 4
+check "coldstart.svg is an SVG with lines" grep -q '<polyline' "$T/coldstart.svg"
+check "coldstart.gp and .dat for gnuplot" test -s "$T/coldstart.gp" -a -s "$T/coldstart.dat"
+
+# osd-sim against a real monitor.
+D=$T/mon
+mkdir -p "$D"
+cat >"$T/mon.conf" <<CONF
+[mon]
+data = $D
+bind = 127.0.0.1:0
+propose_interval = 2ms
+[store]
+backend = lmdb
+sync = none
+CONF
+"$MAPMOND" --mkfs -c "$T/mon.conf" >/dev/null 2>"$T/err"
+check "mapmond --mkfs" test $? -eq 0
+"$MAPMOND" -d -c "$T/mon.conf" 2>"$T/mon.log" &
+DPID=$!
+port=
+for i in $(seq 1 100); do
+	port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$T/mon.log" | tail -n 1)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+ADDR=127.0.0.1:$port
+check "mapmond listens" test -n "$port"
+"$MAPMON" -m "$ADDR" osd pool create smoke 500 >/dev/null 2>"$T/err"
+check "pool of 500 PGs created" test $? -eq 0
+"$BENCH" osd-sim -m "$ADDR" --osds 5 --until-clean --duration 30 -q >"$T/out" 2>"$T/err"
+check "osd-sim --until-clean exits 0" test $? -eq 0
+check "osd-sim -q prints nothing" test ! -s "$T/out"
+"$MAPMON" -m "$ADDR" -f json pg stat >"$T/pgstat" 2>"$T/err"
+check "the monitor has 500 PGs" test "$(jv "$T/pgstat" num_pgs)" = 500
+check "all of them active+clean" test "$(jv "$T/pgstat" pgs_by_state.0.state_name)/$(jv "$T/pgstat" pgs_by_state.0.count)" = "active+clean/500"
+"$MAPMON" -m "$ADDR" -f json osd stat >"$T/osdstat" 2>"$T/err"
+check "osd-sim created and booted 5 OSDs" test "$(jv "$T/osdstat" num_up_osds)" = 5
+"$MAPMON" -m "$ADDR" osd pool set smoke pg_num 700 >/dev/null 2>"$T/err"
+"$MAPMON" -m "$ADDR" osd pool create smoke2 100 >/dev/null 2>>"$T/err"
+"$BENCH" osd-sim -m "$ADDR" --osds 5 --until-clean --duration 30 >"$T/out" 2>"$T/err"
+check "after pg_num growth and a new pool, osd-sim is clean again" test $? -eq 0
+check "osd-sim says so" grep -q 'all 800 pgs active+clean' "$T/out"
+"$BENCH" osd-sim -m "$ADDR" --osds 5 --interval 100 --duration 2 -q >/dev/null 2>"$T/err"
+check "osd-sim --duration ends with 0" test $? -eq 0
+"$MAPMON" -m "$ADDR" -f json pg stat >"$T/pgstat" 2>"$T/err"
+check "live reports: objects grow" positive "$(jv "$T/pgstat" num_objects)"
+"$BENCH" osd-sim -m "$ADDR" --osds 5 --interval 0 -q >/dev/null 2>"$T/simerr" &
+SPID=$!
+sleep 1
+kill -TERM "$DPID"; wait "$DPID"; DPID=
+wait "$SPID"
+check "osd-sim exits 1 when the monitor stops" test $? -eq 1
+check "osd-sim says so in at most 3 lines" test "$(wc -l <"$T/simerr")" -le 3 -a -s "$T/simerr"
+"$BENCH" osd-sim -m "$ADDR" --osds 3 --until-clean --duration 5 -q >/dev/null 2>"$T/err"
+check "osd-sim with no monitor exits 1" test $? -eq 1
+
+# ingest, both backends.
+for su in lmdb leveldb-mapmon; do
+	mkdir -p "$T/$su"
+	"$BENCH" ingest --setup $su --pgs 5000 --osds 16 --duration 2 \
+	    --levels 0/0,0/20 -o "$T/$su" >"$T/out" 2>"$T/err"
+	check "ingest $su exits 0" test $? -eq 0
+	check "ingest $su: table and ratio" grep -q '^rate at 0/20 is ' "$T/out"
+	for i in 0 1; do
+		for f in pg_updates_per_s status_p50_ms status_p99_ms status_max_ms; do
+			check "ingest.json $su level $i: $f > 0" positive "$(jv "$T/$su/ingest.json" levels.$i.$f)"
+		done
+	done
+	check "ingest.csv $su: a run and a median per level" test "$(grep -c -E '^0/(0|20),(1|median),' "$T/$su/ingest.csv")" -eq 4
+done
+
+# log.
+"$BENCH" log 20000 >"$T/out" 2>"$T/err"
+check "log exits 0" test $? -eq 0
+for c in disabled gathered written; do
+	check "log: $c figure" grep -Eq "^$c [0-9]+\.[0-9]+$" "$T/out"
+done
+
+# --mon-conf: its lines reach the generated config (a bad key fails the run).
+printf '[mon]\npropose_interval = 5ms\n' >"$T/good.conf"
+printf '[mon]\nno_such_key = 1\n' >"$T/bad.conf"
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
+    --no-restart --mon-conf "$T/good.conf" -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart --mon-conf with a good key: exit 0" test $? -eq 0
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
+    --no-restart --mon-conf "$T/bad.conf" -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart --mon-conf with a bad key: exit 1" test $? -eq 1
+check "the table says the run failed" grep -q '^| lmdb | 2000 | failed' "$T/out"
+"$BENCH" ingest --mon-conf "$T/nonexistent" >/dev/null 2>&1
+check "--mon-conf of a missing file: exit 64" test $? -eq 64
+
+# Usage errors.
+"$BENCH" >/dev/null 2>&1; check "no subcommand: exit 64" test $? -eq 64
+"$BENCH" frobnicate >/dev/null 2>&1; check "unknown subcommand: exit 64" test $? -eq 64
+"$BENCH" coldstart --setups nosuch >/dev/null 2>"$T/err"
+check "unknown set-up: exit 64" test $? -eq 64
+check "unknown set-up: the known ones listed" grep -q 'leveldb-2013' "$T/err"
+"$BENCH" coldstart --pgs 12x >/dev/null 2>&1; check "bad --pgs: exit 64" test $? -eq 64
+"$BENCH" osd-sim --osds 0 >/dev/null 2>&1; check "--osds 0: exit 64" test $? -eq 64
+"$BENCH" ingest --levels loud >/dev/null 2>&1; check "bad --levels: exit 64" test $? -eq 64
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

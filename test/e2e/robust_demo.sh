@@ -1,0 +1,157 @@
+#!/bin/bash
+# robust_demo.sh: README command 1, tools/demo.sh, against this build.
+# Speaks TAP.  Needs $top_srcdir and $top_builddir.
+#
+# The demo runs with stdin from /dev/null, --for 5 and a free port
+# (--port 0), in a temporary MAPMON_DEMO_DIR.  While it runs, the real CLI
+# must see every simulated OSD up, the three pools' PGs, and stats that
+# change; when --for is over the demo must stop the simulator and the
+# monitor and exit 0.  A second run must reuse the store (no mkfs).
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+DEMO=$top_srcdir/tools/demo.sh
+MAPMON=$top_builddir/tools/mapmon
+JG=$top_builddir/test/lib/json_get
+
+T=$(mktemp -d /tmp/robust_demo.XXXXXX) || exit 99
+DEMOPID=
+cleanup() {
+	# A demo left running (a failed check) takes its children along.
+	if [ -n "$DEMOPID" ]; then
+		kill -TERM "$DEMOPID" 2>/dev/null
+		wait "$DEMOPID" 2>/dev/null
+	fi
+	for p in $(sed -n 's/.*stopping mapmond (pid \([0-9]*\)).*/\1/p' \
+	    "$T"/out.* 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+n=0
+failed=0
+check() {	# check DESC COMMAND...
+	local d=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $d"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $d"
+		tail -n 15 "$OUT" 2>/dev/null | sed 's/^/# /'
+	fi
+}
+
+export MAPMON_DEMO_DIR=$T/demo
+
+# run_demo NAME ARGS...: start the demo in the background, output in
+# $T/out.NAME; wait for the address it prints.
+run_demo() {
+	local name=$1 i
+	shift
+	OUT=$T/out.$name
+	bash "$DEMO" "$top_builddir" "$@" </dev/null >"$OUT" 2>&1 &
+	DEMOPID=$!
+	ADDR=
+	for i in $(seq 1 600); do
+		ADDR=$(sed -n 's/^The monitor listens on \([0-9.:]*\) .*/\1/p' \
+		    "$OUT")
+		[ -n "$ADDR" ] && return 0
+		kill -0 "$DEMOPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# finish_demo: wait for the demo to end by itself (at most 30 s).
+finish_demo() {
+	local i
+	for i in $(seq 1 300); do
+		kill -0 "$DEMOPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$DEMOPID"
+	DEMO_RC=$?
+	DEMOPID=
+}
+jis() {	# jis FILE PATH VALUE
+	[ "$("$JG" "$2" <"$1")" = "$3" ]
+}
+state_count() {	# state_count FILE STATE: PGs in that state
+	local i s
+	for i in $(seq 0 $(($("$JG" pgmap.pgs_by_state.# <"$1") - 1))); do
+		s=$("$JG" "pgmap.pgs_by_state.$i.state_name" <"$1")
+		[ "$s" = "$2" ] && "$JG" "pgmap.pgs_by_state.$i.count" <"$1" &&
+		    return 0
+	done
+	echo 0
+}
+
+"$DEMO" --help >"$T/help" 2>&1
+check "demo.sh --help exits 0" test $? -eq 0
+check "the usage tells of --for SECONDS" grep -q -- "--for SECONDS" "$T/help"
+"$DEMO" --bogus >/dev/null 2>&1
+check "an unknown option is a usage error (exit 64)" test $? -eq 64
+"$DEMO" "$T/nonexistent" --for 1 </dev/null >"$T/nobuild" 2>&1
+check "a missing build directory is an error" test $? -eq 1
+
+check "the demo starts and prints the monitor's address" run_demo first \
+    --for 5 --port 0
+check "a new store is made on the first run" grep -q "making a new LMDB store" \
+    "$OUT"
+for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
+	check "it prints what to type next: mapmon -m $ADDR$c" \
+	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
+done
+
+"$MAPMON" -m "$ADDR" -f json status >"$T/st1" 2>&1
+check "status answers" test $? -eq 0
+check "status: 6 OSDs, all up and in" eval 'jis "$T/st1" osdmap.num_osds 6 &&
+    jis "$T/st1" osdmap.num_up_osds 6 && jis "$T/st1" osdmap.num_in_osds 6'
+check "status: 3 pools, 112 PGs" eval 'jis "$T/st1" pgmap.num_pools 3 &&
+    jis "$T/st1" pgmap.num_pgs 112'
+check "status: PGs active+clean" test "$(state_count "$T/st1" active+clean)" \
+    -gt 0
+"$MAPMON" -m "$ADDR" -s >"$T/plain" 2>&1
+check "mapmon -s shows the OSDs up" grep -q "6 osds: 6 up, 6 in" "$T/plain"
+"$MAPMON" -m "$ADDR" -f json pg stat >"$T/ps1" 2>&1
+sleep 2
+"$MAPMON" -m "$ADDR" -f json pg stat >"$T/ps2" 2>&1
+v1=$("$JG" version <"$T/ps1")
+v2=$("$JG" version <"$T/ps2")
+check "the PG stats keep changing (pgmap version $v1, then $v2)" \
+    test "${v2:-0}" -gt "${v1:-0}"
+o1=$("$JG" num_objects <"$T/ps1")
+o2=$("$JG" num_objects <"$T/ps2")
+check "objects keep growing ($o1, then $o2)" test "${o2:-0}" -gt "${o1:-0}"
+"$MAPMON" -m "$ADDR" pg map 1.0 >"$T/pgmap" 2>&1
+check "pg map 1.0 names an acting set" grep -q "acting" "$T/pgmap"
+
+finish_demo
+check "after --for 5 the demo exits 0 (exit $DEMO_RC)" test "$DEMO_RC" -eq 0
+dpid=$(sed -n 's/.*stopping mapmond (pid \([0-9]*\)).*/\1/p' "$OUT")
+check "it stopped mapmond" eval '[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null'
+check "mapmond logged a clean stop" grep -q "mapmond stopped" \
+    "$MAPMON_DEMO_DIR/mapmond.log"
+"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1
+check "nothing answers at the address any more (exit 111)" test $? -eq 111
+check "no simulator is left behind" eval '! pgrep -f \
+    "mapmon-bench osd-sim -m $ADDR " >/dev/null'
+
+check "a second run starts" run_demo second --for 1 --port 0
+check "the second run reuses the store" grep -q "reusing the demo store" "$OUT"
+"$MAPMON" -m "$ADDR" -f json status >"$T/st2" 2>&1
+check "the cluster of the first run is there: same fsid, 3 pools" eval \
+    '[ "$("$JG" fsid <"$T/st1")" = "$("$JG" fsid <"$T/st2")" ] &&
+    jis "$T/st2" pgmap.num_pools 3'
+finish_demo
+check "the second run exits 0 (exit $DEMO_RC)" test "$DEMO_RC" -eq 0
+! grep -q -e "AddressSanitizer" -e "LeakSanitizer" -e "runtime error:" \
+    "$MAPMON_DEMO_DIR"/*.log*
+check "no sanitizer report in the demo's logs" test $? -eq 0
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

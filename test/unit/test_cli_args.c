@@ -1,0 +1,345 @@
+/*
+ * test_cli_args.c: the CLI's command table and word parsing, over a
+ * descriptions file shaped like the monitor's get_command_descriptions
+ * (test/unit/cli_descriptions.json, the commands of the table contract).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "common/mapmon.h"
+#include "tools/cli_args.h"
+
+static struct cli_table *table;
+
+static void
+load_table(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	json_error_t err;
+	json_t *j;
+	char *path, *cause = NULL;
+
+	xasprintf(&path, "%s/test/unit/cli_descriptions.json",
+	    srcdir != NULL ? srcdir : ".");
+	j = json_load_file(path, 0, &err);
+	cr_assert_not_null(j, "%s: %s", path, err.text);
+	table = cli_table_from_json(j, &cause);
+	cr_assert_not_null(table, "%s", cause);
+	json_decref(j);
+	free(path);
+}
+
+static void
+free_table(void)
+{
+	cli_table_free(table);
+	table = NULL;
+}
+
+TestSuite(cli_args, .init = load_table, .fini = free_table);
+
+/*
+ * Parse a command line given as one string (words split on blanks).
+ * Returns the compact JSON the CLI would send (caller frees), or NULL with
+ * *cause set; *prefix (may be NULL) gets the matched prefix.
+ */
+static char *
+parse(const char *line, char **cause, const char **prefix)
+{
+	const struct cli_cmd *c;
+	char *copy, *w, *save = NULL, *words[32], *s;
+	size_t n = 0, used;
+	json_t *obj;
+
+	*cause = NULL;
+	copy = xstrdup(line);
+	for (w = strtok_r(copy, " ", &save); w != NULL && n < 32;
+	    w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	c = cli_table_match(table, words, n, &used);
+	if (prefix != NULL)
+		*prefix = c != NULL ? c->prefix : NULL;
+	if (c == NULL) {
+		xasprintf(cause, "no match");
+		free(copy);
+		return NULL;
+	}
+	obj = cli_args_build(c, words + used, n - used, cause);
+	free(copy);
+	if (obj == NULL)
+		return NULL;
+	s = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(obj);
+	return s;
+}
+
+static void
+expect(const char *line, const char *json)
+{
+	char *cause, *s;
+
+	s = parse(line, &cause, NULL);
+	cr_assert_not_null(s, "'%s': %s", line, cause);
+	cr_expect_str_eq(s, json, "'%s'", line);
+	free(s);
+}
+
+static void
+expect_error(const char *line, const char *message)
+{
+	char *cause, *s;
+
+	s = parse(line, &cause, NULL);
+	cr_expect_null(s, "'%s' parsed as %s", line, s);
+	cr_assert_not_null(cause);
+	cr_expect(strstr(cause, message) != NULL, "'%s': '%s' lacks '%s'",
+	    line, cause, message);
+	free(s);
+	free(cause);
+}
+
+Test(cli_args, table_loaded_sorted)
+{
+	size_t i;
+
+	cr_assert_eq(table->ncmds, 40);
+	for (i = 1; i < table->ncmds; i++)
+		cr_expect(strcmp(table->cmds[i - 1].prefix,
+		    table->cmds[i].prefix) < 0);
+	cr_assert_not_null(cli_table_find(table, "osd pool create"));
+	cr_assert_null(cli_table_find(table, "osd pool"));
+	cr_expect(cli_table_find(table, "subscribe")->flags & CLI_CMD_HIDDEN);
+	cr_expect(cli_table_find(table, "config set")->flags & CLI_CMD_ADMIN);
+}
+
+Test(cli_args, longest_prefix_wins)
+{
+	const char *prefix;
+	char *cause, *s;
+
+	/* "osd pool ls" over "osd" commands, "pg dump_stuck" over "pg dump". */
+	s = parse("osd pool ls detail", &cause, &prefix);
+	cr_assert_str_eq(prefix, "osd pool ls");
+	free(s);
+	s = parse("pg dump_stuck stale", &cause, &prefix);
+	cr_assert_str_eq(prefix, "pg dump_stuck");
+	free(s);
+	s = parse("pg dump pgs", &cause, &prefix);
+	cr_assert_str_eq(prefix, "pg dump");
+	free(s);
+	s = parse("osd frobnicate", &cause, &prefix);
+	cr_assert_null(prefix);
+	free(cause);
+}
+
+Test(cli_args, no_arguments)
+{
+	expect("status", "{\"prefix\":\"status\"}");
+	expect("osd tree", "{\"prefix\":\"osd tree\"}");
+	expect_error("status now", "unexpected argument 'now'");
+}
+
+Test(cli_args, ints_and_bounds)
+{
+	expect("osd create", "{\"prefix\":\"osd create\"}");
+	expect("osd create 7", "{\"id\":7,\"prefix\":\"osd create\"}");
+	expect_error("osd create seven", "id: 'seven' is not an integer");
+	expect_error("osd create 65536", "id: 65536 is out of range 0..65535");
+	expect_error("osd create -1", "out of range");
+	expect_error("osd create 3x", "not an integer");
+	expect("osd pool create rbd 128",
+	    "{\"pg_num\":128,\"pool\":\"rbd\",\"prefix\":\"osd pool create\"}");
+	expect("osd pool create rbd 128 3 2",
+	    "{\"min_size\":2,\"pg_num\":128,\"pool\":\"rbd\","
+	    "\"prefix\":\"osd pool create\",\"size\":3}");
+	expect_error("osd pool create rbd 0", "pg_num: 0 is out of range");
+	expect_error("osd pool create rbd", "missing argument PG_NUM");
+	expect_error("osd pool create", "missing argument POOL");
+	expect_error("osd pool create rbd 8 3 2 1", "unexpected argument '1'");
+}
+
+Test(cli_args, floats)
+{
+	char *cause, *s;
+	json_t *j;
+
+	s = parse("osd reweight 3 0.5", &cause, NULL);
+	cr_assert_not_null(s, "%s", cause);
+	j = json_loads(s, 0, NULL);
+	cr_assert(json_is_real(json_object_get(j, "weight")));
+	cr_assert_float_eq(json_real_value(json_object_get(j, "weight")), 0.5,
+	    1e-9);
+	cr_assert_eq(json_integer_value(json_object_get(j, "id")), 3);
+	json_decref(j);
+	free(s);
+	expect_error("osd reweight 3 1.5", "weight: 1.5 is out of range 0..1");
+	expect_error("osd reweight 3 half", "weight: 'half' is not a number");
+	expect_error("osd reweight 3 nan", "not a number");
+	expect_error("osd reweight 3", "missing argument WEIGHT");
+}
+
+Test(cli_args, rest_of_words)
+{
+	expect("osd down 1 2 3", "{\"ids\":[1,2,3],\"prefix\":\"osd down\"}");
+	expect("osd out 4", "{\"ids\":[4],\"prefix\":\"osd out\"}");
+	expect_error("osd down", "missing argument IDS");
+	expect_error("osd down 1 x", "ids: 'x' is not an integer");
+	expect_error("osd down 1 70000", "ids: 70000 is out of range");
+	expect("pg ls", "{\"prefix\":\"pg ls\"}");
+	expect("pg ls active clean",
+	    "{\"prefix\":\"pg ls\",\"states\":[\"active\",\"clean\"]}");
+}
+
+Test(cli_args, options_anywhere)
+{
+	const char *want = "{\"pool\":\"rbd\",\"prefix\":\"pg ls\","
+	    "\"states\":[\"active\"]}";
+
+	expect("pg ls --pool rbd active", want);
+	expect("pg ls active --pool rbd", want);
+	expect("pg ls --pool=rbd active", want);
+	expect("pg ls --pool rbd", "{\"pool\":\"rbd\",\"prefix\":\"pg ls\"}");
+	expect_error("pg ls --pool", "--pool needs a value");
+	expect_error("pg ls --pool a --pool b", "--pool given twice");
+	expect_error("pg ls --color", "unknown option '--color'");
+	/* After "--" a word is positional even when it looks like an option. */
+	expect("pg ls -- --pool",
+	    "{\"prefix\":\"pg ls\",\"states\":[\"--pool\"]}");
+}
+
+Test(cli_args, flags)
+{
+	expect("osd pool delete rbd rbd --yes-i-really-really-mean-it",
+	    "{\"pool\":\"rbd\",\"pool2\":\"rbd\",\"prefix\":\"osd pool "
+	    "delete\",\"yes_i_really_really_mean_it\":true}");
+	expect("osd pool delete --yes-i-really-really-mean-it rbd rbd",
+	    "{\"pool\":\"rbd\",\"pool2\":\"rbd\",\"prefix\":\"osd pool "
+	    "delete\",\"yes_i_really_really_mean_it\":true}");
+	/* Without the flag the monitor refuses it (EPERM), not the CLI. */
+	expect("osd pool delete rbd",
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool delete\"}");
+	expect_error("osd pool delete rbd --yes-i-really-really-mean-it=1",
+	    "unknown option");
+}
+
+Test(cli_args, choices)
+{
+	expect("osd set noout", "{\"key\":\"noout\",\"prefix\":\"osd set\"}");
+	expect_error("osd set nofun",
+	    "key: 'nofun' is not one of noout, noup, nodown, noin or pause");
+	expect("health", "{\"prefix\":\"health\"}");
+	expect("health detail",
+	    "{\"detail\":\"detail\",\"prefix\":\"health\"}");
+	expect_error("health verbose",
+	    "detail: 'verbose' is not one of detail");
+	expect("osd pool set rbd size 2",
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":2,"
+	    "\"var\":\"size\"}");
+	expect_error("osd pool set rbd color 2", "var: 'color' is not one of "
+	    "pg_num, size or min_size");
+}
+
+Test(cli_args, json_args_have_no_cli_form)
+{
+	expect_error("pg report 1 x", "pgs has no command-line form");
+}
+
+Test(cli_args, usage_lines)
+{
+	/* From the table where it gives one, made from the args otherwise. */
+	cr_expect_str_eq(cli_table_find(table, "osd pool create")->usage,
+	    "osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]");
+	cr_expect_str_eq(cli_table_find(table, "osd tree")->usage, "osd tree");
+	cr_expect_str_eq(cli_table_find(table, "osd unset")->usage,
+	    "osd unset noout|noup|nodown|noin|pause");
+}
+
+Test(cli_args, made_usage_nests_optionals)
+{
+	json_t *j;
+	struct cli_table *t;
+	char *cause = NULL;
+
+	j = json_loads("{\"commands\":[{\"prefix\":\"a b\",\"args\":["
+	    "{\"name\":\"x\",\"type\":\"string\",\"required\":true},"
+	    "{\"name\":\"y\",\"type\":\"int\"},"
+	    "{\"name\":\"z\",\"type\":\"strings\"},"
+	    "{\"name\":\"p\",\"type\":\"string\",\"option\":\"--p\"},"
+	    "{\"name\":\"f\",\"type\":\"flag\",\"option\":\"--force\"}]}]}",
+	    0, NULL);
+	cr_assert_not_null(j);
+	t = cli_table_from_json(j, &cause);
+	cr_assert_not_null(t, "%s", cause);
+	cr_expect_str_eq(t->cmds[0].usage,
+	    "a b X [Y [Z...]] [--p P] [--force]");
+	cli_table_free(t);
+	json_decref(j);
+}
+
+Test(cli_args, bad_tables_are_refused)
+{
+	static const char *const bad[] = {
+		"{}",
+		"{\"commands\":{}}",
+		"{\"commands\":[{\"args\":[]}]}",
+		"{\"commands\":[{\"prefix\":\"\"}]}",
+		"{\"commands\":[{\"prefix\":\"a\",\"args\":{}}]}",
+		"{\"commands\":[{\"prefix\":\"a\",\"args\":[{\"name\":\"x\","
+		    "\"type\":\"complex\"}]}]}",
+		"{\"commands\":[{\"prefix\":\"a\",\"args\":[{\"name\":\"x\","
+		    "\"type\":\"choice\"}]}]}",
+		"{\"commands\":[{\"prefix\":\"a\",\"args\":[{\"name\":\"x\","
+		    "\"type\":\"flag\"}]}]}",
+		"{\"commands\":[{\"prefix\":\"a\",\"args\":[{\"name\":\"x\","
+		    "\"type\":\"int\",\"min\":\"0\"}]}]}",
+	};
+	struct cli_table *t;
+	json_t *j;
+	char *cause;
+	size_t i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		j = json_loads(bad[i], 0, NULL);
+		cr_assert_not_null(j, "%s", bad[i]);
+		cause = NULL;
+		t = cli_table_from_json(j, &cause);
+		cr_expect_null(t, "accepted %s", bad[i]);
+		cr_expect_not_null(cause, "%s", bad[i]);
+		cli_table_free(t);
+		free(cause);
+		json_decref(j);
+	}
+}
+
+Test(cli_args, continuations_and_help)
+{
+	char *w[] = { "osd", "pool" };
+	char buf[8192];
+	FILE *f;
+	size_t n;
+
+	cr_expect_eq(cli_table_continuations(table, w, 2), 6);
+	cr_expect_eq(cli_table_continuations(table, w, 1), 18);
+	cr_expect_eq(cli_table_continuations(table, NULL, 0), 37);
+	f = fmemopen(buf, sizeof buf, "w");
+	cr_assert_not_null(f);
+	n = cli_table_print_help(table, f, w, 2);
+	fclose(f);
+	cr_expect_eq(n, 6);
+	cr_expect(strstr(buf, "  osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]"
+	    "\n\tcreate a pool\n") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "osd tree") == NULL);
+	/* Hidden commands are not listed. */
+	f = fmemopen(buf, sizeof buf, "w");
+	n = cli_table_print_help(table, f, NULL, 0);
+	fclose(f);
+	cr_expect_eq(n, 37);
+	cr_expect(strstr(buf, "subscribe") == NULL);
+	cr_expect(strstr(buf, "pg report") == NULL);
+}

@@ -1,0 +1,1638 @@
+/*
+ * test_cmd.c: the daemon's command table, dispatch and subscriptions,
+ * through the real mapmond.
+ *
+ * Each test makes a data directory with `mapmond --mkfs` ([store] sync =
+ * none, the backend TEST_BACKEND), starts `mapmond -d` on port 0, reads the
+ * port it bound from its log, and drives it with the client library
+ * (net/client.h): mclient_call() for commands, the asynchronous API for
+ * subscriptions and binary requests.  The fixture always kills the daemon
+ * and removes the directory.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/enc.h"
+#include "common/mapmon.h"
+#include "map/pg.h"
+#include "daemon/sub.h"
+#include "net/client.h"
+#include "net/frame.h"
+
+#ifndef TEST_BACKEND
+#define TEST_BACKEND "lmdb"
+#endif
+
+#define CALL_TIMEOUT_MS 10000
+
+struct daemon {
+	char dir[64];
+	char conf[128];
+	char log[128];
+	char addr[64];
+	pid_t pid;
+};
+
+static struct daemon D;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *
+mapmond_path(void)
+{
+	static char path[512];
+	const char *b = getenv("top_builddir");
+
+	snprintf(path, sizeof path, "%s/daemon/mapmond", b ? b : ".");
+	return path;
+}
+
+/* Write the config: the test's defaults, then extra lines (a format). */
+static void
+write_conf(struct daemon *d, const char *extra)
+{
+	FILE *f = fopen(d->conf, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "[mon]\ndata = %s/data\n%s\n"
+	    "propose_interval = 2ms\n%s\n[store]\nbackend = %s\nsync = none\n"
+	    "[log]\ndebug_mon = 1/5\n", d->dir, extra != NULL &&
+	    strstr(extra, "bind") != NULL ? "" : "bind = 127.0.0.1:0",
+	    extra ? extra : "", TEST_BACKEND);
+	fclose(f);
+}
+
+/* Run mapmond with args; its exit status (stdout/stderr to the log). */
+static int
+run_mapmond(struct daemon *d, const char *a1, const char *a2)
+{
+	pid_t pid;
+	int st, fd;
+
+	pid = fork();
+	cr_assert(pid != -1);
+	if (pid == 0) {
+		fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(mapmond_path(), "mapmond", "-c", d->conf, a1, a2,
+		    (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(waitpid(pid, &st, 0) == pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (f == NULL)
+		return xstrdup("");
+	buf = xcalloc(1, 1 << 20);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Start the daemon; wait for its "listening on" line for the newest start
+ * (the log is appended to across restarts).  Returns 0, or the exit status
+ * when it exited first.
+ */
+static int
+start_daemon(struct daemon *d)
+{
+	const char *p, *last;
+	char *log;
+	double deadline = now_s() + 10;
+	size_t before;
+	int st, fd;
+
+	log = read_file(d->log);
+	before = strlen(log);
+	free(log);
+	d->pid = fork();
+	cr_assert(d->pid != -1);
+	if (d->pid == 0) {
+		fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(mapmond_path(), "mapmond", "-d", "-c", d->conf,
+		    (char *)NULL);
+		_exit(127);
+	}
+	while (now_s() < deadline) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+		}
+		log = read_file(d->log);
+		last = NULL;
+		for (p = log + before; (p = strstr(p, "listening on ")) != NULL;
+		    p++)
+			last = p;
+		if (last != NULL) {
+			unsigned port = 0;
+
+			if (sscanf(last, "listening on 127.0.0.1:%u", &port) ==
+			    1) {
+				snprintf(d->addr, sizeof d->addr,
+				    "127.0.0.1:%u", port);
+				free(log);
+				return 0;
+			}
+		}
+		free(log);
+		usleep(10000);
+	}
+	cr_assert_fail("mapmond did not start listening within 10 s");
+	return -1;
+}
+
+/* SIGTERM (or sig); the exit status, and the seconds it took. */
+static int
+stop_daemon(struct daemon *d, int sig, double *took)
+{
+	double t0 = now_s();
+	int st;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, sig);
+	while (now_s() - t0 < 10) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			d->pid = 0;
+			if (took != NULL)
+				*took = now_s() - t0;
+			return WIFEXITED(st) ? WEXITSTATUS(st) :
+			    128 + WTERMSIG(st);
+		}
+		usleep(5000);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &st, 0);
+	d->pid = 0;
+	return -1;
+}
+
+static void
+daemon_make(struct daemon *d, const char *extra)
+{
+	memset(d, 0, sizeof *d);
+	snprintf(d->dir, sizeof d->dir, "/tmp/test_cmd.XXXXXX");
+	cr_assert_not_null(mkdtemp(d->dir));
+	snprintf(d->conf, sizeof d->conf, "%s/mapmon.conf", d->dir);
+	snprintf(d->log, sizeof d->log, "%s/log", d->dir);
+	write_conf(d, extra);
+	cr_assert_eq(run_mapmond(d, "--mkfs", NULL), 0, "mapmond --mkfs");
+}
+
+static void
+daemon_destroy(struct daemon *d)
+{
+	char cmd[128];
+
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+		d->pid = 0;
+	}
+	if (d->dir[0] != '\0') {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", d->dir);
+	}
+}
+
+static void
+setup(void)
+{
+	daemon_make(&D, NULL);
+	cr_assert_eq(start_daemon(&D), 0, "mapmond started");
+}
+
+/*
+ * Every test ends with a clean SIGTERM: exit 0 within 5 s, and nothing
+ * from the sanitizers in the log (an ASan build reports leaks at exit).
+ */
+static void
+teardown(void)
+{
+	double took = 0;
+	char *log;
+	int rc = 0, ran = D.pid > 0;
+
+	if (ran)
+		rc = stop_daemon(&D, SIGTERM, &took);
+	log = read_file(D.log);
+	if (ran && (rc != 0 || took >= 5.0))
+		fprintf(stderr, "%s\n", log);
+	cr_expect(!ran || rc == 0, "mapmond exited %d at SIGTERM", rc);
+	cr_expect_lt(took, 5.0, "mapmond took %.1f s to stop", took);
+	cr_expect(strstr(log, "Sanitizer") == NULL &&
+	    strstr(log, "runtime error") == NULL, "sanitizer report:\n%s",
+	    log);
+	free(log);
+	daemon_destroy(&D);
+}
+
+/* One command, written as JSON text; returns rc, *data and *status. */
+static int
+call(json_t **data, char **status, const char *fmt, ...)
+{
+	va_list ap;
+	char *text, *st = NULL;
+	json_t *cmd, *d = NULL;
+	json_error_t err;
+	int rc;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	cmd = json_loads(text, 0, &err);
+	cr_assert_not_null(cmd, "bad test JSON %s: %s", text, err.text);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
+	json_decref(cmd);
+	free(text);
+	if (data != NULL)
+		*data = d;
+	else
+		json_decref(d);
+	if (status != NULL)
+		*status = st;
+	else
+		free(st);
+	return rc;
+}
+
+/* A command that must succeed; its data. */
+static json_t *
+ok(const char *fmt, ...)
+{
+	va_list ap;
+	char *text, *st = NULL;
+	json_t *cmd, *d = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	cmd = json_loads(text, 0, NULL);
+	cr_assert_not_null(cmd, "bad test JSON %s", text);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
+	cr_assert_eq(rc, 0, "%s: rc %d: %s", text, rc, st);
+	json_decref(cmd);
+	free(text);
+	free(st);
+	return d;
+}
+
+/* A command that must be refused with rc and a status holding want. */
+static void
+refused(int want_rc, const char *want, const char *fmt, ...)
+{
+	va_list ap;
+	char *text, *st = NULL;
+	json_t *cmd, *d = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	xvasprintf(&text, fmt, ap);
+	va_end(ap);
+	cmd = json_loads(text, 0, NULL);
+	cr_assert_not_null(cmd, "bad test JSON %s", text);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
+	cr_assert_eq(rc, want_rc, "%s: rc %d, wanted %d: %s", text, rc,
+	    want_rc, st);
+	cr_assert(st != NULL && strstr(st, want) != NULL,
+	    "%s: status '%s' does not say '%s'", text, st, want);
+	cr_assert_null(d);
+	json_decref(cmd);
+	free(text);
+	free(st);
+}
+
+static json_int_t
+jint(json_t *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok != NULL;
+	    tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	cr_assert(json_is_integer(v), "%s is not an integer", path);
+	return json_integer_value(v);
+}
+
+static const char *
+jstr(json_t *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok != NULL;
+	    tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	cr_assert(json_is_string(v), "%s is not a string", path);
+	return json_string_value(v);
+}
+
+/* One OSD (0), booted, and pool "rbd" of pg_num PGs of size 1. */
+static void
+cluster_small(int pg_num)
+{
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":0,"
+	    "\"addr\":\"127.0.0.1:6800\"}"));
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"rbd\","
+	    "\"pg_num\":%d,\"size\":1}", pg_num));
+}
+
+/* The count of PGs in a state, from `pg stat`. */
+static json_int_t
+pgs_in_state(const char *state)
+{
+	json_t *s = ok("{\"prefix\":\"pg stat\"}"), *v;
+	json_int_t n = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "pgs_by_state"), i, v)
+		if (strcmp(jstr(v, "state_name"), state) == 0)
+			n = jint(v, "count");
+	json_decref(s);
+	return n;
+}
+
+/* ------------------------------------------------- asynchronous client */
+
+struct aclient {
+	struct event_base *base;
+	struct event *tick;
+	struct mclient *c;
+	json_t *pushes;
+	int replies;
+	int rc;
+	char status[512];
+	json_t *data;
+};
+
+static void
+a_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+}
+
+static void
+a_push(void *arg, json_t *obj)
+{
+	struct aclient *a = arg;
+
+	json_array_append(a->pushes, obj);
+}
+
+static void
+a_reply(void *arg, int rc, const char *status, json_t *data)
+{
+	struct aclient *a = arg;
+
+	a->replies++;
+	a->rc = rc;
+	snprintf(a->status, sizeof a->status, "%s", status ? status : "");
+	json_decref(a->data);
+	a->data = json_incref(data);
+}
+
+static void
+a_open(struct aclient *a)
+{
+	struct timeval tv = { 0, 10000 };
+
+	memset(a, 0, sizeof *a);
+	a->base = event_base_new();
+	a->tick = event_new(a->base, -1, EV_PERSIST, a_tick, NULL);
+	event_add(a->tick, &tv);
+	a->c = mclient_new(a->base, D.addr, 5000, NULL, NULL, NULL);
+	a->pushes = json_array();
+}
+
+static void
+a_close(struct aclient *a)
+{
+	mclient_free(a->c);
+	event_free(a->tick);
+	event_base_free(a->base);
+	json_decref(a->pushes);
+	json_decref(a->data);
+}
+
+/* Run the loop until replies >= r and pushes >= p, within ms. */
+static int
+a_wait(struct aclient *a, int r, size_t p, int ms)
+{
+	double deadline = now_s() + ms / 1000.0;
+
+	while (now_s() < deadline) {
+		if (a->replies >= r && json_array_size(a->pushes) >= p)
+			return 1;
+		event_base_loop(a->base, EVLOOP_ONCE);
+	}
+	return a->replies >= r && json_array_size(a->pushes) >= p;
+}
+
+static void
+a_subscribe(struct aclient *a, const char *text)
+{
+	json_t *cmd = json_loads(text, 0, NULL);
+
+	cr_assert_not_null(cmd);
+	cr_assert_eq(mclient_subscribe(a->c, cmd, a_push, a_reply, a), 0);
+	json_decref(cmd);
+	cr_assert(a_wait(a, 1, 0, 5000), "no reply to %s", text);
+	cr_assert_eq(a->rc, 0, "%s: %s", text, a->status);
+}
+
+/* The i-th push. */
+static json_t *
+a_push_at(struct aclient *a, size_t i)
+{
+	return json_array_get(a->pushes, i);
+}
+
+TestSuite(cmd, .init = setup, .fini = teardown, .timeout = 60);
+
+/* ------------------------------------------------------------- table */
+
+static const char *const every_prefix[] = {
+	"get_command_descriptions", "status", "health", "version", "mon stat",
+	"mon dump", "osd create", "osd boot", "osd down", "osd in", "osd out",
+	"osd reweight", "osd rm", "osd tree", "osd dump", "osd stat",
+	"osd set", "osd unset", "osd pool create", "osd pool ls",
+	"osd pool rename", "osd pool delete", "osd pool set", "osd pool get",
+	"pg stat", "pg dump", "pg ls", "pg query", "pg map", "pg dump_stuck",
+	"pg report", "log last", "log dump", "config show", "config get",
+	"config set", "perf dump", "store stat", "store compact", "subscribe",
+};
+
+static json_t *
+find_desc(json_t *cmds, const char *prefix)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(cmds, i, v)
+		if (strcmp(jstr(v, "prefix"), prefix) == 0)
+			return v;
+	return NULL;
+}
+
+static int
+has_flag(json_t *desc, const char *flag)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(desc, "flags"), i, v)
+		if (strcmp(json_string_value(v), flag) == 0)
+			return 1;
+	return 0;
+}
+
+Test(cmd, descriptions_list_every_command)
+{
+	json_t *d = ok("{\"prefix\":\"get_command_descriptions\"}");
+	json_t *cmds = json_object_get(d, "commands"), *e, *a;
+	size_t i;
+
+	cr_assert_eq(json_array_size(cmds), nitems(every_prefix));
+	for (i = 0; i < nitems(every_prefix); i++) {
+		e = find_desc(cmds, every_prefix[i]);
+		cr_assert_not_null(e, "no description of '%s'",
+		    every_prefix[i]);
+		cr_assert(json_is_array(json_object_get(e, "args")));
+		cr_assert(strlen(jstr(e, "help")) > 0);
+		cr_assert(strncmp(jstr(e, "usage"), every_prefix[i],
+		    strlen(every_prefix[i])) == 0);
+		cr_assert(has_flag(e, "read") || has_flag(e, "write") ||
+		    has_flag(e, "admin"), "%s has no read/write/admin flag",
+		    every_prefix[i]);
+	}
+	cr_assert(has_flag(find_desc(cmds, "pg report"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "subscribe"), "hidden"));
+	cr_assert(!has_flag(find_desc(cmds, "status"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "config set"), "admin"));
+	cr_assert(has_flag(find_desc(cmds, "osd create"), "write"));
+
+	e = find_desc(cmds, "osd pool create");
+	a = json_array_get(json_object_get(e, "args"), 1);
+	cr_assert_str_eq(jstr(a, "name"), "pg_num");
+	cr_assert_str_eq(jstr(a, "type"), "int");
+	cr_assert(json_is_true(json_object_get(a, "required")));
+	cr_assert_eq(jint(a, "min"), 1);
+	cr_assert_eq(jint(a, "max"), 1048576);
+	e = find_desc(cmds, "osd pool delete");
+	a = json_array_get(json_object_get(e, "args"), 2);
+	cr_assert_str_eq(jstr(a, "type"), "flag");
+	cr_assert_str_eq(jstr(a, "option"), "--yes-i-really-really-mean-it");
+	e = find_desc(cmds, "pg ls");
+	a = json_array_get(json_object_get(e, "args"), 0);
+	cr_assert_str_eq(jstr(a, "option"), "--pool");
+	a = json_array_get(json_object_get(e, "args"), 1);
+	cr_assert_str_eq(jstr(a, "type"), "strings");
+	e = find_desc(cmds, "osd set");
+	a = json_array_get(json_object_get(e, "args"), 0);
+	cr_assert_eq(json_array_size(json_object_get(a, "choices")), 5);
+	json_decref(d);
+}
+
+Test(cmd, unknown_command_suggests)
+{
+	refused(-EINVAL, "unknown command 'statuss'; did you mean 'status'?",
+	    "{\"prefix\":\"statuss\"}");
+	refused(-EINVAL, "did you mean 'osd pool create'",
+	    "{\"prefix\":\"osd pool craete\"}");
+	refused(-EINVAL, "unknown command 'frobnicate the cluster'",
+	    "{\"prefix\":\"frobnicate the cluster\"}");
+	refused(-EINVAL, "no \"prefix\"", "{\"pool\":\"x\"}");
+	refused(-EINVAL, "\"prefix\" must be a string", "{\"prefix\":3}");
+}
+
+Test(cmd, strict_arguments)
+{
+	refused(-EINVAL, "osd create: unknown argument 'idd'",
+	    "{\"prefix\":\"osd create\",\"idd\":1}");
+	refused(-EINVAL, "status: unknown argument 'x' (it takes no",
+	    "{\"prefix\":\"status\",\"x\":1}");
+	refused(-EINVAL, "argument 'id' must be an integer, not a string",
+	    "{\"prefix\":\"osd create\",\"id\":\"1\"}");
+	refused(-EINVAL, "argument 'id' must be an integer, not a number",
+	    "{\"prefix\":\"osd boot\",\"id\":1.5}");
+	refused(-EINVAL, "missing argument 'pg_num'",
+	    "{\"prefix\":\"osd pool create\",\"pool\":\"p\"}");
+	refused(-EINVAL, "argument 'pg_num' must be between 1 and 1048576, "
+	    "not 0", "{\"prefix\":\"osd pool create\",\"pool\":\"p\","
+	    "\"pg_num\":0}");
+	refused(-EINVAL, "argument 'pool' must be a string, not an integer",
+	    "{\"prefix\":\"osd pool create\",\"pool\":1,\"pg_num\":1}");
+	refused(-EINVAL, "argument 'weight' must be between 0 and 1",
+	    "{\"prefix\":\"osd reweight\",\"id\":0,\"weight\":1.5}");
+	refused(-EINVAL, "argument 'weight' must be a number",
+	    "{\"prefix\":\"osd reweight\",\"id\":0,\"weight\":\"1\"}");
+	refused(-EINVAL, "argument 'key' must be one of noout, noup",
+	    "{\"prefix\":\"osd set\",\"key\":\"nosuch\"}");
+	refused(-EINVAL, "argument 'ids' needs at least one",
+	    "{\"prefix\":\"osd down\",\"ids\":[]}");
+	refused(-EINVAL, "argument 'ids' item 1 must be an integer",
+	    "{\"prefix\":\"osd down\",\"ids\":[0,\"a\"]}");
+	refused(-EINVAL, "argument 'ids' item 0 must be between 0 and 65535",
+	    "{\"prefix\":\"osd out\",\"ids\":[70000]}");
+	refused(-EINVAL, "argument 'ids' must be an array",
+	    "{\"prefix\":\"osd in\",\"ids\":3}");
+	refused(-EINVAL, "argument 'states' item 0 must be a string",
+	    "{\"prefix\":\"pg ls\",\"states\":[1]}");
+	refused(-EINVAL, "must be a boolean", "{\"prefix\":\"osd pool "
+	    "delete\",\"pool\":\"a\",\"yes_i_really_really_mean_it\":1}");
+	refused(-EINVAL, "argument 'num' must be between 1 and 10000",
+	    "{\"prefix\":\"log last\",\"num\":0}");
+	refused(-EINVAL, "argument 'what' must be one of osdmap",
+	    "{\"prefix\":\"subscribe\",\"what\":\"everything\"}");
+	/* A refusal is counted against its command. */
+	{
+		json_t *p = ok("{\"prefix\":\"perf dump\"}");
+
+		cr_assert_eq(jint(p, "commands.osd create.errors"), 2);
+		cr_assert_eq(jint(p, "commands.osd create.calls"), 2);
+		json_decref(p);
+	}
+}
+
+/* --------------------------------------------------------------- reads */
+
+Test(cmd, hello_names_the_monitor)
+{
+	struct aclient a;
+	json_t *h, *st;
+
+	a_open(&a);
+	while (!mclient_ready(a.c))
+		cr_assert(event_base_loop(a.base, EVLOOP_ONCE) == 0);
+	h = mclient_server_hello(a.c);
+	cr_assert_eq(jint(h, "protocol"), 1);
+	cr_assert_str_eq(jstr(h, "server"), "mapmon " PACKAGE_VERSION);
+	cr_assert_str_eq(jstr(h, "mon"), "a");
+	st = ok("{\"prefix\":\"status\"}");
+	cr_assert_str_eq(jstr(h, "fsid"), jstr(st, "fsid"));
+	json_decref(st);
+	a_close(&a);
+}
+
+Test(cmd, status_health_version_mon)
+{
+	json_t *d;
+	char *status;
+
+	cluster_small(8);
+	d = ok("{\"prefix\":\"status\"}");
+	cr_assert_eq(strlen(jstr(d, "fsid")), 36);
+	cr_assert_str_eq(jstr(d, "health.status"), "HEALTH_WARN");
+	cr_assert(json_is_object(json_object_get(json_object_get(d, "health"),
+	    "checks")));
+	cr_assert_eq(jint(d, "monmap.epoch"), 1);
+	cr_assert_eq(jint(d, "osdmap.num_osds"), 1);
+	cr_assert_eq(jint(d, "osdmap.num_up_osds"), 1);
+	cr_assert_eq(jint(d, "osdmap.num_in_osds"), 1);
+	cr_assert_geq(jint(d, "osdmap.epoch"), 4);
+	cr_assert_eq(jint(d, "pgmap.num_pgs"), 8);
+	cr_assert_eq(jint(d, "pgmap.num_pools"), 1);
+	cr_assert(json_is_integer(json_object_get(json_object_get(d, "pgmap"),
+	    "num_objects")));
+	cr_assert(json_is_integer(json_object_get(json_object_get(d, "pgmap"),
+	    "data_bytes")));
+	cr_assert_eq(json_array_size(json_object_get(json_object_get(d,
+	    "pgmap"), "pgs_by_state")), 1);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"health\"}");
+	cr_assert_str_eq(jstr(d, "status"), "HEALTH_WARN");
+	cr_assert_str_eq(jstr(d, "checks.PG_AVAILABILITY.severity"),
+	    "HEALTH_WARN");
+	cr_assert_eq(jint(d, "checks.PG_AVAILABILITY.summary.count"), 8);
+	json_decref(d);
+	d = ok("{\"prefix\":\"health\",\"detail\":\"detail\"}");
+	cr_assert_eq(json_array_size(json_object_get(json_object_get(
+	    json_object_get(d, "checks"), "PG_AVAILABILITY"), "detail")), 8);
+	json_decref(d);
+	refused(-EINVAL, "must be one of detail",
+	    "{\"prefix\":\"health\",\"detail\":\"all\"}");
+
+	cr_assert_eq(call(&d, &status, "{\"prefix\":\"version\"}"), 0);
+	cr_assert_str_eq(jstr(d, "version"), "mapmon " PACKAGE_VERSION);
+	cr_assert_str_eq(status, "mapmon " PACKAGE_VERSION);
+	free(status);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"mon stat\"}");
+	cr_assert_eq(jint(d, "num_mons"), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d,
+	    "quorum_names"), 0)), "a");
+	json_decref(d);
+	d = ok("{\"prefix\":\"mon dump\"}");
+	cr_assert_eq(jint(d, "epoch"), 1);
+	cr_assert_eq(json_array_size(json_object_get(d, "mons")), 1);
+	json_decref(d);
+	refused(-EINVAL, "mon dump: unknown argument 'epoch'",
+	    "{\"prefix\":\"mon dump\",\"epoch\":1}");
+}
+
+/* -------------------------------------------------------------- writes */
+
+Test(cmd, osd_lifecycle)
+{
+	json_t *d, *o;
+
+	d = ok("{\"prefix\":\"osd create\"}");
+	cr_assert_eq(jint(d, "osdid"), 0);
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd create\",\"id\":5}");
+	cr_assert_eq(jint(d, "osdid"), 5);
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd create\"}");
+	cr_assert_eq(jint(d, "osdid"), 1);
+	json_decref(d);
+	refused(-ENOENT, "osd.9", "{\"prefix\":\"osd boot\",\"id\":9}");
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":5,"
+	    "\"addr\":\"10.0.0.5:6800\"}"));
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":0}"));
+
+	d = ok("{\"prefix\":\"osd dump\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "osds")), 3);
+	o = json_array_get(json_object_get(d, "osds"), 2);
+	cr_assert_eq(jint(o, "osd"), 5);
+	cr_assert_eq(jint(o, "up"), 1);
+	cr_assert_str_eq(jstr(o, "public_addr"), "10.0.0.5:6800");
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"osd down\",\"ids\":[5]}"));
+	json_decref(ok("{\"prefix\":\"osd out\",\"ids\":[5, 0]}"));
+	d = ok("{\"prefix\":\"osd stat\"}");
+	cr_assert_eq(jint(d, "num_osds"), 3);
+	cr_assert_eq(jint(d, "num_up_osds"), 1);
+	cr_assert_eq(jint(d, "num_in_osds"), 0);
+	json_decref(d);
+	json_decref(ok("{\"prefix\":\"osd in\",\"ids\":[0]}"));
+	refused(-ENOENT, "osd.7", "{\"prefix\":\"osd in\",\"ids\":[7]}");
+	json_decref(ok("{\"prefix\":\"osd reweight\",\"id\":0,"
+	    "\"weight\":0.5}"));
+	refused(-ENOENT, "osd.8", "{\"prefix\":\"osd reweight\",\"id\":8,"
+	    "\"weight\":0.5}");
+	d = ok("{\"prefix\":\"osd tree\"}");
+	o = json_array_get(json_object_get(d, "nodes"), 0);
+	cr_assert_str_eq(jstr(o, "name"), "osd.0");
+	cr_assert_str_eq(jstr(o, "status"), "up");
+	cr_assert_float_eq(json_number_value(json_object_get(o, "reweight")),
+	    0.5, 1e-3);
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"osd rm\",\"id\":5}"));
+	refused(-ENOENT, "osd.5", "{\"prefix\":\"osd rm\",\"id\":5}");
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noout\"}"));
+	d = ok("{\"prefix\":\"osd dump\"}");
+	cr_assert_str_eq(jstr(d, "flags"), "noout");
+	json_decref(d);
+	json_decref(ok("{\"prefix\":\"osd unset\",\"key\":\"noout\"}"));
+	d = ok("{\"prefix\":\"osd dump\"}");
+	cr_assert_str_eq(jstr(d, "flags"), "");
+	json_decref(d);
+}
+
+Test(cmd, pools)
+{
+	json_t *d;
+
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"rbd\","
+	    "\"pg_num\":16}"));
+	refused(-EEXIST, "rbd", "{\"prefix\":\"osd pool create\","
+	    "\"pool\":\"rbd\",\"pg_num\":16}");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"data\","
+	    "\"pg_num\":4,\"size\":2,\"min_size\":1}"));
+	d = ok("{\"prefix\":\"osd pool ls\"}");
+	cr_assert_eq(json_array_size(d), 2);
+	cr_assert_str_eq(json_string_value(json_array_get(d, 0)), "rbd");
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd pool ls\",\"detail\":\"detail\"}");
+	cr_assert_str_eq(jstr(json_array_get(d, 1), "pool_name"), "data");
+	cr_assert_eq(jint(json_array_get(d, 1), "size"), 2);
+	cr_assert_eq(jint(json_array_get(d, 1), "min_size"), 1);
+	cr_assert_eq(jint(json_array_get(d, 0), "pg_num"), 16);
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"osd pool rename\",\"srcpool\":\"data\","
+	    "\"destpool\":\"cold\"}"));
+	refused(-EEXIST, "rbd", "{\"prefix\":\"osd pool rename\","
+	    "\"srcpool\":\"cold\",\"destpool\":\"rbd\"}");
+	refused(-ENOENT, "data", "{\"prefix\":\"osd pool rename\","
+	    "\"srcpool\":\"data\",\"destpool\":\"x\"}");
+
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"cold\","
+	    "\"var\":\"pg_num\",\"val\":8}"));
+	d = ok("{\"prefix\":\"osd pool get\",\"pool\":\"cold\","
+	    "\"var\":\"pg_num\"}");
+	cr_assert_eq(jint(d, "pg_num"), 8);
+	json_decref(d);
+	cr_assert_eq(pgs_in_state("creating"), 24);
+	refused(-ENOENT, "nosuch", "{\"prefix\":\"osd pool get\","
+	    "\"pool\":\"nosuch\",\"var\":\"size\"}");
+	refused(-EINVAL, "must be one of pg_num, size, min_size",
+	    "{\"prefix\":\"osd pool get\",\"pool\":\"cold\","
+	    "\"var\":\"crush_rule\"}");
+
+	refused(-EPERM, "", "{\"prefix\":\"osd pool delete\",\"pool\":\"cold\"}");
+	json_decref(ok("{\"prefix\":\"osd pool delete\",\"pool\":\"cold\","
+	    "\"pool2\":\"cold\",\"yes_i_really_really_mean_it\":true}"));
+	d = ok("{\"prefix\":\"osd pool ls\"}");
+	cr_assert_eq(json_array_size(d), 1);
+	json_decref(d);
+	cr_assert_eq(pgs_in_state("creating"), 16);
+}
+
+Test(cmd, pg_reads)
+{
+	json_t *d;
+
+	cluster_small(4);
+	d = ok("{\"prefix\":\"pg stat\"}");
+	cr_assert_eq(jint(d, "num_pgs"), 4);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\",\"what\":\"pgs\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\",\"what\":\"pools\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pool_stats")), 1);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\",\"what\":\"osds\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "osd_stats")), 1);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg ls\",\"pool\":\"rbd\","
+	    "\"states\":[\"creating\"]}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg ls\",\"states\":[\"active\"]}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 0);
+	json_decref(d);
+	refused(-ENOENT, "pool 'nosuch'", "{\"prefix\":\"pg ls\","
+	    "\"pool\":\"nosuch\"}");
+	refused(-EINVAL, "bogus", "{\"prefix\":\"pg ls\","
+	    "\"states\":[\"bogus\"]}");
+
+	d = ok("{\"prefix\":\"pg query\",\"pgid\":\"1.3\"}");
+	cr_assert_str_eq(jstr(d, "pgid"), "1.3");
+	cr_assert_str_eq(jstr(d, "state"), "creating");
+	json_decref(d);
+	refused(-ENOENT, "1.4", "{\"prefix\":\"pg query\",\"pgid\":\"1.4\"}");
+	refused(-EINVAL, "", "{\"prefix\":\"pg query\",\"pgid\":\"x.y\"}");
+	d = ok("{\"prefix\":\"pg map\",\"pgid\":\"1.2\"}");
+	cr_assert_str_eq(jstr(d, "pgid"), "1.2");
+	cr_assert_eq(jint(d, "up_primary"), 0);
+	cr_assert_eq(json_array_size(json_object_get(d, "acting")), 1);
+	json_decref(d);
+	refused(-ENOENT, "2.0", "{\"prefix\":\"pg map\",\"pgid\":\"2.0\"}");
+	d = ok("{\"prefix\":\"pg dump_stuck\",\"stuckops\":\"inactive\"}");
+	cr_assert(json_is_array(json_object_get(d, "stuck_pg_stats")));
+	json_decref(d);
+	refused(-EINVAL, "must be one of inactive, unclean, stale",
+	    "{\"prefix\":\"pg dump_stuck\",\"stuckops\":\"slow\"}");
+}
+
+Test(cmd, log_config_perf_store)
+{
+	json_t *d, *v;
+	char *before;
+	size_t i;
+	int seen;
+
+	cluster_small(2);
+	d = ok("{\"prefix\":\"log last\",\"num\":2}");
+	cr_assert_eq(json_array_size(d), 2);
+	cr_assert_str_eq(jstr(json_array_get(d, 1), "message"),
+	    "pool 'rbd' created with 2 pgs");
+	cr_assert_str_eq(jstr(json_array_get(d, 1), "severity"), "INF");
+	cr_assert(json_is_string(json_object_get(json_array_get(d, 1),
+	    "stamp")));
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\"}");
+	cr_assert_geq(json_array_size(d), 4);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"log dump\"}");
+	seen = 0;
+	json_array_foreach(d, i, v)
+		if (strstr(jstr(v, "message"), "listening on") != NULL)
+			seen = 1;
+	cr_assert(seen, "log dump lacks the listening line");
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"config show\"}");
+	cr_assert_gt(json_array_size(d), 30);
+	seen = 0;
+	json_array_foreach(d, i, v) {
+		cr_assert(json_is_string(json_object_get(v, "default")));
+		cr_assert(json_is_boolean(json_object_get(v, "runtime")));
+		if (strcmp(jstr(v, "name"), "store.sync") == 0) {
+			cr_assert_str_eq(jstr(v, "value"), "none");
+			cr_assert_str_eq(jstr(v, "default"), "commit");
+			seen = 1;
+		}
+	}
+	cr_assert(seen);
+	json_decref(d);
+	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.propose_interval\"}");
+	cr_assert_str_eq(jstr(d, "value"), "2ms");
+	cr_assert(json_is_true(json_object_get(d, "runtime")));
+	json_decref(d);
+	refused(-ENOENT, "did you mean 'mon.propose_interval'",
+	    "{\"prefix\":\"config get\",\"key\":\"mon.propose_intreval\"}");
+	refused(-EINVAL, "store.backend cannot change at run time; edit the "
+	    "file and restart", "{\"prefix\":\"config set\","
+	    "\"key\":\"store.backend\",\"value\":\"leveldb\"}");
+	refused(-EINVAL, "mon.min_epochs", "{\"prefix\":\"config set\","
+	    "\"key\":\"mon.min_epochs\",\"value\":\"lots\"}");
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":\"mon.min_epochs\","
+	    "\"value\":\"20\"}"));
+	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.min_epochs\"}");
+	cr_assert_str_eq(jstr(d, "value"), "20");
+	json_decref(d);
+	/* A value the file would refuse beside the others, and kept out. */
+	d = ok("{\"prefix\":\"config get\","
+	    "\"key\":\"mon.max_partial_input\"}");
+	before = xstrdup(jstr(d, "value"));
+	json_decref(d);
+	refused(-EINVAL, "mon.max_partial_input = 64K refused: "
+	    "max_partial_input 64K is less than max_frame",
+	    "{\"prefix\":\"config set\","
+	    "\"key\":\"mon.max_partial_input\",\"value\":\"64K\"}");
+	d = ok("{\"prefix\":\"config get\","
+	    "\"key\":\"mon.max_partial_input\"}");
+	cr_assert_str_eq(jstr(d, "value"), before);
+	json_decref(d);
+	free(before);
+
+	d = ok("{\"prefix\":\"perf dump\"}");
+	cr_assert_geq(jint(d, "mon.commits"), 3);
+	cr_assert_geq(jint(d, "server.accepted"), 10);
+	cr_assert_geq(jint(d, "log.gathered"), 1);
+	cr_assert_eq(jint(d, "commands.osd pool create.calls"), 1);
+	cr_assert_eq(jint(d, "commands.config get.errors"), 1);
+	cr_assert_geq(jint(d, "commands.log last.total_us"), 1);
+	/* Nothing partly received now (this request came whole). */
+	cr_assert_eq(jint(d, "server.partial_bytes"), 0);
+	cr_assert_eq(jint(d, "server.partial_granted"), 0);
+	cr_assert_eq(jint(d, "server.partial_paused"), 0);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"store stat\"}");
+	cr_assert_str_eq(jstr(d, "backend"), TEST_BACKEND);
+	cr_assert_gt(jint(d, "bytes"), 0);
+	cr_assert_geq(jint(d, "osdmap_last"), 4);
+	json_decref(d);
+	json_decref(ok("{\"prefix\":\"store compact\"}"));
+	refused(-EINVAL, "store compact: unknown argument 'range'",
+	    "{\"prefix\":\"store compact\",\"range\":\"all\"}");
+	/* Still serving after the compaction. */
+	cr_assert_eq(pgs_in_state("creating"), 2);
+}
+
+/* ----------------------------------------------------------- pg report */
+
+/* The stats of the n PGs of pool 1, made active+clean by osd 0. */
+static json_t *
+clean_stats(int n, int seq)
+{
+	json_t *a = json_array(), *st;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		st = ok("{\"prefix\":\"pg query\",\"pgid\":\"1.%x\"}", i);
+		json_object_set_new(st, "state",
+		    json_string("active+clean"));
+		json_object_set_new(st, "reported_seq", json_integer(seq));
+		json_array_append_new(a, st);
+	}
+	return a;
+}
+
+Test(cmd, pg_report_json)
+{
+	json_t *pgs, *cmd, *d = NULL;
+	char *st = NULL;
+	int rc;
+
+	cluster_small(4);
+	pgs = clean_stats(4, 1);
+	cmd = json_pack("{s:s, s:i, s:O}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
+	cr_assert_eq(rc, 0, "%s", st);
+	cr_assert_eq(jint(d, "accepted"), 4);
+	cr_assert_eq(jint(d, "unknown"), 0);
+	json_decref(d);
+	free(st);
+	json_decref(cmd);
+	cr_assert_eq(pgs_in_state("active+clean"), 4);
+
+	/* A bad entry is named by its index; nothing is applied. */
+	json_object_set_new(json_array_get(pgs, 2), "state",
+	    json_string("sleepy"));
+	cmd = json_pack("{s:s, s:i, s:O}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, &st);
+	cr_assert_eq(rc, -EINVAL);
+	cr_assert(strstr(st, "pgs[2]") != NULL, "%s", st);
+	free(st);
+	json_decref(cmd);
+	refused(-EINVAL, "must be an array", "{\"prefix\":\"pg report\","
+	    "\"osd\":0,\"pgs\":{}}");
+	refused(-EINVAL, "pgs[0] must be an object", "{\"prefix\":"
+	    "\"pg report\",\"osd\":0,\"pgs\":[3]}");
+	refused(-ENOENT, "osd.3", "{\"prefix\":\"pg report\",\"osd\":3,"
+	    "\"pgs\":[]}");
+	json_decref(pgs);
+}
+
+static void
+binary_call(struct aclient *a, const void *p, size_t len)
+{
+	int before = a->replies;
+
+	cr_assert_eq(mclient_request_binary(a->c, p, len, a_reply, a), 0);
+	cr_assert(a_wait(a, before + 1, 0, 5000), "no binary reply");
+}
+
+Test(cmd, pg_report_binary)
+{
+	struct enc_buf b = { 0 };
+	struct pg_stat st;
+	struct aclient a;
+	int i;
+
+	cluster_small(8);
+	enc_buf_put_u16(&b, FRAME_BINARY_PG_REPORT);
+	enc_buf_put_u32(&b, 0);
+	enc_buf_put_u32(&b, 9);
+	for (i = 0; i < 9; i++) {
+		/* 1.8 does not exist: counted unknown. */
+		pg_stat_init(&st, (struct pg_id){ 1, (uint32_t)i });
+		st.state = PG_STATE_ACTIVE | PG_STATE_CLEAN;
+		st.reported_epoch = 10;
+		st.reported_seq = 1;
+		st.up_len = st.acting_len = 1;
+		st.up[0] = st.acting[0] = 0;
+		st.up_primary = st.acting_primary = 0;
+		st.num_objects = 10;
+		st.num_bytes = 4096;
+		pg_stat_encode(&st, &b);
+	}
+	a_open(&a);
+	binary_call(&a, b.data, b.len);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(jint(a.data, "accepted"), 8);
+	cr_assert_eq(jint(a.data, "unknown"), 1);
+	cr_assert_eq(pgs_in_state("active+clean"), 8);
+	{
+		json_t *s = ok("{\"prefix\":\"pg stat\"}");
+
+		cr_assert_eq(jint(s, "num_objects"), 80);
+		cr_assert_eq(jint(s, "data_bytes"), 8 * 4096);
+		json_decref(s);
+	}
+
+	/* Truncated in the last record. */
+	binary_call(&a, b.data, b.len - 3);
+	cr_assert_eq(a.rc, -EINVAL);
+	cr_assert(strstr(a.status, "record 8") != NULL, "%s", a.status);
+	/* A count the bytes cannot hold. */
+	enc_put_be32(b.data + 6, 1000000);
+	binary_call(&a, b.data, b.len);
+	cr_assert_eq(a.rc, -EINVAL);
+	cr_assert(strstr(a.status, "cannot fit") != NULL, "%s", a.status);
+	/* Bytes after the last record. */
+	enc_put_be32(b.data + 6, 8);
+	binary_call(&a, b.data, b.len);
+	cr_assert_eq(a.rc, -EINVAL);
+	cr_assert(strstr(a.status, "after the 8 records") != NULL, "%s",
+	    a.status);
+	/* A header alone, too short. */
+	binary_call(&a, b.data, 4);
+	cr_assert_eq(a.rc, -EINVAL);
+	/* An unknown opcode. */
+	enc_put_be16(b.data, 77);
+	binary_call(&a, b.data, b.len);
+	cr_assert_eq(a.rc, -EOPNOTSUPP);
+	a_close(&a);
+	enc_buf_free(&b);
+	/* Counted under pg report. */
+	{
+		json_t *p = ok("{\"prefix\":\"perf dump\"}");
+
+		cr_assert_eq(jint(p, "commands.pg report.calls"), 5);
+		cr_assert_eq(jint(p, "commands.pg report.errors"), 4);
+		json_decref(p);
+	}
+}
+
+/* ------------------------------------------------------- subscriptions */
+
+Test(cmd, subscribe_osdmap_full_then_incrementals)
+{
+	struct aclient a;
+	json_t *p, *d;
+	json_int_t epoch;
+
+	d = ok("{\"prefix\":\"osd stat\"}");
+	epoch = jint(d, "epoch");
+	json_decref(d);
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"osdmap\"}");
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	p = a_push_at(&a, 0);
+	cr_assert_str_eq(jstr(p, "what"), "osdmap");
+	cr_assert_eq(jint(p, "epoch"), epoch);
+	cr_assert_eq(jint(p, "full.epoch"), epoch);
+
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	cr_assert(a_wait(&a, 1, 2, 5000), "no push for the new epoch");
+	p = a_push_at(&a, 1);
+	cr_assert_eq(jint(p, "epoch"), epoch + 1);
+	cr_assert(json_is_object(json_object_get(p, "inc")));
+	cr_assert_eq(jint(p, "inc.epoch"), epoch + 1);
+	/* A read changes nothing: no push. */
+	json_decref(ok("{\"prefix\":\"osd dump\"}"));
+	cr_assert(!a_wait(&a, 1, 3, 200));
+	a_close(&a);
+}
+
+Test(cmd, subscribe_osdmap_after_epoch)
+{
+	struct aclient a;
+	json_t *d;
+	json_int_t e0;
+	size_t i;
+
+	d = ok("{\"prefix\":\"osd stat\"}");
+	e0 = jint(d, "epoch");
+	json_decref(d);
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noup\"}"));
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"osdmap\","
+	    "\"start\":1}");
+	cr_assert(a_wait(&a, 1, 3, 5000));
+	cr_assert(!a_wait(&a, 1, 4, 200), "more than the 3 incrementals");
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(jint(a_push_at(&a, i), "epoch"),
+		    e0 + 1 + (json_int_t)i);
+		cr_assert_null(json_object_get(a_push_at(&a, i), "full"));
+	}
+	cr_assert_str_eq(jstr(a_push_at(&a, 2), "inc.new_flags"), "noup");
+	a_close(&a);
+
+	/* Up to date: nothing until the next change. */
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"osdmap\","
+	    "\"start\":4}");
+	cr_assert(!a_wait(&a, 1, 1, 200));
+	json_decref(ok("{\"prefix\":\"osd unset\",\"key\":\"noup\"}"));
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	cr_assert_eq(jint(a_push_at(&a, 0), "epoch"), 5);
+	a_close(&a);
+}
+
+Test(cmd, subscribe_osdmap_trimmed_start_gets_full)
+{
+	struct aclient a;
+	json_t *d, *p;
+	json_int_t epoch;
+	int i;
+
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":\"mon.min_epochs\","
+	    "\"value\":\"10\"}"));
+	for (i = 0; i < 12; i++) {
+		json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noout\"}"));
+		json_decref(ok("{\"prefix\":\"osd unset\",\"key\":\"noout\"}"));
+	}
+	d = ok("{\"prefix\":\"store stat\"}");
+	cr_assert_gt(jint(d, "osdmap_first"), 2, "nothing was trimmed");
+	epoch = jint(d, "osdmap_last");
+	json_decref(d);
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"osdmap\","
+	    "\"start\":1}");
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	cr_assert(!a_wait(&a, 1, 2, 200), "more than the full map");
+	p = a_push_at(&a, 0);
+	cr_assert_eq(jint(p, "epoch"), epoch);
+	cr_assert_eq(jint(p, "full.epoch"), epoch);
+	a_close(&a);
+}
+
+Test(cmd, subscribe_pgmap)
+{
+	struct aclient a;
+	json_t *p, *pgs, *cmd;
+	int rc;
+
+	cluster_small(4);
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	p = a_push_at(&a, 0);
+	cr_assert_str_eq(jstr(p, "what"), "pgmap");
+	cr_assert(json_is_true(json_object_get(p, "full")));
+	cr_assert(json_is_true(json_object_get(p, "last")));
+	cr_assert_eq(json_array_size(json_object_get(p, "pg_stats")), 4);
+
+	pgs = clean_stats(2, 1);
+	cmd = json_pack("{s:s, s:i, s:o}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, NULL);
+	cr_assert_eq(rc, 0);
+	json_decref(cmd);
+	cr_assert(a_wait(&a, 1, 2, 5000), "no pgmap push for the report");
+	p = a_push_at(&a, 1);
+	cr_assert_null(json_object_get(p, "full"));
+	cr_assert_gt(jint(p, "version"), 0);
+	cr_assert_eq(json_array_size(json_object_get(p, "pg_stats")), 2);
+	cr_assert_str_eq(jstr(json_array_get(json_object_get(p, "pg_stats"),
+	    0), "state"), "active+clean");
+
+	/* A new pool's PGs come in the push of its commit. */
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"two\","
+	    "\"pg_num\":3,\"size\":1}"));
+	cr_assert(a_wait(&a, 1, 3, 5000));
+	p = a_push_at(&a, 2);
+	cr_assert_eq(json_array_size(json_object_get(p, "pg_stats")), 3);
+	a_close(&a);
+}
+
+Test(cmd, subscribe_pgmap_snapshot_in_chunks)
+{
+	struct aclient a;
+	json_t *p;
+	size_t i, n, total = 0;
+	size_t want = (25000 + SUB_PG_CHUNK - 1) / SUB_PG_CHUNK;
+	char pgid[32];
+
+	cluster_small(25000);
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
+	cr_assert(a_wait(&a, 1, want, 20000), "%zu of %zu chunks came",
+	    json_array_size(a.pushes), want);
+	for (i = 0; i < want; i++) {
+		p = a_push_at(&a, i);
+		cr_assert(json_is_true(json_object_get(p, "full")));
+		n = json_array_size(json_object_get(p, "pg_stats"));
+		cr_assert(n > 0 && n <= SUB_PG_CHUNK, "chunk %zu holds %zu PGs",
+		    i, n);
+		cr_assert_eq(jint(p, "version"), jint(a_push_at(&a, 0),
+		    "version"), "no commit came in between");
+		/* In seed order: none lost, none twice. */
+		snprintf(pgid, sizeof pgid, "1.%zx", total);
+		cr_assert_str_eq(jstr(json_array_get(json_object_get(p,
+		    "pg_stats"), 0), "pgid"), pgid);
+		total += n;
+		cr_assert_eq(json_is_true(json_object_get(p, "last")),
+		    i == want - 1);
+	}
+	cr_assert_eq(total, 25000);
+	cr_assert(!a_wait(&a, 1, want + 1, 200), "a push after the last");
+	a_close(&a);
+}
+
+/*
+ * A commit during a snapshot: its push comes between the chunks, the
+ * chunks after it carry the new version and the new pool's PGs, and
+ * together they make the whole map.
+ */
+Test(cmd, subscribe_pgmap_commit_during_snapshot)
+{
+	struct aclient a;
+	json_t *p;
+	size_t i, n, full = 0, commits = 0, at = 0;
+	json_int_t v0, vnew = 0;
+	double deadline;
+	int last = 0;
+
+	cluster_small(25000);
+	a_open(&a);
+	/* The reply is read; the chunks wait in the kernel, unread. */
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"pgmap\"}");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"two\","
+	    "\"pg_num\":3,\"size\":1}"));
+	deadline = now_s() + 20;
+	while (!last && now_s() < deadline) {
+		event_base_loop(a.base, EVLOOP_ONCE);
+		n = json_array_size(a.pushes);
+		last = n > 0 && json_is_true(json_object_get(a_push_at(&a,
+		    n - 1), "last"));
+	}
+	cr_assert(last, "the snapshot did not end");
+	v0 = jint(a_push_at(&a, 0), "version");
+	json_array_foreach(a.pushes, i, p) {
+		n = json_array_size(json_object_get(p, "pg_stats"));
+		if (json_is_true(json_object_get(p, "full"))) {
+			full += n;
+			cr_assert_eq(jint(p, "version"), commits > 0 ? vnew :
+			    v0, "chunk %zu has version %lld", i,
+			    (long long)jint(p, "version"));
+			continue;
+		}
+		commits++;
+		at = i;
+		vnew = jint(p, "version");
+		cr_assert_gt(vnew, v0);
+		cr_assert_eq(n, 3, "the commit's push holds the new PGs");
+	}
+	cr_assert_eq(commits, 1, "%zu commit pushes", commits);
+	cr_assert(at > 0 && at < json_array_size(a.pushes) - 1, "the commit "
+	    "came at push %zu, not between chunks", at);
+	cr_assert_eq(full, 25003, "the chunks hold %zu PGs", full);
+	a_close(&a);
+}
+
+Test(cmd, subscribe_log)
+{
+	struct aclient a;
+	json_t *p, *e;
+	int found = 0;
+	size_t i, j;
+
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"log\","
+	    "\"start\":0}");
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	p = a_push_at(&a, 0);
+	cr_assert_str_eq(jstr(p, "what"), "log");
+	e = json_array_get(json_object_get(p, "entries"), 0);
+	cr_assert_eq(jint(e, "seq"), 1);
+	cr_assert(strstr(jstr(e, "message"), "mkfs") != NULL);
+
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":0}"));
+	cr_assert(a_wait(&a, 1, 3, 5000));
+	json_array_foreach(a.pushes, i, p)
+		json_array_foreach(json_object_get(p, "entries"), j, e) {
+			cr_assert(json_is_string(json_object_get(e, "stamp")));
+			cr_assert(json_is_string(json_object_get(e,
+			    "severity")));
+			if (strcmp(jstr(e, "message"), "osd.0 created") == 0)
+				found = 1;
+		}
+	cr_assert(found, "no push of 'osd.0 created'");
+	a_close(&a);
+
+	/* Without start: only new entries. */
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"log\"}");
+	cr_assert(!a_wait(&a, 1, 1, 200));
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	e = json_array_get(json_object_get(a_push_at(&a, 0), "entries"), 0);
+	cr_assert_str_eq(jstr(e, "message"), "osd.1 created");
+	a_close(&a);
+}
+
+Test(cmd, subscribe_health)
+{
+	struct aclient a;
+	json_t *p;
+
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"health\"}");
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	p = a_push_at(&a, 0);
+	cr_assert_str_eq(jstr(p, "what"), "health");
+	cr_assert_str_eq(jstr(p, "health.status"), "HEALTH_OK");
+	cluster_small(4);
+	cr_assert(a_wait(&a, 1, 2, 5000), "no push for the health change");
+	p = json_array_get(a.pushes, json_array_size(a.pushes) - 1);
+	cr_assert_str_eq(jstr(p, "health.status"), "HEALTH_WARN");
+	cr_assert_not_null(json_object_get(json_object_get(json_object_get(p,
+	    "health"), "checks"), "PG_AVAILABILITY"));
+	a_close(&a);
+}
+
+Test(cmd, subscriptions_per_connection_are_bounded)
+{
+	struct aclient a;
+	json_t *cmd = json_pack("{s:s, s:s}", "prefix", "subscribe", "what",
+	    "health");
+	int i;
+
+	a_open(&a);
+	for (i = 0; i < 17; i++)
+		cr_assert_eq(mclient_subscribe(a.c, cmd, a_push, a_reply, &a),
+		    0);
+	cr_assert(a_wait(&a, 17, 0, 5000));
+	cr_assert_eq(a.rc, -EBUSY, "%s", a.status);
+	json_decref(cmd);
+	a_close(&a);
+	/* The daemon dropped them with the connection. */
+	cmd = ok("{\"prefix\":\"perf dump\"}");
+	cr_assert_eq(jint(cmd, "subscriptions.active"), 0);
+	json_decref(cmd);
+}
+
+/* A raw connection that says HELLO and sends one request, never reading. */
+static int
+raw_subscriber(const char *what)
+{
+	struct sockaddr_in sin;
+	struct enc_buf b = { 0 };
+	char text[128], *cause = NULL;
+	unsigned port;
+	int fd, small = 4096;
+
+	cr_assert_eq(sscanf(D.addr, "127.0.0.1:%u", &port), 1);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert(fd != -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	snprintf(text, sizeof text, "{\"protocol\":1}");
+	cr_assert_eq(frame_build(&b, FRAME_HELLO, 0, text, strlen(text),
+	    &cause), 0);
+	snprintf(text, sizeof text, "{\"prefix\":\"subscribe\","
+	    "\"what\":\"%s\"}", what);
+	cr_assert_eq(frame_build(&b, FRAME_REQUEST, 1, text, strlen(text),
+	    &cause), 0);
+	cr_assert_eq(write(fd, b.data, b.len), (ssize_t)b.len);
+	enc_buf_free(&b);
+	return fd;
+}
+
+Test(cmd, subscriber_that_does_not_read_is_cut)
+{
+	json_t *d;
+	double deadline;
+	int fd, cut = 0;
+
+	char *log;
+
+	cluster_small(20000);
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.max_client_output\",\"value\":\"1M\"}"));
+	/*
+	 * The snapshot is paced to the reader, so it never passes 1M: the
+	 * write-stall bound, idle_timeout, cuts it.
+	 */
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.idle_timeout\",\"value\":\"1s\"}"));
+	fd = raw_subscriber("pgmap");
+	deadline = now_s() + 10;
+	/* Cut, and its subscription gone with it. */
+	while (!cut && now_s() < deadline) {
+		d = ok("{\"prefix\":\"perf dump\"}");
+		cut = jint(d, "server.closed_slow") >= 1 &&
+		    jint(d, "subscriptions.active") == 0;
+		json_decref(d);
+		if (!cut)
+			usleep(20000);
+	}
+	cr_assert(cut, "the subscriber that does not read was not cut");
+	log = read_file(D.log);
+	cr_assert_not_null(strstr(log, "none taken for 1000 ms (idle_timeout): "
+	    "disconnecting a client that does not read"), "no warning of the "
+	    "stall in the log");
+	free(log);
+	/* Everyone else is served. */
+	cr_assert_eq(pgs_in_state("creating"), 20000);
+	close(fd);
+}
+
+/* ----------------------------------------------------- daemon life */
+
+Test(cmd, restart_keeps_the_maps)
+{
+	json_t *d;
+	double took;
+	char *fsid;
+
+	cluster_small(16);
+	d = ok("{\"prefix\":\"status\"}");
+	fsid = xstrdup(jstr(d, "fsid"));
+	json_decref(d);
+	cr_assert_eq(stop_daemon(&D, SIGTERM, &took), 0);
+	cr_assert_lt(took, 5.0);
+	cr_assert_eq(start_daemon(&D), 0);
+	d = ok("{\"prefix\":\"status\"}");
+	cr_assert_str_eq(jstr(d, "fsid"), fsid);
+	cr_assert_eq(jint(d, "pgmap.num_pgs"), 16);
+	cr_assert_eq(jint(d, "osdmap.num_osds"), 1);
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd pool ls\"}");
+	cr_assert_str_eq(json_string_value(json_array_get(d, 0)), "rbd");
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\",\"num\":3}");
+	{
+		json_t *v;
+		size_t i;
+		int found = 0;
+
+		json_array_foreach(d, i, v)
+			if (strcmp(jstr(v, "message"),
+			    "pool 'rbd' created with 16 pgs") == 0)
+				found = 1;
+		cr_assert(found, "the pool's log entry is gone");
+	}
+	json_decref(d);
+	free(fsid);
+}
+
+/* Writes in flight at SIGTERM are committed before the exit. */
+Test(cmd, sigterm_exits_0_quickly_after_pending_writes)
+{
+	struct aclient a;
+	json_t *cmd;
+	double took;
+	int i;
+
+	a_open(&a);
+	for (i = 0; i < 20; i++) {
+		cmd = json_pack("{s:s}", "prefix", "osd create");
+		cr_assert_eq(mclient_request(a.c, cmd, a_reply, &a), 0);
+		json_decref(cmd);
+	}
+	cr_assert(a_wait(&a, 20, 0, 5000));
+	a_close(&a);
+	cr_assert_eq(stop_daemon(&D, SIGTERM, &took), 0);
+	cr_assert_lt(took, 5.0);
+	cr_assert_eq(start_daemon(&D), 0);
+	cmd = ok("{\"prefix\":\"osd stat\"}");
+	cr_assert_eq(jint(cmd, "num_osds"), 20);
+	json_decref(cmd);
+	cr_assert_eq(stop_daemon(&D, SIGINT, &took), 0);
+	cr_assert_lt(took, 5.0);
+}
+
+Test(cmd, sighup_and_config_set_change_debug_levels)
+{
+	json_t *d;
+	FILE *f;
+	double deadline;
+	int done = 0;
+
+	d = ok("{\"prefix\":\"config get\",\"key\":\"log.debug_mon\"}");
+	cr_assert_str_eq(jstr(d, "value"), "1/5");
+	json_decref(d);
+	f = fopen(D.conf, "a");
+	cr_assert_not_null(f);
+	fprintf(f, "debug_net = 4/6\n");
+	fclose(f);
+	kill(D.pid, SIGHUP);
+	deadline = now_s() + 5;
+	while (!done && now_s() < deadline) {
+		d = ok("{\"prefix\":\"config get\",\"key\":\"log.debug_net\"}");
+		done = strcmp(jstr(d, "value"), "4/6") == 0;
+		json_decref(d);
+		if (!done)
+			usleep(20000);
+	}
+	cr_assert(done, "SIGHUP did not apply log.debug_net = 4/6");
+
+	d = ok("{\"prefix\":\"config set\",\"key\":\"log.debug_mon\","
+	    "\"value\":\"7/9\"}");
+	cr_assert_str_eq(jstr(d, "value"), "7/9");
+	json_decref(d);
+	d = ok("{\"prefix\":\"config get\",\"key\":\"log.debug_mon\"}");
+	cr_assert_str_eq(jstr(d, "value"), "7/9");
+	json_decref(d);
+	refused(-EINVAL, "log.debug_mon", "{\"prefix\":\"config set\","
+	    "\"key\":\"log.debug_mon\",\"value\":\"7/900\"}");
+	/* A runtime server limit takes effect: a tiny frame cap. */
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":\"mon.max_frame\","
+	    "\"value\":\"4K\"}"));
+	{
+		json_t *cmd = json_pack("{s:s, s:s}", "prefix", "config get",
+		    "key", "mon.max_frame");
+		char big[8192];
+		int rc;
+
+		memset(big, 'x', sizeof big - 1);
+		big[sizeof big - 1] = '\0';
+		json_object_set_new(cmd, "padding", json_string(big));
+		rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, NULL);
+		cr_assert_eq(rc, -EMSGSIZE, "rc %d", rc);
+		json_decref(cmd);
+	}
+	/* The daemon wrote what changed in its log. */
+	{
+		char *log = read_file(D.log);
+
+		cr_assert(strstr(log, "config set: log.debug_mon changed from "
+		    "'1/5' to '7/9'") != NULL);
+		cr_assert(strstr(log, "reload: log.debug_net changed") !=
+		    NULL);
+		free(log);
+	}
+}
+
+Test(cmd, bind_failure_is_one_line_and_exit_1)
+{
+	struct daemon other;
+	char extra[128], *log;
+	int rc;
+
+	snprintf(extra, sizeof extra, "bind = %s", D.addr);
+	daemon_make(&other, NULL);
+	write_conf(&other, extra);
+	rc = start_daemon(&other);
+	cr_assert_eq(rc, 1, "a second daemon on a bound port: %d", rc);
+	log = read_file(other.log);
+	cr_assert(strstr(log, "cannot listen on ") != NULL, "%s", log);
+	free(log);
+	daemon_destroy(&other);
+}

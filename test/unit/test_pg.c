@@ -1,0 +1,997 @@
+/* test_pg.c: PG ids, states and stat records (SPEC §3.4). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "common/enc.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "map/pg.h"
+
+/* Every field, compared one by one (no padding bytes involved). */
+#define STAT_FIELDS(X) \
+	X(pgid.pool) X(pgid.seed) X(state) X(version_epoch) X(version_v) \
+	X(reported_epoch) X(reported_seq) X(created) X(last_epoch_clean) \
+	X(mapping_epoch) X(parent_split_bits) X(snaptrimq_len) X(up_len) \
+	X(acting_len) X(up_primary) X(acting_primary) X(last_fresh) \
+	X(last_change) X(last_active) X(last_peered) X(last_clean) \
+	X(last_became_active) X(last_unstale) X(last_scrub_stamp) \
+	X(last_deep_scrub_stamp) X(log_size) X(ondisk_log_size) \
+	X(num_bytes) X(num_objects) X(num_object_clones) \
+	X(num_object_copies) X(num_objects_missing_on_primary) \
+	X(num_objects_degraded) X(num_objects_misplaced) \
+	X(num_objects_unfound) X(num_objects_dirty) X(num_whiteouts) \
+	X(num_read) X(num_read_kb) X(num_write) X(num_write_kb) \
+	X(num_scrub_errors) X(num_shallow_scrub_errors) \
+	X(num_deep_scrub_errors) X(num_objects_recovered) \
+	X(num_bytes_recovered) X(num_keys_recovered) X(num_objects_omap) \
+	X(num_objects_hit_set_archive) X(num_bytes_hit_set_archive) \
+	X(num_flush) X(num_evict) X(num_promote) X(num_large_omap_objects) \
+	X(num_objects_manifest) X(num_omap_bytes) X(num_omap_keys) \
+	X(num_objects_repaired)
+
+static void
+assert_stat_eq(const struct pg_stat *a, const struct pg_stat *b)
+{
+	int i;
+
+#define CMP(f) cr_assert_eq(a->f, b->f, "field " #f " differs");
+	STAT_FIELDS(CMP)
+#undef CMP
+	for (i = 0; i < a->up_len; i++)
+		cr_assert_eq(a->up[i], b->up[i], "up[%d] differs", i);
+	for (i = 0; i < a->acting_len; i++)
+		cr_assert_eq(a->acting[i], b->acting[i], "acting[%d]", i);
+}
+
+/* 58 fields, each with its own value, some at their limits. */
+static void
+fill(struct pg_stat *st, uint32_t seed)
+{
+	int64_t v = 1000;
+
+	pg_stat_init(st, (struct pg_id){ 7, seed });
+	st->state = PG_STATE_ACTIVE | PG_STATE_CLEAN | PG_STATE_SCRUBBING |
+	    PG_STATE_DEEP;
+	st->version_epoch = 4000000000U;
+	st->version_v = 0xfedcba9876543210ULL;
+	st->reported_epoch = 123456;
+	st->reported_seq = 0x7000000000000001ULL;
+	st->created = 11;
+	st->last_epoch_clean = 12;
+	st->mapping_epoch = 13;
+	st->parent_split_bits = 14;
+	st->snaptrimq_len = UINT32_MAX;
+	st->up_len = 3;
+	st->up[0] = 5;
+	st->up[1] = 0;
+	st->up[2] = INT32_MAX;
+	st->acting_len = 2;
+	st->acting[0] = 9;
+	st->acting[1] = -7;
+	st->up_primary = 5;
+	st->acting_primary = -1;
+#define SET(f) st->f = v++ * 1000003;
+	SET(last_fresh) SET(last_change) SET(last_active) SET(last_peered)
+	SET(last_clean) SET(last_became_active) SET(last_unstale)
+	SET(last_scrub_stamp) SET(last_deep_scrub_stamp) SET(log_size)
+	SET(ondisk_log_size) SET(num_bytes) SET(num_objects)
+	SET(num_object_clones) SET(num_object_copies)
+	SET(num_objects_missing_on_primary) SET(num_objects_degraded)
+	SET(num_objects_misplaced) SET(num_objects_unfound)
+	SET(num_objects_dirty) SET(num_whiteouts) SET(num_read)
+	SET(num_read_kb) SET(num_write) SET(num_write_kb) SET(num_scrub_errors)
+	SET(num_shallow_scrub_errors) SET(num_deep_scrub_errors)
+	SET(num_objects_recovered) SET(num_bytes_recovered)
+	SET(num_keys_recovered) SET(num_objects_omap)
+	SET(num_objects_hit_set_archive) SET(num_bytes_hit_set_archive)
+	SET(num_flush) SET(num_evict) SET(num_promote)
+	SET(num_large_omap_objects) SET(num_objects_manifest)
+	SET(num_omap_bytes) SET(num_omap_keys) SET(num_objects_repaired)
+#undef SET
+	st->num_bytes = INT64_MAX;
+	st->num_objects_degraded = -3;
+	st->num_omap_keys = INT64_MIN;
+}
+
+/* A size-3 PG as an OSD reports it between scrubs. */
+static void
+typical(struct pg_stat *st, uint32_t seed)
+{
+	int64_t t = 1796067901123456LL;	/* 2026-11-30T19:45:01.123456 */
+
+	pg_stat_init(st, (struct pg_id){ 1, seed });
+	st->state = PG_STATE_ACTIVE | PG_STATE_CLEAN;
+	st->version_epoch = 812;
+	st->version_v = 40211;
+	st->reported_epoch = 820;
+	st->reported_seq = 93112;
+	st->created = 20;
+	st->last_epoch_clean = 818;
+	st->mapping_epoch = 815;
+	st->up_len = st->acting_len = 3;
+	st->up[0] = st->acting[0] = (int32_t)(seed % 256);
+	st->up[1] = st->acting[1] = (int32_t)((seed + 1) % 256);
+	st->up[2] = st->acting[2] = (int32_t)((seed + 2) % 256);
+	st->up_primary = st->acting_primary = st->up[0];
+	st->last_fresh = st->last_change = st->last_active = t;
+	st->last_peered = st->last_clean = st->last_unstale = t;
+	st->last_became_active = t - 3600000000LL;
+	st->last_scrub_stamp = t - 86400000000LL;
+	st->last_deep_scrub_stamp = t - 7 * 86400000000LL;
+	st->log_size = st->ondisk_log_size = 3000;
+	st->num_bytes = 4194304LL * 900;
+	st->num_objects = 900;
+	st->num_object_copies = 2700;
+	st->num_read = 120000;
+	st->num_read_kb = 4800000;
+	st->num_write = 90000;
+	st->num_write_kb = 3600000;
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* PG ids. */
+
+Test(pgid, round_trip)
+{
+	static const struct {
+		const char *in, *out;
+		uint32_t pool, seed;
+	} good[] = {
+		{ "1.3f", "1.3f", 1, 0x3f },
+		{ "0.0", "0.0", 0, 0 },
+		{ "12.ABCDEF", "12.abcdef", 12, 0xabcdef },
+		{ "4294967295.ffffffff", "4294967295.ffffffff", UINT32_MAX,
+		    UINT32_MAX },
+		{ "007.0010", "7.10", 7, 0x10 },
+	};
+	char buf[PG_ID_BUFSIZE], *cause = NULL;
+	struct pg_id id;
+	size_t i;
+
+	for (i = 0; i < nitems(good); i++) {
+		cr_assert_eq(pg_id_parse(good[i].in, &id, &cause), 0, "%s",
+		    good[i].in);
+		cr_assert_null(cause);
+		cr_assert_eq(id.pool, good[i].pool);
+		cr_assert_eq(id.seed, good[i].seed);
+		cr_assert_str_eq(pg_id_format(id, buf, sizeof buf),
+		    good[i].out);
+	}
+	cr_assert_lt(pg_id_cmp((struct pg_id){ 1, 9 }, (struct pg_id){ 2, 0 }),
+	    0);
+	cr_assert_gt(pg_id_cmp((struct pg_id){ 1, 9 }, (struct pg_id){ 1, 8 }),
+	    0);
+	cr_assert_eq(pg_id_cmp((struct pg_id){ 3, 4 }, (struct pg_id){ 3, 4 }),
+	    0);
+}
+
+Test(pgid, bad)
+{
+	static const struct {
+		const char *in, *why;
+	} bad[] = {
+		{ "", "empty" },
+		{ "1", "no '.'" },
+		{ "1.", "seed" },
+		{ ".3", "pool" },
+		{ "x.3", "pool" },
+		{ "1.zz", "seed" },
+		{ "1.3f junk", "junk" },
+		{ "1.3fg", "junk" },
+		{ "1.3f ", "junk" },
+		{ " 1.3f", "pool" },
+		{ "+1.3", "pool" },
+		{ "-1.3", "pool" },
+		{ "1.-3", "seed" },
+		{ "1.0x3", "junk" },
+		{ "1..3", "seed" },
+		{ "1.3.4", "junk" },
+		{ "4294967296.0", "pool out of range" },
+		{ "99999999999999999999999.0", "pool out of range" },
+		{ "1.100000000", "seed out of range" },
+	};
+	struct pg_id id;
+	char *cause;
+	size_t i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		cause = NULL;
+		cr_assert_eq(pg_id_parse(bad[i].in, &id, &cause), -1, "'%s'",
+		    bad[i].in);
+		cr_assert_not_null(cause);
+		cr_assert_not_null(strstr(cause, bad[i].why), "'%s': %s",
+		    bad[i].in, cause);
+		free(cause);
+	}
+}
+
+/* States. */
+
+Test(pgstate, every_bit)
+{
+	char buf[PG_STATE_BUFSIZE], *cause = NULL;
+	uint32_t bits;
+	unsigned i;
+
+	cr_assert_null(pg_state_bit_name(PG_STATE_NBITS));
+	for (i = 0; i < PG_STATE_NBITS; i++) {
+		const char *name = pg_state_bit_name(i);
+
+		cr_assert_not_null(name);
+		cr_assert_eq(pg_state_parse(name, &bits, &cause), 0, "%s",
+		    name);
+		cr_assert_eq(bits, 1U << i, "%s", name);
+		cr_assert_str_eq(pg_state_format(bits, buf, sizeof buf), name);
+	}
+	/* The words SPEC §3.4 names are all there, each once. */
+	cr_assert_eq(pg_state_parse("creating+active+clean+peering+activating+"
+	    "degraded+undersized+remapped+recovering+recovery_wait+"
+	    "backfilling+backfill_wait+scrubbing+deep+stale+down+incomplete+"
+	    "peered+inconsistent+repair+unknown", &bits, &cause), 0);
+	cr_assert_eq(bits, PG_STATE_ALL);
+}
+
+Test(pgstate, canonical_order)
+{
+	char buf[PG_STATE_BUFSIZE], small[12], *cause = NULL;
+	uint32_t bits;
+
+	cr_assert_str_eq(pg_state_format(PG_STATE_ALL, buf, sizeof buf),
+	    "stale+creating+active+activating+clean+recovery_wait+recovering+"
+	    "down+undersized+degraded+remapped+scrubbing+deep+inconsistent+"
+	    "peering+repair+backfill_wait+backfilling+incomplete+peered+"
+	    "unknown");
+	cr_assert_eq(pg_state_parse("clean+active", &bits, &cause), 0);
+	cr_assert_eq(bits, PG_STATE_ACTIVE | PG_STATE_CLEAN);
+	cr_assert_str_eq(pg_state_format(bits, buf, sizeof buf),
+	    "active+clean");
+	cr_assert_eq(pg_state_parse("degraded+undersized+peered+active",
+	    &bits, &cause), 0);
+	cr_assert_str_eq(pg_state_format(bits, buf, sizeof buf),
+	    "active+undersized+degraded+peered");
+	cr_assert_eq(pg_state_parse("deep+scrubbing+clean+active+clean",
+	    &bits, &cause), 0);
+	cr_assert_str_eq(pg_state_format(bits, buf, sizeof buf),
+	    "active+clean+scrubbing+deep");
+	cr_assert_str_eq(pg_state_format(PG_STATE_STALE | PG_STATE_CREATING |
+	    PG_STATE_PEERING, buf, sizeof buf), "stale+creating+peering");
+	/* Nothing known prints as Ceph prints it. */
+	cr_assert_str_eq(pg_state_format(0, buf, sizeof buf), "unknown");
+	cr_assert_str_eq(pg_state_format(1U << 31, buf, sizeof buf),
+	    "unknown");
+	/* A short buffer is cut, never overrun. */
+	cr_assert_str_eq(pg_state_format(PG_STATE_ACTIVE | PG_STATE_CLEAN |
+	    PG_STATE_SCRUBBING, small, sizeof small), "active+clea");
+	cr_assert_eq(pg_state_format(PG_STATE_ACTIVE, small, 0), small);
+}
+
+Test(pgstate, bad)
+{
+	static const struct {
+		const char *in, *why;
+	} bad[] = {
+		{ "", "empty PG state" },
+		{ "active+", "empty word" },
+		{ "+active", "empty word" },
+		{ "active++clean", "empty word" },
+		{ "bogus", "'bogus'" },
+		{ "active+bogus+clean", "'bogus'" },
+		{ "Active", "'Active'" },
+		{ "active clean", "'active clean'" },
+		{ "wait_backfill", "'wait_backfill'" },
+	};
+	uint32_t bits = 77;
+	char *cause;
+	size_t i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		cause = NULL;
+		cr_assert_eq(pg_state_parse(bad[i].in, &bits, &cause), -1,
+		    "'%s'", bad[i].in);
+		cr_assert_not_null(cause);
+		cr_assert_not_null(strstr(cause, bad[i].why), "'%s': %s",
+		    bad[i].in, cause);
+		cr_assert_eq(bits, 77, "a failed parse changed the state");
+		free(cause);
+	}
+}
+
+/* Binary records. */
+
+Test(pgrec, round_trip)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+
+	fill(&in, 0x3f);
+	pg_stat_encode(&in, &b);
+	cr_assert_eq(b.len, PG_STAT_ENCODED_SIZE(3, 2));
+	cr_assert_eq(b.data[0], PG_STAT_STRUCT_V);
+	cr_assert_eq(b.data[1], PG_STAT_COMPAT_V);
+	cr_assert_eq(enc_get_be32(b.data + 2), b.len - 6);
+	/* Big-endian, pool first. */
+	cr_assert_eq(enc_get_be32(b.data + 6), 7);
+	cr_assert_eq(enc_get_be32(b.data + 10), 0x3f);
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0, "%s", cause);
+	cr_assert_eq(r.left, 0);
+	assert_stat_eq(&in, &out);
+
+	/* Empty sets and the zero stat too. */
+	pg_stat_init(&in, (struct pg_id){ 0, 0 });
+	enc_buf_reset(&b);
+	pg_stat_encode(&in, &b);
+	cr_assert_eq(b.len, PG_STAT_ENCODED_SIZE(0, 0));
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0);
+	assert_stat_eq(&in, &out);
+	cr_assert_eq(out.up_primary, -1);
+	enc_buf_free(&b);
+}
+
+/* The size SPEC §3.4 asks for: 350-450 bytes for a size-3 PG. */
+Test(pgrec, typical_size)
+{
+	struct enc_buf b = { 0 };
+	struct pg_stat st;
+
+	typical(&st, 5);
+	pg_stat_encode(&st, &b);
+	cr_assert_eq(b.len, PG_STAT_ENCODED_SIZE(3, 3));
+	cr_assert(b.len >= 350 && b.len <= 450, "%zu bytes", b.len);
+	fprintf(stderr, "pg_stat: a size-3 PG encodes to %zu bytes\n", b.len);
+	enc_buf_free(&b);
+}
+
+/*
+ * Every prefix of a record fails cleanly, with a cause, reading nothing
+ * past the prefix (each copy is its own allocation of exactly that size,
+ * so ASan sees any overrun).
+ */
+Test(pgrec, truncated)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause;
+	uint8_t *copy;
+	size_t n;
+
+	fill(&in, 1);
+	pg_stat_encode(&in, &b);
+	for (n = 0; n < b.len; n++) {
+		copy = xmalloc(n ? n : 1);
+		memcpy(copy, b.data, n);
+		enc_reader_init(&r, copy, n);
+		cause = NULL;
+		cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1, "%zu", n);
+		cr_assert_not_null(cause, "%zu bytes: no cause", n);
+		cr_assert(r.failed);
+		free(cause);
+
+		/*
+		 * The same cut with the length field fixed to match: the
+		 * body is short, and the cause names the field cut.
+		 */
+		if (n >= 6) {
+			enc_put_be32(copy + 2, (uint32_t)(n - 6));
+			enc_reader_init(&r, copy, n);
+			cause = NULL;
+			cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+			cr_assert_not_null(strstr(cause, "truncated in field"),
+			    "%zu: %s", n, cause);
+			free(cause);
+		}
+		free(copy);
+	}
+	enc_buf_free(&b);
+}
+
+Test(pgrec, truncated_names_field)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+	static const struct {
+		size_t body;
+		const char *field;
+	} cuts[] = {
+		{ 0, "field pool" },
+		{ 3, "field pool" },
+		{ 10, "field state" },
+		{ 30, "field reported_seq" },
+		{ 56, "field up count" },
+		{ 60, "field up" },
+		{ 73, "field acting count" },
+		{ 80, "field acting" },
+		{ 86, "field last_fresh" },
+		{ 86 + 8 * 11, "field num_bytes" },
+		{ 86 + 8 * 41 + 7, "field num_objects_repaired" },
+	};
+	size_t i;
+
+	fill(&in, 1);	/* up 3, acting 2: body 402 + 20 = 422 bytes */
+	pg_stat_encode(&in, &b);
+	cr_assert_eq(b.len, 6 + 422);
+	for (i = 0; i < nitems(cuts); i++) {
+		enc_put_be32(b.data + 2, (uint32_t)cuts[i].body);
+		enc_reader_init(&r, b.data, b.len);
+		cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+		cr_assert_not_null(strstr(cause, cuts[i].field), "cut %zu: %s",
+		    cuts[i].body, cause);
+		free(cause);
+		cause = NULL;
+	}
+	enc_buf_free(&b);
+}
+
+Test(pgrec, bad_length_and_counts)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+
+	fill(&in, 2);
+	pg_stat_encode(&in, &b);
+
+	/* A length past the end of the buffer. */
+	enc_put_be32(b.data + 2, (uint32_t)(b.len - 6 + 1));
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "length"), "%s", cause);
+	free(cause);
+	enc_put_be32(b.data + 2, UINT32_MAX);
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "length"), "%s", cause);
+	free(cause);
+	enc_put_be32(b.data + 2, (uint32_t)(b.len - 6));
+
+	/* More OSDs than a set can hold. */
+	b.data[6 + 56] = PLACEMENT_MAX_SIZE + 1;
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "field up:"), "%s", cause);
+	free(cause);
+	b.data[6 + 56] = 3;
+	b.data[6 + 56 + 1 + 12 + 4] = 255;
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "field acting:"), "%s", cause);
+	free(cause);
+	b.data[6 + 56 + 1 + 12 + 4] = 2;
+
+	/* struct_v 0, or older than its own compat_v: invalid. */
+	b.data[0] = 0;
+	b.data[1] = 0;
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "struct_v"), "%s", cause);
+	free(cause);
+
+	/* Repaired, it reads again. */
+	b.data[0] = PG_STAT_STRUCT_V;
+	b.data[1] = PG_STAT_COMPAT_V;
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0);
+	assert_stat_eq(&in, &out);
+
+	/* A reader that already failed stays failed. */
+	enc_reader_init(&r, b.data, b.len);
+	r.failed = 1;
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	free(cause);
+	enc_buf_free(&b);
+}
+
+/* A newer writer's record: more body, same compat_v.  Read and skipped. */
+Test(pgrec, newer_struct_v)
+{
+	static const uint8_t extra[] = { 1, 2, 3, 4, 5, 6, 7 };
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, next, out;
+	char *cause = NULL;
+	size_t len;
+
+	fill(&in, 3);
+	pg_stat_encode(&in, &b);
+	len = b.len;
+	b.data[0] = PG_STAT_STRUCT_V + 1;
+	enc_buf_put_bytes(&b, extra, sizeof extra);
+	enc_put_be32(b.data + 2, (uint32_t)(len - 6 + sizeof extra));
+	typical(&next, 4);
+	pg_stat_encode(&next, &b);
+
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0, "%s", cause);
+	assert_stat_eq(&in, &out);
+	cr_assert_eq(r.left, b.len - len - sizeof extra);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0, "%s", cause);
+	assert_stat_eq(&next, &out);
+	cr_assert_eq(r.left, 0);
+	enc_buf_free(&b);
+}
+
+/* A record only a newer reader understands is refused, not misread. */
+Test(pgrec, newer_compat_v)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+
+	fill(&in, 3);
+	pg_stat_encode(&in, &b);
+	b.data[0] = PG_STAT_STRUCT_V + 1;
+	b.data[1] = PG_STAT_COMPAT_V + 1;
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "compat_v"), "%s", cause);
+	cr_assert(r.failed);
+	free(cause);
+	enc_buf_free(&b);
+}
+
+Test(pgrec, concatenated)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+	uint32_t s;
+
+	for (s = 0; s < 100; s++) {
+		if (s % 2)
+			typical(&in, s);
+		else
+			fill(&in, s);
+		pg_stat_encode(&in, &b);
+	}
+	enc_reader_init(&r, b.data, b.len);
+	for (s = 0; s < 100; s++) {
+		cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0, "%u: %s", s,
+		    cause);
+		if (s % 2)
+			typical(&in, s);
+		else
+			fill(&in, s);
+		assert_stat_eq(&in, &out);
+	}
+	cr_assert_eq(r.left, 0);
+	/* Past the last one: a clean failure. */
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
+	cr_assert_not_null(strstr(cause, "header truncated"), "%s", cause);
+	free(cause);
+	enc_buf_free(&b);
+}
+
+/*
+ * Cold start decodes every record: 221,568 of them.  The figure goes to
+ * stderr; the test checks each came back right.
+ */
+Test(pgrec, decode_speed)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+	uint32_t s, n = 221568;
+	uint64_t objects = 0;
+	double t0, t;
+
+	for (s = 0; s < n; s++) {
+		typical(&in, s);
+		in.num_objects = s;
+		pg_stat_encode(&in, &b);
+	}
+	t0 = now_ns();
+	enc_reader_init(&r, b.data, b.len);
+	for (s = 0; s < n; s++) {
+		cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0);
+		cr_assert_eq(out.pgid.seed, s);
+		objects += (uint64_t)out.num_objects;
+	}
+	t = now_ns() - t0;
+	cr_assert_eq(r.left, 0);
+	cr_assert_eq(objects, (uint64_t)n * (n - 1) / 2);
+	fprintf(stderr, "pg_stat: decoded %u records (%zu bytes) in %.1f ms, "
+	    "%.1f ns/record\n", n, b.len, t / 1e6, t / n);
+	enc_buf_free(&b);
+}
+
+/* JSON. */
+
+Test(pgjson, round_trip)
+{
+	struct pg_stat in, out;
+	char *cause = NULL;
+	json_t *j;
+	uint32_t s;
+
+	for (s = 0; s < 4; s++) {
+		if (s % 2)
+			typical(&in, s);
+		else
+			fill(&in, s);
+		if (s == 2) {
+			/* The JSON range: unsigned up to INT64_MAX. */
+			in.reported_seq = INT64_MAX;
+			in.version_v = UINT64_MAX;
+			in.last_fresh = 253402300799999999LL; /* 9999-12-31 */
+			in.last_change = 0;
+		}
+		j = pg_stat_to_json(&in);
+		cr_assert_eq(pg_stat_from_json(j, &out, &cause), 0, "%s",
+		    cause);
+		assert_stat_eq(&in, &out);
+		json_decref(j);
+	}
+}
+
+/* The shape of Ceph's `pg dump -f json` entries. */
+Test(pgjson, shape)
+{
+	struct pg_stat st;
+	json_t *j, *sum, *up;
+
+	typical(&st, 0x3f);
+	st.state |= PG_STATE_SCRUBBING;
+	j = pg_stat_to_json(&st);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "pgid")), "1.3f");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "state")),
+	    "active+clean+scrubbing");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "version")),
+	    "812'40211");
+	cr_assert_eq(json_integer_value(json_object_get(j, "reported_seq")),
+	    93112);
+	cr_assert_eq(json_integer_value(json_object_get(j, "reported_epoch")),
+	    820);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "last_fresh")),
+	    "2026-11-30T19:45:01.123456+0000");
+	cr_assert_str_eq(json_string_value(json_object_get(j,
+	    "last_scrub_stamp")), "2026-11-29T19:45:01.123456+0000");
+	cr_assert_eq(json_integer_value(json_object_get(j, "log_size")), 3000);
+	cr_assert_eq(json_integer_value(json_object_get(j, "up_primary")),
+	    0x3f);
+	up = json_object_get(j, "up");
+	cr_assert(json_is_array(up));
+	cr_assert_eq(json_array_size(up), 3);
+	cr_assert_eq(json_integer_value(json_array_get(up, 2)), 0x41);
+	cr_assert_eq(json_array_size(json_object_get(j, "acting")), 3);
+	sum = json_object_get(j, "stat_sum");
+	cr_assert(json_is_object(sum));
+	cr_assert_eq(json_object_size(sum), 31);
+	cr_assert_eq(json_integer_value(json_object_get(sum, "num_objects")),
+	    900);
+	cr_assert_eq(json_integer_value(json_object_get(sum,
+	    "num_object_copies")), 2700);
+	/* Counters live under stat_sum only, as in Ceph. */
+	cr_assert_null(json_object_get(j, "num_objects"));
+	/* 26 top-level keys: every other field. */
+	cr_assert_eq(json_object_size(j), 26);
+	json_decref(j);
+}
+
+/* A report may hold only what changed: pgid and state are enough. */
+Test(pgjson, minimal_and_defaults)
+{
+	struct pg_stat st;
+	char *cause = NULL;
+	json_t *j;
+
+	j = json_pack("{s:s, s:s}", "pgid", "2.a", "state", "clean+active");
+	cr_assert_eq(pg_stat_from_json(j, &st, &cause), 0, "%s", cause);
+	cr_assert_eq(st.pgid.pool, 2);
+	cr_assert_eq(st.pgid.seed, 10);
+	cr_assert_eq(st.state, PG_STATE_ACTIVE | PG_STATE_CLEAN);
+	cr_assert_eq(st.up_len, 0);
+	cr_assert_eq(st.up_primary, -1);
+	cr_assert_eq(st.acting_primary, -1);
+	cr_assert_eq(st.num_objects, 0);
+	cr_assert_eq(st.last_fresh, 0);
+	json_decref(j);
+
+	/* Primaries default to the first of their sets; unknown keys pass. */
+	j = json_pack("{s:s, s:s, s:[i,i], s:[i], s:{s:I}, s:b}", "pgid", "2.b",
+	    "state", "active", "up", 4, 5, "acting", 6, "stat_sum",
+	    "num_bytes", (json_int_t)77, "some_future_field", 1);
+	cr_assert_eq(pg_stat_from_json(j, &st, &cause), 0, "%s", cause);
+	cr_assert_eq(st.up_len, 2);
+	cr_assert_eq(st.up_primary, 4);
+	cr_assert_eq(st.acting_primary, 6);
+	cr_assert_eq(st.num_bytes, 77);
+	json_decref(j);
+
+	j = json_pack("{s:s}", "state", "active");
+	cr_assert_eq(pg_stat_from_json(j, &st, &cause), -1);
+	cr_assert_not_null(strstr(cause, "'pgid' is missing"), "%s", cause);
+	free(cause);
+	json_decref(j);
+	j = json_pack("{s:s}", "pgid", "1.0");
+	cr_assert_eq(pg_stat_from_json(j, &st, &cause), -1);
+	cr_assert_not_null(strstr(cause, "'state' is missing"), "%s", cause);
+	free(cause);
+	json_decref(j);
+	j = json_pack("[]");
+	cr_assert_eq(pg_stat_from_json(j, &st, &cause), -1);
+	cr_assert_not_null(cause);
+	free(cause);
+	json_decref(j);
+}
+
+/* Each wrong value is refused, and the cause names its field. */
+Test(pgjson, wrong_types)
+{
+	static const struct {
+		const char *key, *value, *field;
+	} bad[] = {
+		{ "pgid", "13", "'pgid'" },
+		{ "pgid", "\"1.zz\"", "'pgid'" },
+		{ "state", "[\"active\"]", "'state'" },
+		{ "state", "\"active+bogus\"", "'bogus'" },
+		{ "version", "12", "'version'" },
+		{ "version", "\"12-3\"", "'version'" },
+		{ "version", "\"12'\"", "'version'" },
+		{ "version", "\"4294967296'1\"", "'version'" },
+		{ "version", "\"1'18446744073709551616\"", "'version'" },
+		{ "version", "\"1'2x\"", "'version'" },
+		{ "reported_seq", "\"5\"", "'reported_seq'" },
+		{ "reported_seq", "-1", "'reported_seq'" },
+		{ "reported_epoch", "1.5", "'reported_epoch'" },
+		{ "reported_epoch", "4294967296", "'reported_epoch'" },
+		{ "mapping_epoch", "-1", "'mapping_epoch'" },
+		{ "created", "null", "'created'" },
+		{ "last_epoch_clean", "true", "'last_epoch_clean'" },
+		{ "parent_split_bits", "\"x\"", "'parent_split_bits'" },
+		{ "snaptrimq_len", "{}", "'snaptrimq_len'" },
+		{ "last_fresh", "12", "'last_fresh'" },
+		{ "last_clean", "\"yesterday\"", "'last_clean'" },
+		{ "last_deep_scrub_stamp", "\"2026-13-01T00:00:00.0+0000\"",
+		    "'last_deep_scrub_stamp'" },
+		{ "log_size", "\"3\"", "'log_size'" },
+		{ "ondisk_log_size", "2.0", "'ondisk_log_size'" },
+		{ "stat_sum", "[]", "'stat_sum'" },
+		{ "stat_sum", "{\"num_bytes\": \"1\"}", "'stat_sum.num_bytes'" },
+		{ "stat_sum", "{\"num_objects_repaired\": 0.5}",
+		    "'stat_sum.num_objects_repaired'" },
+		{ "up", "3", "'up'" },
+		{ "up", "[1, \"2\"]", "'up'" },
+		{ "up", "[1, 4294967296]", "'up'" },
+		{ "up", "[0,1,2,3,4,5,6,7,8,9,10]", "'up'" },
+		{ "acting", "{}", "'acting'" },
+		{ "up_primary", "\"0\"", "'up_primary'" },
+		{ "acting_primary", "2147483648", "'acting_primary'" },
+	};
+	struct pg_stat st;
+	json_error_t err;
+	char *cause;
+	json_t *j, *v;
+	size_t i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		j = json_pack("{s:s, s:s}", "pgid", "1.3f", "state", "active");
+		v = json_loads(bad[i].value, JSON_DECODE_ANY, &err);
+		cr_assert_not_null(v, "%s: %s", bad[i].value, err.text);
+		json_object_set_new(j, bad[i].key, v);
+		cause = NULL;
+		cr_assert_eq(pg_stat_from_json(j, &st, &cause), -1, "%s = %s",
+		    bad[i].key, bad[i].value);
+		cr_assert_not_null(cause);
+		cr_assert_not_null(strstr(cause, bad[i].field), "%s = %s: %s",
+		    bad[i].key, bad[i].value, cause);
+		free(cause);
+		json_decref(j);
+	}
+}
+
+/* Stamps print like Ceph's utime_t and read back. */
+Test(pgjson, stamps)
+{
+	struct pg_stat st, out;
+	char *cause = NULL;
+	json_t *j;
+
+	pg_stat_init(&st, (struct pg_id){ 1, 0 });
+	st.last_change = 1796067901123456LL;
+	st.last_active = 1796067901000001LL;
+	st.last_clean = 0;
+	j = pg_stat_to_json(&st);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "last_change")),
+	    "2026-11-30T19:45:01.123456+0000");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "last_active")),
+	    "2026-11-30T19:45:01.000001+0000");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "last_clean")),
+	    "1970-01-01T00:00:00.000000+0000");
+	cr_assert_eq(pg_stat_from_json(j, &out, &cause), 0, "%s", cause);
+	cr_assert_eq(out.last_change, st.last_change);
+	cr_assert_eq(out.last_active, st.last_active);
+	json_decref(j);
+
+	/* "Z" is read as well, and fewer digits of fraction. */
+	j = json_pack("{s:s, s:s, s:s}", "pgid", "1.0", "state", "active",
+	    "last_change", "2026-11-30T19:45:01.5Z");
+	cr_assert_eq(pg_stat_from_json(j, &out, &cause), 0, "%s", cause);
+	cr_assert_eq(out.last_change, 1796067901500000LL);
+	json_decref(j);
+}
+
+/* The text form: byte for byte what jansson writes of pg_stat_to_json(). */
+static void
+assert_text_is_json(struct pg_text *t, const struct pg_stat *st)
+{
+	json_t *j = pg_stat_to_json(st);
+	char *want = json_dumps(j, JSON_COMPACT);
+
+	enc_buf_reset(&t->buf);
+	pg_text_stat(t, st);
+	cr_assert_eq(t->buf.len, strlen(want), "length %zu, jansson %zu:\n"
+	    "%.*s\n%s", t->buf.len, strlen(want), (int)t->buf.len,
+	    (const char *)t->buf.data, want);
+	cr_assert(memcmp(t->buf.data, want, t->buf.len) == 0,
+	    "text differs:\n%.*s\n%s", (int)t->buf.len,
+	    (const char *)t->buf.data, want);
+	free(want);
+	json_decref(j);
+}
+
+/* A reproducible 64-bit stream (splitmix64). */
+static uint64_t
+text_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+Test(pgtext, same_as_jansson)
+{
+	static const int64_t stamps[] = { 0, 1, -1, 999999, 1000000, -1000000,
+	    -1000001, 1796067901123456LL, 253402300799999999LL,
+	    253402300800000000LL, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+	    -62135596800000000LL, -62135596800000001LL };
+	struct pg_text t;
+	struct pg_stat st;
+	uint64_t seed = 42;
+	uint32_t s;
+	size_t i, k;
+
+	pg_text_init(&t);
+	fill(&st, 0xffffffffU);
+	st.pgid.pool = UINT32_MAX;
+	assert_text_is_json(&t, &st);
+	typical(&st, 0x3f);
+	assert_text_is_json(&t, &st);
+	/* Every stamp at an edge, in every stamp field. */
+	for (i = 0; i < nitems(stamps); i++) {
+		typical(&st, (uint32_t)i);
+		st.last_fresh = st.last_change = st.last_active = stamps[i];
+		st.last_peered = st.last_clean = stamps[i];
+		st.last_became_active = st.last_unstale = stamps[i];
+		st.last_scrub_stamp = stamps[i];
+		st.last_deep_scrub_stamp = stamps[nitems(stamps) - 1 - i];
+		assert_text_is_json(&t, &st);
+	}
+	/* Random values everywhere, and every state bit alone and mixed. */
+	for (s = 0; s < 3000; s++) {
+		typical(&st, s);
+		st.state = s < PG_STATE_NBITS ? 1U << s :
+		    (uint32_t)text_rand(&seed);
+		st.version_epoch = (uint32_t)text_rand(&seed);
+		st.version_v = text_rand(&seed);
+		st.reported_seq = text_rand(&seed) >> (s % 64);
+		st.reported_epoch = (uint32_t)text_rand(&seed);
+		st.snaptrimq_len = (uint32_t)text_rand(&seed);
+		st.up_len = (uint8_t)(text_rand(&seed) % (PLACEMENT_MAX_SIZE + 1));
+		st.acting_len = (uint8_t)(s % (PLACEMENT_MAX_SIZE + 1));
+		for (k = 0; k < PLACEMENT_MAX_SIZE; k++) {
+			st.up[k] = (int32_t)text_rand(&seed);
+			st.acting[k] = (int32_t)(text_rand(&seed) % 512) - 1;
+		}
+		st.up_primary = (int32_t)text_rand(&seed);
+		st.num_bytes = (int64_t)text_rand(&seed);
+		st.num_objects_degraded = -(int64_t)(text_rand(&seed) >> 1);
+		/* Stamps sometimes in one second, sometimes anywhere. */
+		st.last_fresh = (int64_t)(text_rand(&seed) >> (s % 3 ? 10 : 0));
+		st.last_clean = st.last_fresh - (int64_t)(text_rand(&seed) %
+		    2000000);
+		assert_text_is_json(&t, &st);
+	}
+	pg_text_free(&t);
+}
+
+/* Appends one after another; the text of each is whole and parses. */
+Test(pgtext, appends_and_parses_back)
+{
+	struct pg_text t;
+	struct pg_stat in, out;
+	json_t *a;
+	json_error_t err;
+	char *cause = NULL;
+	uint32_t s;
+
+	pg_text_init(&t);
+	enc_buf_put_u8(&t.buf, '[');
+	for (s = 0; s < 100; s++) {
+		if (s > 0)
+			enc_buf_put_u8(&t.buf, ',');
+		typical(&in, s);
+		pg_text_stat(&t, &in);
+	}
+	enc_buf_put_u8(&t.buf, ']');
+	a = json_loadb((const char *)t.buf.data, t.buf.len, 0, &err);
+	cr_assert_not_null(a, "%s", err.text);
+	cr_assert_eq(json_array_size(a), 100);
+	for (s = 0; s < 100; s++) {
+		typical(&in, s);
+		cr_assert_eq(pg_stat_from_json(json_array_get(a, s), &out,
+		    &cause), 0, "%s", cause);
+		assert_stat_eq(&in, &out);
+	}
+	json_decref(a);
+	pg_text_free(&t);
+}
+
+/* Not a bound (timings belong to mapmon-bench): the figure, for the log. */
+Test(pgtext, speed_against_jansson)
+{
+	struct pg_text t;
+	struct pg_stat st;
+	uint32_t s, n = 20000;
+	double t0, text_ns, jansson_ns;
+	json_t *j;
+	char *d;
+	size_t total = 0, text_total = 0;
+
+	/* A commit's worth at a time, into the same buffer, as the monitor. */
+	pg_text_init(&t);
+	t0 = now_ns();
+	for (s = 0; s < n; s++) {
+		if (s % 1000 == 0) {
+			text_total += t.buf.len;
+			enc_buf_reset(&t.buf);
+		}
+		typical(&st, s);
+		st.num_objects = s;
+		pg_text_stat(&t, &st);
+	}
+	text_total += t.buf.len;
+	text_ns = now_ns() - t0;
+	t0 = now_ns();
+	for (s = 0; s < n; s++) {
+		typical(&st, s);
+		st.num_objects = s;
+		j = pg_stat_to_json(&st);
+		d = json_dumps(j, JSON_COMPACT);
+		total += strlen(d);
+		free(d);
+		json_decref(j);
+	}
+	jansson_ns = now_ns() - t0;
+	cr_assert_eq(total, text_total);
+	fprintf(stderr, "pg_text: %u PGs, %zu bytes: %.0f ns/PG; jansson "
+	    "object + dump: %.0f ns/PG\n", n, text_total, text_ns / n,
+	    jansson_ns / n);
+	pg_text_free(&t);
+}

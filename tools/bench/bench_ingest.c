@@ -1,0 +1,545 @@
+/*
+ * bench_ingest.c: `mapmon-bench ingest`.
+ *
+ * Per debug level setting and run: a fresh mapmond (the set-up's store,
+ * sync = commit, [log] debug_* = the level for every subsystem), the
+ * simulated OSDs of tools/bench/osd_sim.h bring N PGs to active+clean, then
+ * report every PG again as soon as its previous report is answered (live
+ * interval 0) with --window reports of up to --batch PGs in flight.  After
+ * one second of warm-up the PG stats the monitor accepts (its replies'
+ * "accepted", each reply sent after its commit is durable) are counted for
+ * --duration seconds.  Meanwhile a second thread with its own connection
+ * sends `status` every --probe-ms milliseconds, one at a time, and times
+ * each from send to reply.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/mapmon.h"
+#include "net/client.h"
+#include "tools/bench/bench_ingest.h"
+#include "tools/bench/bench_util.h"
+#include "tools/bench/osd_sim.h"
+
+#define INGEST_MAX_LEVELS 4
+#define INGEST_MAX_RUNS 16
+
+struct ingest_opts {
+	const struct bench_setup *setup;
+	long pgs;
+	struct bench_shape shape;
+	double duration;
+	double warmup;
+	int probe_ms;
+	int runs;
+	size_t nlevels;
+	char *levels[INGEST_MAX_LEVELS];
+	const char *outdir;
+	char *mapmond;
+	char *mon_conf;		/* lines added to the generated config */
+};
+
+struct ingest_result {
+	const char *level;
+	int nruns;
+	double rate[INGEST_MAX_RUNS];
+	double p50[INGEST_MAX_RUNS];
+	double p99[INGEST_MAX_RUNS];
+	double max[INGEST_MAX_RUNS];
+	size_t samples[INGEST_MAX_RUNS];
+	double commits[INGEST_MAX_RUNS];
+	double med_rate, med_p50, med_p99, med_max;
+	char *error;
+};
+
+/* The status prober: its own thread, event base and connection. */
+struct ingest_probe {
+	const char *addr;
+	int interval_ms;
+	struct event_base *base;
+	struct mclient *cl;
+	struct event *tick;
+	volatile int stop;
+	int waiting;
+	double sent;
+	double *lat;
+	size_t n;
+	size_t cap;
+	int failed;
+};
+
+static void
+ingest_probe_reply(void *arg, int rc, mapmon_unused const char *status,
+    mapmon_unused json_t *data)
+{
+	struct ingest_probe *pr = arg;
+	double t = bench_now();
+
+	pr->waiting = 0;
+	if (rc < 0) {
+		pr->failed = 1;
+		return;
+	}
+	if (pr->n == pr->cap) {
+		pr->cap = pr->cap ? pr->cap * 2 : 1024;
+		pr->lat = xreallocarray(pr->lat, pr->cap, sizeof *pr->lat);
+	}
+	pr->lat[pr->n++] = (t - pr->sent) * 1e3;
+}
+
+static void
+ingest_probe_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct ingest_probe *pr = arg;
+	json_t *cmd;
+
+	(void)fd;
+	(void)what;
+	if (pr->stop || pr->failed) {
+		event_base_loopbreak(pr->base);
+		return;
+	}
+	/* One at a time: a slow answer delays the next probe, not piles up. */
+	if (pr->waiting || !mclient_ready(pr->cl))
+		return;
+	cmd = json_pack("{s:s}", "prefix", "status");
+	pr->sent = bench_now();
+	if (mclient_request(pr->cl, cmd, ingest_probe_reply, pr) == 0)
+		pr->waiting = 1;
+	json_decref(cmd);
+}
+
+static void *
+ingest_probe_thread(void *arg)
+{
+	struct ingest_probe *pr = arg;
+	struct timeval tv;
+
+	tv.tv_sec = pr->interval_ms / 1000;
+	tv.tv_usec = (pr->interval_ms % 1000) * 1000;
+	event_add(pr->tick, &tv);
+	event_base_dispatch(pr->base);
+	return NULL;
+}
+
+/* The load, on this thread's event loop, after the bring-up (bench_up_*). */
+struct ingest_load {
+	struct event_base *base;
+	struct bench_up *up;
+	struct event *timer;
+	const struct ingest_opts *o;
+	struct ingest_probe probe;
+	pthread_t probe_thread;
+	int probing;
+	int phase;		/* 0 bring-up, 1 warm-up, 2 measuring */
+	double t_start;
+	uint64_t start_accepted;
+	double rate;
+};
+
+static void
+ingest_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct ingest_load *l = arg;
+	struct osd_sim_stats st;
+	struct timeval tv;
+
+	(void)fd;
+	(void)what;
+	osd_sim_stats(l->up->sim, &st);
+	if (l->phase == 1) {
+		/* Warm-up over: start counting and probing. */
+		l->phase = 2;
+		l->t_start = bench_now();
+		l->start_accepted = st.pgs_accepted;
+		l->probe.base = event_base_new();
+		l->probe.cl = mclient_new(l->probe.base, l->probe.addr, 5000,
+		    NULL, NULL, NULL);
+		mclient_set_name(l->probe.cl, "client.probe");
+		l->probe.tick = event_new(l->probe.base, -1, EV_PERSIST,
+		    ingest_probe_tick, &l->probe);
+		l->probe.interval_ms = l->o->probe_ms;
+		if (pthread_create(&l->probe_thread, NULL,
+		    ingest_probe_thread, &l->probe) != 0) {
+			bench_up_fail(l->up, "pthread_create failed");
+			return;
+		}
+		l->probing = 1;
+		tv.tv_sec = (time_t)l->o->duration;
+		tv.tv_usec = (suseconds_t)((l->o->duration -
+		    (double)tv.tv_sec) * 1e6);
+		evtimer_add(l->timer, &tv);
+		return;
+	}
+	l->rate = (double)(st.pgs_accepted - l->start_accepted) /
+	    (bench_now() - l->t_start);
+	event_base_loopbreak(l->base);
+}
+
+/* Every PG active+clean the first time: the warm-up starts. */
+static void
+ingest_clean(mapmon_unused struct bench_up *up, void *arg)
+{
+	struct ingest_load *l = arg;
+	struct timeval tv;
+
+	if (l->phase != 0)
+		return;
+	l->phase = 1;
+	tv.tv_sec = (time_t)l->o->warmup;
+	tv.tv_usec = (suseconds_t)((l->o->warmup - (double)tv.tv_sec) * 1e6);
+	evtimer_add(l->timer, &tv);
+}
+
+/* One run at one debug level; 0 or -1 with *cause. */
+static int
+ingest_one(const struct ingest_opts *o, const char *level,
+    struct ingest_result *res, int run, char **cause)
+{
+	static const char *const subsys[] = { "mon", "osd", "pg", "commit",
+	    "store", "net", "conf", "client", "event" };
+	struct bench_up_params p;
+	struct ingest_load l;
+	struct bench_mon *bm;
+	char *extra, *more;
+	size_t i;
+	int rc = -1;
+
+	xasprintf(&extra, "%s\n[log]\n", o->mon_conf != NULL ? o->mon_conf :
+	    "");
+	for (i = 0; i < sizeof subsys / sizeof subsys[0]; i++) {
+		xasprintf(&more, "%sdebug_%s = %s\n", extra, subsys[i], level);
+		free(extra);
+		extra = more;
+	}
+	bm = bench_mon_new(o->mapmond, o->setup, extra, cause);
+	free(extra);
+	if (bm == NULL)
+		return -1;
+	if (bench_mon_start(bm, cause) == -1 ||
+	    bench_mon_wait_ready(bm, 60, cause) == -1) {
+		bench_mon_free(bm);
+		return -1;
+	}
+
+	memset(&l, 0, sizeof l);
+	memset(&p, 0, sizeof p);
+	l.o = o;
+	l.base = event_base_new();
+	l.probe.addr = bm->addr;
+	p.addr = bm->addr;
+	p.shape = o->shape;
+	p.live_interval_ms = 0;
+	p.pgs = o->pgs;
+	p.pool_prefix = "ingest";
+	p.on_clean = ingest_clean;
+	p.arg = &l;
+	l.timer = evtimer_new(l.base, ingest_timer, &l);
+	if ((l.up = bench_up_new(l.base, &p, cause)) == NULL)
+		goto out;
+	event_base_dispatch(l.base);
+	if (l.probing) {
+		l.probe.stop = 1;
+		pthread_join(l.probe_thread, NULL);
+	}
+	if (l.up->error != NULL) {
+		*cause = l.up->error;
+		l.up->error = NULL;
+		goto out;
+	}
+	if (l.probe.failed || l.probe.n == 0) {
+		xasprintf(cause, "status probe: %s", l.probe.failed ?
+		    "a status failed" : "no answer during the load");
+		goto out;
+	}
+	res->rate[run] = l.rate;
+	res->samples[run] = l.probe.n;
+	res->max[run] = bench_percentile(l.probe.lat, l.probe.n, 100);
+	res->p50[run] = bench_percentile(l.probe.lat, l.probe.n, 50);
+	res->p99[run] = bench_percentile(l.probe.lat, l.probe.n, 99);
+	rc = 0;
+out:
+	if (l.probe.base != NULL) {
+		mclient_free(l.probe.cl);
+		event_free(l.probe.tick);
+		event_base_free(l.probe.base);
+	}
+	free(l.probe.lat);
+	bench_up_free(l.up);
+	event_free(l.timer);
+	event_base_free(l.base);
+	bench_mon_free(bm);
+	return rc;
+}
+
+static mapmon_dead void
+ingest_usage(int code)
+{
+	fprintf(code == 0 ? stdout : stderr,
+	    "usage: mapmon-bench ingest [--setup NAME] [--pgs N] [--osds N] "
+	    "[--pools N]\n"
+	    "           [--duration S] [--window W] [--batch B] "
+	    "[--probe-ms MS] [--runs R]\n"
+	    "           [--levels L/G,...] [-o DIR] [--mapmond PATH]\n"
+	    "  set-ups: %s\n", bench_setup_names());
+	exit(code);
+}
+
+static int
+ingest_write(const struct ingest_opts *o, struct ingest_result *res)
+{
+	json_t *doc, *a, *runs;
+	char *path;
+	FILE *f;
+	size_t i;
+	int r;
+
+	xasprintf(&path, "%s/ingest.csv", o->outdir);
+	if ((f = fopen(path, "w")) == NULL) {
+		fprintf(stderr, "mapmon-bench: %s: %s\n", path,
+		    strerror(errno));
+		free(path);
+		return -1;
+	}
+	fprintf(f, "levels,run,pg_updates_per_s,status_p50_ms,status_p99_ms,"
+	    "status_max_ms,status_samples\n");
+	for (i = 0; i < o->nlevels; i++) {
+		for (r = 0; r < res[i].nruns; r++)
+			fprintf(f, "%s,%d,%.0f,%.3f,%.3f,%.3f,%zu\n",
+			    res[i].level, r + 1, res[i].rate[r],
+			    res[i].p50[r], res[i].p99[r], res[i].max[r],
+			    res[i].samples[r]);
+		if (res[i].nruns > 0)
+			fprintf(f, "%s,median,%.0f,%.3f,%.3f,%.3f,\n",
+			    res[i].level, res[i].med_rate, res[i].med_p50,
+			    res[i].med_p99, res[i].med_max);
+	}
+	fclose(f);
+	free(path);
+
+	doc = json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i}",
+	    "setup", o->setup->name, "pgs", (json_int_t)o->pgs, "osds",
+	    o->shape.osds, "pools", o->shape.pools, "duration_s", o->duration, "window",
+	    o->shape.window, "batch", o->shape.batch, "probe_ms", o->probe_ms, "runs",
+	    o->runs);
+	a = json_array();
+	for (i = 0; i < o->nlevels; i++) {
+		runs = json_array();
+		for (r = 0; r < res[i].nruns; r++)
+			json_array_append_new(runs, json_pack("{s:f, s:f, s:f, "
+			    "s:f, s:I}", "pg_updates_per_s", res[i].rate[r],
+			    "status_p50_ms", res[i].p50[r], "status_p99_ms",
+			    res[i].p99[r], "status_max_ms", res[i].max[r],
+			    "status_samples", (json_int_t)res[i].samples[r]));
+		json_array_append_new(a, json_pack("{s:s, s:o, s:f, s:f, s:f, "
+		    "s:f, s:o}", "levels", res[i].level, "runs", runs,
+		    "pg_updates_per_s", res[i].med_rate, "status_p50_ms",
+		    res[i].med_p50, "status_p99_ms", res[i].med_p99,
+		    "status_max_ms", res[i].med_max, "error",
+		    res[i].error != NULL ? json_string(res[i].error) :
+		    json_null()));
+	}
+	json_object_set_new(doc, "levels", a);
+	xasprintf(&path, "%s/ingest.json", o->outdir);
+	r = json_dump_file(doc, path, JSON_INDENT(1) | JSON_SORT_KEYS);
+	json_decref(doc);
+	if (r != 0)
+		fprintf(stderr, "mapmon-bench: %s: cannot write\n", path);
+	free(path);
+	return r == 0 ? 0 : -1;
+}
+
+int
+bench_ingest_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "setup", required_argument, NULL, 'S' },
+		{ "pgs", required_argument, NULL, 'P' },
+		{ "osds", required_argument, NULL, 'n' },
+		{ "pools", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "probe-ms", required_argument, NULL, 'i' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "levels", required_argument, NULL, 'L' },
+		{ "mapmond", required_argument, NULL, 'M' },
+		{ "mon-conf", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ingest_opts o;
+	struct ingest_result res[INGEST_MAX_LEVELS];
+	const char *mapmond = NULL;
+	char deflevels[] = "0/0,0/20", *levels = deflevels, *w, *save = NULL;
+	char *cause = NULL, label[64];
+	double v[INGEST_MAX_RUNS];
+	size_t i, step = 0;
+	int ch, r, failed = 0;
+
+	memset(&o, 0, sizeof o);
+	memset(res, 0, sizeof res);
+	o.setup = bench_setup_find("lmdb");
+	o.pgs = 55392;
+	bench_shape_defaults(&o.shape);
+	o.duration = 10;
+	o.warmup = 1;
+	o.probe_ms = 10;
+	o.runs = 1;
+	o.outdir = ".";
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'S':
+			if ((o.setup = bench_setup_find(optarg)) == NULL) {
+				fprintf(stderr, "mapmon-bench: --setup: "
+				    "unknown set-up '%s' (%s)\n", optarg,
+				    bench_setup_names());
+				return MAPMON_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			o.pgs = bench_arg_long("--pgs", optarg, 1, 16777216);
+			break;
+		case 'D':
+			o.duration = (double)bench_arg_long("--duration",
+			    optarg, 1, 3600);
+			break;
+		case 'i':
+			o.probe_ms = (int)bench_arg_long("--probe-ms", optarg,
+			    1, 10000);
+			break;
+		case 'r':
+			o.runs = (int)bench_arg_long("--runs", optarg, 1,
+			    INGEST_MAX_RUNS);
+			break;
+		case 'L':
+			levels = optarg;
+			break;
+		case 'M':
+			mapmond = optarg;
+			break;
+		case 'C':
+			free(o.mon_conf);
+			o.mon_conf = bench_arg_file("--mon-conf", optarg);
+			break;
+		case 'o':
+			o.outdir = optarg;
+			break;
+		case 'h':
+			ingest_usage(0);
+		default:
+			if (!bench_shape_opt(&o.shape, ch, optarg))
+				ingest_usage(MAPMON_EXIT_USAGE);
+		}
+	}
+	if (optind != argc || o.pgs < o.shape.pools)
+		ingest_usage(MAPMON_EXIT_USAGE);
+	for (w = strtok_r(levels, ",", &save); w != NULL;
+	    w = strtok_r(NULL, ",", &save)) {
+		if (o.nlevels == INGEST_MAX_LEVELS ||
+		    strspn(w, "0123456789/") != strlen(w) ||
+		    strchr(w, '/') == NULL) {
+			fprintf(stderr, "mapmon-bench: --levels: '%s' is not "
+			    "L/G (at most %d of them)\n", w,
+			    INGEST_MAX_LEVELS);
+			return MAPMON_EXIT_USAGE;
+		}
+		o.levels[o.nlevels++] = w;
+	}
+	if (o.nlevels == 0)
+		ingest_usage(MAPMON_EXIT_USAGE);
+	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",
+	    "../daemon/mapmond", &cause)) == NULL) {
+		fprintf(stderr, "mapmon-bench: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	if (access(o.outdir, W_OK) != 0) {
+		fprintf(stderr, "mapmon-bench: -o %s: %s\n", o.outdir,
+		    strerror(errno));
+		free(o.mapmond);
+		return MAPMON_EXIT_USAGE;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	/* Runs alternate between the levels, so drift hits each alike. */
+	for (i = 0; i < o.nlevels; i++)
+		res[i].level = o.levels[i];
+	for (r = 0; r < o.runs; r++) {
+		for (i = 0; i < o.nlevels; i++) {
+			if (res[i].error != NULL)
+				continue;
+			snprintf(label, sizeof label, "ingest %s run %d/%d",
+			    o.levels[i], r + 1, o.runs);
+			bench_progress(label, step++, (size_t)o.runs *
+			    o.nlevels);
+			if (ingest_one(&o, o.levels[i], &res[i], res[i].nruns,
+			    &cause) == -1) {
+				bench_progress_done();
+				fprintf(stderr, "mapmon-bench: ingest %s: %s\n",
+				    o.levels[i], cause);
+				res[i].error = cause;
+				cause = NULL;
+				failed = 1;
+				continue;
+			}
+			res[i].nruns++;
+		}
+	}
+	bench_progress_done();
+	for (i = 0; i < o.nlevels; i++) {
+#define INGEST_MED(field, out) do {					\
+	memcpy(v, res[i].field, sizeof v);				\
+	res[i].out = bench_median(v, (size_t)res[i].nruns);		\
+} while (0)
+		INGEST_MED(rate, med_rate);
+		INGEST_MED(p50, med_p50);
+		INGEST_MED(p99, med_p99);
+		INGEST_MED(max, med_max);
+#undef INGEST_MED
+	}
+
+	printf("## mapmon-bench ingest\n\n");
+	printf("%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
+	    "binary PG reports, %d in flight of up to %d PGs; %.0f s "
+	    "measured after %.0f s of warm-up; `status` every %d ms on its "
+	    "own connection; median of %d run%s\n\n", o.setup->name, o.pgs,
+	    o.shape.pools, o.shape.osds, o.shape.window, o.shape.batch, o.duration, o.warmup,
+	    o.probe_ms, o.runs, o.runs == 1 ? "" : "s");
+	printf("| debug levels | PG updates/s | status p50 ms | status p99 ms "
+	    "| status max ms |\n|---|---:|---:|---:|---:|\n");
+	for (i = 0; i < o.nlevels; i++) {
+		if (res[i].nruns == 0) {
+			printf("| %s | failed: %s | | | |\n", res[i].level,
+			    res[i].error);
+			continue;
+		}
+		printf("| %s | %.0f | %.3f | %.3f | %.3f |\n", res[i].level,
+		    res[i].med_rate, res[i].med_p50, res[i].med_p99,
+		    res[i].med_max);
+	}
+	if (o.nlevels >= 2 && res[0].nruns > 0 && res[1].nruns > 0 &&
+	    res[0].med_rate > 0)
+		printf("\nrate at %s is %.1f%% of the rate at %s\n",
+		    res[1].level, 100 * res[1].med_rate / res[0].med_rate,
+		    res[0].level);
+	fflush(stdout);
+	if (ingest_write(&o, res) == -1)
+		failed = 1;
+	for (i = 0; i < o.nlevels; i++)
+		free(res[i].error);
+	free(o.mapmond);
+	free(o.mon_conf);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,226 @@
+/*
+ * bench_util.h: what the subcommands of mapmon-bench share: clocks,
+ * statistics, finding the programs of the build tree, running mapmond in
+ * a temporary directory with a generated config, its systemd notification
+ * socket, its memory, and the progress bar.
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "common/mapmon.h"
+
+/*
+ * A whole decimal number of option opt within lo..hi; otherwise prints
+ * which and exits 64 (a usage error).
+ */
+long bench_arg_long(const char *opt, const char *s, long lo, long hi);
+
+/*
+ * The contents of the file path given to option opt (malloc'd, the caller
+ * frees); otherwise prints why and exits 64 (a usage error).
+ */
+char *bench_arg_file(const char *opt, const char *path);
+
+/* Monotonic seconds. */
+double bench_now(void);
+
+/* The median of v[0..n) (v is sorted in place); 0 when n is 0. */
+double bench_median(double *v, size_t n);
+
+/* The p-th percentile (0..100, nearest rank) of v[0..n), sorted in place. */
+double bench_percentile(double *v, size_t n, double p);
+
+/*
+ * The path of a program of the build tree: env (when set in the
+ * environment), else DIR/rel where DIR is the folder of this program
+ * (/proc/self/exe), e.g. rel = "../daemon/mapmond".  Returns a malloc'd path
+ * (the caller frees) that is executable, or NULL with *cause saying where
+ * it looked.
+ */
+char *bench_find_program(const char *override, const char *env,
+    const char *rel, char **cause);
+
+/* A store set-up of the cold start benchmark. */
+struct bench_setup {
+	const char *name;	/* "lmdb", "leveldb-defaults", ... */
+	const char *backend;	/* "lmdb" or "leveldb" */
+	const char *conf;	/* lines for the generated config */
+};
+
+/* The set-up of that name, or NULL. */
+const struct bench_setup *bench_setup_find(const char *name);
+/* Every set-up's name, comma separated (static). */
+const char *bench_setup_names(void);
+
+/*
+ * A monitor: its temporary directory, config and address, and (while
+ * running) its process.
+ */
+struct bench_mon {
+	char *mapmond;		/* the program (borrowed) */
+	char *dir;		/* temporary directory, removed by _free */
+	char *conf;		/* dir/mapmon.conf */
+	char *log;		/* dir/mapmond.log (its stderr) */
+	char addr[64];		/* 127.0.0.1:PORT */
+	pid_t pid;		/* -1 when not running */
+	int notify_fd;		/* our NOTIFY_SOCKET, a datagram socket */
+	char *notify_path;
+	double t_exec;		/* bench_now() just before the exec */
+	double t_ready;		/* when READY=1 arrived; 0: not yet */
+};
+
+/*
+ * Make a temporary directory, a free port, the notification socket, and
+ * a config with [mon] data and bind, the set-up's [store] lines and extra
+ * (more lines, may be NULL), then run `mapmond --mkfs`.  Returns NULL with
+ * *cause (the directory is removed).
+ */
+struct bench_mon *bench_mon_new(char *mapmond, const struct bench_setup *,
+    const char *extra, char **cause);
+
+/*
+ * Start mapmond -d -c CONF with NOTIFY_SOCKET set, stderr to the log.
+ * Sets t_exec; returns 0 or -1 with *cause.
+ */
+int bench_mon_start(struct bench_mon *, char **cause);
+
+/*
+ * Wait for READY=1 on the notification socket (sets t_ready to the moment
+ * it arrived), at most timeout seconds.  0, or -1 with *cause (the daemon
+ * died, or the time ran out).
+ */
+int bench_mon_wait_ready(struct bench_mon *, double timeout, char **cause);
+
+/*
+ * Send `status` until one is answered (connection refused is retried
+ * every millisecond), at most timeout seconds.  Returns the bench_now()
+ * of the answer, or a negative value with *cause.
+ */
+double bench_mon_wait_status(struct bench_mon *, double timeout,
+    char **cause);
+
+/*
+ * SIGTERM and wait for the exit.  0 when it exited 0, else -1 with *cause.
+ */
+int bench_mon_stop(struct bench_mon *, char **cause);
+
+/* VmHWM (peak RSS) of the running monitor in KiB, or -1. */
+long bench_mon_hwm_kb(const struct bench_mon *);
+
+/*
+ * A field of the running monitor's /proc/PID/status in KiB ("RssAnon",
+ * "RssFile", "VmHWM"), or -1.
+ */
+long bench_mon_status_kb(const struct bench_mon *, const char *field);
+
+/* Kill (if running) and remove the directory; NULL is allowed. */
+void bench_mon_free(struct bench_mon *);
+
+/*
+ * One command through a blocking client (mclient_call): rc, *data (a
+ * reference the caller owns; may be NULL).  *cause on failure.
+ */
+int bench_call(const char *addr, const char *json, json_t **data,
+    char **cause);
+
+/*
+ * A progress bar on stderr when it is a terminal (nothing otherwise):
+ * "label [#####     ] 3/12".  bench_progress_done() ends the line.
+ */
+void bench_progress(const char *label, size_t done, size_t total);
+void bench_progress_done(void);
+
+/*
+ * The contents of file path (malloc'd, NUL-terminated; the caller frees),
+ * or NULL with *cause.
+ */
+char *bench_read_file(const char *path, char **cause);
+
+/* Remove a directory tree (best effort). */
+void bench_rmtree(const char *path);
+
+struct bench_up;
+
+/*
+ * Called each time the simulator has every PG of the bring-up active+clean
+ * (its OSD_SIM_CLEAN with as many PGs as asked for); again after a later
+ * clean, e.g. when the caller asked for more.
+ */
+typedef void bench_up_clean_cb(struct bench_up *, void *arg);
+
+/*
+ * The simulated cluster of coldstart and ingest, with their options:
+ * bench_shape_opt() takes --osds ('n'), --pools ('p'), --window ('w') and
+ * --batch ('b'); 1 when ch was one of them.
+ */
+struct bench_shape {
+	int osds;			/* simulated OSDs 0 .. osds-1 */
+	int pools;			/* pools of size 3, >= 1 */
+	int window;			/* osd_sim_params window, batch */
+	int batch;
+};
+void bench_shape_defaults(struct bench_shape *);
+int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
+
+struct bench_up_params {
+	const char *addr;		/* the monitor, "host:port" */
+	struct bench_shape shape;
+	int live_interval_ms;		/* osd_sim's: < 0 stop once clean */
+	long pgs;			/* PGs in all, >= shape.pools */
+	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
+	double timeout;			/* seconds; <= 0: none */
+	bench_up_clean_cb *on_clean;
+	void *arg;
+};
+
+/*
+ * Bringing a simulated cluster up to active+clean, on the caller's event
+ * base (the cold start and ingest benchmarks): the simulated OSDs of
+ * tools/bench/osd_sim.h boot; once every one is up the clock starts (t0) and the
+ * pools are created through an admin connection ("client.bench"), pgs PGs
+ * in all split evenly, the last pool taking the rest; on_clean is called
+ * as above.  The first failure is kept in error and breaks the loop: a
+ * refused pool, the simulator's connection lost, the admin connection
+ * lost, or timeout seconds passing before bench_up_free().
+ */
+struct bench_up {
+	struct event_base *base;	/* borrowed */
+	struct osd_sim *sim;		/* the simulator, for its counters */
+	struct mclient *admin;		/* the caller may send on it too */
+	double t0;			/* bench_now() at the first create */
+	char *error;			/* the first failure, or NULL */
+	struct bench_up_params p;	/* private from here on */
+	char *pool_prefix;
+	struct event *timeout_ev;
+};
+
+/*
+ * Start a bring-up on base (the work happens in its event loop).  Returns
+ * NULL with *cause when the simulator refuses p (osd_sim_new()); free the
+ * result with bench_up_free().
+ */
+struct bench_up *bench_up_new(struct event_base *base,
+    const struct bench_up_params *p, char **cause);
+
+/*
+ * Keep the failure (formatted; only the first is kept) in up->error and
+ * break the event loop.
+ */
+void bench_up_fail(struct bench_up *, const char *fmt, ...) printflike(2, 3);
+
+/*
+ * Stop and free the simulator, the admin connection and the timeout;
+ * up->error is freed too unless the caller took it (set it to NULL).  NULL
+ * is allowed.
+ */
+void bench_up_free(struct bench_up *);
+
+#endif /* BENCH_UTIL_H */
