@@ -1,5 +1,5 @@
 /*
- * cmd.h: the daemon's commands (SPEC §6, §7): one table, one dispatcher.
+ * cmd.h: the daemon's commands (mapmon(8)): one table, one dispatcher.
  *
  * Every command is a row of one static table (cmd.c): its prefix, its
  * argument signature, flags (read / write / admin / hidden), the handler,
@@ -14,7 +14,7 @@
  *    naming the key and what was wrong with it.
  *
  * The same table answers {"prefix":"get_command_descriptions"} in the form
- * of the command contract (commands.md), so the CLI's help and its argument
+ * of mapmon-protocol(7) ("Command descriptions"), so the CLI's help and its argument
  * checking cannot drift from the daemon's, and it keeps, per command, the
  * calls, the refusals and the total time from dispatch to reply (for
  * `perf dump`).
@@ -90,7 +90,7 @@ int cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status);
 /* The entry's prefix. */
 const char *cmd_entry_prefix(const struct cmd_entry *);
 
-/* {"commands": [DESC...]} of commands.md (new reference). */
+/* {"commands": [DESC...]}, as mapmon-protocol(7) describes it (new reference). */
 json_t *cmd_descriptions(void);
 
 #endif /* CMD_H */

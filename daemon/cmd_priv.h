@@ -10,7 +10,7 @@
 #include "daemon/cmd.h"
 #include "mon/mon.h"
 
-/* Argument types of the command contract (commands.md). */
+/* Argument types of a command description (mapmon-protocol(7)). */
 enum cmd_type {
 	CMD_STRING,
 	CMD_INT,

@@ -1,5 +1,5 @@
 /*
- * monmap.h: the monitor map (SPEC §3.1): the cluster's fsid and its
+ * monmap.h: the monitor map (mapmon-protocol(7)): the cluster's fsid and its
  * monitors.  One monitor today; the map keeps a list so the format does not
  * change when there are more.
  */

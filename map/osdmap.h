@@ -1,5 +1,5 @@
 /*
- * osdmap.h: the OSD map (SPEC §3.2) and its incrementals.
+ * osdmap.h: the OSD map (mapmon-protocol(7)) and its incrementals.
  *
  * Linked by the daemon and by the clients (the CLI, the bench's OSD
  * simulator), so that a client holding the map computes any placement

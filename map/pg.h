@@ -1,5 +1,5 @@
 /*
- * pg.h: PG ids, PG states and the PG stat record (SPEC §3.4), close to
+ * pg.h: PG ids, PG states and the PG stat record (mapmon-protocol(7)), close to
  * Ceph's pg_t, pg_state_string() and pg_stat_t.
  *
  * A record has a binary form (the store's value and the wire's binary `pg

@@ -1,5 +1,5 @@
 /*
- * pgmap.h: the committed PG stats and the derived figures (SPEC §3.4, §3.5).
+ * pgmap.h: the committed PG stats and the derived figures (`pg stat`, `df`).
  *
  * PG stats live in one dense array per pool, indexed by seed, so a PG is
  * found in O(1) and a pool is scanned in seed order.  The derived figures

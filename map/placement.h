@@ -1,5 +1,5 @@
 /*
- * placement.h: which OSDs hold a PG (SPEC §3.3), computed by anyone who holds
+ * placement.h: which OSDs hold a PG (mapmon-protocol(7)), computed by anyone who holds
  * the osdmap: the monitor, the CLI's `pg map`, the OSD simulator.
  *
  * A PG (pool, seed) goes to the `size` eligible OSDs with the highest straw2

@@ -1,5 +1,5 @@
 /*
- * mon_clog.c: the cluster log (SPEC §3.7): entries committed with the change
+ * mon_clog.c: the cluster log (`log last`, mapmon(8)): entries committed with the change
  * that caused them; the newest log_max_entries are kept in the store and in
  * a ring in memory, from which `log last N` answers.
  */

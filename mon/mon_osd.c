@@ -369,7 +369,7 @@ mon_stale_on_down(struct mon *m, int32_t osd)
 
 /*
  * PGs whose primary has not reported within pg_stale_timeout turn stale.
- * After a start every PG gets a whole timeout first (SPEC §3.4).
+ * After a start every PG gets a whole timeout first (mapmond(8)).
  */
 void
 mon_mark_stale(struct mon *m, int64_t now_mono)

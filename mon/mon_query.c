@@ -1,6 +1,6 @@
 /*
  * mon_query.c: read queries, answered from the committed state in the JSON
- * shapes of SPEC §7 (Ceph's where Ceph has the command).  Summaries come
+ * shapes of mapmon(8) (Ceph's where Ceph has the command).  Summaries come
  * from the derived figures; only listings of PGs walk the PGs.
  */
 #include "config.h"

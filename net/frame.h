@@ -6,7 +6,7 @@
  *	offset	size	field
  *	0	4	payload length, big-endian (not counting the header)
  *	4	1	type (enum frame_type)
- *	5	1	flags: 0 (kept for the frame MAC of SPEC §14)
+ *	5	1	flags: 0 (kept for a frame MAC)
  *	6	2	reserved: 0
  *	8	8	request id, big-endian
  *
@@ -32,7 +32,7 @@
 /* The deepest nesting of arrays and objects a JSON payload may have. */
 #define FRAME_JSON_MAX_DEPTH 64
 
-/* The default port, where an address names none (SPEC §2). */
+/* The default port, where an address names none (mapmon.conf(5)). */
 #define FRAME_DEFAULT_PORT 6788
 
 enum frame_type {

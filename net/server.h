@@ -5,8 +5,8 @@
  * JSON requests and hands them, in the order each connection sent them, to
  * the daemon's callbacks (struct server_ops); the daemon answers with
  * server_reply(), at once or later (a write is answered after its commit),
- * so replies may leave out of order.  It enforces the limits of SPEC §6 and
- * §13 so that no client can crash or stall the daemon:
+ * so replies may leave out of order.  It enforces the limits of
+ * mapmon-protocol(7) so that no client can crash or stall the daemon:
  *
  *  - max_connections: an accept past it gets one REPLY (-EBUSY, "too many
  *    connections") when the socket takes it at once, and is closed;

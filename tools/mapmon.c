@@ -1,5 +1,5 @@
 /*
- * mapmon.c: the command-line client (mapmon(8), SPEC §7).
+ * mapmon.c: the command-line client (mapmon(8)).
  *
  * One connection per run.  The command words are parsed with the
  * monitor's own table (get_command_descriptions, fetched first on the same
@@ -37,7 +37,7 @@
 #define MAPMON_DEFAULT_ADDR "127.0.0.1:6788"
 #define MAPMON_DEFAULT_TIMEOUT_MS 10000
 
-/* Exit codes beyond a refused command's errno (SPEC §7). */
+/* Exit codes beyond a refused command's errno (mapmon(8), EXIT STATUS). */
 #define MAPMON_EXIT_NOMON 111	/* ECONNREFUSED: no monitor answers */
 #define MAPMON_EXIT_TIMEOUT 110	/* ETIMEDOUT */
 

@@ -1,7 +1,7 @@
 /*
  * mapmon_fmt.h: the plain-text output of mapmon(8), read like Ceph's.
  *
- * Each formatter takes a reply's data (the JSON of SPEC §7's shapes) and
+ * Each formatter takes a reply's data (the JSON shapes of mapmon(8)) and
  * writes text to a stream.  The formatters read the data leniently: a
  * member that is missing or of another type prints as empty or 0, never a
  * crash, so that an older or newer monitor still gives readable output.

@@ -1,7 +1,7 @@
 /*
  * osdmap_cache.h: a client's complete, current copy of the osdmap, kept up
- * to date through an osdmap subscription (SPEC §1: clients keep a complete
- * copy of the map and receive only what changed), with the placement that
+ * to date through an osdmap subscription (clients keep a complete copy of
+ * the map and receive only what changed), with the placement that
  * goes with it, so that the client computes any PG's mapping itself.
  *
  * Used by mapmon(8) for `pg map` and by the benchmark's OSD simulator.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# crash.sh: kill -9 at any moment loses nothing acknowledged (SPEC §13).
+# crash.sh: kill -9 at any moment loses nothing acknowledged (RELIABILITY.md).
 # Speaks TAP.  Needs $top_builddir (and $top_srcdir).
 #
 # For each backend: mkfs, start mapmond with [store] sync = commit, then

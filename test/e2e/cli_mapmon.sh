@@ -4,8 +4,8 @@
 #
 # Each backend: a fresh daemon on a free port (bind port 0; the port is read
 # from the daemon's "listening on" line), a temporary data directory,
-# [store] sync = none.  Every SPEC §7 command in plain and -f json, every
-# documented exit status, the JSON shapes of the SPEC §7 table, `pg map`
+# [store] sync = none.  Every command of mapmon(8) in plain and -f json,
+# every documented exit status, the JSON shapes of its replies, `pg map`
 # computed locally against the daemon's, watch, and a restart.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# fault_enospc.sh: the real mapmond on a filesystem that fills up (SPEC §4,
-# §13), once per store backend.  Speaks TAP.  Needs $top_builddir.
+# fault_enospc.sh: the real mapmond on a filesystem that fills up
+# (RELIABILITY.md), once per store backend.  Speaks TAP.  Needs $top_builddir.
 #
 # The store lives on a small tmpfs that this test mounts (in a mount
 # namespace of its own where unshare(1) allows, so that the mount goes

@@ -43,7 +43,7 @@ expected() {
 	[ -n "$sysusersdir" ] && echo "$sysusersdir/mapmon.conf"
 }
 expected | sort >"$T/expected"
-# The programs SPEC §2 names must be among them.
+# The programs that HACKING and the man pages name must be among them.
 for f in "$(var sbindir)/mapmond$EXEEXT" "$(var bindir)/mapmon$EXEEXT" \
     "$(var bindir)/mapmon-store$EXEEXT" "$(var mandir)/man8/mapmond.8" \
     "$(var mandir)/man5/mapmon.conf.5" "$(var mandir)/man8/mapmon.8" \

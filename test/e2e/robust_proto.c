@@ -1,6 +1,6 @@
 /*
- * robust_proto.c: hostile clients against a running mapmond (SPEC §6,
- * §13), driven by test/e2e/robust_proto.sh, which starts the daemon with
+ * robust_proto.c: hostile clients against a running mapmond
+ * (mapmon-protocol(7), RELIABILITY.md), driven by test/e2e/robust_proto.sh, which starts the daemon with
  *
  *	max_connections = 1010, max_frame = 1M, max_client_output = 1M,
  *	idle_timeout = 0

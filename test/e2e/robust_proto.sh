@@ -1,5 +1,5 @@
 #!/bin/bash
-# robust_proto.sh: hostile clients against the real mapmond (SPEC §6, §13).
+# robust_proto.sh: hostile clients against the real mapmond (RELIABILITY.md).
 # Speaks TAP.  Needs $top_builddir.
 #
 # One daemon on LMDB on a free port (bind port 0; the port is read from

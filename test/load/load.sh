@@ -1,5 +1,5 @@
 #!/bin/bash
-# load.sh: the daemon under heavy and hostile clients at once (SPEC §13).
+# load.sh: the daemon under heavy and hostile clients at once (RELIABILITY.md).
 # Speaks TAP.  Needs $top_builddir (and $top_srcdir).
 #
 # One mapmond ([store] sync = commit, [mon] max_connections raised to 4096,

@@ -1,6 +1,6 @@
 /*
  * loadgen.c: hostile and heavy clients for the load test (test/load/
- * load.sh, SPEC §13): each subcommand is one kind of client, run as its own
+ * load.sh, RELIABILITY.md): each subcommand is one kind of client, run as its own
  * process next to the others.
  *
  *	loadgen conns -m ADDR -n N -t SECONDS

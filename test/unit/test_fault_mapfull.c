@@ -1,6 +1,6 @@
 /*
- * fault_mapfull.c: the monitor on an LMDB store whose map is full and may
- * not grow (SPEC §4, §13; store_options.lmdb.grow = 0).
+ * test_fault_mapfull.c: the monitor on an LMDB store whose map is full and
+ * may not grow (RELIABILITY.md; store_options.lmdb.grow = 0).
  *
  * The monitor core runs on a 4 MiB map with growth off; one OSD reports
  * every PG of a pool, again and again, until a commit no longer fits.

@@ -1,4 +1,4 @@
-/* test_pg.c: PG ids, states and stat records (SPEC §3.4). */
+/* test_pg.c: PG ids, states and stat records (mapmon-protocol(7)). */
 #include "config.h"
 
 #include <stdio.h>
@@ -238,7 +238,7 @@ Test(pgstate, every_bit)
 		cr_assert_eq(bits, 1U << i, "%s", name);
 		cr_assert_str_eq(pg_state_format(bits, buf, sizeof buf), name);
 	}
-	/* The words SPEC §3.4 names are all there, each once. */
+	/* The state words of mapmon-protocol(7) are all there, each once. */
 	cr_assert_eq(pg_state_parse("creating+active+clean+peering+activating+"
 	    "degraded+undersized+remapped+recovering+recovery_wait+"
 	    "backfilling+backfill_wait+scrubbing+deep+stale+down+incomplete+"
@@ -346,7 +346,7 @@ Test(pgrec, round_trip)
 	enc_buf_free(&b);
 }
 
-/* The size SPEC §3.4 asks for: 350-450 bytes for a size-3 PG. */
+/* The record size aimed at: 350-450 bytes for a size-3 PG. */
 Test(pgrec, typical_size)
 {
 	struct enc_buf b = { 0 };

@@ -1,4 +1,4 @@
-/* test_placement.c: the straw2 placement function (SPEC §3.3). */
+/* test_placement.c: the straw2 placement function (mapmon-protocol(7)). */
 #include "config.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * bench_cold.h: `mapmon-bench coldstart` (SPEC §11): bring-up and restart
+ * bench_cold.h: `mapmon-bench coldstart` (mapmon-bench(1)): bring-up and restart
  * of the real mapmond over PG counts and store set-ups, and the 2013
  * failure reproduced at the store level.
  */

@@ -1,5 +1,5 @@
 /*
- * bench_ingest.h: `mapmon-bench ingest` (SPEC §11, §12): sustained PG
+ * bench_ingest.h: `mapmon-bench ingest` (mapmon-bench(1)): sustained PG
  * updates per second into the real mapmond over TCP, durable (sync =
  * commit), with `status` latency measured during the load, once per
  * debug level setting (0/0 and 0/20 for every subsystem by default).

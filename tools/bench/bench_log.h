@@ -1,5 +1,5 @@
 /*
- * bench_log.h: the cost of a log call (`mapmon-bench log`, SPEC 11 and 12).
+ * bench_log.h: the cost of a log call (`mapmon-bench log`, mapmon-bench(1)).
  */
 #ifndef BENCH_LOG_H
 #define BENCH_LOG_H

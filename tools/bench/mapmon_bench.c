@@ -1,5 +1,5 @@
 /*
- * mapmon_bench.c: mapmon-bench(1), the benchmarks of SPEC §11: coldstart,
+ * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
  * osd-sim, ingest and log.  This file holds the dispatch and osd-sim; the
  * others are in bench_cold.c, bench_ingest.c and bench_log.c.
  */
