@@ -60,12 +60,8 @@ struct store_batch {
 
 /* The compiled-in backends, in preference order. */
 static const struct store_backend *store_backends[] = {
-#ifdef HAVE_LMDB
 	&store_lmdb_backend,
-#endif
-#ifdef HAVE_LEVELDB
 	&store_leveldb_backend,
-#endif
 };
 
 static const struct store_backend *
@@ -95,8 +91,6 @@ store_names_init(void)
 		if (len >= sizeof store_names)
 			break;
 	}
-	if (store_names[0] == '\0')
-		snprintf(store_names, sizeof store_names, "none");
 }
 
 const char *

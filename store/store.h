@@ -440,12 +440,8 @@ void store_batch_op_key(const struct store_batch *b, size_t i,
 /* memcmp order over byte strings of different lengths. */
 int store_key_cmp(const void *a, size_t alen, const void *b, size_t blen);
 
-#ifdef HAVE_LMDB
 extern const struct store_backend store_lmdb_backend;
-#endif
-#ifdef HAVE_LEVELDB
 extern const struct store_backend store_leveldb_backend;
-#endif
 extern const struct store_backend store_fault_backend;
 
 /*
