@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/mapmon.h"
+
 /* A lookup found no such key (a result, not an error). */
 #define STORE_NOTFOUND 1
 
@@ -322,13 +324,15 @@ void store_key_u32(struct store_key *k, uint32_t v);
 void store_key_u64(struct store_key *k, uint64_t v);
 
 /*
- * A corrupt record's error: sets *cause (if not NULL) to "corrupt record
- * KEY: WHY" with the key escaped, and returns STORE_E_CORRUPT.  Decoders
- * of stored values (common/enc.h's bounds-checked reader) report through
- * it so that every corrupt record is named by its key.
+ * A corrupt record's error: sets *cause (if not NULL) to "PATH: corrupt
+ * record KEY: WHY", the key escaped as store_key_escape() does, WHY
+ * formatted from fmt, and no "PATH: " when path is NULL; returns
+ * STORE_E_CORRUPT.  store_meta_check() names the store layer's records
+ * through it, and a caller that decodes its own records names them through
+ * it too, so that every corrupt record is reported the same way.
  */
-int store_key_corrupt(char **cause, const void *key, size_t klen,
-    const char *why);
+int store_key_corrupt(char **cause, const char *path, const void *key,
+    size_t klen, const char *fmt, ...) printflike(5, 6);
 
 /*
  * Decode the store layer's own record (key prefix 0x00): 0 when it is
