@@ -17,7 +17,7 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_backend.h"
 
 struct store {
 	const struct store_backend *be;
@@ -428,6 +428,7 @@ store_close(struct store *store)
 	free(store);
 }
 
+#ifdef STORE_TEST_HOOKS
 struct store *
 store_new_handle(const struct store_backend *be, void *handle,
     const char *path)
@@ -442,6 +443,7 @@ store_get_handle(const struct store *store, const struct store_backend *be)
 		return NULL;
 	return store->handle;
 }
+#endif
 
 const char *
 store_path(const struct store *store)
@@ -485,17 +487,6 @@ store_get(struct store *store, const void *key, size_t klen, void **val,
 	if ((error = store_check_key(store, key, klen, cause)) != 0)
 		return error;
 	return store->be->get(store->handle, key, klen, val, vlen, cause);
-}
-
-int
-store_key_cmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-	size_t n = alen < blen ? alen : blen;
-	int c;
-
-	if (n > 0 && (c = memcmp(a, b, n)) != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
 }
 
 struct store_batch *

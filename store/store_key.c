@@ -110,6 +110,17 @@ store_key_u64(struct store_key *k, uint64_t v)
 }
 
 int
+store_key_cmp(const void *a, size_t alen, const void *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen;
+	int c;
+
+	if (n > 0 && (c = memcmp(a, b, n)) != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+int
 store_key_corrupt(char **cause, const char *path, const void *key,
     size_t klen, const char *fmt, ...)
 {

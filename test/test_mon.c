@@ -28,7 +28,7 @@
 #include "mon/mon_priv.h"
 #include "mon/pgmap.h"
 #include "mon/placement.h"
-#include "store/store.h"
+#include "store/store_test.h"
 #include "test/mon_report_util.h"
 
 #ifndef TEST_BACKEND

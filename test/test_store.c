@@ -20,7 +20,7 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_test.h"
 
 #ifndef TEST_BACKEND
 #error "compile with -DTEST_BACKEND='\"lmdb\"' or '\"leveldb\"'"
