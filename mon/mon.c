@@ -71,19 +71,6 @@ mon_get(struct store *s, const void *key, size_t klen, void **val,
 	return -1;
 }
 
-/* Name a corrupt record by its key. */
-static int
-mon_corrupt(struct store *s, const void *key, size_t klen, char *why,
-    char **cause)
-{
-	char *k = store_key_escape(key, klen);
-
-	xasprintf(cause, "%s: corrupt record %s: %s", store_path(s), k, why);
-	free(k);
-	free(why);
-	return -1;
-}
-
 int
 mon_mkfs(const char *data_dir, const struct store_options *opts,
     const char *name, const char *addr, char **fsid_out, char **cause)
@@ -217,8 +204,8 @@ mon_load_part_run(void *arg)
 	}
 	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
 		if (klen != KEYS_PG_LEN) {
-			mon_corrupt(m->store, key, klen,
-			    xstrdup("PG key of the wrong length"), &lp->cause);
+			store_key_corrupt(&lp->cause, store_path(m->store), key,
+			    klen, "PG key of the wrong length");
 			goto out;
 		}
 		pool = enc_get_be32((const uint8_t *)key + 1);
@@ -228,18 +215,19 @@ mon_load_part_run(void *arg)
 			pi++;
 		if (pi == m->osdmap.npools || m->osdmap.pools[pi].id != pool ||
 		    seed >= m->osdmap.pools[pi].pg_num) {
-			mon_corrupt(m->store, key, klen, xstrdup("a PG of no "
-			    "pool of the osdmap (or past its pg_num)"),
-			    &lp->cause);
+			store_key_corrupt(&lp->cause, store_path(m->store), key,
+			    klen, "a PG of no pool of the osdmap (or past its "
+			    "pg_num)");
 			goto out;
 		}
 		enc_reader_init(&r, val, vlen);
 		if (pg_stat_decode(&r, &lp->arrays[pi][seed], &why) == -1 ||
 		    r.left != 0 || lp->arrays[pi][seed].pgid.pool != pool ||
 		    lp->arrays[pi][seed].pgid.seed != seed) {
-			if (why == NULL)
-				why = xstrdup("record does not match its key");
-			mon_corrupt(m->store, key, klen, why, &lp->cause);
+			store_key_corrupt(&lp->cause, store_path(m->store), key,
+			    klen, "%s", why != NULL ? why :
+			    "record does not match its key");
+			free(why);
 			goto out;
 		}
 		lp->seen[pi][seed] = 1;
@@ -402,10 +390,13 @@ mon_load_clog(struct mon *m, char **cause)
 		if (mon_log_entry_decode(val, vlen, &e, &why) == -1 ||
 		    klen != KEYS_LOG_LEN ||
 		    e.seq != enc_get_be64((const uint8_t *)key + 1)) {
-			if (why == NULL)
-				why = xstrdup("entry does not match its key");
+			/* Named before the iterator goes: key is its memory. */
+			store_key_corrupt(cause, store_path(m->store), key,
+			    klen, "%s", why != NULL ? why :
+			    "entry does not match its key");
+			free(why);
 			store_iter_free(it);
-			return mon_corrupt(m->store, key, klen, why, cause);
+			return -1;
 		}
 		mon_clog_append(m, &e);
 		free(e.message);
@@ -466,7 +457,8 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	if (mon_rec_decode(val, vlen, &m->rec, &why) == -1) {
 		free(val);
-		mon_corrupt(store, key, 1, why, cause);
+		store_key_corrupt(cause, store_path(store), key, 1, "%s", why);
+		free(why);
 		goto fail;
 	}
 	free(val);
@@ -476,7 +468,8 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	if (monmap_decode(val, vlen, &m->monmap, &why) == -1) {
 		free(val);
-		mon_corrupt(store, key, 1, why, cause);
+		store_key_corrupt(cause, store_path(store), key, 1, "%s", why);
+		free(why);
 		goto fail;
 	}
 	free(val);
@@ -491,7 +484,9 @@ mon_open(struct event_base *base, struct store *store,
 		if (why == NULL)
 			xasprintf(&why, "holds epoch %u, not %u",
 			    m->osdmap.epoch, m->rec.osdmap_epoch);
-		mon_corrupt(store, key, sizeof key, why, cause);
+		store_key_corrupt(cause, store_path(store), key, sizeof key,
+		    "%s", why);
+		free(why);
 		goto fail;
 	}
 	free(val);

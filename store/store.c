@@ -17,7 +17,7 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_backend.h"
 
 struct store {
 	const struct store_backend *be;
@@ -60,12 +60,8 @@ struct store_batch {
 
 /* The compiled-in backends, in preference order. */
 static const struct store_backend *store_backends[] = {
-#ifdef HAVE_LMDB
 	&store_lmdb_backend,
-#endif
-#ifdef HAVE_LEVELDB
 	&store_leveldb_backend,
-#endif
 };
 
 static const struct store_backend *
@@ -95,8 +91,6 @@ store_names_init(void)
 		if (len >= sizeof store_names)
 			break;
 	}
-	if (store_names[0] == '\0')
-		snprintf(store_names, sizeof store_names, "none");
 }
 
 const char *
@@ -434,6 +428,7 @@ store_close(struct store *store)
 	free(store);
 }
 
+#ifdef STORE_TEST_HOOKS
 struct store *
 store_new_handle(const struct store_backend *be, void *handle,
     const char *path)
@@ -448,6 +443,7 @@ store_get_handle(const struct store *store, const struct store_backend *be)
 		return NULL;
 	return store->handle;
 }
+#endif
 
 const char *
 store_path(const struct store *store)
@@ -491,17 +487,6 @@ store_get(struct store *store, const void *key, size_t klen, void **val,
 	if ((error = store_check_key(store, key, klen, cause)) != 0)
 		return error;
 	return store->be->get(store->handle, key, klen, val, vlen, cause);
-}
-
-int
-store_key_cmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-	size_t n = alen < blen ? alen : blen;
-	int c;
-
-	if (n > 0 && (c = memcmp(a, b, n)) != 0)
-		return c;
-	return alen < blen ? -1 : alen > blen;
 }
 
 struct store_batch *

@@ -1,5 +1,8 @@
 /*
- * store.h: the key-value store under the monitor, and its backends.
+ * store.h: the key-value store under the monitor: what its users call to
+ * open a store, read, write in batches, iterate and name keys.  The
+ * backends' interface is store/store_backend.h (store/ only); the fault
+ * injection that tests use is store/store_test.h (tests only).
  *
  * Conventions (those of common/mapmon.h, made precise for the store):
  *
@@ -35,6 +38,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/mapmon.h"
 
 /* A lookup found no such key (a result, not an error). */
 #define STORE_NOTFOUND 1
@@ -268,33 +273,6 @@ int store_copy(struct store *src, struct store *dst, store_progress_cb progress,
     void *arg, char **cause);
 
 /*
- * Fault injection (store_fault.c), for tests of what the monitor does when
- * the disk fails.  store_fault_wrap() takes over store and returns a store
- * that passes everything through; closing it closes the inner one.
- * store_fault_arm() makes the next count commits (count < 0: every commit
- * until disarmed with count 0) fail with the error kind (STORE_E_NOSPC,
- * STORE_E_IO, STORE_E_MAPFULL) without touching the inner store.  The
- * wrapper also records the largest value put and the largest value read
- * (get or iterator).  Calling the arm/query functions on a store that is
- * not a wrapper is STORE_E_INVAL.
- */
-struct store *store_fault_wrap(struct store *store);
-int store_fault_arm(struct store *store, int error, int count);
-int store_fault_max_value_sizes(struct store *store, size_t *max_put,
-    size_t *max_read);
-/* Number of commits failed on purpose so far. */
-int store_fault_failed(struct store *store, uint64_t *failed);
-
-/*
- * Turn the automatic growth of an open LMDB store's map on or off (as
- * store_options.lmdb.grow at open), for tests of a full map: growth off
- * until "space returns".  Safe while another thread commits; the next
- * full map sees the new setting.  STORE_E_INVAL when store is not an LMDB
- * store (a fault wrapper included).
- */
-int store_lmdb_set_grow(struct store *store, int grow);
-
-/*
  * Keys and records (store_key.c).
  *
  * store_key_escape: key bytes as text for messages and dumps: the bytes
@@ -321,14 +299,19 @@ void store_key_init(struct store_key *k, uint8_t prefix);
 void store_key_u32(struct store_key *k, uint32_t v);
 void store_key_u64(struct store_key *k, uint64_t v);
 
+/* memcmp order over byte strings of different lengths. */
+int store_key_cmp(const void *a, size_t alen, const void *b, size_t blen);
+
 /*
- * A corrupt record's error: sets *cause (if not NULL) to "corrupt record
- * KEY: WHY" with the key escaped, and returns STORE_E_CORRUPT.  Decoders
- * of stored values (common/enc.h's bounds-checked reader) report through
- * it so that every corrupt record is named by its key.
+ * A corrupt record's error: sets *cause (if not NULL) to "PATH: corrupt
+ * record KEY: WHY", the key escaped as store_key_escape() does, WHY
+ * formatted from fmt, and no "PATH: " when path is NULL; returns
+ * STORE_E_CORRUPT.  store_meta_check() names the store layer's records
+ * through it, and a caller that decodes its own records names them through
+ * it too, so that every corrupt record is reported the same way.
  */
-int store_key_corrupt(char **cause, const void *key, size_t klen,
-    const char *why);
+int store_key_corrupt(char **cause, const char *path, const void *key,
+    size_t klen, const char *fmt, ...) printflike(5, 6);
 
 /*
  * Decode the store layer's own record (key prefix 0x00): 0 when it is
@@ -337,123 +320,5 @@ int store_key_corrupt(char **cause, const void *key, size_t klen,
  */
 int store_meta_check(const void *key, size_t klen, const void *val,
     size_t vlen, char **cause);
-
-/*
- * For backends.  Each backend is a const struct store_backend listed in
- * store.c's table.  A backend keeps its state in an opaque handle; the
- * generic layer (store.c) does the lock, the format record, argument
- * checks and messages' common part, then calls these members.  Every
- * member that fails returns a STORE_E_* value and sets *cause (if not
- * NULL) to a message naming the path; none sets a cause for
- * STORE_NOTFOUND.
- */
-struct store_backend {
-	/* The name in [store] backend. */
-	const char *name;
-	/* A file the backend always keeps in its directory (recognition). */
-	const char *marker;
-
-	/*
-	 * Open (create != 0: create a new, empty one) the backend's files in
-	 * directory path, which exists and is locked.  Returns 0 and sets
-	 * *handle.
-	 */
-	int (*open)(const char *path, const struct store_options *opts,
-	    int create, void **handle, char **cause);
-	/* Close the handle; every iterator is already freed. */
-	void (*close)(void *handle);
-
-	/*
-	 * Look key up: 0 with *val (malloc'd, never NULL) and *vlen,
-	 * STORE_NOTFOUND, or an error.  Callable from any thread while
-	 * another commits.
-	 */
-	int (*get)(void *handle, const void *key, size_t klen, void **val,
-	    size_t *vlen, char **cause);
-
-	/*
-	 * Apply a batch (already checked) atomically and, with sync =
-	 * commit, durably.  Only one commit runs at a time per handle.
-	 */
-	int (*commit)(void *handle, const struct store_batch *b,
-	    char **cause);
-
-	/*
-	 * A new iterator over a consistent snapshot, positioned before lo
-	 * (NULL or lolen 0: the first key).  The generic layer stops at hi.
-	 */
-	int (*iter_new)(void *handle, const void *lo, size_t lolen,
-	    void **ith, char **cause);
-	/*
-	 * The next record in key order: 1 with pointers valid until the
-	 * next call, 0 at the end, or an error.
-	 */
-	int (*iter_next)(void *ith, const void **key, size_t *klen,
-	    const void **val, size_t *vlen, char **cause);
-	void (*iter_free)(void *ith);
-
-	/* Fill the backend's part of *st (records, map, text). */
-	int (*stat)(void *handle, struct store_stats *st, char **cause);
-
-	/* Compact lo <= k < hi (NULL bounds: open ends). */
-	int (*compact)(void *handle, const void *lo, size_t lolen,
-	    const void *hi, size_t hilen, char **cause);
-
-	/*
-	 * Escape hatch for operations not every backend has (as SQLite's
-	 * xFileControl): STORE_E_NOTSUP for any op it does not know.
-	 */
-	int (*control)(void *handle, int op, void *arg);
-};
-
-/* control() operations. */
-#define STORE_CTL_FAULT 0x6661	/* the fault wrapper answers 0; arg NULL */
-
-/* Walking a batch, for backends: the operations in order. */
-enum store_op_type {
-	STORE_OP_PUT,
-	STORE_OP_DELETE,
-	STORE_OP_DELETE_RANGE,
-};
-struct store_op {
-	enum store_op_type type;
-	const uint8_t *key;	/* put, delete; range: lo (NULL: first) */
-	size_t klen;
-	const uint8_t *val;	/* put; range: hi (NULL: last) */
-	size_t vlen;
-};
-/*
- * The i-th operation (i < store_batch_count()) into *op.  A value written
- * at commit (store_batch_put_fn) is written here, into a buffer of the
- * batch: op->val is then valid until the next store_batch_op() call on
- * that batch, so a batch is walked by one thread at a time.
- */
-void store_batch_op(const struct store_batch *b, size_t i,
-    struct store_op *op);
-/*
- * The same without the value of a put (op->val NULL, op->vlen its size):
- * for walks that need only the keys (and a range's bounds), so that no
- * value is written for them.
- */
-void store_batch_op_key(const struct store_batch *b, size_t i,
-    struct store_op *op);
-/* memcmp order over byte strings of different lengths. */
-int store_key_cmp(const void *a, size_t alen, const void *b, size_t blen);
-
-#ifdef HAVE_LMDB
-extern const struct store_backend store_lmdb_backend;
-#endif
-#ifdef HAVE_LEVELDB
-extern const struct store_backend store_leveldb_backend;
-#endif
-extern const struct store_backend store_fault_backend;
-
-/*
- * Internal to store/: a struct store around a backend's handle with no lock
- * of its own (the fault wrapper), and the handle of a store.
- */
-struct store *store_new_handle(const struct store_backend *be, void *handle,
-    const char *path);
-void *store_get_handle(const struct store *store, const struct store_backend *be);
 
 #endif /* STORE_H */

@@ -1,4 +1,7 @@
-/* store_fault.c: a wrapper backend that fails commits on demand. */
+/*
+ * store_fault.c: a wrapper backend that fails commits on demand (the fault
+ * injection of store/store_test.h); built only into store/libstore_test.a.
+ */
 #include "config.h"
 
 #include <pthread.h>
@@ -6,7 +9,8 @@
 #include <string.h>
 
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_backend.h"
+#include "store/store_test.h"
 
 struct store_fault {
 	struct store *inner;
@@ -156,14 +160,7 @@ store_fault_compact(void *handle, const void *lo, size_t lolen,
 	return store_compact(f->inner, lo, lolen, hi, hilen, cause);
 }
 
-static int
-store_fault_control(mapmon_unused void *handle, int op,
-    mapmon_unused void *arg)
-{
-	return op == STORE_CTL_FAULT ? 0 : STORE_E_NOTSUP;
-}
-
-const struct store_backend store_fault_backend = {
+static const struct store_backend store_fault_backend = {
 	.name = "fault",
 	.marker = NULL,
 	.open = store_fault_open,
@@ -175,7 +172,6 @@ const struct store_backend store_fault_backend = {
 	.iter_free = store_fault_iter_free,
 	.stat = store_fault_stat,
 	.compact = store_fault_compact,
-	.control = store_fault_control,
 };
 
 struct store *

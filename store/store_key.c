@@ -109,33 +109,35 @@ store_key_u64(struct store_key *k, uint64_t v)
 	k->len += 8;
 }
 
-static int
-store_key_corrupt_fmt(const void *key, size_t klen, char **cause, const char *fmt,
-    ...) printflike(4, 5);
-
-static int
-store_key_corrupt_fmt(const void *key, size_t klen, char **cause, const char *fmt,
-    ...)
+int
+store_key_cmp(const void *a, size_t alen, const void *b, size_t blen)
 {
-	va_list ap;
-	char *e, *msg;
+	size_t n = alen < blen ? alen : blen;
+	int c;
 
-	if (cause != NULL) {
-		va_start(ap, fmt);
-		xvasprintf(&msg, fmt, ap);
-		va_end(ap);
-		e = store_key_escape(key, klen);
-		xasprintf(cause, "corrupt record %s: %s", e, msg);
-		free(e);
-		free(msg);
-	}
-	return STORE_E_CORRUPT;
+	if (n > 0 && (c = memcmp(a, b, n)) != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
 }
 
 int
-store_key_corrupt(char **cause, const void *key, size_t klen, const char *why)
+store_key_corrupt(char **cause, const char *path, const void *key,
+    size_t klen, const char *fmt, ...)
 {
-	return store_key_corrupt_fmt(key, klen, cause, "%s", why);
+	va_list ap;
+	char *e, *why;
+
+	if (cause == NULL)
+		return STORE_E_CORRUPT;
+	va_start(ap, fmt);
+	xvasprintf(&why, fmt, ap);
+	va_end(ap);
+	e = store_key_escape(key, klen);
+	xasprintf(cause, "%s%scorrupt record %s: %s", path != NULL ? path : "",
+	    path != NULL ? ": " : "", e, why);
+	free(e);
+	free(why);
+	return STORE_E_CORRUPT;
 }
 
 int
@@ -147,11 +149,12 @@ store_meta_check(const void *key, size_t klen, const void *val, size_t vlen,
 	if (klen == STORE_FORMAT_KEYLEN &&
 	    memcmp(key, STORE_FORMAT_KEY, klen) == 0) {
 		if (vlen != 4)
-			return store_key_corrupt_fmt(key, klen, cause, "%zu bytes, "
-			    "expected 4", vlen);
+			return store_key_corrupt(cause, NULL, key, klen,
+			    "%zu bytes, expected 4", vlen);
 		version = enc_get_be32(val);
 		if (version == 0)
-			return store_key_corrupt_fmt(key, klen, cause, "format 0");
+			return store_key_corrupt(cause, NULL, key, klen,
+			    "format 0");
 		return 0;
 	}
 	return STORE_NOTFOUND;

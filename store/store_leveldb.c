@@ -52,7 +52,7 @@
 
 #include "common/log.h"
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_backend.h"
 
 struct store_leveldb {
 	leveldb_t *db;			/* NULL after a failed reopen */
@@ -639,13 +639,6 @@ store_leveldb_compact(void *handle, const void *lo, size_t lolen,
 	return error;
 }
 
-static int
-store_leveldb_control(mapmon_unused void *handle, mapmon_unused int op,
-    mapmon_unused void *arg)
-{
-	return STORE_E_NOTSUP;
-}
-
 const struct store_backend store_leveldb_backend = {
 	.name = "leveldb",
 	.marker = "CURRENT",
@@ -658,5 +651,4 @@ const struct store_backend store_leveldb_backend = {
 	.iter_free = store_leveldb_iter_free,
 	.stat = store_leveldb_stat,
 	.compact = store_leveldb_compact,
-	.control = store_leveldb_control,
 };

@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_backend.h"
+#ifdef STORE_TEST_HOOKS
+#include "store/store_test.h"
+#endif
 
 /* The map never grows past this (1 TiB): a runaway writer stops here. */
 #define STORE_LMDB_MAP_MAX ((uint64_t)1 << 40)
@@ -444,13 +447,7 @@ store_lmdb_compact(mapmon_unused void *handle, mapmon_unused const void *lo,
 	return 0;
 }
 
-static int
-store_lmdb_control(mapmon_unused void *handle, mapmon_unused int op,
-    mapmon_unused void *arg)
-{
-	return STORE_E_NOTSUP;
-}
-
+#ifdef STORE_TEST_HOOKS
 int
 store_lmdb_set_grow(struct store *store, int grow)
 {
@@ -461,6 +458,7 @@ store_lmdb_set_grow(struct store *store, int grow)
 	__atomic_store_n(&db->grow, grow != 0, __ATOMIC_RELAXED);
 	return 0;
 }
+#endif
 
 const struct store_backend store_lmdb_backend = {
 	.name = "lmdb",
@@ -474,5 +472,4 @@ const struct store_backend store_lmdb_backend = {
 	.iter_free = store_lmdb_iter_free,
 	.stat = store_lmdb_stat,
 	.compact = store_lmdb_compact,
-	.control = store_lmdb_control,
 };

@@ -27,7 +27,7 @@
 #include "common/mapmon.h"
 #include "mon/mon.h"
 #include "mon/mon_verify.h"
-#include "store/store.h"
+#include "store/store_test.h"
 
 #define FAULT_MAP_SIZE (4 << 20)
 #define FAULT_PG_NUM 1024

@@ -28,7 +28,7 @@
 #include "mon/mon_priv.h"
 #include "map/pgmap.h"
 #include "map/placement.h"
-#include "store/store.h"
+#include "store/store_test.h"
 #include "test/lib/mon_report_util.h"
 
 #ifndef TEST_BACKEND

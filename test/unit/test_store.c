@@ -20,7 +20,7 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
-#include "store/store.h"
+#include "store/store_test.h"
 
 #ifndef TEST_BACKEND
 #error "compile with -DTEST_BACKEND='\"lmdb\"' or '\"leveldb\"'"
@@ -962,10 +962,16 @@ Test(store, corrupt_record_named_by_key)
 	    cause);
 	cr_assert_not_null(strstr(cause, "3 bytes, expected 4"), "%s", cause);
 	free(cause);
-	cr_assert_eq(store_key_corrupt(&cause, "\x01pg\xff", 4, "short"),
+	cr_assert_eq(store_key_corrupt(&cause, NULL, "\x01pg\xff", 4, "short"),
 	    STORE_E_CORRUPT);
 	cr_assert_str_eq(cause, "corrupt record \\x01pg\\xff: short");
 	free(cause);
+	cr_assert_eq(store_key_corrupt(&cause, "/d", "\x01", 1, "%d bytes", 3),
+	    STORE_E_CORRUPT);
+	cr_assert_str_eq(cause, "/d: corrupt record \\x01: 3 bytes");
+	free(cause);
+	cr_assert_eq(store_key_corrupt(NULL, "/d", "\x01", 1, "x"),
+	    STORE_E_CORRUPT);
 }
 
 Test(store, missing_store)
