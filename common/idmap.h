@@ -19,8 +19,8 @@
 #define IDMAP_MIN_SIZE 64
 
 struct idmap_node {
-	uint64_t id;		  /* set by the caller before idmap_insert() */
-	struct idmap_node *next;  /* the map's: its bucket's chain */
+	uint64_t id;		 /* set by the caller before idmap_insert() */
+	struct idmap_node *next; /* the map's: its bucket's chain */
 };
 
 struct idmap {

@@ -64,7 +64,8 @@ Test(idmap, sequential_ids_through_growth)
 	cr_assert_eq(idmap_count(&m), N / 2);
 	for (i = 0; i < N; i++) {
 		if (i % 2 == 0)
-			cr_assert_null(find(&m, i + 1), "removed id %zu", i + 1);
+			cr_assert_null(find(&m, i + 1), "removed id %zu",
+			    i + 1);
 		else
 			cr_assert_eq(find(&m, i + 1), &items[i]);
 	}
@@ -172,7 +173,8 @@ Test(idmap, churn_matches_a_reference)
 	}
 	for (i = 0; i < N; i++) {
 		if (items[i].present)
-			cr_assert_eq(find(&m, i + 1), &items[i], "id %zu", i + 1);
+			cr_assert_eq(find(&m, i + 1), &items[i], "id %zu",
+			    i + 1);
 		else
 			cr_assert_null(find(&m, i + 1), "id %zu", i + 1);
 	}
