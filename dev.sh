@@ -16,10 +16,17 @@
 #                            a copy of its seed corpus (test/fuzz/NAME);
 #                            a finding is kept in ./build-fuzz/findings
 #
+# and for the benchmarks (BENCHMARKS.md):
+#
+#   ./dev.sh bench [ARGS]    install what is missing and gnuplot (which
+#                            draws coldstart.svg), build, and run
+#                            mapmon-bench ARGS from the current directory
+#
 # Builds in ./build (out of tree).  Needs root, or sudo, only when Debian
 # packages are missing.
 set -eu
 
+here=$(pwd)
 top=$(cd "$(dirname "$0")" && pwd)
 build="$top/build"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -32,6 +39,8 @@ test_packages="libcriterion-dev mandoc"
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
 fuzz_targets="cmd conf frame record"
+# What the benchmark adds: gnuplot draws its plot (no X11 needed).
+bench_packages="gnuplot-nox"
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -193,6 +202,15 @@ sanitize)
 	build --enable-sanitizers
 	sanitize
 	;;
+bench)
+	shift
+	# Standard output is the benchmark's alone (its markdown table).
+	install_missing "$bench_packages" >&2
+	build >&2
+	# Relative paths in ARGS (-o DIR) are the caller's.
+	cd "$here"
+	exec "$build/tools/mapmon-bench" "$@"
+	;;
 fuzz)
 	install_missing "$fuzz_packages"
 	build="$top/build-fuzz"
@@ -201,7 +219,8 @@ fuzz)
 	fuzz "${2:-60}"
 	;;
 *)
-	echo "usage: ./dev.sh demo | test | sanitize | fuzz [SECONDS]" >&2
+	echo "usage: ./dev.sh demo | test | sanitize | fuzz [SECONDS] |" \
+	    "bench [ARGS]" >&2
 	exit 64
 	;;
 esac

@@ -5,7 +5,9 @@ set xlabel 'PGs'
 set ylabel 'seconds (log scale)'
 set logscale y
 set grid
-set key outside
+set key outside right top Left reverse
+set xrange [0:*]
+set xtics (55392, 110784, 221568)
 plot 'coldstart.dat' index 0 with linespoints lw 2 lc 1 dt 1 title 'lmdb bring-up', \
      'coldstart.dat' index 1 with linespoints lw 2 lc 2 dt 1 title 'leveldb-defaults bring-up', \
      'coldstart.dat' index 2 with linespoints lw 2 lc 3 dt 1 title 'leveldb-2013 bring-up', \

@@ -168,6 +168,21 @@ static const struct cmd_entry cmd_table[] = {
 
 static struct cmd_count cmd_counts[nitems(cmd_table)];
 
+/*
+ * Binary requests (FRAME_BINARY_REQUEST), one row per opcode of
+ * net/frame.h: the JSON command it is the binary form of, whose flags and
+ * counters it shares, and its handler, which checks the body.
+ */
+struct cmd_binary_entry {
+	uint16_t opcode;
+	const char *prefix;
+	cmd_binary_fn *exec;
+};
+
+static const struct cmd_binary_entry cmd_binary_table[] = {
+	{ FRAME_BINARY_PG_REPORT, "pg report", cmd_pgreport_binary },
+};
+
 static const char *const cmd_type_names[] = {
 	[CMD_STRING] = "string",
 	[CMD_INT] = "int",
@@ -610,17 +625,23 @@ cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
 {
 	struct cmd_ctx *ctx = arg;
 	struct cmd_req *r = cmd_req_new(ctx, conn, id);
+	const struct cmd_binary_entry *be;
 	uint16_t op = enc_get_be16(p);
+	size_t i;
 
-	if (op != FRAME_BINARY_PG_REPORT) {
+	for (i = 0; i < nitems(cmd_binary_table); i++)
+		if (cmd_binary_table[i].opcode == op)
+			break;
+	if (i == nitems(cmd_binary_table)) {
 		cmd_replyf(r, -EOPNOTSUPP, NULL, "unknown binary opcode %u",
 		    op);
 		return;
 	}
-	r->entry = cmd_find_entry("pg report");
+	be = &cmd_binary_table[i];
+	r->entry = cmd_find_entry(be->prefix);
 	r->count = &cmd_counts[r->entry - cmd_table];
 	r->count->calls++;
-	cmd_pgreport_binary(r, p, len);
+	be->exec(r, p, len);
 }
 
 void

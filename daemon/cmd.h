@@ -19,6 +19,10 @@
  * calls, the refusals and the total time from dispatch to reply (for
  * `perf dump`).
  *
+ * Binary requests (FRAME_BINARY_REQUEST) go through a second table, by
+ * opcode: each opcode is the binary form of a JSON command and is counted
+ * with it; an unknown opcode is -EOPNOTSUPP "unknown binary opcode N".
+ *
  * Writes are answered after their commit (mon.h); a reply to a connection
  * that has gone by then is dropped.  Subscriptions live in sub.h.
  *

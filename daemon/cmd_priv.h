@@ -41,6 +41,8 @@ struct cmd_arg {
 
 struct cmd_req;
 typedef void cmd_exec_fn(struct cmd_req *, json_t *cmd);
+/* A binary request's handler: p[0..len) is the payload, opcode first. */
+typedef void cmd_binary_fn(struct cmd_req *, const uint8_t *p, size_t len);
 
 struct cmd_entry {
 	const char *prefix;
@@ -136,6 +138,6 @@ json_t *cmd_counters_json(void);
 cmd_exec_fn cmd_pgreport_json;
 /* The entry of a prefix, or NULL. */
 const struct cmd_entry *cmd_find_entry(const char *prefix);
-void cmd_pgreport_binary(struct cmd_req *, const uint8_t *p, size_t len);
+cmd_binary_fn cmd_pgreport_binary;
 
 #endif /* CMD_PRIV_H */

@@ -57,20 +57,28 @@ osdmap_osd(const struct osdmap *m, int32_t id)
 	return &m->osds[id];
 }
 
-static size_t
-osdmap_pool_index(const struct osdmap_pool *pools, size_t n, uint32_t id,
+OSDMAP_POOL_INDEXABLE(struct osdmap_pool);
+
+static uint32_t
+osdmap_pool_id_at(const char *base, size_t i, size_t elsize)
+{
+	return *(const uint32_t *)(const void *)(base + i * elsize);
+}
+
+size_t
+osdmap_pool_index(const void *pools, size_t n, size_t elsize, uint32_t id,
     int *found)
 {
 	size_t lo = 0, hi = n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (pools[mid].id < id)
+		if (osdmap_pool_id_at(pools, mid, elsize) < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < n && pools[lo].id == id;
+	*found = lo < n && osdmap_pool_id_at(pools, lo, elsize) == id;
 	return lo;
 }
 
@@ -78,7 +86,8 @@ const struct osdmap_pool *
 osdmap_pool(const struct osdmap *m, uint32_t id)
 {
 	int found;
-	size_t i = osdmap_pool_index(m->pools, m->npools, id, &found);
+	size_t i = osdmap_pool_index(m->pools, m->npools, sizeof *m->pools,
+	    id, &found);
 
 	return found ? &m->pools[i] : NULL;
 }
@@ -292,7 +301,8 @@ void
 osdmap_set_pool(struct osdmap *m, const struct osdmap_pool *p)
 {
 	int found;
-	size_t i = osdmap_pool_index(m->pools, m->npools, p->id, &found);
+	size_t i = osdmap_pool_index(m->pools, m->npools, sizeof *m->pools,
+	    p->id, &found);
 
 	if (found) {
 		m->pools[i] = *p;
@@ -309,7 +319,8 @@ void
 osdmap_remove_pool(struct osdmap *m, uint32_t id)
 {
 	int found;
-	size_t i = osdmap_pool_index(m->pools, m->npools, id, &found);
+	size_t i = osdmap_pool_index(m->pools, m->npools, sizeof *m->pools,
+	    id, &found);
 
 	if (!found)
 		return;

@@ -101,6 +101,19 @@ const struct osdmap_osd *osdmap_osd(const struct osdmap *, int32_t id);
 const struct osdmap_pool *osdmap_pool(const struct osdmap *, uint32_t id);
 const struct osdmap_pool *osdmap_pool_by_name(const struct osdmap *,
     const char *name);
+/*
+ * The one search of the arrays of pools kept sorted by id (the osdmap's,
+ * the pgmap's, the OSD simulator's): pools holds n elements of elsize bytes,
+ * each beginning with its uint32_t pool id.  Returns the index of the first
+ * element whose id is not below id (n when there is none: where id would
+ * be inserted) and sets *found to whether that element's id is id.
+ */
+size_t osdmap_pool_index(const void *pools, size_t n, size_t elsize,
+    uint32_t id, int *found);
+/* Fails the build unless type's elements can be searched that way. */
+#define OSDMAP_POOL_INDEXABLE(type) \
+	_Static_assert(offsetof(type, id) == 0, \
+	    #type " must begin with its pool id for osdmap_pool_index()")
 /* The lowest id that does not exist, as `ceph osd create` gives. */
 int32_t osdmap_free_osd_id(const struct osdmap *);
 /*

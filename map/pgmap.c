@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/mapmon.h"
+#include "map/osdmap.h"
 #include "map/pgmap.h"
 
 void
@@ -27,20 +28,13 @@ pgmap_clear(struct pgmap *m)
 	pgmap_init(m);
 }
 
+OSDMAP_POOL_INDEXABLE(struct pgmap_pool);
+
 static size_t
 pgmap_pool_index(const struct pgmap *m, uint32_t id, int *found)
 {
-	size_t lo = 0, hi = m->npools, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (m->pools[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < m->npools && m->pools[lo].id == id;
-	return lo;
+	return osdmap_pool_index(m->pools, m->npools, sizeof *m->pools, id,
+	    found);
 }
 
 struct pgmap_pool *

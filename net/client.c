@@ -1,11 +1,10 @@
 /*
  * client.c: a protocol client on libevent.
  *
- * Waiting requests sit in a hash by request id (ids are sequential, so id
- * & mask spreads them) and in a list, so that a failure can answer them all
- * in the order they were sent.  Entry points from libevent hold `busy`, so
- * that a callback may free the client: the free then happens when the
- * outermost entry point returns.
+ * Waiting requests sit in an id map by request id and in a list, so that a
+ * failure can answer them all in the order they were sent.  Entry points
+ * from libevent hold `busy`, so that a callback may free the client: the
+ * free then happens when the outermost entry point returns.
  */
 #include "config.h"
 
@@ -29,6 +28,7 @@
 #include <jansson.h>
 
 #include "common/enc.h"
+#include "common/idmap.h"
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "net/client.h"
@@ -45,12 +45,11 @@ enum mclient_state {
 };
 
 struct mreq {
-	uint64_t id;
+	struct idmap_node node;	/* node.id: the request id, in cl->ids */
 	mclient_reply_cb cb;
 	mclient_push_cb on_push; /* a subscription */
 	void *arg;
 	int replied; /* a subscription's first reply came */
-	struct mreq *hnext;
 	TAILQ_ENTRY(mreq) entry;
 };
 TAILQ_HEAD(mreq_list, mreq);
@@ -75,9 +74,7 @@ struct mclient {
 	char *server_error;	/* the last unmatched error REPLY */
 
 	uint64_t next_id;
-	struct mreq **table;
-	size_t table_size;
-	size_t nreqs;	 /* in the table */
+	struct idmap ids;	 /* the waiting requests by id */
 	size_t npending; /* not yet answered */
 	struct mreq_list reqs;
 
@@ -149,54 +146,23 @@ mclient_parse_addr(const char *addr, char **host, uint16_t *port,
 static struct mreq *
 mclient_find(const struct mclient *cl, uint64_t id)
 {
-	struct mreq *r;
+	struct idmap_node *n = idmap_find(&cl->ids, id);
 
-	for (r = cl->table[id & (cl->table_size - 1)]; r != NULL; r = r->hnext)
-		if (r->id == id)
-			return r;
-	return NULL;
+	return n != NULL ? idmap_entry(n, struct mreq, node) : NULL;
 }
 
 static void
-mclient_table_insert(struct mclient *cl, struct mreq *r)
+mclient_req_insert(struct mclient *cl, struct mreq *r)
 {
-	struct mreq **table, *q, *next;
-	size_t i, size;
-
-	if (cl->nreqs >= cl->table_size) {
-		size = cl->table_size * 2;
-		table = xcalloc(size, sizeof *table);
-		for (i = 0; i < cl->table_size; i++) {
-			for (q = cl->table[i]; q != NULL; q = next) {
-				next = q->hnext;
-				q->hnext = table[q->id & (size - 1)];
-				table[q->id & (size - 1)] = q;
-			}
-		}
-		free(cl->table);
-		cl->table = table;
-		cl->table_size = size;
-	}
-	r->hnext = cl->table[r->id & (cl->table_size - 1)];
-	cl->table[r->id & (cl->table_size - 1)] = r;
+	idmap_insert(&cl->ids, &r->node);
 	TAILQ_INSERT_TAIL(&cl->reqs, r, entry);
-	cl->nreqs++;
 }
 
 static void
-mclient_table_remove(struct mclient *cl, struct mreq *r)
+mclient_req_remove(struct mclient *cl, struct mreq *r)
 {
-	struct mreq **pp;
-
-	for (pp = &cl->table[r->id & (cl->table_size - 1)]; *pp != NULL;
-	    pp = &(*pp)->hnext) {
-		if (*pp == r) {
-			*pp = r->hnext;
-			break;
-		}
-	}
+	idmap_remove(&cl->ids, &r->node);
 	TAILQ_REMOVE(&cl->reqs, r, entry);
-	cl->nreqs--;
 }
 
 static void
@@ -236,7 +202,7 @@ mclient_fail(struct mclient *cl, int err, const char *msg, int notify)
 	evtimer_del(cl->timer);
 	mclient_enter(cl);
 	while ((r = TAILQ_FIRST(&cl->reqs)) != NULL) {
-		mclient_table_remove(cl, r);
+		mclient_req_remove(cl, r);
 		if (!r->replied && r->cb != NULL && !cl->freed)
 			r->cb(r->arg, err, msg, NULL);
 		free(r);
@@ -355,7 +321,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 	if (r->on_push != NULL && rc >= 0)
 		r->replied = 1;
 	else
-		mclient_table_remove(cl, r);
+		mclient_req_remove(cl, r);
 	if (r->cb != NULL) {
 		json_t *data = json_object_get(obj, "data");
 
@@ -628,8 +594,7 @@ mclient_new(struct event_base *base, const char *addr, int connect_timeout_ms,
 	cl->arg = arg;
 	cl->state = MCLIENT_CONNECTING;
 	cl->next_id = 1;
-	cl->table_size = 64;
-	cl->table = xcalloc(cl->table_size, sizeof *cl->table);
+	idmap_init(&cl->ids);
 	TAILQ_INIT(&cl->reqs);
 	cl->timer = evtimer_new(base, mclient_timer_cb, cl);
 	cl->defer = event_new(base, -1, 0, mclient_defer_cb, cl);
@@ -687,15 +652,15 @@ mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
 	if (cl->state == MCLIENT_DEAD || cl->freed || len > UINT32_MAX)
 		return -1;
 	r = xcalloc(1, sizeof *r);
-	r->id = cl->next_id++;
+	r->node.id = cl->next_id++;
 	r->cb = cb;
 	r->on_push = on_push;
 	r->arg = arg;
-	mclient_table_insert(cl, r);
+	mclient_req_insert(cl, r);
 	cl->npending++;
 	/* Without a socket a failure is already on its way to it. */
 	if (cl->bev != NULL)
-		mclient_send(cl, type, r->id, p, len);
+		mclient_send(cl, type, r->node.id, p, len);
 	return 0;
 }
 
@@ -761,7 +726,7 @@ mclient_real_free(struct mclient *cl)
 	struct mreq *r;
 
 	while ((r = TAILQ_FIRST(&cl->reqs)) != NULL) {
-		mclient_table_remove(cl, r);
+		mclient_req_remove(cl, r);
 		free(r);
 	}
 	if (cl->bev != NULL)
@@ -773,7 +738,7 @@ mclient_real_free(struct mclient *cl)
 	json_decref(cl->hello);
 	free(cl->server_error);
 	free(cl->defer_msg);
-	free(cl->table);
+	idmap_free(&cl->ids);
 	free(cl->name);
 	free(cl->addr);
 	free(cl);

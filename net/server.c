@@ -47,6 +47,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "common/idmap.h"
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
@@ -68,7 +69,7 @@ enum conn_state {
 };
 
 struct conn {
-	uint64_t id;
+	struct idmap_node node;	/* node.id: the connection's id, in srv->ids */
 	struct server *srv;
 	struct bufferevent *bev;
 	struct event *timer; /* idle timeout, or the closing deadline */
@@ -93,7 +94,6 @@ struct conn {
 	void *drain_arg;
 	struct event *drain_ev;	/* made on first use: already drained */
 
-	struct conn *hnext; /* id hash chain */
 	TAILQ_ENTRY(conn) entry; /* srv->conns or srv->dead */
 };
 TAILQ_HEAD(conn_list, conn);
@@ -113,9 +113,7 @@ struct server {
 	int fd_short;	/* logged a shortage; quiet until an accept works */
 
 	uint64_t next_id;
-	struct conn **table; /* id hash: ids are sequential, so id & mask */
-	size_t table_size;   /* a power of two */
-	size_t nconns;
+	struct idmap ids;	/* the connections by id (not the dead) */
 	struct conn_list conns;
 	struct conn_list dead;
 	struct event *reap_ev;
@@ -137,56 +135,9 @@ static void conn_kill(struct conn *);
 static struct conn *
 server_find(const struct server *srv, uint64_t id)
 {
-	struct conn *c;
+	struct idmap_node *n = idmap_find(&srv->ids, id);
 
-	for (c = srv->table[id & (srv->table_size - 1)]; c != NULL;
-	    c = c->hnext) {
-		if (c->id == id)
-			return c;
-	}
-	return NULL;
-}
-
-static void
-server_table_grow(struct server *srv)
-{
-	struct conn **table, *c, *next;
-	size_t i, size = srv->table_size * 2;
-
-	table = xcalloc(size, sizeof *table);
-	for (i = 0; i < srv->table_size; i++) {
-		for (c = srv->table[i]; c != NULL; c = next) {
-			next = c->hnext;
-			c->hnext = table[c->id & (size - 1)];
-			table[c->id & (size - 1)] = c;
-		}
-	}
-	free(srv->table);
-	srv->table = table;
-	srv->table_size = size;
-}
-
-static void
-server_table_insert(struct server *srv, struct conn *c)
-{
-	if (srv->nconns >= srv->table_size)
-		server_table_grow(srv);
-	c->hnext = srv->table[c->id & (srv->table_size - 1)];
-	srv->table[c->id & (srv->table_size - 1)] = c;
-}
-
-static void
-server_table_remove(struct server *srv, struct conn *c)
-{
-	struct conn **pp;
-
-	for (pp = &srv->table[c->id & (srv->table_size - 1)]; *pp != NULL;
-	    pp = &(*pp)->hnext) {
-		if (*pp == c) {
-			*pp = c->hnext;
-			return;
-		}
-	}
+	return n != NULL ? idmap_entry(n, struct conn, node) : NULL;
 }
 
 static struct timeval
@@ -536,11 +487,10 @@ conn_kill(struct conn *c)
 	c->drain_cb = NULL;
 	if (c->drain_ev != NULL)
 		event_del(c->drain_ev);
-	server_table_remove(srv, c);
+	idmap_remove(&srv->ids, &c->node);
 	TAILQ_REMOVE(&srv->conns, c, entry);
 	TAILQ_INSERT_TAIL(&srv->dead, c, entry);
-	srv->nconns--;
-	srv->stats.connections = srv->nconns;
+	srv->stats.connections = idmap_count(&srv->ids);
 	event_active(srv->reap_ev, EV_TIMEOUT, 0);
 }
 
@@ -565,9 +515,9 @@ server_reap_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	while ((c = TAILQ_FIRST(&srv->dead)) != NULL) {
 		TAILQ_REMOVE(&srv->dead, c, entry);
 		dout(LOG_NET, 5, "%s: connection %llu closed", c->peer,
-		    (unsigned long long)c->id);
+		    (unsigned long long)c->node.id);
 		if (c->helloed && srv->ops.closed != NULL)
-			srv->ops.closed(srv->arg, c->id);
+			srv->ops.closed(srv->arg, c->node.id);
 		conn_free(c);
 	}
 }
@@ -646,7 +596,7 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 	c->state = CONN_READY;
 	c->helloed = 1;
 	dout(LOG_NET, 5, "%s: hello, connection %llu", c->peer,
-	    (unsigned long long)c->id);
+	    (unsigned long long)c->node.id);
 	conn_send(c, FRAME_HELLO, h->id, s, len, 1);
 }
 
@@ -682,9 +632,9 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		}
 		c->inflight++;
 		if (srv->ops.request != NULL)
-			srv->ops.request(srv->arg, c->id, h->id, cmd);
+			srv->ops.request(srv->arg, c->node.id, h->id, cmd);
 		else
-			server_reply(srv, c->id, h->id, -EOPNOTSUPP,
+			server_reply(srv, c->node.id, h->id, -EOPNOTSUPP,
 			    "this server answers no requests", NULL);
 		json_decref(cmd);
 		break;
@@ -696,9 +646,9 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		}
 		c->inflight++;
 		if (srv->ops.binary != NULL)
-			srv->ops.binary(srv->arg, c->id, h->id, p, h->len);
+			srv->ops.binary(srv->arg, c->node.id, h->id, p, h->len);
 		else
-			server_reply(srv, c->id, h->id, -EOPNOTSUPP,
+			server_reply(srv, c->node.id, h->id, -EOPNOTSUPP,
 			    "this server answers no binary requests", NULL);
 		break;
 	default:
@@ -778,7 +728,7 @@ conn_drained(struct conn *c)
 	if (cb == NULL || (c->state != CONN_HELLO && c->state != CONN_READY))
 		return;
 	c->drain_cb = NULL;
-	cb(c->drain_arg, c->id);
+	cb(c->drain_arg, c->node.id);
 }
 
 /* Armed while the output was already empty: from the loop, not the call. */
@@ -913,7 +863,7 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c = xcalloc(1, sizeof *c);
 	c->srv = srv;
-	c->id = srv->next_id++;
+	c->node.id = srv->next_id++;
 	c->state = CONN_HELLO;
 	c->peer = server_format_addr(sa, salen);
 	c->active_us = stamp_mono();
@@ -938,14 +888,13 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 	bufferevent_set_max_single_read(c->bev, SERVER_MAX_READ);
 	conn_arm_stall(c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-	server_table_insert(srv, c);
+	idmap_insert(&srv->ids, &c->node);
 	TAILQ_INSERT_TAIL(&srv->conns, c, entry);
-	srv->nconns++;
-	srv->stats.connections = srv->nconns;
+	srv->stats.connections = idmap_count(&srv->ids);
 	srv->stats.accepted++;
 	conn_arm_idle(c);
 	dout(LOG_NET, 10, "%s: accepted, connection %llu", c->peer,
-	    (unsigned long long)c->id);
+	    (unsigned long long)c->node.id);
 }
 
 /*
@@ -1057,9 +1006,9 @@ server_accept_cb(evutil_socket_t lfd, short events mapmon_unused, void *arg)
 			    "available again", srv->port);
 			srv->fd_short = 0;
 		}
-		if (srv->nconns >= srv->limits.max_connections) {
+		if (idmap_count(&srv->ids) >= srv->limits.max_connections) {
 			dout(LOG_NET, 1, "refusing a connection: %zu open "
-			    "(max_connections)", srv->nconns);
+			    "(max_connections)", idmap_count(&srv->ids));
 			server_refuse(srv, fd);
 			continue;
 		}
@@ -1146,15 +1095,13 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 		srv->ops = *ops;
 	srv->arg = arg;
 	srv->next_id = 1;
-	srv->table_size = 64;
-	srv->table = xcalloc(srv->table_size, sizeof *srv->table);
+	idmap_init(&srv->ids);
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->waitq);
 	srv->listen_fd = srv->spare_fd = -1;
 
 	if (server_listen(srv, host, port, cause) == -1) {
-		free(srv->table);
 		free(srv);
 		return NULL;
 	}
@@ -1338,7 +1285,7 @@ server_free(struct server *srv)
 		event_free(srv->reap_ev);
 	if (srv->spare_fd != -1)
 		close(srv->spare_fd);
-	free(srv->table);
+	idmap_free(&srv->ids);
 	free(srv);
 }
 
@@ -1346,7 +1293,7 @@ void
 server_stats(const struct server *srv, struct server_stats *st)
 {
 	*st = srv->stats;
-	st->connections = srv->nconns;
+	st->connections = idmap_count(&srv->ids);
 	st->partial_bytes = srv->partial_bytes;
 	st->partial_granted = srv->granted;
 }

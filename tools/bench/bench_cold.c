@@ -691,11 +691,17 @@ cold_write(const struct cold_opts *o, struct cold_result *res, size_t nres,
 		free(cause);
 		return -1;
 	}
+	/* One line, either way: the plot never fails the run. */
 	fprintf(stderr, "mapmon-bench: wrote %s/coldstart.{csv,json}, "
-	    "store2013.csv and coldstart.svg (%s)\n", o->outdir, r == 1 ?
-	    "drawn by gnuplot" : "gnuplot is not installed: drawn by "
-	    "mapmon-bench's own SVG writer; coldstart.gp renders it with "
-	    "gnuplot");
+	    "store2013.csv and coldstart.{dat,gp%s}", o->outdir,
+	    r == 1 ? ",svg" : "");
+	if (r == 1)
+		fprintf(stderr, " (drawn by gnuplot)\n");
+	else {
+		fprintf(stderr, "; no coldstart.svg: %s; `cd %s && gnuplot "
+		    "coldstart.gp` draws it\n", cause, o->outdir);
+		free(cause);
+	}
 	return 0;
 }
 

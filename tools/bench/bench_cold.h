@@ -9,7 +9,8 @@
 /*
  * The subcommand: argv[0] is "coldstart", the options follow (see
  * mapmon-bench(1)).  Prints the tables on stdout, writes coldstart.csv,
- * store2013.csv, coldstart.json and the plot under -o DIR.  Returns the exit
+ * store2013.csv, coldstart.json and the plot (its data and gnuplot script,
+ * and the SVG when gnuplot is installed) under -o DIR.  Returns the exit
  * status: 0, 1 when a run failed, 64 on a usage error.
  */
 int bench_cold_main(int argc, char **argv);

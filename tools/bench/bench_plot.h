@@ -1,6 +1,6 @@
 /*
- * bench_plot.h: the cold start plot, time against PGs per set-up: through
- * gnuplot when it is installed, else drawn as SVG here.
+ * bench_plot.h: the cold start plot, time against PGs per set-up, as data
+ * and a script for gnuplot, which draws it when it is installed.
  */
 #ifndef BENCH_PLOT_H
 #define BENCH_PLOT_H
@@ -22,10 +22,13 @@ struct bench_plot_series {
 
 /*
  * Write the data (DIR/BASE.dat) and a gnuplot script (DIR/BASE.gp) for the
- * series, then draw DIR/BASE.svg: with gnuplot when it is on the PATH,
- * else with the small SVG writer of this file.  title and the axis labels
- * go on the plot.  Returns 1 when gnuplot drew it, 0 when the built-in
- * writer did, -1 with *cause when a file could not be written.
+ * series, with title and the axis labels, then draw DIR/BASE.svg by running
+ * gnuplot on the script in DIR when gnuplot is on the PATH.  Returns 1 when
+ * gnuplot drew it; 0 when it did not, with *cause saying why (gnuplot is
+ * not on the PATH, or it failed: its own messages went to standard error),
+ * and any older DIR/BASE.svg removed so that no plot of other data stands
+ * beside the new files; -1 with *cause when the data or the script could
+ * not be written.  The caller frees *cause.
  */
 int bench_plot(const char *dir, const char *base, const char *title,
     const char *xlabel, const char *ylabel,

@@ -160,21 +160,16 @@ osd_sim_tell(struct osd_sim *s, enum osd_sim_event ev, const char *fmt, ...)
 	free(msg);
 }
 
+OSDMAP_POOL_INDEXABLE(struct osd_sim_pool);
+
 static struct osd_sim_pool *
 osd_sim_pool(struct osd_sim *s, uint32_t id)
 {
-	size_t lo = 0, hi = s->npools, mid;
+	int found;
+	size_t i = osdmap_pool_index(s->pools, s->npools, sizeof *s->pools,
+	    id, &found);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (s->pools[mid].id == id)
-			return &s->pools[mid];
-		if (s->pools[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return found ? &s->pools[i] : NULL;
 }
 
 static struct osd_sim_pg *
