@@ -26,8 +26,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages the build and the tests need.
 packages="build-essential autoconf automake pkg-config libevent-dev
-liblmdb-dev libleveldb-dev libjansson-dev libcriterion-dev libinih-dev
-libsystemd-dev mandoc"
+liblmdb-dev libleveldb-dev libjansson-dev libcriterion-dev libsystemd-dev
+mandoc"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
