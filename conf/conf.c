@@ -15,10 +15,8 @@
 #include <unistd.h>
 
 #include "common/mapmon.h"
+#include "common/suggest.h"
 #include "conf/conf.h"
-
-/* Suggestions ("did you mean") go at most this many edits away. */
-#define CONF_SUGGEST_MAX 3
 
 struct conf_value {
 	int64_t i;	/* INT, SIZE, DURATION, BOOL, ENUM */
@@ -78,63 +76,6 @@ conf_err_clear(struct conf_err *e)
 	free(e->what);
 	free(e->detail);
 	e->what = e->detail = NULL;
-}
-
-/* Optimal string alignment distance, case-insensitive (a swap costs 1). */
-static size_t
-conf_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, d, best;
-	size_t *row0, *row1, *row2, *t;
-
-	/* Long strings are never close to our short names: skip the work. */
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	row0 = xcalloc(lb + 1, sizeof *row0);
-	row1 = xcalloc(lb + 1, sizeof *row1);
-	row2 = xcalloc(lb + 1, sizeof *row2);
-	for (j = 0; j <= lb; j++)
-		row1[j] = j;
-	for (i = 1; i <= la; i++) {
-		row2[0] = i;
-		for (j = 1; j <= lb; j++) {
-			int same = tolower((unsigned char)a[i - 1]) ==
-			    tolower((unsigned char)b[j - 1]);
-
-			best = row1[j - 1] + (same ? 0 : 1);
-			if ((d = row1[j] + 1) < best)
-				best = d;
-			if ((d = row2[j - 1] + 1) < best)
-				best = d;
-			if (i > 1 && j > 1 &&
-			    tolower((unsigned char)a[i - 1]) ==
-				tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) ==
-				tolower((unsigned char)b[j - 1]) &&
-			    (d = row0[j - 2] + 1) < best)
-				best = d;
-			row2[j] = best;
-		}
-		t = row0;
-		row0 = row1;
-		row1 = row2;
-		row2 = t;
-	}
-	d = row1[lb];
-	free(row0);
-	free(row1);
-	free(row2);
-	return d;
-}
-
-/* Whether a name typed as `typed` is close enough to `known` to suggest it. */
-static int
-conf_close(const char *typed, const char *known, size_t *distance)
-{
-	size_t d = conf_distance(typed, known);
-
-	*distance = d;
-	return d <= CONF_SUGGEST_MAX && d < strlen(typed);
 }
 
 static int
@@ -327,18 +268,16 @@ conf_parse_enum_err(const char *s, const char *const *choices, int64_t *out,
     struct conf_err *e)
 {
 	char *list = NULL, *tmp, *detail;
-	const char *near = NULL;
-	size_t i, n, d, best = SIZE_MAX;
+	struct suggest sg;
+	size_t i, n;
 
+	suggest_init(&sg, s);
 	for (n = 0; choices[n] != NULL; n++) {
 		if (strcasecmp(s, choices[n]) == 0) {
 			*out = (int64_t)n;
 			return 0;
 		}
-		if (conf_close(s, choices[n], &d) && d < best) {
-			best = d;
-			near = choices[n];
-		}
+		suggest_offer(&sg, choices[n]);
 	}
 	for (i = 0; i < n; i++) {
 		if (i == 0)
@@ -349,9 +288,9 @@ conf_parse_enum_err(const char *s, const char *const *choices, int64_t *out,
 		free(list);
 		list = tmp;
 	}
-	if (near != NULL)
+	if (sg.best != NULL)
 		xasprintf(&detail, "expected %s; did you mean '%s'?", list,
-		    near);
+		    sg.best);
 	else
 		xasprintf(&detail, "expected %s", list);
 	conf_err_set(e, detail, "bad value '%s'", s);
@@ -1050,20 +989,19 @@ conf_load_getline(struct conf_load *l)
 static const char *
 conf_nearest_section(const char *name)
 {
-	const char *best = NULL, *dot;
-	size_t i, d, bestd = SIZE_MAX;
+	struct suggest sg;
+	const char *dot;
+	size_t i;
 
+	suggest_init(&sg, name);
 	for (i = 0; conf_sections[i] != NULL; i++) {
 		/* [lmdb] for [store.lmdb]: the last part alone. */
 		dot = strrchr(conf_sections[i], '.');
 		if (dot != NULL && strcasecmp(dot + 1, name) == 0)
 			return conf_sections[i];
-		if (conf_close(name, conf_sections[i], &d) && d < bestd) {
-			bestd = d;
-			best = conf_sections[i];
-		}
+		suggest_offer(&sg, conf_sections[i]);
 	}
-	return best;
+	return sg.best;
 }
 
 /* A "[section]" line: checks it and makes it the current section. */
@@ -1173,24 +1111,21 @@ conf_sections_of(const char *name)
 static void
 conf_load_unknown(struct conf_load *l, const char *section, const char *name)
 {
+	struct suggest sd, od;
 	int k, same = -1, other = -1;
-	size_t d, sd = SIZE_MAX, od = SIZE_MAX;
 	char *ex = conf_excerpt(name);
 
+	/* The nearest key of this section, and of the others. */
+	suggest_init(&sd, name);
+	suggest_init(&od, name);
 	for (k = 0; k < CONF_NKEYS; k++) {
-		if (!conf_close(name, conf_options[k].name, &d))
-			continue;
 		if (strcmp(conf_options[k].section, section) == 0) {
-			if (d < sd) {
-				sd = d;
+			if (suggest_offer(&sd, conf_options[k].name))
 				same = k;
-			}
-		} else if (d < od) {
-			od = d;
+		} else if (suggest_offer(&od, conf_options[k].name))
 			other = k;
-		}
 	}
-	if (other != -1 && od < sd)
+	if (other != -1 && od.distance < sd.distance)
 		conf_load_error(l, l->line, "unknown key '%s' in [%s]; did you "
 		    "mean '%s' in [%s]?", ex, section, conf_options[other].name,
 		    conf_options[other].section);
