@@ -96,9 +96,9 @@ extern uint8_t log_max_level[LOG_NSUBSYS];
 #define LOG_LINE_MAX 4096
 
 /*
- * A call site.  dout() declares one static per call; log.c fills `info` on
- * first use (parsed argument kinds, published atomically) and never frees
- * it.  Not for use outside this header and log.c.
+ * A call site.  dout() declares one static per call; log_gather.c fills
+ * `info` on first use (parsed argument kinds, published atomically) and
+ * never frees it.  Not for use outside this header and common/log*.c.
  */
 struct log_site {
 	const char *fmt;

@@ -14,13 +14,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <ini.h>
-
 #include "common/mapmon.h"
+#include "common/suggest.h"
 #include "conf/conf.h"
-
-/* Suggestions ("did you mean") go at most this many edits away. */
-#define CONF_SUGGEST_MAX 3
 
 struct conf_value {
 	int64_t i;	/* INT, SIZE, DURATION, BOOL, ENUM */
@@ -80,63 +76,6 @@ conf_err_clear(struct conf_err *e)
 	free(e->what);
 	free(e->detail);
 	e->what = e->detail = NULL;
-}
-
-/* Optimal string alignment distance, case-insensitive (a swap costs 1). */
-static size_t
-conf_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, d, best;
-	size_t *row0, *row1, *row2, *t;
-
-	/* Long strings are never close to our short names: skip the work. */
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	row0 = xcalloc(lb + 1, sizeof *row0);
-	row1 = xcalloc(lb + 1, sizeof *row1);
-	row2 = xcalloc(lb + 1, sizeof *row2);
-	for (j = 0; j <= lb; j++)
-		row1[j] = j;
-	for (i = 1; i <= la; i++) {
-		row2[0] = i;
-		for (j = 1; j <= lb; j++) {
-			int same = tolower((unsigned char)a[i - 1]) ==
-			    tolower((unsigned char)b[j - 1]);
-
-			best = row1[j - 1] + (same ? 0 : 1);
-			if ((d = row1[j] + 1) < best)
-				best = d;
-			if ((d = row2[j - 1] + 1) < best)
-				best = d;
-			if (i > 1 && j > 1 &&
-			    tolower((unsigned char)a[i - 1]) ==
-				tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) ==
-				tolower((unsigned char)b[j - 1]) &&
-			    (d = row0[j - 2] + 1) < best)
-				best = d;
-			row2[j] = best;
-		}
-		t = row0;
-		row0 = row1;
-		row1 = row2;
-		row2 = t;
-	}
-	d = row1[lb];
-	free(row0);
-	free(row1);
-	free(row2);
-	return d;
-}
-
-/* Whether a name typed as `typed` is close enough to `known` to suggest it. */
-static int
-conf_close(const char *typed, const char *known, size_t *distance)
-{
-	size_t d = conf_distance(typed, known);
-
-	*distance = d;
-	return d <= CONF_SUGGEST_MAX && d < strlen(typed);
 }
 
 static int
@@ -329,18 +268,16 @@ conf_parse_enum_err(const char *s, const char *const *choices, int64_t *out,
     struct conf_err *e)
 {
 	char *list = NULL, *tmp, *detail;
-	const char *near = NULL;
-	size_t i, n, d, best = SIZE_MAX;
+	struct suggest sg;
+	size_t i, n;
 
+	suggest_init(&sg, s);
 	for (n = 0; choices[n] != NULL; n++) {
 		if (strcasecmp(s, choices[n]) == 0) {
 			*out = (int64_t)n;
 			return 0;
 		}
-		if (conf_close(s, choices[n], &d) && d < best) {
-			best = d;
-			near = choices[n];
-		}
+		suggest_offer(&sg, choices[n]);
 	}
 	for (i = 0; i < n; i++) {
 		if (i == 0)
@@ -351,9 +288,9 @@ conf_parse_enum_err(const char *s, const char *const *choices, int64_t *out,
 		free(list);
 		list = tmp;
 	}
-	if (near != NULL)
+	if (sg.best != NULL)
 		xasprintf(&detail, "expected %s; did you mean '%s'?", list,
-		    near);
+		    sg.best);
 	else
 		xasprintf(&detail, "expected %s", list);
 	conf_err_set(e, detail, "bad value '%s'", s);
@@ -945,16 +882,13 @@ conf_parse_duration(const char *s, int64_t *ms, char **cause)
 }
 
 /*
- * The loader.  libinih does the ini grammar (sections, name=value, trimming)
- * but gives no line numbers (Debian builds it without INI_HANDLER_LINENO),
- * stops at 200 characters, reads "key: value" as a pair, treats an indented
- * line as a continuation and reports a bad line only as a number.  So the
- * file reaches it through conf_load_read(), which reads one physical line at
- * a time, counts lines, and checks each first: too long, NUL bytes, no '=',
- * bad section headers and unknown sections are reported there, and only
- * clean "[section]" and "key=value" lines (comments cut, blanks trimmed) are
- * handed on.  inih calls conf_load_handle() for a pair before it asks for
- * the next line, so the reader's line number is the pair's.
+ * The loader reads one physical line at a time and counts them, so every
+ * error names its line: a line too long or holding NUL bytes, a bad or
+ * unknown section header, a line that is neither "[section]" nor
+ * "key = value", an unknown or duplicate key, a bad value.  An indented line
+ * is a line like any other (no continuation lines), ':' does not separate a
+ * key from its value, and a comment starts with ';' or '#' at the start of a
+ * line or after a blank (quotes protect them in a value).
  */
 struct conf_load {
 	struct conf *c;
@@ -963,6 +897,7 @@ struct conf_load {
 	int line;
 	int in_section;	/* a section header was seen */
 	int section_ok;	/* the current section is known */
+	const char *section;	/* its name (of conf_sections) when known */
 	char **errors;
 	size_t nerrors;
 	int stopped;	/* too many errors: read no further */
@@ -1054,25 +989,24 @@ conf_load_getline(struct conf_load *l)
 static const char *
 conf_nearest_section(const char *name)
 {
-	const char *best = NULL, *dot;
-	size_t i, d, bestd = SIZE_MAX;
+	struct suggest sg;
+	const char *dot;
+	size_t i;
 
+	suggest_init(&sg, name);
 	for (i = 0; conf_sections[i] != NULL; i++) {
 		/* [lmdb] for [store.lmdb]: the last part alone. */
 		dot = strrchr(conf_sections[i], '.');
 		if (dot != NULL && strcasecmp(dot + 1, name) == 0)
 			return conf_sections[i];
-		if (conf_close(name, conf_sections[i], &d) && d < bestd) {
-			bestd = d;
-			best = conf_sections[i];
-		}
+		suggest_offer(&sg, conf_sections[i]);
 	}
-	return best;
+	return sg.best;
 }
 
-/* A "[section]" line: checks it and writes "[section]\n" to out. */
-static int
-conf_load_section(struct conf_load *l, char *s, char *out, size_t outlen)
+/* A "[section]" line: checks it and makes it the current section. */
+static void
+conf_load_section(struct conf_load *l, char *s)
 {
 	char *end, *name, *rest, *ex;
 	const char *near;
@@ -1085,7 +1019,7 @@ conf_load_section(struct conf_load *l, char *s, char *out, size_t outlen)
 		free(ex);
 		l->section_ok = 0;
 		l->in_section = 1;
-		return -1;
+		return;
 	}
 	rest = end + 1;
 	rest += strspn(rest, " \t");
@@ -1101,7 +1035,7 @@ conf_load_section(struct conf_load *l, char *s, char *out, size_t outlen)
 	if (*name == '\0') {
 		conf_load_error(l, l->line, "empty section name");
 		free(name);
-		return -1;
+		return;
 	}
 	for (i = 0; conf_sections[i] != NULL; i++) {
 		if (strcmp(name, conf_sections[i]) == 0)
@@ -1116,12 +1050,11 @@ conf_load_section(struct conf_load *l, char *s, char *out, size_t outlen)
 			conf_load_error(l, l->line, "unknown section [%s]", ex);
 		free(ex);
 		free(name);
-		return -1;
+		return;
 	}
 	l->section_ok = 1;
-	snprintf(out, outlen, "[%s]\n", name);
+	l->section = conf_sections[i];
 	free(name);
-	return 0;
 }
 
 /*
@@ -1154,77 +1087,6 @@ conf_cut_comment(char *v)
 	}
 }
 
-/* A "key = value" line: checks it and writes "key=value\n" to out. */
-static int
-conf_load_pair(struct conf_load *l, char *s, char *out, size_t outlen)
-{
-	char *eq, *key, *ex;
-
-	if ((eq = strchr(s, '=')) == NULL) {
-		ex = conf_excerpt(s);
-		conf_load_error(l, l->line, "expected 'key = value' or "
-		    "'[section]', not '%s'", ex);
-		free(ex);
-		return -1;
-	}
-	key = conf_trim(s, (size_t)(eq - s));
-	if (*key == '\0') {
-		conf_load_error(l, l->line, "missing key before '='");
-		free(key);
-		return -1;
-	}
-	if (strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_.-") != strlen(key)) {
-		ex = conf_excerpt(key);
-		conf_load_error(l, l->line, "bad key name '%s': keys are "
-		    "letters, digits and '_'", ex);
-		free(ex);
-		free(key);
-		return -1;
-	}
-	conf_cut_comment(eq + 1);
-	if ((size_t)snprintf(out, outlen, "%s=%s\n", key, eq + 1) >= outlen) {
-		/* Only if libinih ignored ini_max_line. */
-		conf_load_error(l, l->line, "line too long for the ini parser");
-		free(key);
-		return -1;
-	}
-	free(key);
-	return 0;
-}
-
-/* The ini_reader: hands libinih the next clean line, or NULL at the end. */
-static char *
-conf_load_read(char *str, int num, void *arg)
-{
-	struct conf_load *l = arg;
-	char *s;
-	int len;
-
-	while (!l->stopped) {
-		if ((len = conf_load_getline(l)) == -1)
-			return NULL;
-		if (len == -2)
-			continue;
-		s = l->buf;
-		/* A UTF-8 byte order mark is not part of the first line. */
-		if (l->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
-			s += 3;
-		s += strspn(s, " \t");
-		if (*s == '\0' || *s == ';' || *s == '#')
-			continue;
-		if (*s == '[') {
-			if (conf_load_section(l, s, str, (size_t)num) == 0)
-				return str;
-			/* Keys below a bad header are not checked. */
-			continue;
-		}
-		if (conf_load_pair(l, s, str, (size_t)num) == 0)
-			return str;
-	}
-	return NULL;
-}
-
 /* Sections holding a key of this name, as "[mon]" or "[mon] or [metrics]". */
 static char *
 conf_sections_of(const char *name)
@@ -1249,24 +1111,21 @@ conf_sections_of(const char *name)
 static void
 conf_load_unknown(struct conf_load *l, const char *section, const char *name)
 {
+	struct suggest sd, od;
 	int k, same = -1, other = -1;
-	size_t d, sd = SIZE_MAX, od = SIZE_MAX;
 	char *ex = conf_excerpt(name);
 
+	/* The nearest key of this section, and of the others. */
+	suggest_init(&sd, name);
+	suggest_init(&od, name);
 	for (k = 0; k < CONF_NKEYS; k++) {
-		if (!conf_close(name, conf_options[k].name, &d))
-			continue;
 		if (strcmp(conf_options[k].section, section) == 0) {
-			if (d < sd) {
-				sd = d;
+			if (suggest_offer(&sd, conf_options[k].name))
 				same = k;
-			}
-		} else if (d < od) {
-			od = d;
+		} else if (suggest_offer(&od, conf_options[k].name))
 			other = k;
-		}
 	}
-	if (other != -1 && od < sd)
+	if (other != -1 && od.distance < sd.distance)
 		conf_load_error(l, l->line, "unknown key '%s' in [%s]; did you "
 		    "mean '%s' in [%s]?", ex, section, conf_options[other].name,
 		    conf_options[other].section);
@@ -1279,12 +1138,10 @@ conf_load_unknown(struct conf_load *l, const char *section, const char *name)
 	free(ex);
 }
 
-/* The ini_handler: one "key=value" of a known section (or of none). */
-static int
-conf_load_handle(void *arg, const char *section, const char *name,
-    const char *value)
+/* One "key = value" pair, its value without the blanks around it. */
+static void
+conf_load_value(struct conf_load *l, const char *name, const char *value)
 {
-	struct conf_load *l = arg;
 	struct conf_err e = { NULL, NULL };
 	struct conf_value v;
 	char *text, *where, *ex;
@@ -1300,18 +1157,19 @@ conf_load_handle(void *arg, const char *section, const char *name,
 			    "section", ex);
 		free(where);
 		free(ex);
-		return 1;
+		return;
 	}
+	/* Keys below a bad header are not checked. */
 	if (!l->section_ok)
-		return 1;
-	if ((key = conf_find_in(section, strlen(section), name)) == -1) {
-		conf_load_unknown(l, section, name);
-		return 1;
+		return;
+	if ((key = conf_find_in(l->section, strlen(l->section), name)) == -1) {
+		conf_load_unknown(l, l->section, name);
+		return;
 	}
 	if (l->c->v[key].line != 0) {
 		conf_load_error(l, l->line, "duplicate key '%s' in [%s] (first "
-		    "set at line %d)", name, section, l->c->v[key].line);
-		return 1;
+		    "set at line %d)", name, l->section, l->c->v[key].line);
+		return;
 	}
 	if ((text = conf_unquote(value, &e)) == NULL ||
 	    conf_value_parse(key, text, &v, &e) != 0) {
@@ -1321,43 +1179,78 @@ conf_load_handle(void *arg, const char *section, const char *name,
 		free(text);
 		/* A later duplicate is still a duplicate of this line. */
 		l->c->v[key].line = l->line;
-		return 1;
+		return;
 	}
 	free(text);
 	conf_value_free(&l->c->v[key]);
 	l->c->v[key] = v;
 	l->c->v[key].line = l->line;
-	return 1;
 }
 
-/*
- * Runs libinih over the reader with the options the reader relies on: lines
- * up to CONF_LINE_MAX, no inline comments of its own (the reader cuts them,
- * knowing quotes), no continuation lines.  Debian's libinih makes these
- * run-time variables; they are restored after.
- */
-static int
+/* A "key = value" line: checks the key, cuts the comment, sets the key. */
+static void
+conf_load_pair(struct conf_load *l, char *s)
+{
+	char *eq, *key, *ex, *value, *end;
+
+	if ((eq = strchr(s, '=')) == NULL) {
+		ex = conf_excerpt(s);
+		conf_load_error(l, l->line, "expected 'key = value' or "
+		    "'[section]', not '%s'", ex);
+		free(ex);
+		return;
+	}
+	key = conf_trim(s, (size_t)(eq - s));
+	if (*key == '\0') {
+		conf_load_error(l, l->line, "missing key before '='");
+		free(key);
+		return;
+	}
+	if (strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_.-") != strlen(key)) {
+		ex = conf_excerpt(key);
+		conf_load_error(l, l->line, "bad key name '%s': keys are "
+		    "letters, digits and '_'", ex);
+		free(ex);
+		free(key);
+		return;
+	}
+	conf_cut_comment(eq + 1);
+	/* White space of any kind around the value is not part of it. */
+	for (value = eq + 1; isspace((unsigned char)*value); value++)
+		;
+	for (end = value + strlen(value); end > value &&
+	    isspace((unsigned char)end[-1]); end--)
+		;
+	*end = '\0';
+	conf_load_value(l, key, value);
+	free(key);
+}
+
+/* Reads the file to its end, or until too many errors. */
+static void
 conf_load_parse(struct conf_load *l)
 {
-	int max_line = ini_max_line;
-	bool multiline = ini_allow_multiline;
-	bool inline_comments = ini_allow_inline_comments;
-	bool no_value = ini_allow_no_value;
-	bool stop = ini_stop_on_first_error;
-	int r;
+	char *s;
+	int len;
 
-	ini_max_line = CONF_LINE_MAX + 3;
-	ini_allow_multiline = false;
-	ini_allow_inline_comments = false;
-	ini_allow_no_value = false;
-	ini_stop_on_first_error = false;
-	r = ini_parse_stream(conf_load_read, l, conf_load_handle, l);
-	ini_max_line = max_line;
-	ini_allow_multiline = multiline;
-	ini_allow_inline_comments = inline_comments;
-	ini_allow_no_value = no_value;
-	ini_stop_on_first_error = stop;
-	return r;
+	while (!l->stopped) {
+		if ((len = conf_load_getline(l)) == -1)
+			return;
+		if (len == -2)
+			continue;
+		s = l->buf;
+		/* A UTF-8 byte order mark is not part of the first line. */
+		if (l->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+			s += 3;
+		s += strspn(s, " \t");
+		if (*s == '\0' || *s == ';' || *s == '#')
+			continue;
+		if (*s == '[')
+			conf_load_section(l, s);
+		else
+			conf_load_pair(l, s);
+	}
 }
 
 int
@@ -1385,7 +1278,7 @@ conf_load(const char *path, char ***errors, size_t *nerrors)
 	struct conf_load l;
 	struct stat st;
 	char *cause;
-	int fd, r, line;
+	int fd, line;
 
 	memset(&l, 0, sizeof l);
 	l.path = path;
@@ -1419,11 +1312,9 @@ conf_load(const char *path, char ***errors, size_t *nerrors)
 	}
 	l.c = conf_new();
 	l.c->path = xstrdup(path);
-	r = conf_load_parse(&l);
+	conf_load_parse(&l);
 	if (ferror(l.f))
 		conf_load_error(&l, 0, "read error: %s", strerror(errno));
-	else if (r < 0 && l.nerrors == 0)
-		conf_load_error(&l, 0, "the ini parser failed (%d)", r);
 	fclose(l.f);
 	if (l.nerrors == 0 && conf_check(l.c, &cause) == -1) {
 		/* At the line of the budget, or of max_frame, if set. */

@@ -144,8 +144,7 @@ struct conf *conf_new(void);
  * error, in file order, as "FILE:LINE: message" (or "FILE: message" for an
  * error without a line); the caller frees them with conf_errors_free().  Stops
  * after CONF_ERRORS_MAX errors, with a last one saying so.  Never exits,
- * never prints.  Not thread-safe against other users of libinih in the
- * process (it sets libinih's parser options for the call and restores them).
+ * never prints.
  */
 struct conf *conf_load(const char *path, char ***errors, size_t *nerrors);
 

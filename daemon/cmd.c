@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "common/suggest.h"
 #include "daemon/cmd_priv.h"
 #include "daemon/sub.h"
 #include "net/frame.h"
@@ -254,53 +255,19 @@ cmd_find_entry(const char *prefix)
 	return NULL;
 }
 
-size_t
-cmd_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, tmp;
-	size_t row[101];
-
-	if (la > 100 || lb > 100)
-		return 100;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			cur = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < cur)
-				cur = row[j] + 1;
-			if (row[j - 1] + 1 < cur)
-				cur = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = cur;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* The closest visible prefix to a word, if close enough to suggest. */
 static const char *
 cmd_suggest(const char *word)
 {
-	const char *best = NULL;
-	size_t i, d, bestd = SIZE_MAX, limit;
+	struct suggest sg;
+	size_t i;
 
-	limit = strlen(word) / 3;
-	if (limit < 2)
-		limit = 2;
+	suggest_init(&sg, word);
 	for (i = 0; i < nitems(cmd_table); i++) {
-		if (cmd_table[i].flags & CMD_HIDDEN)
-			continue;
-		d = cmd_distance(word, cmd_table[i].prefix);
-		if (d < bestd) {
-			bestd = d;
-			best = cmd_table[i].prefix;
-		}
+		if (!(cmd_table[i].flags & CMD_HIDDEN))
+			suggest_offer(&sg, cmd_table[i].prefix);
 	}
-	return bestd <= limit ? best : NULL;
+	return sg.best;
 }
 
 /* Append s to the string in buf, cut to fit. */

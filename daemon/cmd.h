@@ -7,7 +7,7 @@
  * any handler runs:
  *
  *  - an unknown prefix is -EINVAL "unknown command 'x'", with "did you mean
- *    'y'?" when a prefix is close;
+ *    'y'?" when a prefix is close (by the rule of common/suggest.h);
  *  - the arguments are checked strictly against the signature: an unknown
  *    key, a missing required key, a wrong JSON type, a number out of bounds
  *    or a word that is not one of the choices is -EINVAL with a status

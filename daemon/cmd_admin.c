@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "common/suggest.h"
 #include "conf/conf.h"
 #include "daemon/cmd_priv.h"
 #include "daemon/sub.h"
@@ -85,25 +86,23 @@ static int
 cmd_admin_key(struct cmd_req *r, json_t *cmd)
 {
 	const char *key = cmd_get_str(cmd, "key");
-	const char *best = NULL;
-	char name[128], bestname[128];
-	size_t d, bestd = SIZE_MAX;
-	int k;
+	struct suggest sg;
+	char name[128];
+	int k, best = -1;
 
 	if ((k = conf_find(key)) != -1)
 		return k;
+	suggest_init(&sg, key);
 	for (k = 0; k < CONF_NKEYS; k++) {
 		conf_fullname((enum conf_key)k, name, sizeof name);
-		if ((d = cmd_distance(key, name)) < bestd) {
-			bestd = d;
-			snprintf(bestname, sizeof bestname, "%s", name);
-			best = bestname;
-		}
+		if (suggest_offer(&sg, name))
+			best = k;
 	}
-	if (best != NULL && bestd <= 3)
+	if (best != -1) {
+		conf_fullname((enum conf_key)best, name, sizeof name);
 		cmd_replyf(r, -ENOENT, NULL, "no config key '%.128s'; did you "
-		    "mean '%s'?", key, best);
-	else
+		    "mean '%s'?", key, name);
+	} else
 		cmd_replyf(r, -ENOENT, NULL, "no config key '%.128s' (keys are "
 		    "SECTION.KEY, as in log.debug_mon)", key);
 	return -1;

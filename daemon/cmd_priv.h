@@ -110,9 +110,6 @@ const char *cmd_get_str(json_t *cmd, const char *key);
 int64_t cmd_get_int(json_t *cmd, const char *key, int64_t def);
 int cmd_has(json_t *cmd, const char *key);
 
-/* The Levenshtein distance of a and b, capped at 100 (did-you-mean). */
-size_t cmd_distance(const char *a, const char *b);
-
 /* cmd_mon.c: the monitor's commands. */
 cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
     cmd_mon_dump, cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_down,

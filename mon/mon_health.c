@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "common/bytes.h"
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
@@ -247,14 +248,15 @@ mon_health_eval_detail(struct mon *m, int detail,
 			    m->monmap.mons[0].name,
 			    (unsigned long long)m->disk_free_pct);
 		if ((int64_t)m->disk_bytes > m->params.data_size_warn) {
+			char used[BYTES_BUFSIZE], warn[BYTES_BUFSIZE];
+
 			c = mon_check_add(&v, &n, "MON_DISK_BIG", 1, 1,
 			    "mon %s is using a lot of disk space",
 			    m->monmap.mons[0].name);
-			mon_check_detail(c, "mon.%s is %llu MiB >= "
-			    "data_size_warn %llu MiB", m->monmap.mons[0].name,
-			    (unsigned long long)(m->disk_bytes >> 20),
-			    (unsigned long long)(m->params.data_size_warn >>
-			    20));
+			mon_check_detail(c, "mon.%s is %s >= data_size_warn %s",
+			    m->monmap.mons[0].name, bytes_format(m->disk_bytes,
+			    used, sizeof used), bytes_format((uint64_t)
+			    m->params.data_size_warn, warn, sizeof warn));
 		}
 	}
 	if (m->store_error) {

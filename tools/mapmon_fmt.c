@@ -4,11 +4,12 @@
  */
 #include "config.h"
 
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "common/mapmon.h"
 #include "tools/mapmon_fmt.h"
 
@@ -86,27 +87,6 @@ fmt_id_list(const json_t *a)
 	xasprintf(&t, "%s]", s);
 	free(s);
 	return t;
-}
-
-const char *
-mapmon_fmt_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
-	    "PiB", "EiB" };
-	double v = (double)bytes;
-	size_t u = 0;
-
-	while (v >= 1024 && u + 1 < nitems(units)) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-	else if (v < 10)
-		snprintf(buf, len, "%.1f %s", v, units[u]);
-	else
-		snprintf(buf, len, "%.0f %s", v, units[u]);
-	return buf;
 }
 
 /*
@@ -277,7 +257,7 @@ fmt_status(FILE *f, const json_t *d)
 	    JSON_INTEGER_FORMAT " pgs\n", fmt_int(pgmap, "num_pools"),
 	    fmt_int(pgmap, "num_pgs"));
 	fprintf(f, "    objects: %" JSON_INTEGER_FORMAT " objects, %s\n",
-	    fmt_int(pgmap, "num_objects"), mapmon_fmt_bytes((uint64_t)
+	    fmt_int(pgmap, "num_objects"), bytes_format((uint64_t)
 	    fmt_int(pgmap, "data_bytes"), b, sizeof b));
 	fprintf(f, "    usage:   %s data\n", b);
 	states = json_object_get(pgmap, "pgs_by_state");
@@ -430,7 +410,7 @@ fmt_pg_stat(FILE *f, const json_t *d)
 	if (json_array_size(json_object_get(d, "pgs_by_state")) == 0)
 		fprintf(f, "none");
 	fprintf(f, "; %s data, %" JSON_INTEGER_FORMAT " objects; v%"
-	    JSON_INTEGER_FORMAT "\n", mapmon_fmt_bytes((uint64_t)fmt_int(d,
+	    JSON_INTEGER_FORMAT "\n", bytes_format((uint64_t)fmt_int(d,
 	    "data_bytes"), b, sizeof b), fmt_int(d, "num_objects"),
 	    fmt_int(d, "version"));
 }

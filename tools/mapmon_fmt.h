@@ -43,7 +43,4 @@ void mapmon_fmt_health_line(FILE *f, const json_t *health);
  */
 void mapmon_fmt_pg_map(FILE *f, const json_t *data);
 
-/* Bytes as Ceph writes them: "0 B", "1.5 KiB", "12 MiB". */
-const char *mapmon_fmt_bytes(uint64_t bytes, char *buf, size_t len);
-
 #endif /* MAPMON_FMT_H */

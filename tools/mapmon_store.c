@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "conf/conf.h"
@@ -172,21 +173,6 @@ hex_write(FILE *f, const void *p, size_t n)
 	}
 }
 
-static char *
-human(uint64_t n, char *buf, size_t len)
-{
-	const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	size_t u = 0;
-
-	while (v >= 1024 && u < nitems(units) - 1) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-	return buf;
-}
-
 static int
 cmd_stat(struct tool *t, int argc, mapmon_unused char **argv)
 {
@@ -205,14 +191,14 @@ cmd_stat(struct tool *t, int argc, mapmon_unused char **argv)
 	printf("backend: %s\n", st.backend);
 	printf("format: %d\n", STORE_FORMAT);
 	printf("disk bytes: %" PRIu64 " (%s)\n", st.disk_bytes,
-	    human(st.disk_bytes, b1, sizeof b1));
+	    bytes_format(st.disk_bytes, b1, sizeof b1));
 	if (st.records >= 0)
 		printf("records: %" PRId64 "\n", st.records);
 	else
 		printf("records: unknown (counting needs a scan)\n");
 	if (st.map_size > 0)
-		printf("map: %s used of %s\n", human(st.map_used, b1,
-		    sizeof b1), human(st.map_size, b2, sizeof b2));
+		printf("map: %s used of %s\n", bytes_format(st.map_used, b1,
+		    sizeof b1), bytes_format(st.map_size, b2, sizeof b2));
 	if (st.text != NULL)
 		printf("%s\n", st.text);
 	store_stats_free(&st);
@@ -557,8 +543,8 @@ cmd_compact(struct tool *t, int argc, mapmon_unused char **argv)
 	if ((error = store_stat(s, &st, &cause)) != 0)
 		return tool_fail(s, error, cause);
 	printf("compacted %s (%s) in %.2f s: %s -> %s%s\n", store_path(s),
-	    store_backend_name(s), now() - t0, human(before, b1, sizeof b1),
-	    human(st.disk_bytes, b2, sizeof b2),
+	    store_backend_name(s), now() - t0, bytes_format(before, b1, sizeof b1),
+	    bytes_format(st.disk_bytes, b2, sizeof b2),
 	    strcmp(store_backend_name(s), "lmdb") == 0 ?
 	    " (LMDB reuses freed pages in place)" : "");
 	store_stats_free(&st);

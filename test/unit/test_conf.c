@@ -358,7 +358,7 @@ Test(bad, line_without_equals)
 
 Test(bad, line_with_colon_instead_of_equals)
 {
-	/* libinih would take "name: b" as a pair; mapmon does not. */
+	/* Some ini parsers take "name: b" as a pair; mapmon does not. */
 	EXPECT("[mon]\nname: b\n",
 	    "2: expected 'key = value' or '[section]', not 'name: b'");
 }
