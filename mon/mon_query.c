@@ -1,6 +1,6 @@
 /*
  * mon_query.c: read queries, answered from the committed state in the JSON
- * shapes of SPEC §7 (Ceph's where Ceph has the command).  Summaries come
+ * shapes of mapmon(8) (Ceph's where Ceph has the command).  Summaries come
  * from the derived figures; only listings of PGs walk the PGs.
  */
 #include "config.h"
@@ -12,6 +12,7 @@
 
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "mon/keys.h"
 #include "mon/mon_priv.h"
 
 static json_t *
@@ -429,6 +430,31 @@ mon_pg_dump_stuck_json(struct mon *m, const char *what, json_t **out,
 	xasprintf(status, "%zu pgs stuck %s",
 	    json_array_size(json_object_get(*out, "stuck_pg_stats")), what);
 	return 0;
+}
+
+int
+mon_osdmap_inc_get(struct mon *m, uint32_t epoch, struct osdmap_inc *out,
+    char **cause)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	void *val;
+	size_t vlen;
+	char *why = NULL;
+	int rc;
+
+	if (epoch == 0 || epoch > m->osdmap.epoch)
+		return MON_NOTFOUND;
+	keys_epoch(key, KEYS_OSDMAP_INC, epoch);
+	if ((rc = store_get(m->store, key, sizeof key, &val, &vlen,
+	    &why)) != 0) {
+		if (rc == STORE_NOTFOUND)
+			return MON_NOTFOUND;
+		*cause = why != NULL ? why : xstrdup(store_strerror(rc));
+		return -1;
+	}
+	rc = osdmap_inc_decode(val, vlen, out, cause);
+	free(val);
+	return rc;
 }
 
 int
