@@ -142,7 +142,7 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	xasprintf(&e.message, "mkfs %s: monitor %s at %s", mm.fsid, name,
 	    addr);
 	enc_buf_reset(&enc);
-	mon_log_entry_encode(&e, &enc);
+	mon_record_log_encode(&e, &enc);
 	free(e.message);
 	keys_log(key, 1);
 	store_batch_put(b, key, KEYS_LOG_LEN, enc.data, enc.len);
@@ -152,7 +152,7 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	rec.log_first = rec.log_last = 1;
 	rec.stamp = mm.created;
 	enc_buf_reset(&enc);
-	mon_rec_encode(&rec, &enc);
+	mon_record_commit_encode(&rec, &enc);
 	key[0] = KEYS_COMMIT;
 	store_batch_put(b, key, 1, enc.data, enc.len);
 
@@ -399,7 +399,7 @@ mon_load_clog(struct mon *m, char **cause)
 		return -1;
 	}
 	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
-		if (mon_log_entry_decode(val, vlen, &e, &why) == -1 ||
+		if (mon_record_log_decode(val, vlen, &e, &why) == -1 ||
 		    klen != KEYS_LOG_LEN ||
 		    e.seq != enc_get_be64((const uint8_t *)key + 1)) {
 			if (why == NULL)
@@ -464,7 +464,7 @@ mon_open(struct event_base *base, struct store *store,
 	key[0] = KEYS_COMMIT;
 	if (mon_get(store, key, 1, &val, &vlen, "commit record", cause) == -1)
 		goto fail;
-	if (mon_rec_decode(val, vlen, &m->rec, &why) == -1) {
+	if (mon_record_commit_decode(val, vlen, &m->rec, &why) == -1) {
 		free(val);
 		mon_corrupt(store, key, 1, why, cause);
 		goto fail;

@@ -22,21 +22,9 @@
 
 #include "common/enc.h"
 #include "mon/mon.h"
+#include "mon/mon_record.h"
 #include "mon/pgmap.h"
 #include "mon/placement.h"
-
-/* The commit record ("C"): where the maps stand and what is trimmed. */
-struct mon_rec {
-	uint32_t osdmap_epoch;
-	uint32_t osdmap_first;	/* oldest epoch still stored */
-	uint64_t pgmap_version;
-	uint64_t pgmap_first;	/* oldest pgmap incremental still stored */
-	uint64_t log_last;	/* seq of the newest cluster log entry (0: none) */
-	uint64_t log_first;	/* seq of the oldest stored */
-	int64_t stamp;
-};
-void mon_rec_encode(const struct mon_rec *, struct enc_buf *);
-int mon_rec_decode(const void *p, size_t len, struct mon_rec *, char **cause);
 
 struct mon_waiter {
 	mon_done_cb *done;
@@ -241,9 +229,6 @@ void mon_disk_check(struct mon *);
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);
 void mon_clog_clear(struct mon *);
-void mon_log_entry_encode(const struct mon_log_entry *, struct enc_buf *);
-int mon_log_entry_decode(const void *p, size_t len, struct mon_log_entry *,
-    char **cause);
 const char *mon_log_severity_name(int);
 
 #endif /* MON_PRIV_H */

@@ -29,6 +29,7 @@
 #include "common/stamp.h"
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_record.h"
 
 #define MON_TRIM_EPOCHS_PER_COMMIT 64
 #define MON_TRIM_LOG_PER_COMMIT 1024
@@ -36,61 +37,8 @@
 #define MON_APPLY_SLICE 1024	/* PGs applied per loop turn (~0.2 ms) */
 #define MON_PREFETCH_AHEAD 8	/* PGs of a commit prefetched ahead */
 #define MON_RETRY_MAX_MS 5000
-#define MON_REC_STRUCT_V 1
 
 static void mon_propose_seal(struct mon *);
-
-/* The commit record. */
-
-void
-mon_rec_encode(const struct mon_rec *r, struct enc_buf *b)
-{
-	size_t start = enc_buf_record_begin(b, MON_REC_STRUCT_V, 1);
-
-	enc_buf_put_u32(b, r->osdmap_epoch);
-	enc_buf_put_u32(b, r->osdmap_first);
-	enc_buf_put_u64(b, r->pgmap_version);
-	enc_buf_put_u64(b, r->pgmap_first);
-	enc_buf_put_u64(b, r->log_last);
-	enc_buf_put_u64(b, r->log_first);
-	enc_buf_put_u64(b, (uint64_t)r->stamp);
-	enc_buf_record_end(b, start);
-}
-
-int
-mon_rec_decode(const void *p, size_t len, struct mon_rec *r, char **cause)
-{
-	struct enc_reader rd, body;
-	const char *why;
-
-	memset(r, 0, sizeof *r);
-	enc_reader_init(&rd, p, len);
-	if (enc_reader_record(&rd, MON_REC_STRUCT_V, &body, &why) == -1) {
-		xasprintf(cause, "commit record: %s", why);
-		return -1;
-	}
-	r->osdmap_epoch = enc_get_u32(&body);
-	r->osdmap_first = enc_get_u32(&body);
-	r->pgmap_version = enc_get_u64(&body);
-	r->pgmap_first = enc_get_u64(&body);
-	r->log_last = enc_get_u64(&body);
-	r->log_first = enc_get_u64(&body);
-	r->stamp = (int64_t)enc_get_u64(&body);
-	if (!enc_reader_body_ok(&body) || rd.left != 0 ||
-	    r->osdmap_first > r->osdmap_epoch || r->osdmap_first == 0 ||
-	    r->pgmap_first > r->pgmap_version + 1 ||
-	    r->log_first > r->log_last + 1) {
-		xasprintf(cause, "commit record: corrupt or inconsistent "
-		    "(osdmap %u..%u, pgmap %llu..%llu, log %llu..%llu)",
-		    r->osdmap_first, r->osdmap_epoch,
-		    (unsigned long long)r->pgmap_first,
-		    (unsigned long long)r->pgmap_version,
-		    (unsigned long long)r->log_first,
-		    (unsigned long long)r->log_last);
-		return -1;
-	}
-	return 0;
-}
 
 /* The PG index of a proposal. */
 
@@ -894,7 +842,7 @@ mon_commit_write(struct mon *m, struct mon_proposal *p)
 	if (p->pgmap_version != 0)
 		mon_batch_pginc(m, p);
 	for (i = 0; i < p->nlog; i++) {
-		mon_log_entry_encode(&p->log[i], &m->enc);
+		mon_record_log_encode(&p->log[i], &m->enc);
 		keys_log(key, p->log[i].seq);
 		mon_batch_put(m, p, key, KEYS_LOG_LEN);
 	}
@@ -904,7 +852,7 @@ mon_commit_write(struct mon *m, struct mon_proposal *p)
 	rec.pgmap_first = p->trim_pgmap_to;
 	rec.log_first = p->trim_log_to;
 	p->rec = rec;
-	mon_rec_encode(&rec, &m->enc);
+	mon_record_commit_encode(&rec, &m->enc);
 	key[0] = KEYS_COMMIT;
 	mon_batch_put(m, p, key, 1);
 
