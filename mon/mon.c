@@ -421,6 +421,50 @@ mon_load_clog(struct mon *m, char **cause)
 	return 0;
 }
 
+/*
+ * The commit pipeline: the loop's events, then the committer thread (which
+ * makes its own buffers).  What is made before a failure is freed by
+ * mon_pipeline_stop().
+ */
+static int
+mon_pipeline_start(struct mon *m, char **cause)
+{
+	int rc;
+
+	if (mon_apply_init(m, cause) == -1 || mon_stage_init(m, cause) == -1)
+		return -1;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->cond, NULL);
+	if ((rc = pthread_create(&m->thread, NULL, mon_committer_main,
+	    m)) != 0) {
+		pthread_mutex_destroy(&m->lock);
+		pthread_cond_destroy(&m->cond);
+		xasprintf(cause, "pthread_create: %s", strerror(rc));
+		return -1;
+	}
+	m->thread_started = 1;
+	return 0;
+}
+
+/* Commit what is in flight and pending, end the thread, free the events. */
+static void
+mon_pipeline_stop(struct mon *m)
+{
+	if (m->thread_started) {
+		mon_apply_drain(m);
+		pthread_mutex_lock(&m->lock);
+		m->stopping = 1;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->thread, NULL);
+		pthread_mutex_destroy(&m->lock);
+		pthread_cond_destroy(&m->cond);
+		m->thread_started = 0;
+	}
+	mon_stage_clear(m);
+	mon_apply_clear(m);
+}
+
 static void
 mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -431,7 +475,7 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	mon_mark_stale(m, mono);
 	mon_auto_out(m, stamp_now());
-	mon_spare_trim(m, mono);
+	mon_proposal_spare_trim(m, mono);
 	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
 		mon_disk_check(m);
 	mon_health_update(m);
@@ -505,7 +549,7 @@ mon_open(struct event_base *base, struct store *store,
 	if (mon_load_clog(m, cause) == -1)
 		goto fail;
 
-	if (mon_committer_start(m, cause) == -1)
+	if (mon_pipeline_start(m, cause) == -1)
 		goto fail;
 	m->tick = event_new(base, -1, EV_PERSIST, mon_tick_cb, m);
 	if (m->tick == NULL || event_add(m->tick, &tv) == -1) {
@@ -532,8 +576,7 @@ mon_free(struct mon *m)
 {
 	if (m == NULL)
 		return;
-	if (m->wake_event != NULL)
-		mon_committer_stop(m);
+	mon_pipeline_stop(m);
 	if (m->tick != NULL)
 		event_free(m->tick);
 	store_close(m->store);
@@ -551,7 +594,7 @@ void
 mon_set_params(struct mon *m, const struct mon_params *p)
 {
 	m->params = *p;
-	mon_propose_maybe(m);
+	mon_stage_propose(m);
 }
 
 void

@@ -326,7 +326,7 @@ mon_health_update(struct mon *m)
 	m->checks = now;
 	m->nchecks = n;
 	if (m->pending != NULL)
-		mon_propose_maybe(m);
+		mon_stage_propose(m);
 }
 
 /* Free space of the store's filesystem and the store's size. */
