@@ -478,7 +478,7 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	mon_proposal_spare_trim(m, mono);
 	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
 		mon_disk_check(m);
-	mon_health_update(m);
+	mon_stage_health(m);
 }
 
 struct mon *
@@ -558,7 +558,7 @@ mon_open(struct event_base *base, struct store *store,
 	}
 	mon_disk_check(m);
 	/* The health of the loaded state is what the log last said. */
-	mon_health_eval(m, &m->checks, &m->nchecks);
+	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
 	    "in %lld ms", m->osdmap.epoch,
 	    (unsigned long long)m->pgmap.version, m->osdmap.max_osd,

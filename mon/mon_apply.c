@@ -213,7 +213,7 @@ static void
 mon_apply_reaped(struct mon *m, struct mon_proposal *p)
 {
 	mon_proposal_recycle(m, p);
-	mon_health_update(m);
+	mon_stage_health(m);
 	mon_stage_propose(m);
 }
 

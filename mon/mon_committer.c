@@ -42,7 +42,7 @@
  *              succeeds (mon.h).
  *   recycled   Its PG arrays are kept for the next pending proposal
  *              (mon_proposal.c); the health of the new state is evaluated
- *              and its changes staged in the cluster log (mon_health_update());
+ *              and its changes staged in the cluster log (mon_stage_health());
  *              the next proposal may seal.
  * mapmond(8) says what a user sees of it.
  */

@@ -102,9 +102,14 @@ struct mon_proposal {
 	struct enc_buf pg_text;		/* the changed PGs as JSON text */
 };
 
+#define MON_HEALTH_OK 0
+#define MON_HEALTH_WARN 1
+#define MON_HEALTH_ERR 2
+
+/* A raised health check (mon_health.c). */
 struct mon_health_check {
 	char code[24];
-	int severity;			/* 1 WARN, 2 ERR */
+	int severity;			/* MON_HEALTH_WARN or _ERR */
 	char *summary;
 	uint64_t count;
 	char **detail;
@@ -238,6 +243,13 @@ void mon_stage_log(struct mon *, int severity, const char *fmt, ...)
 /* A PG's current stat: pending ?: inflight ?: applying ?: committed. */
 const struct pg_stat *mon_stage_pg_view(struct mon *, struct pg_id);
 /*
+ * Evaluate the health and stage a cluster log line for every check that
+ * appeared, changed severity or cleared (Ceph's "Health check failed",
+ * "update", "cleared" lines); the checks evaluated become those last
+ * logged (mon->checks).  After every commit, and on the tick.
+ */
+void mon_stage_health(struct mon *);
+/*
  * Seal the pending proposal when it is due and nothing is in flight or
  * applying, else arm the timer that will; after a failed commit, arm the
  * retry timer instead.
@@ -270,12 +282,26 @@ void mon_mark_stale(struct mon *, int64_t now_mono);
 void mon_auto_out(struct mon *, int64_t now);
 void mon_stale_on_down(struct mon *, int32_t osd);
 
-/* mon_health.c */
-void mon_health_eval(struct mon *, struct mon_health_check **out, size_t *n);
-void mon_health_eval_detail(struct mon *, int detail,
+/*
+ * mon_health.c: state in, checks out.  Reads the monitor, changes nothing
+ * (but mon_disk_check()).
+ */
+/*
+ * The checks raised now, in a new array (*n of them; mon_health_free()).
+ * With detail, the PG lines too: they are read from mon->pgmap as it is,
+ * so call mon_settle() first for counts and lines of one commit.
+ */
+void mon_health_eval(const struct mon *, int detail,
     struct mon_health_check **out, size_t *n);
 void mon_health_free(struct mon_health_check *, size_t n);
-void mon_health_update(struct mon *);
+/* The worst severity of v (MON_HEALTH_OK when n is 0). */
+int mon_health_worst(const struct mon_health_check *v, size_t n);
+/* The check of that code in v, or NULL. */
+const struct mon_health_check *mon_health_find(
+    const struct mon_health_check *v, size_t n, const char *code);
+/* {"status": .., "checks": {CODE: ..}}, Ceph's shape (a new reference). */
+json_t *mon_health_to_json(const struct mon_health_check *v, size_t n);
+/* Refresh the store's free space and size that the disk checks read. */
 void mon_disk_check(struct mon *);
 
 /* mon_clog.c */

@@ -47,6 +47,35 @@ mon_sums_json(const struct pgmap_sums *s)
 }
 
 json_t *
+mon_health_json(struct mon *m, int detail)
+{
+	struct mon_health_check *v;
+	json_t *j;
+	size_t n;
+
+	/* The details list single PGs: counts and list from one commit. */
+	if (detail)
+		mon_settle(m);
+	mon_health_eval(m, detail, &v, &n);
+	j = mon_health_to_json(v, n);
+	mon_health_free(v, n);
+	return j;
+}
+
+int
+mon_health_status(struct mon *m)
+{
+	struct mon_health_check *v;
+	size_t n;
+	int worst;
+
+	mon_health_eval(m, 0, &v, &n);
+	worst = mon_health_worst(v, n);
+	mon_health_free(v, n);
+	return worst;
+}
+
+json_t *
 mon_status_json(struct mon *m)
 {
 	const struct osdmap *om = &m->osdmap;

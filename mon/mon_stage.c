@@ -235,6 +235,40 @@ mon_stage_pg_view(struct mon *m, struct pg_id id)
 	return pgmap_pg(&m->pgmap, id);
 }
 
+void
+mon_stage_health(struct mon *m)
+{
+	struct mon_health_check *now;
+	const struct mon_health_check *was;
+	size_t n, i;
+	int sev;
+
+	mon_health_eval(m, 0, &now, &n);
+	for (i = 0; i < n; i++) {
+		was = mon_health_find(m->checks, m->nchecks, now[i].code);
+		if (was != NULL && was->severity == now[i].severity)
+			continue;
+		sev = now[i].severity == MON_HEALTH_ERR ? MON_LOG_ERROR :
+		    MON_LOG_WARN;
+		mon_stage_log(m, sev, "Health check %s: %s (%s)",
+		    was == NULL ? "failed" : "update", now[i].summary,
+		    now[i].code);
+	}
+	for (i = 0; i < m->nchecks; i++) {
+		if (mon_health_find(now, n, m->checks[i].code) != NULL)
+			continue;
+		mon_stage_log(m, MON_LOG_INFO, "Health check cleared: %s (was: "
+		    "%s)", m->checks[i].code, m->checks[i].summary);
+	}
+	if (n == 0 && m->nchecks > 0)
+		mon_stage_log(m, MON_LOG_INFO, "Cluster is now healthy");
+	mon_health_free(m->checks, m->nchecks);
+	m->checks = now;
+	m->nchecks = n;
+	if (m->pending != NULL)
+		mon_stage_propose(m);
+}
+
 /*
  * Creating PGs follow the map: when the new map moves placement, recompute
  * their up and acting sets in the same proposal.
