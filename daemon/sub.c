@@ -26,7 +26,6 @@
 
 #include "common/log.h"
 #include "common/mapmon.h"
-#include "mon/keys.h"
 #include "mon/mon.h"
 #include "map/pgmap.h"
 #include "daemon/sub.h"
@@ -329,10 +328,7 @@ static void
 sub_osdmap_start(struct sub *s, const struct sub_one *o)
 {
 	uint32_t cur = mon_osdmap(s->mon)->epoch, e;
-	uint8_t key[KEYS_EPOCH_LEN];
 	struct osdmap_inc inc;
-	void *val;
-	size_t vlen;
 	char *cause = NULL;
 	int rc;
 
@@ -341,22 +337,12 @@ sub_osdmap_start(struct sub *s, const struct sub_one *o)
 		return;
 	}
 	for (e = (uint32_t)o->start + 1; e <= cur; e++) {
-		keys_epoch(key, KEYS_OSDMAP_INC, e);
-		rc = store_get(mon_store(s->mon), key, sizeof key, &val,
-		    &vlen, &cause);
-		if (rc != 0) {
-			if (rc != STORE_NOTFOUND)
+		if ((rc = mon_osdmap_inc_get(s->mon, e, &inc, &cause)) != 0) {
+			if (rc == -1) {
 				log_warnx("subscribe osdmap: epoch %u: %s", e,
-				    cause ? cause : store_strerror(rc));
-			free(cause);
-			sub_osdmap_full(s, o);
-			return;
-		}
-		rc = osdmap_inc_decode(val, vlen, &inc, &cause);
-		free(val);
-		if (rc == -1) {
-			log_warnx("subscribe osdmap: epoch %u: %s", e, cause);
-			free(cause);
+				    cause);
+				free(cause);
+			}
 			sub_osdmap_full(s, o);
 			return;
 		}

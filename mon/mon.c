@@ -129,7 +129,7 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	xasprintf(&e.message, "mkfs %s: monitor %s at %s", mm.fsid, name,
 	    addr);
 	enc_buf_reset(&enc);
-	mon_log_entry_encode(&e, &enc);
+	mon_record_log_encode(&e, &enc);
 	free(e.message);
 	keys_log(key, 1);
 	store_batch_put(b, key, KEYS_LOG_LEN, enc.data, enc.len);
@@ -139,7 +139,7 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	rec.log_first = rec.log_last = 1;
 	rec.stamp = mm.created;
 	enc_buf_reset(&enc);
-	mon_rec_encode(&rec, &enc);
+	mon_record_commit_encode(&rec, &enc);
 	key[0] = KEYS_COMMIT;
 	store_batch_put(b, key, 1, enc.data, enc.len);
 
@@ -387,7 +387,7 @@ mon_load_clog(struct mon *m, char **cause)
 		return -1;
 	}
 	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
-		if (mon_log_entry_decode(val, vlen, &e, &why) == -1 ||
+		if (mon_record_log_decode(val, vlen, &e, &why) == -1 ||
 		    klen != KEYS_LOG_LEN ||
 		    e.seq != enc_get_be64((const uint8_t *)key + 1)) {
 			/* Named before the iterator goes: key is its memory. */
@@ -412,6 +412,50 @@ mon_load_clog(struct mon *m, char **cause)
 	return 0;
 }
 
+/*
+ * The commit pipeline: the loop's events, then the committer thread (which
+ * makes its own buffers).  What is made before a failure is freed by
+ * mon_pipeline_stop().
+ */
+static int
+mon_pipeline_start(struct mon *m, char **cause)
+{
+	int rc;
+
+	if (mon_apply_init(m, cause) == -1 || mon_stage_init(m, cause) == -1)
+		return -1;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->cond, NULL);
+	if ((rc = pthread_create(&m->thread, NULL, mon_committer_main,
+	    m)) != 0) {
+		pthread_mutex_destroy(&m->lock);
+		pthread_cond_destroy(&m->cond);
+		xasprintf(cause, "pthread_create: %s", strerror(rc));
+		return -1;
+	}
+	m->thread_started = 1;
+	return 0;
+}
+
+/* Commit what is in flight and pending, end the thread, free the events. */
+static void
+mon_pipeline_stop(struct mon *m)
+{
+	if (m->thread_started) {
+		mon_apply_drain(m);
+		pthread_mutex_lock(&m->lock);
+		m->stopping = 1;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->thread, NULL);
+		pthread_mutex_destroy(&m->lock);
+		pthread_cond_destroy(&m->cond);
+		m->thread_started = 0;
+	}
+	mon_stage_clear(m);
+	mon_apply_clear(m);
+}
+
 static void
 mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -422,10 +466,10 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	mon_mark_stale(m, mono);
 	mon_auto_out(m, stamp_now());
-	mon_spare_trim(m, mono);
+	mon_proposal_spare_trim(m, mono);
 	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
 		mon_disk_check(m);
-	mon_health_update(m);
+	mon_stage_health(m);
 }
 
 struct mon *
@@ -455,7 +499,7 @@ mon_open(struct event_base *base, struct store *store,
 	key[0] = KEYS_COMMIT;
 	if (mon_get(store, key, 1, &val, &vlen, "commit record", cause) == -1)
 		goto fail;
-	if (mon_rec_decode(val, vlen, &m->rec, &why) == -1) {
+	if (mon_record_commit_decode(val, vlen, &m->rec, &why) == -1) {
 		free(val);
 		store_key_corrupt(cause, store_path(store), key, 1, "%s", why);
 		free(why);
@@ -500,7 +544,7 @@ mon_open(struct event_base *base, struct store *store,
 	if (mon_load_clog(m, cause) == -1)
 		goto fail;
 
-	if (mon_committer_start(m, cause) == -1)
+	if (mon_pipeline_start(m, cause) == -1)
 		goto fail;
 	m->tick = event_new(base, -1, EV_PERSIST, mon_tick_cb, m);
 	if (m->tick == NULL || event_add(m->tick, &tv) == -1) {
@@ -509,7 +553,7 @@ mon_open(struct event_base *base, struct store *store,
 	}
 	mon_disk_check(m);
 	/* The health of the loaded state is what the log last said. */
-	mon_health_eval(m, &m->checks, &m->nchecks);
+	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
 	    "in %lld ms", m->osdmap.epoch,
 	    (unsigned long long)m->pgmap.version, m->osdmap.max_osd,
@@ -527,8 +571,7 @@ mon_free(struct mon *m)
 {
 	if (m == NULL)
 		return;
-	if (m->wake_event != NULL)
-		mon_committer_stop(m);
+	mon_pipeline_stop(m);
 	if (m->tick != NULL)
 		event_free(m->tick);
 	store_close(m->store);
@@ -546,7 +589,7 @@ void
 mon_set_params(struct mon *m, const struct mon_params *p)
 {
 	m->params = *p;
-	mon_propose_maybe(m);
+	mon_stage_propose(m);
 }
 
 void

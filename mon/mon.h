@@ -100,7 +100,7 @@ void mon_want_pg_text(struct mon *, int on);
 void mon_commit_foreach_pg(struct mon *, const struct mon_commit_info *,
     void (*cb)(const struct pg_stat *, void *), void *arg);
 
-/* A cluster log entry (`log last` in mapmon(8)). */
+/* A cluster log entry (`log last' in mapmon(8)). */
 #define MON_LOG_DEBUG 0
 #define MON_LOG_INFO 1
 #define MON_LOG_WARN 2
@@ -194,7 +194,7 @@ void mon_pool_set(struct mon *, const char *name, const char *key,
 void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
     size_t n, mon_done_cb *, void *);
 
-/* Reads: JSON in the shapes of mapmon(8) (new references), or NULL + rc/status. */
+/* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
 int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
@@ -216,6 +216,20 @@ int mon_pg_dump_stuck_json(struct mon *, const char *what, json_t **out,
     char **status);
 json_t *mon_log_last_json(struct mon *, size_t n);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);
+
+/* A lookup found nothing (a result, not an error). */
+#define MON_NOTFOUND 1
+
+/*
+ * The osdmap incremental that made epoch (as a subscriber replays them),
+ * read from the store.  0 with *out filled (the caller's: osdmap_inc_clear()
+ * it); MON_NOTFOUND when that epoch's incremental is not kept (trimmed, or
+ * epoch 0 or past the committed epoch); -1 with *cause (the caller frees
+ * it) when the store fails or the record is corrupt, *out then holding
+ * nothing to clear.
+ */
+int mon_osdmap_inc_get(struct mon *, uint32_t epoch, struct osdmap_inc *out,
+    char **cause);
 
 /*
  * Recount the derived figures from every PG and compare them with the

@@ -1,18 +1,16 @@
 /*
- * mon_clog.c: the cluster log (`log last`, mapmon(8)): entries committed with the change
- * that caused them; the newest log_max_entries are kept in the store and in
- * a ring in memory, from which `log last N` answers.
+ * mon_clog.c: the cluster log: entries committed with the change that
+ * caused them; the newest log_max_entries are kept in the store (their
+ * records: mon_record.c) and in a ring in memory, from which `log last N`
+ * answers.
  */
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "mon/mon_priv.h"
-
-#define MON_LOG_STRUCT_V 1
 
 static const char *const mon_log_severities[] = { "DBG", "INF", "WRN", "ERR" };
 
@@ -22,45 +20,6 @@ mon_log_severity_name(int severity)
 	if (severity < 0 || severity >= (int)nitems(mon_log_severities))
 		return "UNK";
 	return mon_log_severities[severity];
-}
-
-void
-mon_log_entry_encode(const struct mon_log_entry *e, struct enc_buf *b)
-{
-	size_t start = enc_buf_record_begin(b, MON_LOG_STRUCT_V, 1);
-
-	enc_buf_put_u64(b, e->seq);
-	enc_buf_put_u64(b, (uint64_t)e->stamp);
-	enc_buf_put_u8(b, (uint8_t)e->severity);
-	enc_buf_put_str(b, e->message);
-	enc_buf_record_end(b, start);
-}
-
-int
-mon_log_entry_decode(const void *p, size_t len, struct mon_log_entry *e,
-    char **cause)
-{
-	struct enc_reader r, body;
-	const char *why;
-
-	memset(e, 0, sizeof *e);
-	enc_reader_init(&r, p, len);
-	if (enc_reader_record(&r, MON_LOG_STRUCT_V, &body, &why) == -1) {
-		xasprintf(cause, "cluster log entry: %s", why);
-		return -1;
-	}
-	e->seq = enc_get_u64(&body);
-	e->stamp = (int64_t)enc_get_u64(&body);
-	e->severity = enc_get_u8(&body);
-	e->message = enc_get_str(&body);
-	if (!enc_reader_body_ok(&body) || r.left != 0 || e->message == NULL ||
-	    e->severity > MON_LOG_ERROR) {
-		free(e->message);
-		e->message = NULL;
-		xasprintf(cause, "cluster log entry: corrupt record");
-		return -1;
-	}
-	return 0;
 }
 
 /* Append a copy of e, dropping the oldest when the ring is full. */

@@ -1,16 +1,16 @@
 /*
- * mon_health.c: the health checks of SPEC §3.6.
+ * mon_health.c: the health checks: state in, checks out.
  *
- * The checks are computed from the committed state and the derived figures
- * (never a scan of every PG, except for `health detail`'s PG lines), so they
- * are cheap enough to evaluate after every commit.  mon_health_update()
- * compares them with the checks last logged and stages cluster log entries
- * for the checks that appear, change severity, or clear, as Ceph's
- * "Health check failed / cleared" lines.
+ * One table, a row per check: its code (Ceph's), its severity, and the
+ * evaluator that reads the monitor's state and says whether the check is
+ * raised, with its summary, count and detail lines.  The checks come from
+ * the committed state and the derived figures (never a scan of every PG,
+ * except for `health detail`'s PG lines), so they are cheap enough to
+ * evaluate after every commit.  Nothing here changes the monitor: what a
+ * change of health logs is staged by the caller (mon_stage_health()).
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,39 +25,52 @@
 
 #define MON_HEALTH_DETAIL_MAX 50
 
+/* PGs not active: inactive (incl. creating), stale, down, incomplete... */
+#define MON_PG_UNAVAILABLE (PG_STATE_STALE | PG_STATE_DOWN | \
+    PG_STATE_INCOMPLETE | PG_STATE_UNKNOWN)
+
 static const char *const mon_health_names[] = {
-	"HEALTH_OK", "HEALTH_WARN", "HEALTH_ERR"
+	[MON_HEALTH_OK] = "HEALTH_OK",
+	[MON_HEALTH_WARN] = "HEALTH_WARN",
+	[MON_HEALTH_ERR] = "HEALTH_ERR",
 };
 
-static struct mon_health_check *
-mon_check_add(struct mon_health_check **v, size_t *n, const char *code,
-    int severity, uint64_t count, const char *fmt, ...) printflike(6, 7);
+/* What the evaluators read: the monitor, and its PGs counted by state. */
+struct mon_health_in {
+	const struct mon *m;
+	int detail;			/* list the PGs (`health detail') */
+	uint64_t inactive, stale, down, incomplete, unknown;
+	uint64_t unavailable;		/* any of the five above */
+	uint64_t degraded, undersized;
+};
 
-static struct mon_health_check *
-mon_check_add(struct mon_health_check **v, size_t *n, const char *code,
-    int severity, uint64_t count, const char *fmt, ...)
-{
-	struct mon_health_check *c;
-	va_list ap;
-
-	*v = xreallocarray(*v, *n + 1, sizeof **v);
-	c = &(*v)[(*n)++];
-	memset(c, 0, sizeof *c);
-	snprintf(c->code, sizeof c->code, "%s", code);
-	c->severity = severity;
-	c->count = count;
-	va_start(ap, fmt);
-	xvasprintf(&c->summary, fmt, ap);
-	va_end(ap);
-	return c;
-}
+/*
+ * A check's evaluator: 1 when the check is raised, with c's summary, count
+ * and detail lines filled; 0 when it is clear, with nothing allocated.
+ */
+typedef int mon_health_eval_fn(const struct mon_health_in *,
+    struct mon_health_check *c);
 
 static void
-mon_check_detail(struct mon_health_check *c, const char *fmt, ...)
+mon_health_summary(struct mon_health_check *c, const char *fmt, ...)
     printflike(2, 3);
 
 static void
-mon_check_detail(struct mon_health_check *c, const char *fmt, ...)
+mon_health_summary(struct mon_health_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xvasprintf(&c->summary, fmt, ap);
+	va_end(ap);
+}
+
+static void
+mon_health_detail(struct mon_health_check *c, const char *fmt, ...)
+    printflike(2, 3);
+
+static void
+mon_health_detail(struct mon_health_check *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,33 +81,21 @@ mon_check_detail(struct mon_health_check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-void
-mon_health_free(struct mon_health_check *v, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		free(v[i].summary);
-		for (j = 0; j < v[i].ndetail; j++)
-			free(v[i].detail[j]);
-		free(v[i].detail);
-	}
-	free(v);
-}
-
-/* PGs not active: inactive (incl. creating), stale, down, incomplete... */
-#define MON_PG_UNAVAILABLE (PG_STATE_STALE | PG_STATE_DOWN | \
-    PG_STATE_INCOMPLETE | PG_STATE_UNKNOWN)
-
 static int
-mon_pg_unavailable(uint32_t state)
+mon_health_unavailable_state(uint32_t state)
 {
 	return !(state & PG_STATE_ACTIVE) || (state & MON_PG_UNAVAILABLE);
 }
 
+static int
+mon_health_degraded_state(uint32_t state)
+{
+	return (state & (PG_STATE_DEGRADED | PG_STATE_UNDERSIZED)) != 0;
+}
+
 /* Up to MON_HEALTH_DETAIL_MAX PG lines for a check, then a count. */
 static void
-mon_check_pg_detail(struct mon *m, struct mon_health_check *c,
+mon_health_pg_lines(const struct mon *m, struct mon_health_check *c,
     int (*match)(uint32_t), const char *what)
 {
 	const struct pgmap_pool *pp;
@@ -113,172 +114,268 @@ mon_check_pg_detail(struct mon *m, struct mon_health_check *c,
 			}
 			pg_id_format(pp->pgs[s].pgid, id, sizeof id);
 			pg_state_format(pp->pgs[s].state, state, sizeof state);
-			mon_check_detail(c, "pg %s is %s, current state %s",
+			mon_health_detail(c, "pg %s is %s, current state %s",
 			    id, what, state);
 			shown++;
 		}
 	}
 	if (more > 0)
-		mon_check_detail(c, "... and %zu more pgs", more);
+		mon_health_detail(c, "... and %zu more pgs", more);
 }
 
-static int
-mon_pg_degraded(uint32_t state)
+/* The PGs by state, from the derived figures. */
+static void
+mon_health_count_pgs(struct mon_health_in *in)
 {
-	return (state & (PG_STATE_DEGRADED | PG_STATE_UNDERSIZED)) != 0;
-}
-
-void
-mon_health_eval_detail(struct mon *m, int detail,
-    struct mon_health_check **out, size_t *nout)
-{
-	struct mon_health_check *v = NULL, *c;
-	const struct osdmap *om = &m->osdmap;
-	const struct pgmap *pm = &m->pgmap;
-	uint64_t inactive = 0, stale = 0, down = 0, incomplete = 0, unknown = 0;
-	uint64_t unavailable = 0, degraded = 0, undersized = 0;
-	unsigned up_in, ndown = 0;
-	uint32_t k;
-	size_t n = 0, i;
-
-	/* The details list single PGs: counts and list from one commit. */
-	if (detail)
-		mon_settle(m);
-
-	for (k = 0; k < om->max_osd; k++)
-		if (om->osds[k].exists && !om->osds[k].up && om->osds[k].in)
-			ndown++;
-	if (ndown > 0) {
-		c = mon_check_add(&v, &n, "OSD_DOWN", 1, ndown, "%u osds down",
-		    ndown);
-		for (k = 0; k < om->max_osd; k++)
-			if (om->osds[k].exists && !om->osds[k].up &&
-			    om->osds[k].in)
-				mon_check_detail(c, "osd.%u is down", k);
-	}
-
-	osdmap_counts(om, NULL, NULL, NULL, &up_in);
-	c = NULL;
-	for (i = 0; i < om->npools; i++) {
-		if (up_in >= om->pools[i].size)
-			continue;
-		if (c == NULL)
-			c = mon_check_add(&v, &n, "TOO_FEW_OSDS", 1, 0,
-			    "OSD count %u < pool size %u", up_in,
-			    om->pools[i].size);
-		c->count++;
-		mon_check_detail(c, "pool '%s' has size %u but only %u osds "
-		    "are up and in", om->pools[i].name, om->pools[i].size,
-		    up_in);
-	}
+	const struct pgmap *pm = &in->m->pgmap;
+	size_t i;
 
 	for (i = 0; i < pm->nstates; i++) {
 		uint32_t st = pm->states[i].state;
 		uint64_t cnt = pm->states[i].count;
 
-		if (mon_pg_unavailable(st)) {
-			unavailable += cnt;
+		if (mon_health_unavailable_state(st)) {
+			in->unavailable += cnt;
 			if (!(st & PG_STATE_ACTIVE))
-				inactive += cnt;
+				in->inactive += cnt;
 			if (st & PG_STATE_STALE)
-				stale += cnt;
+				in->stale += cnt;
 			if (st & PG_STATE_DOWN)
-				down += cnt;
+				in->down += cnt;
 			if (st & PG_STATE_INCOMPLETE)
-				incomplete += cnt;
+				in->incomplete += cnt;
 			if (st & PG_STATE_UNKNOWN)
-				unknown += cnt;
+				in->unknown += cnt;
 		}
 		if (st & PG_STATE_DEGRADED)
-			degraded += cnt;
+			in->degraded += cnt;
 		if (st & PG_STATE_UNDERSIZED)
-			undersized += cnt;
+			in->undersized += cnt;
 	}
-	if (unavailable > 0) {
-		char text[256];
-		size_t off;
+}
 
-		off = (size_t)snprintf(text, sizeof text, "Reduced data "
-		    "availability:");
+static int
+mon_health_osd_down(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	uint32_t k;
+
+	for (k = 0; k < om->max_osd; k++) {
+		if (om->osds[k].exists && !om->osds[k].up && om->osds[k].in) {
+			c->count++;
+			mon_health_detail(c, "osd.%u is down", k);
+		}
+	}
+	if (c->count == 0)
+		return 0;
+	mon_health_summary(c, "%u osds down", (unsigned)c->count);
+	return 1;
+}
+
+static int
+mon_health_too_few_osds(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	unsigned up_in;
+	size_t i;
+
+	osdmap_counts(om, NULL, NULL, NULL, &up_in);
+	for (i = 0; i < om->npools; i++) {
+		if (up_in >= om->pools[i].size)
+			continue;
+		if (c->count++ == 0)
+			mon_health_summary(c, "OSD count %u < pool size %u",
+			    up_in, om->pools[i].size);
+		mon_health_detail(c, "pool '%s' has size %u but only %u osds "
+		    "are up and in", om->pools[i].name, om->pools[i].size,
+		    up_in);
+	}
+	return c->count > 0;
+}
+
+static int
+mon_health_pg_availability(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	char text[256];
+	size_t off;
+
+	if (in->unavailable == 0)
+		return 0;
+	off = (size_t)snprintf(text, sizeof text, "Reduced data "
+	    "availability:");
 #define MON_PART(x, word) if ((x) > 0 && off < sizeof text)		\
 	off += (size_t)snprintf(text + off, sizeof text - off, "%s %llu pgs " \
 	    word, text[off - 1] == ':' ? "" : ",", (unsigned long long)(x))
-		MON_PART(inactive, "inactive");
-		MON_PART(stale, "stale");
-		MON_PART(down, "down");
-		MON_PART(incomplete, "incomplete");
-		MON_PART(unknown, "unknown");
+	MON_PART(in->inactive, "inactive");
+	MON_PART(in->stale, "stale");
+	MON_PART(in->down, "down");
+	MON_PART(in->incomplete, "incomplete");
+	MON_PART(in->unknown, "unknown");
 #undef MON_PART
-		c = mon_check_add(&v, &n, "PG_AVAILABILITY", 1, unavailable,
-		    "%s", text);
-		if (detail)
-			mon_check_pg_detail(m, c, mon_pg_unavailable,
-			    "not active");
-	}
-	if (degraded > 0 || undersized > 0 ||
-	    pm->sums.num_objects_degraded > 0) {
-		uint64_t copies = pm->sums.num_object_copies;
+	c->count = in->unavailable;
+	mon_health_summary(c, "%s", text);
+	if (in->detail)
+		mon_health_pg_lines(in->m, c, mon_health_unavailable_state,
+		    "not active");
+	return 1;
+}
 
-		c = mon_check_add(&v, &n, "PG_DEGRADED", 1, degraded +
-		    undersized, "Degraded data redundancy: %llu/%llu objects "
-		    "degraded (%.3f%%), %llu pgs degraded, %llu pgs "
-		    "undersized",
-		    (unsigned long long)pm->sums.num_objects_degraded,
-		    (unsigned long long)copies, copies ? 100.0 *
-		    (double)pm->sums.num_objects_degraded / (double)copies : 0.0,
-		    (unsigned long long)degraded,
-		    (unsigned long long)undersized);
-		if (detail)
-			mon_check_pg_detail(m, c, mon_pg_degraded, "degraded");
-	}
+static int
+mon_health_pg_degraded(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct pgmap_sums *sums = &in->m->pgmap.sums;
+	uint64_t copies = sums->num_object_copies;
 
-	if (m->disk_known) {
-		if ((int64_t)m->disk_free_pct < m->params.data_avail_crit)
-			c = mon_check_add(&v, &n, "MON_DISK_CRIT", 2, 1,
-			    "mon %s is very low on available space",
-			    m->monmap.mons[0].name);
-		else if ((int64_t)m->disk_free_pct < m->params.data_avail_warn)
-			c = mon_check_add(&v, &n, "MON_DISK_LOW", 1, 1,
-			    "mon %s is low on available space",
-			    m->monmap.mons[0].name);
-		else
-			c = NULL;
-		if (c != NULL)
-			mon_check_detail(c, "mon.%s has %llu%% avail",
-			    m->monmap.mons[0].name,
-			    (unsigned long long)m->disk_free_pct);
-		if ((int64_t)m->disk_bytes > m->params.data_size_warn) {
-			char used[BYTES_BUFSIZE], warn[BYTES_BUFSIZE];
+	if (in->degraded == 0 && in->undersized == 0 &&
+	    sums->num_objects_degraded == 0)
+		return 0;
+	c->count = in->degraded + in->undersized;
+	mon_health_summary(c, "Degraded data redundancy: %llu/%llu objects "
+	    "degraded (%.3f%%), %llu pgs degraded, %llu pgs undersized",
+	    (unsigned long long)sums->num_objects_degraded,
+	    (unsigned long long)copies, copies ? 100.0 *
+	    (double)sums->num_objects_degraded / (double)copies : 0.0,
+	    (unsigned long long)in->degraded,
+	    (unsigned long long)in->undersized);
+	if (in->detail)
+		mon_health_pg_lines(in->m, c, mon_health_degraded_state,
+		    "degraded");
+	return 1;
+}
 
-			c = mon_check_add(&v, &n, "MON_DISK_BIG", 1, 1,
-			    "mon %s is using a lot of disk space",
-			    m->monmap.mons[0].name);
-			mon_check_detail(c, "mon.%s is %s >= data_size_warn %s",
-			    m->monmap.mons[0].name, bytes_format(m->disk_bytes,
-			    used, sizeof used), bytes_format((uint64_t)
-			    m->params.data_size_warn, warn, sizeof warn));
-		}
-	}
-	if (m->store_error) {
-		c = mon_check_add(&v, &n, "STORE_ERROR", 2, 1, "the last store "
-		    "commit failed");
-		mon_check_detail(c, "%s", m->store_error_text ?
-		    m->store_error_text : "unknown error");
+/* Free space in [from, below) percent: MON_DISK_CRIT's, MON_DISK_LOW's. */
+static int
+mon_health_disk_avail(const struct mon *m, struct mon_health_check *c,
+    int64_t from, int64_t below, const char *how)
+{
+	int64_t pct = (int64_t)m->disk_free_pct;
+
+	if (!m->disk_known || pct < from || pct >= below)
+		return 0;
+	c->count = 1;
+	mon_health_summary(c, "mon %s is %slow on available space",
+	    m->monmap.mons[0].name, how);
+	mon_health_detail(c, "mon.%s has %llu%% avail", m->monmap.mons[0].name,
+	    (unsigned long long)m->disk_free_pct);
+	return 1;
+}
+
+static int
+mon_health_disk_crit(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_disk_avail(in->m, c, INT64_MIN,
+	    in->m->params.data_avail_crit, "very ");
+}
+
+/* Low, but not critical (MON_DISK_CRIT then). */
+static int
+mon_health_disk_low(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_disk_avail(in->m, c, in->m->params.data_avail_crit,
+	    in->m->params.data_avail_warn, "");
+}
+
+static int
+mon_health_disk_big(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+	char used[BYTES_BUFSIZE], warn[BYTES_BUFSIZE];
+
+	if (!m->disk_known ||
+	    (int64_t)m->disk_bytes <= m->params.data_size_warn)
+		return 0;
+	c->count = 1;
+	mon_health_summary(c, "mon %s is using a lot of disk space",
+	    m->monmap.mons[0].name);
+	mon_health_detail(c, "mon.%s is %s >= data_size_warn %s",
+	    m->monmap.mons[0].name,
+	    bytes_format(m->disk_bytes, used, sizeof used),
+	    bytes_format((uint64_t)m->params.data_size_warn, warn,
+	    sizeof warn));
+	return 1;
+}
+
+static int
+mon_health_store_error(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+
+	if (!m->store_error)
+		return 0;
+	c->count = 1;
+	mon_health_summary(c, "the last store commit failed");
+	mon_health_detail(c, "%s", m->store_error_text ?
+	    m->store_error_text : "unknown error");
+	return 1;
+}
+
+/* Every check, in the order they are listed and logged. */
+static const struct {
+	const char *code;
+	int severity;
+	mon_health_eval_fn *eval;
+} mon_health_table[] = {
+	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },
+	{ "TOO_FEW_OSDS", MON_HEALTH_WARN, mon_health_too_few_osds },
+	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
+	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
+	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
+	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
+	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
+	{ "STORE_ERROR", MON_HEALTH_ERR, mon_health_store_error },
+};
+
+void
+mon_health_eval(const struct mon *m, int detail,
+    struct mon_health_check **out, size_t *nout)
+{
+	struct mon_health_in in;
+	struct mon_health_check *v = NULL, c;
+	size_t n = 0, i;
+
+	memset(&in, 0, sizeof in);
+	in.m = m;
+	in.detail = detail;
+	mon_health_count_pgs(&in);
+	for (i = 0; i < nitems(mon_health_table); i++) {
+		memset(&c, 0, sizeof c);
+		snprintf(c.code, sizeof c.code, "%s", mon_health_table[i].code);
+		c.severity = mon_health_table[i].severity;
+		if (!mon_health_table[i].eval(&in, &c))
+			continue;
+		v = xreallocarray(v, n + 1, sizeof *v);
+		v[n++] = c;
 	}
 	*out = v;
 	*nout = n;
 }
 
 void
-mon_health_eval(struct mon *m, struct mon_health_check **out, size_t *nout)
+mon_health_free(struct mon_health_check *v, size_t n)
 {
-	mon_health_eval_detail(m, 0, out, nout);
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].summary);
+		for (j = 0; j < v[i].ndetail; j++)
+			free(v[i].detail[j]);
+		free(v[i].detail);
+	}
+	free(v);
 }
 
-static int
+int
 mon_health_worst(const struct mon_health_check *v, size_t n)
 {
-	int worst = 0;
+	int worst = MON_HEALTH_OK;
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -287,8 +384,8 @@ mon_health_worst(const struct mon_health_check *v, size_t n)
 	return worst;
 }
 
-static const struct mon_health_check *
-mon_check_find(const struct mon_health_check *v, size_t n, const char *code)
+const struct mon_health_check *
+mon_health_find(const struct mon_health_check *v, size_t n, const char *code)
 {
 	size_t i;
 
@@ -298,37 +395,26 @@ mon_check_find(const struct mon_health_check *v, size_t n, const char *code)
 	return NULL;
 }
 
-void
-mon_health_update(struct mon *m)
+json_t *
+mon_health_to_json(const struct mon_health_check *v, size_t n)
 {
-	struct mon_health_check *now;
-	const struct mon_health_check *was;
-	size_t n, i;
-	int sev;
+	json_t *checks, *d;
+	size_t i, j;
 
-	mon_health_eval(m, &now, &n);
+	checks = json_object();
 	for (i = 0; i < n; i++) {
-		was = mon_check_find(m->checks, m->nchecks, now[i].code);
-		if (was != NULL && was->severity == now[i].severity)
-			continue;
-		sev = now[i].severity == 2 ? MON_LOG_ERROR : MON_LOG_WARN;
-		mon_stage_log(m, sev, "Health check %s: %s (%s)",
-		    was == NULL ? "failed" : "update", now[i].summary,
-		    now[i].code);
+		d = json_array();
+		for (j = 0; j < v[i].ndetail; j++)
+			json_array_append_new(d, json_pack("{s:s}", "message",
+			    v[i].detail[j]));
+		json_object_set_new(checks, v[i].code, json_pack(
+		    "{s:s, s:{s:s, s:I}, s:o}",
+		    "severity", mon_health_names[v[i].severity],
+		    "summary", "message", v[i].summary, "count",
+		    (json_int_t)v[i].count, "detail", d));
 	}
-	for (i = 0; i < m->nchecks; i++) {
-		if (mon_check_find(now, n, m->checks[i].code) != NULL)
-			continue;
-		mon_stage_log(m, MON_LOG_INFO, "Health check cleared: %s (was: "
-		    "%s)", m->checks[i].code, m->checks[i].summary);
-	}
-	if (n == 0 && m->nchecks > 0)
-		mon_stage_log(m, MON_LOG_INFO, "Cluster is now healthy");
-	mon_health_free(m->checks, m->nchecks);
-	m->checks = now;
-	m->nchecks = n;
-	if (m->pending != NULL)
-		mon_propose_maybe(m);
+	return json_pack("{s:s, s:o}", "status",
+	    mon_health_names[mon_health_worst(v, n)], "checks", checks);
 }
 
 /* Free space of the store's filesystem and the store's size. */
@@ -354,44 +440,4 @@ mon_disk_check(struct mon *m)
 	m->disk_bytes = st.disk_bytes;
 	store_stats_free(&st);
 	m->disk_known = 1;
-}
-
-int
-mon_health_status(struct mon *m)
-{
-	struct mon_health_check *v;
-	size_t n;
-	int worst;
-
-	mon_health_eval(m, &v, &n);
-	worst = mon_health_worst(v, n);
-	mon_health_free(v, n);
-	return worst;
-}
-
-json_t *
-mon_health_json(struct mon *m, int detail)
-{
-	struct mon_health_check *v;
-	json_t *checks, *d;
-	size_t n, i, j;
-	int worst;
-
-	mon_health_eval_detail(m, detail, &v, &n);
-	worst = mon_health_worst(v, n);
-	checks = json_object();
-	for (i = 0; i < n; i++) {
-		d = json_array();
-		for (j = 0; j < v[i].ndetail; j++)
-			json_array_append_new(d, json_pack("{s:s}", "message",
-			    v[i].detail[j]));
-		json_object_set_new(checks, v[i].code, json_pack(
-		    "{s:s, s:{s:s, s:I}, s:o}",
-		    "severity", mon_health_names[v[i].severity],
-		    "summary", "message", v[i].summary, "count",
-		    (json_int_t)v[i].count, "detail", d));
-	}
-	mon_health_free(v, n);
-	return json_pack("{s:s, s:o}", "status", mon_health_names[worst],
-	    "checks", checks);
 }

@@ -110,7 +110,7 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 	}
 	o = *cur;
 	o.up = 1;
-	o.up_from = mon_next_epoch(m);
+	o.up_from = mon_stage_next_epoch(m);
 	o.down_stamp = 0;
 	snprintf(o.addr, sizeof o.addr, "%s", addr);
 	/* A new OSD comes in on its first boot, unless noin. */
@@ -165,7 +165,7 @@ mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
 	/* Before anything is staged: mon_stale_on_down() reads single PGs. */
 	mon_settle(m);
 	o.up = 0;
-	o.down_at = mon_next_epoch(m);
+	o.down_at = mon_stage_next_epoch(m);
 	o.down_stamp = stamp_now();
 	mon_stage_osd(m, &o);
 	mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", o.id);
@@ -346,7 +346,7 @@ mon_stale_on_down(struct mon *m, int32_t osd)
 			if (pp->pgs[s].acting_primary != osd)
 				continue;
 			id.seed = s;
-			cur = mon_pg_view(m, id);
+			cur = mon_stage_pg_view(m, id);
 			if (cur->acting_primary == osd && !(cur->state &
 			    (PG_STATE_STALE | PG_STATE_CREATING)))
 				mon_stage_stale(m, cur, now);
@@ -359,7 +359,7 @@ mon_stale_on_down(struct mon *m, int32_t osd)
 			if (props[k]->pg_dead[i] ||
 			    props[k]->pgs[i].acting_primary != osd)
 				continue;
-			cur = mon_pg_view(m, props[k]->pgs[i].pgid);
+			cur = mon_stage_pg_view(m, props[k]->pgs[i].pgid);
 			if (cur == &props[k]->pgs[i] && !(cur->state &
 			    (PG_STATE_STALE | PG_STATE_CREATING)))
 				mon_stage_stale(m, cur, now);
@@ -395,7 +395,7 @@ mon_mark_stale(struct mon *m, int64_t now_mono)
 			    pp->pgs[s].last_fresh >= limit)
 				continue;
 			id.seed = s;
-			cur = mon_pg_view(m, id);
+			cur = mon_stage_pg_view(m, id);
 			if ((cur->state & (PG_STATE_STALE |
 			    PG_STATE_CREATING)) || cur->last_fresh >= limit)
 				continue;
@@ -430,7 +430,7 @@ mon_auto_out(struct mon *m, int64_t now)
 		    "down for %lld s", n.id, (long long)(now - o->down_stamp) /
 		    1000000);
 	}
-	mon_propose_maybe(m);
+	mon_stage_propose(m);
 }
 
 void
@@ -453,7 +453,7 @@ mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
 	}
 	now = stamp_now();
 	for (i = 0; i < n; i++) {
-		if ((cur = mon_pg_view(m, pgs[i].pgid)) == NULL ||
+		if ((cur = mon_stage_pg_view(m, pgs[i].pgid)) == NULL ||
 		    osdmap_pool(&m->work, pgs[i].pgid.pool) == NULL) {
 			unknown++;
 			continue;

@@ -96,7 +96,7 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	p.size = (uint32_t)size;
 	p.min_size = (uint32_t)min_size;
 	p.pg_num = (uint32_t)pg_num;
-	p.created_epoch = mon_next_epoch(m);
+	p.created_epoch = mon_stage_next_epoch(m);
 	mon_stage_pool(m, &p);
 	mon_stage_newpgs(m, p.id, 0, p.pg_num);
 	mon_stage_log(m, MON_LOG_INFO, "pool '%s' created with %u pgs", name,

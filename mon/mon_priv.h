@@ -9,11 +9,12 @@
  *   pending    the proposal being filled by new writes.
  * Between committed and inflight, a commit of many PG updates may be
  * applying: written, its PGs copied into mon->pgmap a slice per loop turn,
- * not yet seen (mon_apply_sliced() in mon_propose.c); single-PG readers of
- * mon->pgmap call mon_settle() first.
+ * not yet seen (mon_apply.c); single-PG readers of mon->pgmap call
+ * mon_settle() first.
  * mon->work is the osdmap as committed + inflight + pending: writes are
  * validated against it.  A PG's current view is pending ?: inflight ?:
- * applying ?: committed (mon_pg_view).
+ * applying ?: committed (mon_stage_pg_view).
+ * Which thread runs what and owns which data: mon_committer.c.
  */
 #ifndef MON_PRIV_H
 #define MON_PRIV_H
@@ -22,21 +23,10 @@
 
 #include "common/enc.h"
 #include "mon/mon.h"
+#include "mon/mon_pgindex.h"
+#include "mon/mon_record.h"
 #include "map/pgmap.h"
 #include "map/placement.h"
-
-/* The commit record ("C"): where the maps stand and what is trimmed. */
-struct mon_rec {
-	uint32_t osdmap_epoch;
-	uint32_t osdmap_first;	/* oldest epoch still stored */
-	uint64_t pgmap_version;
-	uint64_t pgmap_first;	/* oldest pgmap incremental still stored */
-	uint64_t log_last;	/* seq of the newest cluster log entry (0: none) */
-	uint64_t log_first;	/* seq of the oldest stored */
-	int64_t stamp;
-};
-void mon_rec_encode(const struct mon_rec *, struct enc_buf *);
-int mon_rec_decode(const void *p, size_t len, struct mon_rec *, char **cause);
 
 struct mon_waiter {
 	mon_done_cb *done;
@@ -51,14 +41,6 @@ struct mon_newpgs {
 	uint32_t from;		/* first new seed (0 for a new pool) */
 	uint32_t to;		/* new pg_num */
 	struct pg_stat *pgs;	/* to - from stats, made by the committer */
-};
-
-/* A small open-addressing map of PG id -> index into a proposal's pgs. */
-struct mon_pgindex {
-	uint64_t *keys;		/* pool << 32 | seed, + 1 (0 = empty) */
-	uint32_t *vals;
-	size_t cap;		/* power of two */
-	size_t n;
 };
 
 /*
@@ -109,7 +91,7 @@ struct mon_proposal {
 	uint64_t trim_log_to;
 	int64_t sealed_mono;
 
-	/* Set by the committer. */
+	/* Set by the committer thread. */
 	int rc;				/* 0 or a STORE_E_* */
 	char *cause;
 	int64_t commit_us;
@@ -120,9 +102,14 @@ struct mon_proposal {
 	struct enc_buf pg_text;		/* the changed PGs as JSON text */
 };
 
+#define MON_HEALTH_OK 0
+#define MON_HEALTH_WARN 1
+#define MON_HEALTH_ERR 2
+
+/* A raised health check (mon_health.c). */
 struct mon_health_check {
 	char code[24];
-	int severity;			/* 1 WARN, 2 ERR */
+	int severity;			/* MON_HEALTH_WARN or _ERR */
 	char *summary;
 	uint64_t count;
 	char **detail;
@@ -146,22 +133,23 @@ struct mon {
 	uint64_t next_seq;
 	struct event *propose_timer;
 
-	/* The committer thread. */
+	/* The committer thread; its mailbox is under lock. */
 	pthread_t thread;
+	int thread_started;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct mon_proposal *to_commit;	/* handed to the thread */
-	struct mon_proposal *committed;	/* handed back */
+	struct mon_proposal *to_commit;	/* mailbox: handed to the thread */
+	struct mon_proposal *committed;	/* mailbox: handed back */
+	int stopping;			/* mailbox: the thread is to end */
+	int wake_fd;			/* eventfd: the thread -> the loop */
+	struct event *wake_event;
 	struct mon_pgbufs spare_pgs;	/* the last applied proposal's */
 
-	/* A commit applied in slices (mon_apply_sliced()). */
+	/* A commit applied in slices (mon_apply.c). */
 	struct mon_proposal *applying;
 	size_t apply_next;		/* its next PG */
 	struct pgmap apply_tally;	/* its figures, merged at the end */
 	struct event *apply_timer;
-	int stopping;
-	int wake_fd;			/* eventfd: the thread -> the loop */
-	struct event *wake_event;
 
 	/* Store failure. */
 	int store_error;		/* the last commit failed */
@@ -180,7 +168,6 @@ struct mon {
 	/* Health: the checks last committed to the cluster log. */
 	struct mon_health_check *checks;
 	size_t nchecks;
-	int health_dirty;
 
 	/* Cluster log: the newest log_max_entries, oldest first (a ring). */
 	struct mon_log_entry *clog;
@@ -193,57 +180,133 @@ struct mon {
 	void *notify_arg;
 
 	struct mon_perf perf;
-	struct enc_buf enc;		/* the committer's encoding buffer */
-	struct store_batch *batch;	/* the committer's batch */
-	int want_pg_text;		/* mon_want_pg_text(), on the loop */
-	struct pg_text pg_text;		/* the committer's JSON writer */
+	int want_pg_text;		/* mon_want_pg_text() */
 };
 
-/* mon_propose.c */
-struct mon_proposal *mon_pending(struct mon *);
+/* event_free(*ev) when it was made; *ev is then NULL. */
+static inline void
+mon_event_free(struct event **ev)
+{
+	if (*ev != NULL)
+		event_free(*ev);
+	*ev = NULL;
+}
+
+/*
+ * mon_proposal.c: a proposal's life.  Made, recycled and freed on the loop;
+ * the lookups only read and also run on the committer thread.
+ */
+/* A new pending proposal, taking the kept PG arrays if there are some. */
+struct mon_proposal *mon_proposal_new(struct mon *);
+/* Free p and all it holds (NULL: nothing). */
+void mon_proposal_free(struct mon_proposal *p);
+/*
+ * Keep p's PG arrays for the next proposal when they are larger than those
+ * kept (which are then freed), and free the rest of p.
+ */
+void mon_proposal_recycle(struct mon *, struct mon_proposal *p);
+/* On the tick: kept arrays nobody took for a second are freed. */
+void mon_proposal_spare_trim(struct mon *, int64_t mono);
+/* Free the kept arrays. */
+void mon_proposal_spare_free(struct mon *);
+/* Whether p changes nothing (it may still have writers to answer). */
+int mon_proposal_empty(const struct mon_proposal *p);
+/* p's stat of PG id (not one dropped with its pool), or NULL; p may be NULL. */
+const struct pg_stat *mon_proposal_pg(const struct mon_proposal *p,
+    struct pg_id id);
+/* Whether the commit of p makes PG id (a new pool's, or a grown one's). */
+int mon_proposal_creates(const struct mon_proposal *p, struct pg_id id);
+
+/* mon_stage.c: staging and sealing, on the loop. */
 /* The epoch the pending changes will make. */
-uint32_t mon_next_epoch(const struct mon *);
-void mon_stage_done(struct mon *, mon_done_cb *, void *, const char *status,
-    json_t *data);
+uint32_t mon_stage_next_epoch(const struct mon *);
+/*
+ * Answer done(arg, 0, status, data) once the pending changes are committed
+ * (data, stolen, may be NULL), or with the error of their commit.
+ */
+void mon_stage_done(struct mon *, mon_done_cb *done, void *arg,
+    const char *status, json_t *data);
+/* Stage a change in the pending proposal and in mon->work. */
 void mon_stage_osd(struct mon *, const struct osdmap_osd *);
 void mon_stage_remove_osd(struct mon *, int32_t id);
 void mon_stage_pool(struct mon *, const struct osdmap_pool *);
+/* Also drops what the pending proposal staged for the pool. */
 void mon_stage_remove_pool(struct mon *, uint32_t id);
 void mon_stage_flags(struct mon *, uint32_t flags);
+/* Make PGs [from, to) of pool (the committer fills their stats). */
 void mon_stage_newpgs(struct mon *, uint32_t pool, uint32_t from, uint32_t to);
+/* A PG's new stat, replacing what the pending proposal holds for it. */
 void mon_stage_pg(struct mon *, const struct pg_stat *);
+/* A cluster log entry, committed with the pending changes. */
 void mon_stage_log(struct mon *, int severity, const char *fmt, ...)
     printflike(3, 4);
-const struct pg_stat *mon_pg_view(struct mon *, struct pg_id);
-void mon_propose_maybe(struct mon *);
-int mon_committer_start(struct mon *, char **cause);
-void mon_committer_stop(struct mon *);
-void mon_proposal_free(struct mon_proposal *);
-void mon_pgbufs_free(struct mon_pgbufs *);
-void mon_spare_trim(struct mon *, int64_t mono);
-void mon_fill_creating(const struct osdmap *, const struct placement *,
-    uint32_t pool, uint32_t from, uint32_t to, uint32_t epoch,
-    int64_t stamp, struct pg_stat *out);
+/* A PG's current stat: pending ?: inflight ?: applying ?: committed. */
+const struct pg_stat *mon_stage_pg_view(struct mon *, struct pg_id);
+/*
+ * Evaluate the health and stage a cluster log line for every check that
+ * appeared, changed severity or cleared (Ceph's "Health check failed",
+ * "update", "cleared" lines); the checks evaluated become those last
+ * logged (mon->checks).  After every commit, and on the tick.
+ */
+void mon_stage_health(struct mon *);
+/*
+ * Seal the pending proposal when it is due and nothing is in flight or
+ * applying, else arm the timer that will; after a failed commit, arm the
+ * retry timer instead.
+ */
+void mon_stage_propose(struct mon *);
+/* Make and free the staging's timers; -1 with *cause when they cannot be. */
+int mon_stage_init(struct mon *, char **cause);
+void mon_stage_clear(struct mon *);
+
+/* mon_committer.c: the committer thread's body (pthread_create(m)). */
+void *mon_committer_main(void *m);
+
+/* mon_apply.c: taking commits back, on the loop. */
+/*
+ * Make the eventfd the committer wakes the loop by, and the apply's timer;
+ * -1 with *cause when they cannot be made.  Before the thread starts.
+ */
+int mon_apply_init(struct mon *, char **cause);
+/*
+ * At shutdown, with the committer running: apply or undo the commit in
+ * flight, commit what is pending (one try a proposal when the store keeps
+ * failing), answer what is left -ESHUTDOWN and free the kept arrays.
+ */
+void mon_apply_drain(struct mon *);
+/* Free what mon_apply_init() made (any part of it). */
+void mon_apply_clear(struct mon *);
 
 /* mon_osd.c: timers' work on OSDs and PGs. */
 void mon_mark_stale(struct mon *, int64_t now_mono);
 void mon_auto_out(struct mon *, int64_t now);
 void mon_stale_on_down(struct mon *, int32_t osd);
 
-/* mon_health.c */
-void mon_health_eval(struct mon *, struct mon_health_check **out, size_t *n);
-void mon_health_eval_detail(struct mon *, int detail,
+/*
+ * mon_health.c: state in, checks out.  Reads the monitor, changes nothing
+ * (but mon_disk_check()).
+ */
+/*
+ * The checks raised now, in a new array (*n of them; mon_health_free()).
+ * With detail, the PG lines too: they are read from mon->pgmap as it is,
+ * so call mon_settle() first for counts and lines of one commit.
+ */
+void mon_health_eval(const struct mon *, int detail,
     struct mon_health_check **out, size_t *n);
 void mon_health_free(struct mon_health_check *, size_t n);
-void mon_health_update(struct mon *);
+/* The worst severity of v (MON_HEALTH_OK when n is 0). */
+int mon_health_worst(const struct mon_health_check *v, size_t n);
+/* The check of that code in v, or NULL. */
+const struct mon_health_check *mon_health_find(
+    const struct mon_health_check *v, size_t n, const char *code);
+/* {"status": .., "checks": {CODE: ..}}, Ceph's shape (a new reference). */
+json_t *mon_health_to_json(const struct mon_health_check *v, size_t n);
+/* Refresh the store's free space and size that the disk checks read. */
 void mon_disk_check(struct mon *);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);
 void mon_clog_clear(struct mon *);
-void mon_log_entry_encode(const struct mon_log_entry *, struct enc_buf *);
-int mon_log_entry_decode(const void *p, size_t len, struct mon_log_entry *,
-    char **cause);
 const char *mon_log_severity_name(int);
 
 #endif /* MON_PRIV_H */

@@ -12,6 +12,7 @@
 
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "mon/keys.h"
 #include "mon/mon_priv.h"
 
 static json_t *
@@ -43,6 +44,35 @@ mon_sums_json(const struct pgmap_sums *s)
 	    "num_read_kb", (json_int_t)s->num_read_kb,
 	    "num_write", (json_int_t)s->num_write,
 	    "num_write_kb", (json_int_t)s->num_write_kb);
+}
+
+json_t *
+mon_health_json(struct mon *m, int detail)
+{
+	struct mon_health_check *v;
+	json_t *j;
+	size_t n;
+
+	/* The details list single PGs: counts and list from one commit. */
+	if (detail)
+		mon_settle(m);
+	mon_health_eval(m, detail, &v, &n);
+	j = mon_health_to_json(v, n);
+	mon_health_free(v, n);
+	return j;
+}
+
+int
+mon_health_status(struct mon *m)
+{
+	struct mon_health_check *v;
+	size_t n;
+	int worst;
+
+	mon_health_eval(m, 0, &v, &n);
+	worst = mon_health_worst(v, n);
+	mon_health_free(v, n);
+	return worst;
 }
 
 json_t *
@@ -429,6 +459,31 @@ mon_pg_dump_stuck_json(struct mon *m, const char *what, json_t **out,
 	xasprintf(status, "%zu pgs stuck %s",
 	    json_array_size(json_object_get(*out, "stuck_pg_stats")), what);
 	return 0;
+}
+
+int
+mon_osdmap_inc_get(struct mon *m, uint32_t epoch, struct osdmap_inc *out,
+    char **cause)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	void *val;
+	size_t vlen;
+	char *why = NULL;
+	int rc;
+
+	if (epoch == 0 || epoch > m->osdmap.epoch)
+		return MON_NOTFOUND;
+	keys_epoch(key, KEYS_OSDMAP_INC, epoch);
+	if ((rc = store_get(m->store, key, sizeof key, &val, &vlen,
+	    &why)) != 0) {
+		if (rc == STORE_NOTFOUND)
+			return MON_NOTFOUND;
+		*cause = why != NULL ? why : xstrdup(store_strerror(rc));
+		return -1;
+	}
+	rc = osdmap_inc_decode(val, vlen, out, cause);
+	free(val);
+	return rc;
 }
 
 int

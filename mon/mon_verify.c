@@ -22,7 +22,7 @@
 
 #include "common/mapmon.h"
 #include "mon/keys.h"
-#include "mon/mon_priv.h"
+#include "mon/mon_record.h"
 #include "mon/mon_verify.h"
 
 struct verify {
@@ -228,7 +228,7 @@ verify_log(struct verify *v, const uint8_t *k, size_t klen, const void *val,
 		return;
 	}
 	seq = enc_get_be64(k + 1);
-	if (mon_log_entry_decode(val, vlen, &e, &cause) == -1) {
+	if (mon_record_log_decode(val, vlen, &e, &cause) == -1) {
 		verify_problem(v, k, klen, "%s", cause);
 		free(cause);
 	} else {
@@ -312,7 +312,7 @@ mon_verify(struct store *s, mon_verify_cb *cb, void *arg,
 		free(cause);
 		return -1;
 	}
-	rc = mon_rec_decode(val, vlen, &v.rec, &cause);
+	rc = mon_record_commit_decode(val, vlen, &v.rec, &cause);
 	free(val);
 	if (rc == -1) {
 		verify_problem(&v, &key, 1, "%s", cause);

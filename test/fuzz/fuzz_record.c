@@ -11,8 +11,8 @@
  *	'I'  osdmap incremental (osdmap_inc_decode), applied to an empty map
  *	     of the epoch before
  *	'M'  monmap (monmap_decode)
- *	'C'  commit record (mon_rec_decode)
- *	'L'  cluster log entry (mon_log_entry_decode)
+ *	'C'  commit record (mon_record_commit_decode)
+ *	'L'  cluster log entry (mon_record_log_decode)
  *
  * Other first bytes are ignored.  A record that decodes must re-encode to
  * a fixed point: encode(decode(x)) decoded and encoded again gives the same
@@ -31,6 +31,7 @@
 #include "common/enc.h"
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_record.h"
 #include "map/monmap.h"
 #include "map/osdmap.h"
 #include "map/pg.h"
@@ -195,16 +196,16 @@ fuzz_record_commit(const uint8_t *p, size_t len)
 	struct enc_buf b1 = { 0 }, b2 = { 0 };
 	char *cause = NULL;
 
-	if (mon_rec_decode(p, len, &r, &cause) == -1) {
+	if (mon_record_commit_decode(p, len, &r, &cause) == -1) {
 		if (cause == NULL)
 			abort();
 		free(cause);
 		return;
 	}
-	mon_rec_encode(&r, &b1);
-	if (mon_rec_decode(b1.data, b1.len, &r2, &cause) != 0)
+	mon_record_commit_encode(&r, &b1);
+	if (mon_record_commit_decode(b1.data, b1.len, &r2, &cause) != 0)
 		abort();
-	mon_rec_encode(&r2, &b2);
+	mon_record_commit_encode(&r2, &b2);
 	fuzz_record_same(&b1, &b2);
 	enc_buf_free(&b1);
 	enc_buf_free(&b2);
@@ -217,17 +218,17 @@ fuzz_record_log(const uint8_t *p, size_t len)
 	struct enc_buf b1 = { 0 }, b2 = { 0 };
 	char *cause = NULL;
 
-	if (mon_log_entry_decode(p, len, &e, &cause) == -1) {
+	if (mon_record_log_decode(p, len, &e, &cause) == -1) {
 		if (cause == NULL || e.message != NULL)
 			abort();
 		free(cause);
 		return;
 	}
 	(void)mon_log_severity_name(e.severity);
-	mon_log_entry_encode(&e, &b1);
-	if (mon_log_entry_decode(b1.data, b1.len, &e2, &cause) != 0)
+	mon_record_log_encode(&e, &b1);
+	if (mon_record_log_decode(b1.data, b1.len, &e2, &cause) != 0)
 		abort();
-	mon_log_entry_encode(&e2, &b2);
+	mon_record_log_encode(&e2, &b2);
 	fuzz_record_same(&b1, &b2);
 	free(e2.message);
 	free(e.message);

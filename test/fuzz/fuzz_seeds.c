@@ -20,7 +20,7 @@
 
 #include "common/enc.h"
 #include "mon/keys.h"
-#include "mon/mon_priv.h"
+#include "mon/mon_record.h"
 #include "map/monmap.h"
 #include "map/osdmap.h"
 #include "map/pg.h"
@@ -205,7 +205,7 @@ seeds_record(void)
 	rec.log_last = 77;
 	rec.log_first = 1;
 	rec.stamp = 1764500020000000LL;
-	mon_rec_encode(&rec, &b);
+	mon_record_commit_encode(&rec, &b);
 	seeds_write("record", "commit", KEYS_COMMIT, &b);
 	enc_buf_reset(&b);
 
@@ -214,7 +214,7 @@ seeds_record(void)
 	e.stamp = 1764500020000000LL;
 	e.severity = MON_LOG_WARN;
 	e.message = (char *)"osd.2 marked down after no report for 30s";
-	mon_log_entry_encode(&e, &b);
+	mon_record_log_encode(&e, &b);
 	seeds_write("record", "log", KEYS_LOG, &b);
 	enc_buf_free(&b);
 }

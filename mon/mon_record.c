@@ -1,0 +1,104 @@
+/*
+ * mon_record.c: the commit record and cluster log entry values (see
+ * mon_record.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mapmon.h"
+#include "mon/mon_record.h"
+
+#define MON_RECORD_COMMIT_V 1
+#define MON_RECORD_LOG_V 1
+
+void
+mon_record_commit_encode(const struct mon_rec *r, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_RECORD_COMMIT_V, 1);
+
+	enc_buf_put_u32(b, r->osdmap_epoch);
+	enc_buf_put_u32(b, r->osdmap_first);
+	enc_buf_put_u64(b, r->pgmap_version);
+	enc_buf_put_u64(b, r->pgmap_first);
+	enc_buf_put_u64(b, r->log_last);
+	enc_buf_put_u64(b, r->log_first);
+	enc_buf_put_u64(b, (uint64_t)r->stamp);
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_record_commit_decode(const void *p, size_t len, struct mon_rec *r,
+    char **cause)
+{
+	struct enc_reader rd, body;
+	const char *why;
+
+	memset(r, 0, sizeof *r);
+	enc_reader_init(&rd, p, len);
+	if (enc_reader_record(&rd, MON_RECORD_COMMIT_V, &body, &why) == -1) {
+		xasprintf(cause, "commit record: %s", why);
+		return -1;
+	}
+	r->osdmap_epoch = enc_get_u32(&body);
+	r->osdmap_first = enc_get_u32(&body);
+	r->pgmap_version = enc_get_u64(&body);
+	r->pgmap_first = enc_get_u64(&body);
+	r->log_last = enc_get_u64(&body);
+	r->log_first = enc_get_u64(&body);
+	r->stamp = (int64_t)enc_get_u64(&body);
+	if (!enc_reader_body_ok(&body) || rd.left != 0 ||
+	    r->osdmap_first > r->osdmap_epoch || r->osdmap_first == 0 ||
+	    r->pgmap_first > r->pgmap_version + 1 ||
+	    r->log_first > r->log_last + 1) {
+		xasprintf(cause, "commit record: corrupt or inconsistent "
+		    "(osdmap %u..%u, pgmap %llu..%llu, log %llu..%llu)",
+		    r->osdmap_first, r->osdmap_epoch,
+		    (unsigned long long)r->pgmap_first,
+		    (unsigned long long)r->pgmap_version,
+		    (unsigned long long)r->log_first,
+		    (unsigned long long)r->log_last);
+		return -1;
+	}
+	return 0;
+}
+
+void
+mon_record_log_encode(const struct mon_log_entry *e, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_RECORD_LOG_V, 1);
+
+	enc_buf_put_u64(b, e->seq);
+	enc_buf_put_u64(b, (uint64_t)e->stamp);
+	enc_buf_put_u8(b, (uint8_t)e->severity);
+	enc_buf_put_str(b, e->message);
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_record_log_decode(const void *p, size_t len, struct mon_log_entry *e,
+    char **cause)
+{
+	struct enc_reader r, body;
+	const char *why;
+
+	memset(e, 0, sizeof *e);
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_RECORD_LOG_V, &body, &why) == -1) {
+		xasprintf(cause, "cluster log entry: %s", why);
+		return -1;
+	}
+	e->seq = enc_get_u64(&body);
+	e->stamp = (int64_t)enc_get_u64(&body);
+	e->severity = enc_get_u8(&body);
+	e->message = enc_get_str(&body);
+	if (!enc_reader_body_ok(&body) || r.left != 0 || e->message == NULL ||
+	    e->severity > MON_LOG_ERROR) {
+		free(e->message);
+		e->message = NULL;
+		xasprintf(cause, "cluster log entry: corrupt record");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * mon_record.h: the values of the monitor's own store records, the kinds of
+ * mon/keys.h that no map type encodes: the commit record ("C") and the
+ * cluster log entries ("L").  The maps encode their own records (monmap.h,
+ * osdmap.h, pg.h); a pgmap incremental ("V") is a bare list of PG ids.
+ *
+ * Each value is one versioned enc.h record.  The decoders take bytes from
+ * a disk (cold start, `mapmon-store verify`, the fuzzers): every length and
+ * value is checked, nothing past len is read, and a failure is -1 with a
+ * one-line *cause (xasprintf'd, the caller frees it).
+ */
+#ifndef MON_RECORD_H
+#define MON_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/enc.h"
+#include "mon/mon.h"
+
+/* The commit record ("C"): where the maps stand and what is trimmed. */
+struct mon_rec {
+	uint32_t osdmap_epoch;
+	uint32_t osdmap_first;	/* oldest epoch still stored */
+	uint64_t pgmap_version;
+	uint64_t pgmap_first;	/* oldest pgmap incremental still stored */
+	uint64_t log_last;	/* seq of the newest cluster log entry (0: none) */
+	uint64_t log_first;	/* seq of the oldest stored */
+	int64_t stamp;
+};
+
+/* Append the commit record r to b. */
+void mon_record_commit_encode(const struct mon_rec *r, struct enc_buf *b);
+
+/*
+ * Decode a commit record into r: 0, or -1 when it is corrupt or its ranges
+ * are inconsistent (a first epoch, version or sequence number past the
+ * last; osdmap epoch 0).
+ */
+int mon_record_commit_decode(const void *p, size_t len, struct mon_rec *r,
+    char **cause);
+
+/* Append the cluster log entry e to b. */
+void mon_record_log_encode(const struct mon_log_entry *e, struct enc_buf *b);
+
+/*
+ * Decode a cluster log entry into e: 0 with e->message malloc'd (the
+ * caller frees it), or -1 with nothing to free when it is corrupt or its
+ * severity unknown.
+ */
+int mon_record_log_decode(const void *p, size_t len, struct mon_log_entry *e,
+    char **cause);
+
+#endif /* MON_RECORD_H */
