@@ -1,5 +1,5 @@
 /*
- * log.h: the daemon's own logging (SPEC section 9).
+ * log.h: the daemon's own logging (mapmond(8), LOGGING).
  *
  * Every subsystem has two levels, written L/G as in Ceph: a dout() entry of
  * level <= L is formatted and written to the log target (a file, stderr or

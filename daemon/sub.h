@@ -1,5 +1,5 @@
 /*
- * sub.h: subscriptions (SPEC §6): a connection asks for "osdmap",
+ * sub.h: subscriptions (mapmon-protocol(7)): a connection asks for "osdmap",
  * "pgmap", "log" or "health" and is pushed what changes, as it commits.
  *
  * {"prefix":"subscribe","what":W,"start":S} is answered rc 0 at once; then

@@ -62,6 +62,19 @@ else
 	notok "the CLI's sources include no monitor core or store" "$bad"
 fi
 
+# The key schema and the core's insides stay in the core: outside mon/,
+# only the store tool (which reads records offline) includes mon/keys.h,
+# and nothing includes mon/mon_priv.h.
+bad=$(grep -l '^#include "mon/\(keys\|mon_priv\)\.h"' common/*.[ch] conf/*.[ch] \
+    store/*.[ch] net/*.[ch] map/*.[ch] daemon/*.[ch] tools/*.[ch] \
+    tools/bench/*.[ch] | grep -v '^tools/mapmon_store\.c$')
+bad="$bad$(grep -l '^#include "mon/mon_priv\.h"' tools/mapmon_store.c)"
+if [ -z "$bad" ]; then
+	ok "the key schema and mon_priv.h stay in the core"
+else
+	notok "the key schema and mon_priv.h stay in the core" "$bad"
+fi
+
 # The link: no function of the core (mon_*) or the store (store_*) is in
 # the CLI's binary.
 cli="$top_builddir/tools/mapmon"

@@ -1,5 +1,5 @@
 /*
- * bench_cold.c: `mapmon-bench coldstart` (SPEC §11).
+ * bench_cold.c: `mapmon-bench coldstart` (mapmon-bench(1)).
  *
  * For each store set-up and PG count, each run in its own temporary
  * directory with a generated config on a free 127.0.0.1 port:
