@@ -315,7 +315,12 @@ cmd_check_int(const struct cmd_entry *e, const struct cmd_arg *a,
 		return -1;
 	}
 	n = json_integer_value(v);
-	if (a->bounded && ((double)n < a->min || (double)n > a->max)) {
+	/*
+	 * Compared as long double, which holds every 64-bit integer: as a
+	 * double, 2^53 + 1 rounds to 2^53 and passes a bound of 2^53.
+	 */
+	if (a->bounded && ((long double)n < a->min ||
+	    (long double)n > a->max)) {
 		xasprintf(status, "%s: %s must be between %.0f and %.0f, not "
 		    "%lld", e->prefix, what, a->min, a->max, (long long)n);
 		return -1;

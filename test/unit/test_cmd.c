@@ -634,6 +634,10 @@ Test(cmd, strict_arguments)
 	    "{\"prefix\":\"log last\",\"num\":0}");
 	refused(-EINVAL, "argument 'what' must be one of osdmap",
 	    "{\"prefix\":\"subscribe\",\"what\":\"everything\"}");
+	/* Bounds are exact past 2^53, where a double is not. */
+	refused(-EINVAL, "argument 'start' must be between 0 and "
+	    "9007199254740992, not 9007199254740993", "{\"prefix\":"
+	    "\"subscribe\",\"what\":\"osdmap\",\"start\":9007199254740993}");
 	/* A refusal is counted against its command. */
 	{
 		json_t *p = ok("{\"prefix\":\"perf dump\"}");
