@@ -70,6 +70,17 @@ mon_osd_create(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
 		mon_now(done, arg, -ENOSPC, NULL, "no free osd id left");
 		return;
 	}
+	/*
+	 * The map holds every id below the highest (max_osd), so an id is
+	 * memory in every copy of the map: [mon] max_osd bounds it, as
+	 * Ceph's mon_max_osd bounds `osd setmaxosd'.
+	 */
+	if (id >= m->params.max_osd) {
+		mon_now(done, arg, -ERANGE, NULL, "cannot create osd.%d: "
+		    "max_osd would be %d, which is > mon max_osd (%lld)", id,
+		    id + 1, (long long)m->params.max_osd);
+		return;
+	}
 	/* New OSDs are down and out until they boot, as in Ceph. */
 	memset(&o, 0, sizeof o);
 	o.id = id;

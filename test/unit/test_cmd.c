@@ -374,10 +374,17 @@ jstr(json_t *o, const char *path)
 	return json_string_value(v);
 }
 
-/* One OSD (0), booted, and pool "rbd" of pg_num PGs of size 1. */
+/*
+ * One OSD (0), booted, and pool "rbd" of pg_num PGs of size 1.  Past 750
+ * PGs (250 per OSD, the OSDs counted as 3 at least), max_pg_per_osd is
+ * raised first, as an operator would.
+ */
 static void
 cluster_small(int pg_num)
 {
+	if (pg_num > 750)
+		json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		    "\"mon.max_pg_per_osd\",\"value\":\"%d\"}", pg_num));
 	json_decref(ok("{\"prefix\":\"osd create\"}"));
 	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":0,"
 	    "\"addr\":\"127.0.0.1:6800\"}"));
@@ -1118,6 +1125,228 @@ Test(cmd, pg_report_binary)
 		cr_assert_eq(jint(p, "commands.pg report.errors"), 4);
 		json_decref(p);
 	}
+}
+
+/* -------------------------------------------------------------- limits */
+
+/* What a refusal must leave as it was. */
+struct seen {
+	json_int_t epoch, osds, pgs;
+	char *pools;
+};
+
+static void
+seen_now(struct seen *s)
+{
+	json_t *d;
+
+	d = ok("{\"prefix\":\"osd stat\"}");
+	s->epoch = jint(d, "epoch");
+	s->osds = jint(d, "num_osds");
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg stat\"}");
+	s->pgs = jint(d, "num_pgs");
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd pool ls\",\"detail\":\"detail\"}");
+	s->pools = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(d);
+}
+
+/*
+ * Nothing was staged since *before: a commit made now (noout set, then
+ * cleared) is the only change, two epochs, and the OSDs, the pools and
+ * the PGs are as they were.  Frees before's pools.
+ */
+static void
+nothing_staged(struct seen *before)
+{
+	struct seen now;
+
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noout\"}"));
+	json_decref(ok("{\"prefix\":\"osd unset\",\"key\":\"noout\"}"));
+	seen_now(&now);
+	cr_assert_eq(now.epoch, before->epoch + 2, "epoch %lld, then %lld",
+	    (long long)before->epoch, (long long)now.epoch);
+	cr_assert_eq(now.osds, before->osds);
+	cr_assert_eq(now.pgs, before->pgs);
+	cr_assert_str_eq(now.pools, before->pools);
+	free(now.pools);
+	free(before->pools);
+}
+
+static void
+config_set(const char *key, const char *value)
+{
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":\"%s\","
+	    "\"value\":\"%s\"}", key, value));
+}
+
+/* n OSDs, booted (so in). */
+static void
+osds_up(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		json_decref(ok("{\"prefix\":\"osd create\"}"));
+		json_decref(ok("{\"prefix\":\"osd boot\",\"id\":%d}", i));
+	}
+}
+
+/* [mon] max_pool_pg_num: Ceph's refusal, the boundary, a raise. */
+Test(cmd, limit_max_pool_pg_num)
+{
+	struct seen s;
+
+	config_set("mon.max_pg_per_osd", "1000000");
+	seen_now(&s);
+	refused(-ERANGE, "'pg_num' must be greater than 0 and less than or "
+	    "equal to 65536 (you may adjust 'mon max pool pg num' for higher "
+	    "values)", "{\"prefix\":\"osd pool create\",\"pool\":\"p\","
+	    "\"pg_num\":65537,\"size\":1}");
+	nothing_staged(&s);
+
+	config_set("mon.max_pool_pg_num", "100");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"p\","
+	    "\"pg_num\":100,\"size\":1}"));
+	seen_now(&s);
+	refused(-ERANGE, "less than or equal to 100 (", "{\"prefix\":"
+	    "\"osd pool create\",\"pool\":\"q\",\"pg_num\":101,\"size\":1}");
+	refused(-ERANGE, "less than or equal to 100 (", "{\"prefix\":"
+	    "\"osd pool set\",\"pool\":\"p\",\"var\":\"pg_num\",\"val\":101}");
+	nothing_staged(&s);
+	/* Raised at run time, the same requests go through. */
+	config_set("mon.max_pool_pg_num", "101");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"q\","
+	    "\"pg_num\":101,\"size\":1}"));
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"p\","
+	    "\"var\":\"pg_num\",\"val\":101}"));
+	cr_assert_eq(pgs_in_state("creating"), 202);
+}
+
+/* [mon] max_pg_per_osd: Ceph's check and message, OSDs in counted. */
+Test(cmd, limit_max_pg_per_osd)
+{
+	struct seen s;
+
+	/* No OSD in: counted as 3, so 750; the boundary is allowed. */
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"p\","
+	    "\"pg_num\":250,\"size\":3}"));
+	seen_now(&s);
+	refused(-ERANGE, "pg_num 1 size 1 would mean 751 total pgs, which "
+	    "exceeds max 750 (mon_max_pg_per_osd 250 * num_in_osds 3)",
+	    "{\"prefix\":\"osd pool create\",\"pool\":\"q\",\"pg_num\":1,"
+	    "\"size\":1}");
+	refused(-ERANGE, "pool id 1 pg_num 251 size 3 would mean 753 total "
+	    "pgs, which exceeds max 750 (mon_max_pg_per_osd 250 * num_in_osds "
+	    "3)", "{\"prefix\":\"osd pool set\",\"pool\":\"p\","
+	    "\"var\":\"pg_num\",\"val\":251}");
+	refused(-ERANGE, "pool id 1 pg_num 250 size 4 would mean 1000 total "
+	    "pgs, which exceeds max 750 (mon_max_pg_per_osd 250 * num_in_osds "
+	    "3)", "{\"prefix\":\"osd pool set\",\"pool\":\"p\","
+	    "\"var\":\"size\",\"val\":4}");
+	nothing_staged(&s);
+
+	/* Four OSDs in: 1000. */
+	osds_up(4);
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"q\","
+	    "\"pg_num\":250,\"size\":1}"));
+	seen_now(&s);
+	refused(-ERANGE, "pg_num 1 size 1 would mean 1001 total pgs, which "
+	    "exceeds max 1000 (mon_max_pg_per_osd 250 * num_in_osds 4)",
+	    "{\"prefix\":\"osd pool create\",\"pool\":\"r\",\"pg_num\":1,"
+	    "\"size\":1}");
+	nothing_staged(&s);
+	/* A size that shrinks is not checked; a raise lets the create in. */
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"p\","
+	    "\"var\":\"size\",\"val\":2}"));
+	config_set("mon.max_pg_per_osd", "300");
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"p\","
+	    "\"var\":\"size\",\"val\":3}"));
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"r\","
+	    "\"pg_num\":1,\"size\":1}"));
+}
+
+/* [mon] max_pgs: the PGs of all pools, checked before anything is staged. */
+Test(cmd, limit_max_pgs)
+{
+	struct seen s;
+	json_t *d;
+
+	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.max_pgs\"}");
+	cr_assert_str_eq(jstr(d, "value"), "262144");
+	json_decref(d);
+	config_set("mon.max_pg_per_osd", "1000000");
+	config_set("mon.max_pgs", "1000");
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"p\","
+	    "\"pg_num\":600,\"size\":1}"));
+	seen_now(&s);
+	refused(-ERANGE, "pg_num 401 would mean 1001 pgs in all pools, which "
+	    "exceeds max_pgs 1000 (mon max_pgs, the monitor's memory bound)",
+	    "{\"prefix\":\"osd pool create\",\"pool\":\"q\",\"pg_num\":401,"
+	    "\"size\":1}");
+	nothing_staged(&s);
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"q\","
+	    "\"pg_num\":400,\"size\":1}"));
+	seen_now(&s);
+	refused(-ERANGE, "pool id 2 pg_num 401 would mean 1001 pgs in all "
+	    "pools, which exceeds max_pgs 1000", "{\"prefix\":\"osd pool "
+	    "set\",\"pool\":\"q\",\"var\":\"pg_num\",\"val\":401}");
+	nothing_staged(&s);
+	/* A size adds no PG; a raise lets the growth in. */
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"q\","
+	    "\"var\":\"size\",\"val\":2}"));
+	config_set("mon.max_pgs", "1001");
+	json_decref(ok("{\"prefix\":\"osd pool set\",\"pool\":\"q\","
+	    "\"var\":\"pg_num\",\"val\":401}"));
+	cr_assert_eq(pgs_in_state("creating"), 1001);
+}
+
+/* [mon] max_osd bounds the ids; SIGHUP raises it like config set. */
+Test(cmd, limit_max_osd)
+{
+	struct seen s;
+	json_t *d;
+	FILE *f;
+	double deadline;
+	int done = 0;
+
+	seen_now(&s);
+	refused(-ERANGE, "cannot create osd.10000: max_osd would be 10001, "
+	    "which is > mon max_osd (10000)", "{\"prefix\":\"osd create\","
+	    "\"id\":10000}");
+	refused(-ERANGE, "osd.65535", "{\"prefix\":\"osd create\","
+	    "\"id\":65535}");
+	nothing_staged(&s);
+	d = ok("{\"prefix\":\"osd create\",\"id\":9999}");
+	cr_assert_eq(jint(d, "osdid"), 9999);
+	json_decref(d);
+
+	/* The lowest free id past the limit: refused too. */
+	config_set("mon.max_osd", "2");
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	seen_now(&s);
+	refused(-ERANGE, "cannot create osd.2: max_osd would be 3, which is > "
+	    "mon max_osd (2)", "{\"prefix\":\"osd create\"}");
+	nothing_staged(&s);
+	f = fopen(D.conf, "a");
+	cr_assert_not_null(f);
+	fprintf(f, "[mon]\nmax_osd = 3\n");
+	fclose(f);
+	kill(D.pid, SIGHUP);
+	deadline = now_s() + 5;
+	while (!done && now_s() < deadline) {
+		d = ok("{\"prefix\":\"config get\",\"key\":\"mon.max_osd\"}");
+		done = strcmp(jstr(d, "value"), "3") == 0;
+		json_decref(d);
+		if (!done)
+			usleep(20000);
+	}
+	cr_assert(done, "SIGHUP did not apply mon.max_osd = 3");
+	d = ok("{\"prefix\":\"osd create\"}");
+	cr_assert_eq(jint(d, "osdid"), 2);
+	json_decref(d);
 }
 
 /* ------------------------------------------------------- subscriptions */
