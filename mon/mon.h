@@ -203,7 +203,8 @@ void mon_pool_set(struct mon *, const char *name, const char *key,
 /*
  * A PG report from osd: the stats of many PGs.  PGs that do not exist are
  * skipped and counted in the reply's data {"accepted": N, "unknown": N};
- * an unknown or down reporting OSD is -ENOENT / -EAGAIN.
+ * an unknown or down reporting OSD is -ENOENT / -EAGAIN; an up or acting
+ * OSD id outside -1 .. OSDMAP_MAX_OSD - 1 is -EINVAL for the whole report.
  */
 void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
     size_t n, mon_done_cb *, void *);

@@ -1349,6 +1349,52 @@ Test(cmd, limit_max_osd)
 	json_decref(d);
 }
 
+/*
+ * A PG report's up and acting ids index the monitor's per-OSD counts:
+ * one beyond the id space is refused, whole, before anything is staged.
+ */
+Test(cmd, pg_report_osd_ids_are_osd_ids)
+{
+	json_t *pgs, *cmd;
+	char *st = NULL;
+	int rc;
+
+	cluster_small(4);
+	pgs = clean_stats(4, 1);
+	json_object_set_new(json_array_get(pgs, 3), "acting",
+	    json_pack("[i]", 70000));
+	cmd = json_pack("{s:s, s:i, s:O}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, &st);
+	cr_assert_eq(rc, -EINVAL, "rc %d: %s", rc, st);
+	cr_assert_str_eq(st, "pg 1.3: osd id 70000 out of range (-1 to "
+	    "65535)");
+	free(st);
+	json_decref(cmd);
+	cr_assert_eq(pgs_in_state("creating"), 4);
+	json_object_set_new(json_array_get(pgs, 3), "acting",
+	    json_pack("[i]", 0));
+	json_object_set_new(json_array_get(pgs, 3), "up_primary",
+	    json_integer(-2));
+	cmd = json_pack("{s:s, s:i, s:O}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, &st);
+	cr_assert_eq(rc, -EINVAL, "rc %d: %s", rc, st);
+	cr_assert(strstr(st, "osd id -2 out of range") != NULL, "%s", st);
+	free(st);
+	json_decref(cmd);
+	json_object_set_new(json_array_get(pgs, 3), "up_primary",
+	    json_integer(0));
+	cmd = json_pack("{s:s, s:i, s:O}", "prefix", "pg report", "osd", 0,
+	    "pgs", pgs);
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, &st);
+	cr_assert_eq(rc, 0, "%s", st);
+	free(st);
+	json_decref(cmd);
+	json_decref(pgs);
+	cr_assert_eq(pgs_in_state("active+clean"), 4);
+}
+
 /* ------------------------------------------------------- subscriptions */
 
 Test(cmd, subscribe_osdmap_full_then_incrementals)
