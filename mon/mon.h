@@ -230,6 +230,8 @@ int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
 int mon_pg_dump_stuck_json(struct mon *, const char *what, json_t **out,
     char **status);
 json_t *mon_log_last_json(struct mon *, size_t n);
+/* The kept cluster log entries above seq, oldest first, at most max. */
+json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);
 
 /*

@@ -1491,6 +1491,93 @@ Test(cmd, subscribe_osdmap_trimmed_start_gets_full)
 	a_close(&a);
 }
 
+/*
+ * A subscription from an old epoch, whose incrementals are far more than
+ * max_client_output: they are paced to the reader (in bursts, each once
+ * the output has drained), so a reader that waits before reading is not
+ * cut, and then has every epoch once, in order, with that of a commit
+ * made during the catch-up in its place.
+ */
+Test(cmd, subscribe_osdmap_catch_up_is_paced)
+{
+	struct aclient a;
+	json_t *d, *p;
+	json_int_t e0, last;
+	char ids[512];
+	size_t i, want, off = 0;
+	int n;
+
+	/* 100 OSDs: marking them all out or in is an incremental of ~15K. */
+	for (n = 0; n < 100; n++) {
+		json_decref(ok("{\"prefix\":\"osd create\"}"));
+		off += (size_t)snprintf(ids + off, sizeof ids - off, "%s%d",
+		    n > 0 ? "," : "", n);
+	}
+	d = ok("{\"prefix\":\"osd stat\"}");
+	e0 = jint(d, "epoch");
+	json_decref(d);
+	for (n = 0; n < 10; n++) {
+		json_decref(ok("{\"prefix\":\"osd in\",\"ids\":[%s]}", ids));
+		json_decref(ok("{\"prefix\":\"osd out\",\"ids\":[%s]}", ids));
+	}
+	config_set("mon.max_client_output", "64K");
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"osdmap\","
+	    "\"start\":1}");
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noout\"}"));
+	d = ok("{\"prefix\":\"osd stat\"}");
+	last = jint(d, "epoch");
+	json_decref(d);
+	cr_assert_eq(last, e0 + 21);
+	want = (size_t)(last - 1);
+	cr_assert(a_wait(&a, 1, want, 10000), "%zu of %zu epochs came",
+	    json_array_size(a.pushes), want);
+	cr_assert(!a_wait(&a, 1, want + 1, 200), "a push too many");
+	json_array_foreach(a.pushes, i, p) {
+		cr_assert_eq(jint(p, "epoch"), (json_int_t)i + 2);
+		cr_assert(json_is_object(json_object_get(p, "inc")));
+	}
+	cr_assert_str_eq(jstr(a_push_at(&a, want - 1), "inc.new_flags"),
+	    "noout");
+	d = ok("{\"prefix\":\"perf dump\"}");
+	cr_assert_eq(jint(d, "server.closed_slow"), 0);
+	json_decref(d);
+	a_close(&a);
+}
+
+/* A log subscription from seq 0: the kept entries, SUB_LOG_CHUNK a push. */
+Test(cmd, subscribe_log_catch_up_in_chunks)
+{
+	struct aclient a;
+	json_t *d, *p, *e;
+	json_int_t last, seq = 0;
+	size_t i, j, want;
+	int n;
+
+	for (n = 0; n < 300; n++)
+		json_decref(ok("{\"prefix\":\"osd %s\",\"key\":\"noout\"}",
+		    n % 2 == 0 ? "set" : "unset"));
+	d = ok("{\"prefix\":\"log last\",\"num\":1}");
+	last = jint(json_array_get(d, 0), "seq");
+	json_decref(d);
+	cr_assert_gt(last, SUB_LOG_CHUNK);
+	want = ((size_t)last + SUB_LOG_CHUNK - 1) / SUB_LOG_CHUNK;
+	a_open(&a);
+	a_subscribe(&a, "{\"prefix\":\"subscribe\",\"what\":\"log\","
+	    "\"start\":0}");
+	cr_assert(a_wait(&a, 1, want, 5000), "%zu of %zu pushes came",
+	    json_array_size(a.pushes), want);
+	cr_assert(!a_wait(&a, 1, want + 1, 200), "a push too many");
+	json_array_foreach(a.pushes, i, p) {
+		cr_assert_leq(json_array_size(json_object_get(p, "entries")),
+		    SUB_LOG_CHUNK);
+		json_array_foreach(json_object_get(p, "entries"), j, e)
+			cr_assert_eq(jint(e, "seq"), ++seq);
+	}
+	cr_assert_eq(seq, last);
+	a_close(&a);
+}
+
 Test(cmd, subscribe_pgmap)
 {
 	struct aclient a;
