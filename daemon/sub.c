@@ -81,7 +81,6 @@ struct sub {
 
 static void sub_notify(void *, const struct mon_commit_info *);
 static void sub_health_tick(evutil_socket_t, short, void *);
-static void sub_drained(void *, uint64_t);
 
 int
 sub_what_parse(const char *s)
@@ -408,28 +407,6 @@ sub_osdmap_chunk(struct sub *s, struct sub_one *o)
 }
 
 /*
- * The stored incrementals after o->start, paced (sub_osdmap_chunk()).  A
- * start of 0, none, or later than the committed epoch gets the full map.
- */
-static void
-sub_osdmap_start(struct sub *s, struct sub_one *o)
-{
-	uint32_t cur = mon_osdmap(s->mon)->epoch;
-
-	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
-		sub_osdmap_full(s, o);
-		return;
-	}
-	if (s->server == NULL)
-		return;
-	o->catching = 1;
-	o->catch_next = (uint32_t)o->start + 1;
-	if (sub_osdmap_chunk(s, o) == 0)
-		(void)server_notify_drained(s->server, o->conn, sub_drained,
-		    s);
-}
-
-/*
  * One chunk of a pgmap snapshot: up to SUB_PG_CHUNK PGs from (snap_pool,
  * snap_seed) on, in pool id and seed order, as
  * {"what":"pgmap","version":V,"full":true,"pg_stats":[..],"last":B}.
@@ -518,17 +495,18 @@ sub_log_chunk(struct sub *s, struct sub_one *o)
 	return 0;
 }
 
-/* The kept cluster log entries after seq o->start, paced. */
-static void
-sub_log_start(struct sub *s, struct sub_one *o)
+/*
+ * The next chunk of o's snapshot or catch-up: 0 when more follow, 1 after
+ * the last, -1 when the connection has gone or was cut.
+ */
+static int
+sub_chunk(struct sub *s, struct sub_one *o)
 {
-	if (!o->has_start || s->server == NULL)
-		return;
-	o->catching = 1;
-	o->catch_next = (uint64_t)o->start + 1;
-	if (sub_log_chunk(s, o) == 0)
-		(void)server_notify_drained(s->server, o->conn, sub_drained,
-		    s);
+	if (o->snapping)
+		return sub_pgmap_chunk(s, o);
+	if (o->what == SUB_OSDMAP)
+		return sub_osdmap_chunk(s, o);
+	return sub_log_chunk(s, o);
 }
 
 /*
@@ -540,21 +518,13 @@ sub_drained(void *arg, uint64_t conn)
 {
 	struct sub *s = arg;
 	struct sub_one *o;
-	int more = 0, rv;
+	int more = 0;
 
 	mon_settle(s->mon);	/* its pushes go first, then the chunk */
 	TAILQ_FOREACH(o, &s->list, entry) {
-		if (o->conn != conn)
+		if (o->conn != conn || (!o->snapping && !o->catching))
 			continue;
-		if (o->snapping)
-			rv = sub_pgmap_chunk(s, o);
-		else if (o->catching && o->what == SUB_OSDMAP)
-			rv = sub_osdmap_chunk(s, o);
-		else if (o->catching && o->what == SUB_LOG)
-			rv = sub_log_chunk(s, o);
-		else
-			continue;
-		switch (rv) {
+		switch (sub_chunk(s, o)) {
 		case -1:
 			return;
 		case 0:
@@ -566,6 +536,35 @@ sub_drained(void *arg, uint64_t conn)
 		(void)server_notify_drained(s->server, conn, sub_drained, s);
 }
 
+/* The first chunk of o's snapshot or catch-up, the next once drained. */
+static void
+sub_pace(struct sub *s, struct sub_one *o)
+{
+	if (sub_chunk(s, o) == 0)
+		(void)server_notify_drained(s->server, o->conn, sub_drained,
+		    s);
+}
+
+/*
+ * The stored incrementals after o->start, paced (sub_osdmap_chunk()).  A
+ * start of 0, none, or later than the committed epoch gets the full map.
+ */
+static void
+sub_osdmap_start(struct sub *s, struct sub_one *o)
+{
+	uint32_t cur = mon_osdmap(s->mon)->epoch;
+
+	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
+		sub_osdmap_full(s, o);
+		return;
+	}
+	if (s->server == NULL)
+		return;
+	o->catching = 1;
+	o->catch_next = (uint64_t)o->start + 1;
+	sub_pace(s, o);
+}
+
 /* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced. */
 static void
 sub_pgmap_start(struct sub *s, struct sub_one *o)
@@ -575,9 +574,18 @@ sub_pgmap_start(struct sub *s, struct sub_one *o)
 	o->snapping = 1;
 	o->snap_pool = 0;
 	o->snap_seed = 0;
-	if (sub_pgmap_chunk(s, o) == 0)
-		(void)server_notify_drained(s->server, o->conn, sub_drained,
-		    s);
+	sub_pace(s, o);
+}
+
+/* The kept cluster log entries after seq o->start, paced. */
+static void
+sub_log_start(struct sub *s, struct sub_one *o)
+{
+	if (!o->has_start || s->server == NULL)
+		return;
+	o->catching = 1;
+	o->catch_next = (uint64_t)o->start + 1;
+	sub_pace(s, o);
 }
 
 struct sub_one *

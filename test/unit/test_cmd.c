@@ -1181,6 +1181,33 @@ config_set(const char *key, const char *value)
 	    "\"value\":\"%s\"}", key, value));
 }
 
+/*
+ * Append text to the config file, SIGHUP the daemon and wait until
+ * `config get key` answers want.
+ */
+static void
+sighup_until(const char *text, const char *key, const char *want)
+{
+	json_t *d;
+	FILE *f;
+	double deadline = now_s() + 5;
+	int done = 0;
+
+	f = fopen(D.conf, "a");
+	cr_assert_not_null(f);
+	fprintf(f, "%s", text);
+	fclose(f);
+	kill(D.pid, SIGHUP);
+	while (!done && now_s() < deadline) {
+		d = ok("{\"prefix\":\"config get\",\"key\":\"%s\"}", key);
+		done = strcmp(jstr(d, "value"), want) == 0;
+		json_decref(d);
+		if (!done)
+			usleep(20000);
+	}
+	cr_assert(done, "SIGHUP did not apply %s = %s", key, want);
+}
+
 /* n OSDs, booted (so in). */
 static void
 osds_up(int n)
@@ -1307,9 +1334,6 @@ Test(cmd, limit_max_osd)
 {
 	struct seen s;
 	json_t *d;
-	FILE *f;
-	double deadline;
-	int done = 0;
 
 	seen_now(&s);
 	refused(-ERANGE, "cannot create osd.10000: max_osd would be 10001, "
@@ -1330,20 +1354,7 @@ Test(cmd, limit_max_osd)
 	refused(-ERANGE, "cannot create osd.2: max_osd would be 3, which is > "
 	    "mon max_osd (2)", "{\"prefix\":\"osd create\"}");
 	nothing_staged(&s);
-	f = fopen(D.conf, "a");
-	cr_assert_not_null(f);
-	fprintf(f, "[mon]\nmax_osd = 3\n");
-	fclose(f);
-	kill(D.pid, SIGHUP);
-	deadline = now_s() + 5;
-	while (!done && now_s() < deadline) {
-		d = ok("{\"prefix\":\"config get\",\"key\":\"mon.max_osd\"}");
-		done = strcmp(jstr(d, "value"), "3") == 0;
-		json_decref(d);
-		if (!done)
-			usleep(20000);
-	}
-	cr_assert(done, "SIGHUP did not apply mon.max_osd = 3");
+	sighup_until("[mon]\nmax_osd = 3\n", "mon.max_osd", "3");
 	d = ok("{\"prefix\":\"osd create\"}");
 	cr_assert_eq(jint(d, "osdid"), 2);
 	json_decref(d);
@@ -1923,27 +1934,11 @@ Test(cmd, sigterm_exits_0_quickly_after_pending_writes)
 Test(cmd, sighup_and_config_set_change_debug_levels)
 {
 	json_t *d;
-	FILE *f;
-	double deadline;
-	int done = 0;
 
 	d = ok("{\"prefix\":\"config get\",\"key\":\"log.debug_mon\"}");
 	cr_assert_str_eq(jstr(d, "value"), "1/5");
 	json_decref(d);
-	f = fopen(D.conf, "a");
-	cr_assert_not_null(f);
-	fprintf(f, "debug_net = 4/6\n");
-	fclose(f);
-	kill(D.pid, SIGHUP);
-	deadline = now_s() + 5;
-	while (!done && now_s() < deadline) {
-		d = ok("{\"prefix\":\"config get\",\"key\":\"log.debug_net\"}");
-		done = strcmp(jstr(d, "value"), "4/6") == 0;
-		json_decref(d);
-		if (!done)
-			usleep(20000);
-	}
-	cr_assert(done, "SIGHUP did not apply log.debug_net = 4/6");
+	sighup_until("debug_net = 4/6\n", "log.debug_net", "4/6");
 
 	d = ok("{\"prefix\":\"config set\",\"key\":\"log.debug_mon\","
 	    "\"value\":\"7/9\"}");
