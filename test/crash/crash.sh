@@ -152,16 +152,11 @@ suite() {
 	DLOG=$T/$BACKEND.log
 	ACKLOG=$T/$BACKEND.ack
 	mkdir -p "$D"
-	# ackload's pools (CRASH_PGS in one, on 4 OSDs) are bounded by
-	# its own options: the monitor's PG limits are raised out of its way.
 	cat >"$CONF" <<EOF
 [mon]
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 5ms
-max_pool_pg_num = 1048576
-max_pg_per_osd = 1000000
-max_pgs = 100000000
 [store]
 backend = $BACKEND
 sync = commit
