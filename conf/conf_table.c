@@ -97,6 +97,25 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .section = "mon", .name = "log_max_entries", .type = CONF_INT,
 	    .def = "10000", .min = 1, .max = 1000000, .runtime = 1,
 	    .help = "cluster log entries kept in the store" },
+	[CONF_MON_MAX_POOL_PG_NUM] = {
+	    .section = "mon", .name = "max_pool_pg_num", .type = CONF_INT,
+	    .def = "65536", .min = 1, .max = 1048576, .runtime = 1,
+	    .help = "largest pg_num of a pool; a larger one is refused" },
+	[CONF_MON_MAX_PG_PER_OSD] = {
+	    .section = "mon", .name = "max_pg_per_osd", .type = CONF_INT,
+	    .def = "250", .min = 1, .max = 1000000, .runtime = 1,
+	    .help = "pg_num x size of all pools per OSD in (3 at least); "
+		    "more is refused" },
+	[CONF_MON_MAX_PGS] = {
+	    .section = "mon", .name = "max_pgs", .type = CONF_INT,
+	    .def = "262144", .min = 1, .max = 100000000, .runtime = 1,
+	    .help = "PGs of all pools together, the monitor's memory bound; "
+		    "more are refused" },
+	[CONF_MON_MAX_OSD] = {
+	    .section = "mon", .name = "max_osd", .type = CONF_INT,
+	    .def = "10000", .min = 1, .max = 65536, .runtime = 1,
+	    .help = "OSD ids stay below this; osd create beyond it is "
+		    "refused" },
 	[CONF_MON_MAX_CONNECTIONS] = {
 	    .section = "mon", .name = "max_connections", .type = CONF_INT,
 	    .def = "1024", .min = 1, .max = 1000000,

@@ -13,7 +13,10 @@
  * (server_notify_drained).  So a snapshot holds the loop for a fraction of
  * a millisecond at a time, never fills max_client_output, and a reader that
  * never reads is left with one chunk queued until the write-stall bound
- * cuts it.
+ * cuts it.  A subscription from an old osdmap epoch or log seq is paced
+ * the same way, SUB_OSDMAP_CHUNK incrementals or SUB_LOG_CHUNK entries at
+ * a time: how many there are is the client's choice (up to [mon]
+ * min_epochs or log_max_entries).
  */
 #include "config.h"
 
@@ -53,6 +56,14 @@ struct sub_one {
 	int snapping;
 	uint32_t snap_pool;	/* the next PG: pool id and seed */
 	uint32_t snap_seed;
+
+	/*
+	 * Stored osdmap incrementals or kept log entries being sent,
+	 * likewise; the pushes of commits meanwhile are not sent to it, as
+	 * the catch-up reads them from the store or the log ring.
+	 */
+	int catching;
+	uint64_t catch_next;	/* the next epoch or log seq */
 };
 
 struct sub {
@@ -107,7 +118,7 @@ sub_set_server(struct sub *s, struct server *srv)
 static void
 sub_one_free(struct sub *s, struct sub_one *o)
 {
-	if (o->snapping && s->server != NULL)
+	if ((o->snapping || o->catching) && s->server != NULL)
 		(void)server_notify_drained(s->server, o->conn, NULL, NULL);
 	free(o);
 }
@@ -156,15 +167,19 @@ sub_push1(struct sub *s, const struct sub_one *o, json_t *obj)
 		s->pushes++;
 }
 
-/* Send the JSON text of a push to every subscriber of what. */
+/*
+ * Send the JSON text of a push to every subscriber of what, but one still
+ * catching up: its catch-up reaches this commit's epoch or entries itself.
+ */
 static void
 sub_send_all(struct sub *s, enum sub_what what, const char *text, size_t len)
 {
 	struct sub_one *o;
 
 	TAILQ_FOREACH(o, &s->list, entry) {
-		if (o->what == what && server_push_raw(s->server, o->conn,
-		    o->req, text, len) == 0)
+		if (o->what == what && !o->catching &&
+		    server_push_raw(s->server, o->conn, o->req, text,
+		    len) == 0)
 			s->pushes++;
 	}
 }
@@ -320,36 +335,59 @@ sub_osdmap_full(struct sub *s, const struct sub_one *o)
 }
 
 /*
- * The stored incrementals after o->start, up to the committed epoch (a
+ * The next stored incrementals of a catch-up, up to the committed epoch (a
  * commit in flight may have stored newer ones: its push comes when it is
- * applied).  A trimmed start gets the full map instead.
+ * applied): SUB_OSDMAP_CHUNK, or fewer once SUB_BURST_BYTES are queued.
+ * One that is gone (trimmed) or unreadable ends it with the full map
+ * instead.  Returns 0 when more follow, 1 when it has caught up, -1 when
+ * the connection has gone or was cut.
  */
-static void
-sub_osdmap_start(struct sub *s, const struct sub_one *o)
+static int
+sub_osdmap_chunk(struct sub *s, struct sub_one *o)
 {
 	uint32_t cur = mon_osdmap(s->mon)->epoch, e;
 	struct osdmap_inc inc;
-	char *cause = NULL;
-	int rc;
+	json_t *obj;
+	size_t len, bytes = 0;
+	char *cause = NULL, *text;
+	int rc, n;
 
-	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
-		sub_osdmap_full(s, o);
-		return;
-	}
-	for (e = (uint32_t)o->start + 1; e <= cur; e++) {
+	for (n = 0; n < SUB_OSDMAP_CHUNK && bytes < SUB_BURST_BYTES &&
+	    o->catch_next <= cur; n++) {
+		e = (uint32_t)o->catch_next;
 		if ((rc = mon_osdmap_inc_get(s->mon, e, &inc, &cause)) != 0) {
 			if (rc == -1) {
 				log_warnx("subscribe osdmap: epoch %u: %s", e,
 				    cause);
 				free(cause);
 			}
+			o->catching = 0;
 			sub_osdmap_full(s, o);
-			return;
+			return 1;
 		}
-		sub_push1(s, o, json_pack("{s:s, s:I, s:o}", "what", "osdmap",
-		    "epoch", (json_int_t)e, "inc", osdmap_inc_to_json(&inc)));
+		obj = json_pack("{s:s, s:I, s:o}", "what", "osdmap", "epoch",
+		    (json_int_t)e, "inc", osdmap_inc_to_json(&inc));
 		osdmap_inc_clear(&inc);
+		/* The bytes are counted, so the text is made here. */
+		text = frame_dump_json(obj, &len);
+		json_decref(obj);
+		if (text == NULL) {
+			o->catching = 0;
+			sub_osdmap_full(s, o);
+			return 1;
+		}
+		rc = server_push_raw(s->server, o->conn, o->req, text, len);
+		free(text);
+		if (rc == -1)
+			return -1;
+		s->pushes++;
+		bytes += len;
+		o->catch_next++;
 	}
+	if (o->catch_next <= cur)
+		return 0;
+	o->catching = 0;
+	return 1;
 }
 
 /*
@@ -412,11 +450,55 @@ push:
 }
 
 /*
+ * The next SUB_LOG_CHUNK kept entries of a log catch-up, in one push.
+ * Returns 0 when more may follow, 1 when it has caught up, -1 when the
+ * connection has gone or was cut.
+ */
+static int
+sub_log_chunk(struct sub *s, struct sub_one *o)
+{
+	json_t *a;
+	size_t n;
+
+	a = mon_log_after_json(s->mon, o->catch_next - 1, SUB_LOG_CHUNK);
+	if ((n = json_array_size(a)) == 0) {
+		json_decref(a);
+		o->catching = 0;
+		return 1;
+	}
+	o->catch_next = (uint64_t)json_integer_value(json_object_get(
+	    json_array_get(a, n - 1), "seq")) + 1;
+	if (server_push(s->server, o->conn, o->req, json_pack("{s:s, s:o}",
+	    "what", "log", "entries", a)) == -1)
+		return -1;
+	s->pushes++;
+	if (n < SUB_LOG_CHUNK) {
+		o->catching = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The next chunk of o's snapshot or catch-up: 0 when more follow, 1 after
+ * the last, -1 when the connection has gone or was cut.
+ */
+static int
+sub_chunk(struct sub *s, struct sub_one *o)
+{
+	if (o->snapping)
+		return sub_pgmap_chunk(s, o);
+	if (o->what == SUB_OSDMAP)
+		return sub_osdmap_chunk(s, o);
+	return sub_log_chunk(s, o);
+}
+
+/*
  * Connection conn has written out what it was sent: the next chunk of each
- * snapshot it is being sent, then wait again while any remains.
+ * snapshot or catch-up it is being sent, then wait again while any remains.
  */
 static void
-sub_pgmap_drained(void *arg, uint64_t conn)
+sub_drained(void *arg, uint64_t conn)
 {
 	struct sub *s = arg;
 	struct sub_one *o;
@@ -424,9 +506,9 @@ sub_pgmap_drained(void *arg, uint64_t conn)
 
 	mon_settle(s->mon);	/* its pushes go first, then the chunk */
 	TAILQ_FOREACH(o, &s->list, entry) {
-		if (o->conn != conn || !o->snapping)
+		if (o->conn != conn || (!o->snapping && !o->catching))
 			continue;
-		switch (sub_pgmap_chunk(s, o)) {
+		switch (sub_chunk(s, o)) {
 		case -1:
 			return;
 		case 0:
@@ -435,8 +517,36 @@ sub_pgmap_drained(void *arg, uint64_t conn)
 		}
 	}
 	if (more)
-		(void)server_notify_drained(s->server, conn, sub_pgmap_drained,
+		(void)server_notify_drained(s->server, conn, sub_drained, s);
+}
+
+/* The first chunk of o's snapshot or catch-up, the next once drained. */
+static void
+sub_pace(struct sub *s, struct sub_one *o)
+{
+	if (sub_chunk(s, o) == 0)
+		(void)server_notify_drained(s->server, o->conn, sub_drained,
 		    s);
+}
+
+/*
+ * The stored incrementals after o->start, paced (sub_osdmap_chunk()).  A
+ * start of 0, none, or later than the committed epoch gets the full map.
+ */
+static void
+sub_osdmap_start(struct sub *s, struct sub_one *o)
+{
+	uint32_t cur = mon_osdmap(s->mon)->epoch;
+
+	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
+		sub_osdmap_full(s, o);
+		return;
+	}
+	if (s->server == NULL)
+		return;
+	o->catching = 1;
+	o->catch_next = (uint64_t)o->start + 1;
+	sub_pace(s, o);
 }
 
 /* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced. */
@@ -448,31 +558,18 @@ sub_pgmap_start(struct sub *s, struct sub_one *o)
 	o->snapping = 1;
 	o->snap_pool = 0;
 	o->snap_seed = 0;
-	if (sub_pgmap_chunk(s, o) == 0)
-		(void)server_notify_drained(s->server, o->conn,
-		    sub_pgmap_drained, s);
+	sub_pace(s, o);
 }
 
-/* The kept cluster log entries after seq o->start. */
+/* The kept cluster log entries after seq o->start, paced. */
 static void
-sub_log_start(struct sub *s, const struct sub_one *o)
+sub_log_start(struct sub *s, struct sub_one *o)
 {
-	json_t *all, *a, *v;
-	size_t i;
-
-	if (!o->has_start)
+	if (!o->has_start || s->server == NULL)
 		return;
-	all = mon_log_last_json(s->mon, SIZE_MAX);
-	a = json_array();
-	json_array_foreach(all, i, v)
-		if (json_integer_value(json_object_get(v, "seq")) > o->start)
-			json_array_append(a, v);
-	json_decref(all);
-	if (json_array_size(a) == 0) {
-		json_decref(a);
-		return;
-	}
-	sub_push1(s, o, json_pack("{s:s, s:o}", "what", "log", "entries", a));
+	o->catching = 1;
+	o->catch_next = (uint64_t)o->start + 1;
+	sub_pace(s, o);
 }
 
 struct sub_one *

@@ -6,9 +6,12 @@
  * the pushes (PUSH frames whose id is the subscribing request's id) are:
  *
  *  osdmap  one {"what":"osdmap","epoch":E,"inc":INC} per stored epoch
- *          after S, or, when S is 0, absent or older than the oldest stored
- *          incremental, one {"what":"osdmap","epoch":E,"full":MAP} of the
- *          current map; then one incremental per commit that changes it.
+ *          after S, SUB_OSDMAP_CHUNK at a time, paced as the pgmap
+ *          snapshot is, or, when S is 0, absent or older than the oldest
+ *          stored incremental, one {"what":"osdmap","epoch":E,"full":MAP}
+ *          of the current map; then one incremental per commit that
+ *          changes it (those of commits during the catch-up come in it, in
+ *          epoch order).
  *  pgmap   a snapshot in pushes of at most SUB_PG_CHUNK PGs,
  *          {"what":"pgmap","version":V,"full":true,"pg_stats":[..],
  *          "last":bool}, each sent once the connection has written out
@@ -19,9 +22,10 @@
  *          {"what":"pgmap","version":V,"pg_stats":[..]} with the PGs each
  *          commit changed (those of a commit during the snapshot come
  *          between its chunks: apply every push in order).
- *  log     with S given, the kept entries whose seq is above S; then every
- *          new entry: {"what":"log","entries":[{"seq","stamp","severity",
- *          "message"}]}.
+ *  log     with S given, the kept entries whose seq is above S, at most
+ *          SUB_LOG_CHUNK a push, paced likewise; then every new entry:
+ *          {"what":"log","entries":[{"seq","stamp","severity","message"}]}
+ *          (those of commits during the catch-up come in it, in order).
  *  health  {"what":"health","health":HEALTH} now, and whenever the status
  *          or the set of checks changes (checked at each commit and every
  *          second).
@@ -48,6 +52,18 @@ struct sub_one;
  * 0.15 ms here (a jansson object and dump took 5 ms for as many).
  */
 #define SUB_PG_CHUNK 256
+/*
+ * Stored osdmap incrementals per push burst of a catch-up: 5,000 took
+ * some 100 ms here, so a burst holds the loop well under a millisecond.
+ */
+#define SUB_OSDMAP_CHUNK 32
+/*
+ * And at most about this many bytes of them: the least max_client_output
+ * (mapmon.conf(5)), so a burst, queued on drained output, never passes it.
+ */
+#define SUB_BURST_BYTES (64 * 1024)
+/* Log entries per push of a catch-up (10,000 entries took some 20 ms). */
+#define SUB_LOG_CHUNK 256
 #define SUB_MAX_PER_CONN 16
 
 enum sub_what { SUB_OSDMAP, SUB_PGMAP, SUB_LOG, SUB_HEALTH, SUB_NWHAT };

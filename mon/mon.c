@@ -38,6 +38,10 @@ mon_params_defaults(struct mon_params *p)
 	p->data_avail_warn = 30;
 	p->data_avail_crit = 5;
 	p->log_max_entries = 10000;
+	p->max_pool_pg_num = 65536;
+	p->max_pg_per_osd = 250;
+	p->max_pgs = 262144;
+	p->max_osd = 10000;
 }
 
 char *

@@ -12,8 +12,9 @@
  * pending proposal, and calls its `done` callback exactly once: after the
  * commit that holds it is durable and applied (rc 0), or with a negative
  * errno at once when it is refused (-ENOENT, -EEXIST, -EINVAL, -EPERM,
- * -EBUSY), or when its commit fails (-ENOSPC, -EIO).  A change that is
- * already true (`osd down` of a down OSD) is answered at once with rc 0.
+ * -EBUSY, -ERANGE past a limit of struct mon_params), or when its commit
+ * fails (-ENOSPC, -EIO).  A change that is already true (`osd down` of a
+ * down OSD) is answered at once with rc 0.
  * `done` may run before the operation returns.  status is a one-line human
  * text; data (may be NULL) is a new reference the callback owns.
  *
@@ -51,6 +52,10 @@ struct mon_params {
 	int64_t data_avail_warn;		/* percent */
 	int64_t data_avail_crit;		/* percent */
 	int64_t log_max_entries;
+	int64_t max_pool_pg_num;	/* pg_num of one pool */
+	int64_t max_pg_per_osd;		/* pg_num x size, per OSD in (>= 3) */
+	int64_t max_pgs;		/* PGs of all pools */
+	int64_t max_osd;		/* OSD ids are below it */
 };
 void mon_params_defaults(struct mon_params *);
 
@@ -161,7 +166,16 @@ const struct pgmap *mon_pgmap(const struct mon *);
 struct store *mon_store(const struct mon *);
 uint64_t mon_pgmap_version(const struct mon *);
 
-/* Writes (see the conventions above). */
+/*
+ * Writes (see the conventions above).  The limits of struct mon_params
+ * are checked against the working map before anything is staged, and a
+ * request past one is -ERANGE with a status naming the limit and the
+ * figures: mon_osd_create() of an id at or above max_osd;
+ * mon_pool_create(), and mon_pool_set() growing pg_num or size, past
+ * max_pool_pg_num (pg_num of the pool), max_pg_per_osd (pg_num x size of
+ * every pool against max_pg_per_osd x max(3, OSDs in)) or, when PGs are
+ * added, max_pgs (the PGs of every pool, those being removed included).
+ */
 void mon_osd_create(struct mon *, int32_t id /* -1: lowest free */,
     mon_done_cb *, void *);
 void mon_osd_boot(struct mon *, int32_t id, const char *addr, mon_done_cb *,
@@ -189,7 +203,8 @@ void mon_pool_set(struct mon *, const char *name, const char *key,
 /*
  * A PG report from osd: the stats of many PGs.  PGs that do not exist are
  * skipped and counted in the reply's data {"accepted": N, "unknown": N};
- * an unknown or down reporting OSD is -ENOENT / -EAGAIN.
+ * an unknown or down reporting OSD is -ENOENT / -EAGAIN; an up or acting
+ * OSD id outside -1 .. OSDMAP_MAX_OSD - 1 is -EINVAL for the whole report.
  */
 void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
     size_t n, mon_done_cb *, void *);
@@ -215,6 +230,8 @@ int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
 int mon_pg_dump_stuck_json(struct mon *, const char *what, json_t **out,
     char **status);
 json_t *mon_log_last_json(struct mon *, size_t n);
+/* The kept cluster log entries above seq, oldest first, at most max. */
+json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);
 
 /* A lookup found nothing (a result, not an error). */

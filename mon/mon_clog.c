@@ -72,8 +72,9 @@ mon_clog_clear(struct mon *m)
 	m->clog_cap = m->clog_start = m->clog_n = 0;
 }
 
-json_t *
-mon_log_last_json(struct mon *m, size_t n)
+/* The kept entries from..to-1 (0 the oldest) as an array. */
+static json_t *
+mon_log_range_json(struct mon *m, size_t from, size_t to)
 {
 	json_t *a = json_array();
 	const struct mon_log_entry *e;
@@ -81,9 +82,7 @@ mon_log_last_json(struct mon *m, size_t n)
 	size_t i;
 
 	snprintf(name, sizeof name, "mon.%s", m->monmap.mons[0].name);
-	if (n > m->clog_n)
-		n = m->clog_n;
-	for (i = m->clog_n - n; i < m->clog_n; i++) {
+	for (i = from; i < to; i++) {
 		e = &m->clog[(m->clog_start + i) % m->clog_cap];
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I}",
 		    "name", name,
@@ -92,4 +91,30 @@ mon_log_last_json(struct mon *m, size_t n)
 		    "message", e->message, "seq", (json_int_t)e->seq));
 	}
 	return a;
+}
+
+json_t *
+mon_log_last_json(struct mon *m, size_t n)
+{
+	if (n > m->clog_n)
+		n = m->clog_n;
+	return mon_log_range_json(m, m->clog_n - n, m->clog_n);
+}
+
+json_t *
+mon_log_after_json(struct mon *m, uint64_t seq, size_t max)
+{
+	size_t lo = 0, hi = m->clog_n, mid;
+
+	/* The first kept entry above seq: the ring is in seq order. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->clog[(m->clog_start + mid) % m->clog_cap].seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (max > m->clog_n - lo)
+		max = m->clog_n - lo;
+	return mon_log_range_json(m, lo, lo + max);
 }

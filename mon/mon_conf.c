@@ -45,4 +45,8 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->data_avail_warn = conf_int(c, CONF_MON_DATA_AVAIL_WARN);
 	p->data_avail_crit = conf_int(c, CONF_MON_DATA_AVAIL_CRIT);
 	p->log_max_entries = conf_int(c, CONF_MON_LOG_MAX_ENTRIES);
+	p->max_pool_pg_num = conf_int(c, CONF_MON_MAX_POOL_PG_NUM);
+	p->max_pg_per_osd = conf_int(c, CONF_MON_MAX_PG_PER_OSD);
+	p->max_pgs = conf_int(c, CONF_MON_MAX_PGS);
+	p->max_osd = conf_int(c, CONF_MON_MAX_OSD);
 }

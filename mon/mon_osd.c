@@ -70,6 +70,17 @@ mon_osd_create(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
 		mon_now(done, arg, -ENOSPC, NULL, "no free osd id left");
 		return;
 	}
+	/*
+	 * The map holds every id below the highest (max_osd), so an id is
+	 * memory in every copy of the map: [mon] max_osd bounds it, as
+	 * Ceph's mon_max_osd bounds `osd setmaxosd'.
+	 */
+	if (id >= m->params.max_osd) {
+		mon_now(done, arg, -ERANGE, NULL, "cannot create osd.%d: "
+		    "max_osd would be %d, which is > mon max_osd (%lld)", id,
+		    id + 1, (long long)m->params.max_osd);
+		return;
+	}
 	/* New OSDs are down and out until they boot, as in Ceph. */
 	memset(&o, 0, sizeof o);
 	o.id = id;
@@ -433,6 +444,47 @@ mon_auto_out(struct mon *m, int64_t now)
 	mon_stage_propose(m);
 }
 
+/*
+ * The OSD ids of a report's up and acting sets: each is an index of the
+ * pgmap's per-OSD counts, which grow to hold it, so an id beyond the id
+ * space would make the monitor allocate what the reporter chose.  -1 is
+ * no OSD.  0, or -EINVAL once the refusal is answered: nothing is staged.
+ */
+static int
+mon_pg_report_check(const struct pg_stat *pgs, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	const struct pg_stat *st;
+	char pgid[PG_ID_BUFSIZE];
+	int32_t bad;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < n; i++) {
+		st = &pgs[i];
+		bad = -1;
+		for (k = 0; k < st->up_len; k++)
+			if (st->up[k] < -1 || st->up[k] >= OSDMAP_MAX_OSD)
+				bad = st->up[k];
+		for (k = 0; k < st->acting_len; k++)
+			if (st->acting[k] < -1 ||
+			    st->acting[k] >= OSDMAP_MAX_OSD)
+				bad = st->acting[k];
+		if (st->up_primary < -1 || st->up_primary >= OSDMAP_MAX_OSD)
+			bad = st->up_primary;
+		if (st->acting_primary < -1 ||
+		    st->acting_primary >= OSDMAP_MAX_OSD)
+			bad = st->acting_primary;
+		if (bad == -1)
+			continue;
+		mon_now(done, arg, -EINVAL, NULL, "pg %s: osd id %d out of "
+		    "range (-1 to %d)", pg_id_format(st->pgid, pgid,
+		    sizeof pgid), bad, OSDMAP_MAX_OSD - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void
 mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
     mon_done_cb *done, void *arg)
@@ -451,6 +503,8 @@ mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
 		    "before it reports", osd);
 		return;
 	}
+	if (mon_pg_report_check(pgs, n, done, arg) != 0)
+		return;
 	now = stamp_now();
 	for (i = 0; i < n; i++) {
 		if ((cur = mon_stage_pg_view(m, pgs[i].pgid)) == NULL ||

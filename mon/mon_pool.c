@@ -34,6 +34,87 @@ mon_pool_refuse(mon_done_cb *done, void *arg, int rc, const char *fmt, ...)
 	free(status);
 }
 
+/*
+ * [mon] max_pool_pg_num: Ceph's refusal, word for word (prepare_new_pool()
+ * and prepare_command_pool_set() in Ceph's OSDMonitor.cc).
+ */
+static int
+mon_pool_check_pg_num(struct mon *m, int64_t pg_num, mon_done_cb *done,
+    void *arg)
+{
+	if (pg_num <= m->params.max_pool_pg_num)
+		return 0;
+	mon_pool_refuse(done, arg, -ERANGE, "'pg_num' must be greater than 0 "
+	    "and less than or equal to %lld (you may adjust 'mon max pool pg "
+	    "num' for higher values)", (long long)m->params.max_pool_pg_num);
+	return -ERANGE;
+}
+
+/*
+ * The PG limits of mapmon.conf(5) on pool id (-1: a new pool) holding
+ * pg_num PGs of size replicas, against the working map (so proposals not
+ * yet committed count), before anything is staged.  First Ceph's
+ * mon_max_pg_per_osd, as its check_pg_num() does it up to Reef, with its
+ * message: pg_num x size of every pool against max_pg_per_osd x the OSDs
+ * in, 3 at least.  Then, when PGs are added, mapmon's own max_pgs: the PGs
+ * the monitor would hold, which its memory grows with (mapmond(8)); a pool
+ * whose removal is not yet committed still holds its PGs, so it counts.
+ * 0, or -ERANGE once the refusal is answered.
+ */
+static int
+mon_pool_check_pgs(struct mon *m, int64_t pool, uint32_t pg_num,
+    uint32_t size, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_pool *p;
+	uint64_t projected = 0, pgs = 0, max;
+	unsigned in;
+	size_t i;
+	int grows = pool < 0;
+	char what[32] = "";
+
+	if (pool >= 0)
+		snprintf(what, sizeof what, "pool id %lld ", (long long)pool);
+	else {
+		projected += (uint64_t)pg_num * size;
+		pgs += pg_num;
+	}
+	for (i = 0; i < m->work.npools; i++) {
+		p = &m->work.pools[i];
+		if ((int64_t)p->id == pool) {
+			projected += (uint64_t)pg_num * size;
+			pgs += pg_num;
+			grows = pg_num > p->pg_num;
+		} else {
+			projected += (uint64_t)p->pg_num * p->size;
+			pgs += p->pg_num;
+		}
+	}
+	osdmap_counts(&m->work, NULL, NULL, &in, NULL);
+	if (in < 3)
+		in = 3;
+	max = (uint64_t)m->params.max_pg_per_osd * in;
+	if (projected > max) {
+		mon_pool_refuse(done, arg, -ERANGE, "%spg_num %u size %u would "
+		    "mean %llu total pgs, which exceeds max %llu "
+		    "(mon_max_pg_per_osd %lld * num_in_osds %u)", what, pg_num,
+		    size, (unsigned long long)projected,
+		    (unsigned long long)max,
+		    (long long)m->params.max_pg_per_osd, in);
+		return -ERANGE;
+	}
+	for (i = 0; i < m->osdmap.npools; i++)
+		if (osdmap_pool(&m->work, m->osdmap.pools[i].id) == NULL)
+			pgs += m->osdmap.pools[i].pg_num;
+	if (grows && pgs > (uint64_t)m->params.max_pgs) {
+		mon_pool_refuse(done, arg, -ERANGE, "%spg_num %u would mean %llu "
+		    "pgs in all pools, which exceeds max_pgs %lld (mon max_pgs, "
+		    "the monitor's memory bound)", what, pg_num,
+		    (unsigned long long)pgs, (long long)m->params.max_pgs);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 /* Pool names: 1 to 127 of [A-Za-z0-9_.-], not starting with '.'. */
 static int
 mon_pool_name_ok(const char *name)
@@ -72,6 +153,8 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 		    "(1 to %d)", (long long)pg_num, OSDMAP_PG_NUM_MAX);
 		return;
 	}
+	if (mon_pool_check_pg_num(m, pg_num, done, arg) != 0)
+		return;
 	if (size == 0)
 		size = 3;
 	if (size < 1 || size > OSDMAP_POOL_SIZE_MAX) {
@@ -86,6 +169,9 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 		    "(1 to size %lld)", (long long)min_size, (long long)size);
 		return;
 	}
+	if (mon_pool_check_pgs(m, -1, (uint32_t)pg_num, (uint32_t)size, done,
+	    arg) != 0)
+		return;
 	if (m->work.pool_max == UINT32_MAX) {
 		mon_pool_refuse(done, arg, -ENOSPC, "no pool id left");
 		return;
@@ -197,6 +283,12 @@ mon_pool_set(struct mon *m, const char *name, const char *key, int64_t value,
 			    OSDMAP_PG_NUM_MAX);
 			return;
 		}
+		/* Only growth is checked, as in Ceph. */
+		if (value > cur->pg_num &&
+		    (mon_pool_check_pg_num(m, value, done, arg) != 0 ||
+		    mon_pool_check_pgs(m, cur->id, (uint32_t)value, cur->size,
+		    done, arg) != 0))
+			return;
 		p.pg_num = (uint32_t)value;
 	} else if (strcmp(key, "size") == 0) {
 		if (value < 1 || value > OSDMAP_POOL_SIZE_MAX) {
@@ -205,6 +297,9 @@ mon_pool_set(struct mon *m, const char *name, const char *key, int64_t value,
 			    OSDMAP_POOL_SIZE_MAX);
 			return;
 		}
+		if (value > cur->size && mon_pool_check_pgs(m, cur->id,
+		    cur->pg_num, (uint32_t)value, done, arg) != 0)
+			return;
 		p.size = (uint32_t)value;
 		if (p.min_size > p.size)
 			p.min_size = p.size;

@@ -6,9 +6,12 @@
  *	    [-b BATCH] [-w WINDOW] [-a ADMIN_WINDOW] [-p POOLS] [-s SEED]
  *	ackload check -m ADDR -l LOG
  *
- * load: makes sure OSDs 0..max(REPORTERS, 4)-1 exist and are up and that
- * the pool "ackbase" exists (PGS PGs, size 2), then, for SECONDS or until
- * the monitor goes away:
+ * load: raises the monitor's PG limits ([mon] max_pool_pg_num,
+ * max_pg_per_osd, max_pgs of mapmon.conf(5)) to their highest with `config
+ * set`, as an operator would for a cluster this dense (PGS in one pool on
+ * 4 OSDs, pools of earlier runs kept), makes sure OSDs 0..max(REPORTERS,
+ * 4)-1 exist and are up and that the pool "ackbase" exists (PGS PGs, size
+ * 2), then, for SECONDS or until the monitor goes away:
  *
  *  - REPORTERS connections, one per OSD, each keep WINDOW binary `pg
  *    report`s of up to BATCH PGs in flight.  Every PG of ackbase belongs
@@ -638,10 +641,18 @@ setup_call(struct load *l, json_t *cmd, json_t **data)
 	return rc;
 }
 
-/* OSDs, the base pool, and what exists already: 0, or the exit status. */
+/*
+ * The limits, the OSDs, the base pool, and what exists already: 0, or the
+ * exit status.
+ */
 static int
 load_setup(struct load *l)
 {
+	static const char *const limits[][2] = {
+		{ "mon.max_pool_pg_num", "1048576" },
+		{ "mon.max_pg_per_osd", "1000000" },
+		{ "mon.max_pgs", "100000000" },
+	};
 	json_t *dump = NULL, *pools, *osds, *v;
 	const char *name;
 	json_int_t id, pg_num, size, in;
@@ -649,6 +660,14 @@ load_setup(struct load *l)
 	size_t i;
 	int32_t osd;
 	int rc;
+
+	for (i = 0; i < nitems(limits); i++) {
+		rc = setup_call(l, json_pack("{s:s, s:s, s:s}", "prefix",
+		    "config set", "key", limits[i][0], "value", limits[i][1]),
+		    NULL);
+		if (rc != 0)
+			return l->gone ? EXIT_GONE : EXIT_ERROR;
+	}
 
 	for (osd = 0; osd < l->nosd; osd++) {
 		rc = setup_call(l, json_pack("{s:s, s:i}", "prefix",

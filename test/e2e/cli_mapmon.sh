@@ -399,6 +399,27 @@ EOF
 	check "store stat: the backend" jis backend "$BACKEND"
 	expect 0 "store compact" store compact
 
+	# limits (mapmon.conf(5)): ERANGE, exit 34, Ceph's messages; nothing
+	# is made.  rbd holds 16 x 3 of the 750 PGs that 3 OSDs in allow.
+	expect 34 "a pool past max_pool_pg_num" osd pool create big 65537 1
+	check "max_pool_pg_num: Ceph's message" err_has "^Error ERANGE: 'pg_num' must be greater than 0 and less than or equal to 65536 (you may adjust 'mon max pool pg num' for higher values)$"
+	expect 34 "a pool past max_pg_per_osd" osd pool create big 235 3
+	check "max_pg_per_osd: Ceph's message" err_has "^Error ERANGE: pg_num 235 size 3 would mean 753 total pgs, which exceeds max 750 (mon_max_pg_per_osd 250 \* num_in_osds 3)$"
+	expect 34 "a pg_num growth past max_pg_per_osd" osd pool set rbd pg_num 251
+	check "max_pg_per_osd: the pool named" err_has "^Error ERANGE: pool id 1 pg_num 251 size 3 would mean 753 total pgs"
+	expect 34 "an OSD id past max_osd" osd create 10000
+	check "max_osd: the message" err_has "^Error ERANGE: cannot create osd.10000: max_osd would be 10001, which is > mon max_osd (10000)$"
+	expect 0 "config set mon.max_pgs" config set mon.max_pgs 100
+	expect 34 "a pool past max_pgs" osd pool create big 85 1
+	check "max_pgs: the message" err_has "^Error ERANGE: pg_num 85 would mean 101 pgs in all pools, which exceeds max_pgs 100 (mon max_pgs, the monitor's memory bound)$"
+	expect 0 "after the refusals" -f json pg stat
+	check "no PG was made" jis num_pgs 16
+	expect 0 "a pool at max_pgs itself" osd pool create big 84 1
+	expect 0 "and away" osd pool delete big big --yes-i-really-really-mean-it
+	expect 0 "config set mon.max_pgs back" config set mon.max_pgs 262144
+	expect 0 "the pools" -f json osd pool ls
+	check "only rbd" test "$(cat "$T/out")" = '["rbd"]'
+
 	# raw
 	expect 0 "raw" -f json raw '{"prefix":"osd stat"}'
 	check "raw prints the reply's data" jis num_osds 3

@@ -268,6 +268,13 @@ main(int argc, char **argv)
 		fatal("mkdtemp");
 	base = event_base_new();
 	mon_params_defaults(&params);
+	/* The PG limits this cluster needs, raised as an operator would. */
+	if (params.max_pool_pg_num < pgs / pools + 1)
+		params.max_pool_pg_num = pgs / pools + 1;
+	if (params.max_pg_per_osd < (3 * pgs + osds - 1) / osds)
+		params.max_pg_per_osd = (3 * pgs + osds - 1) / osds;
+	if (params.max_pgs < pgs)
+		params.max_pgs = pgs;
 	store_options_defaults(&so);
 	so.backend = backend;
 	so.sync = sync ? STORE_SYNC_COMMIT : STORE_SYNC_NONE;

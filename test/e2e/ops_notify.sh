@@ -15,7 +15,9 @@ grep -q '^#define HAVE_SYSTEMD 1' "$top_builddir/config.h" ||
 NPGS=100000
 CONF=$T/mon.conf
 LOG=$T/mapmond.log
-mkconf "$CONF" "$T/data"
+# A pool of $NPGS PGs on no OSD: the PG limits raised, as an operator would.
+mkconf "$CONF" "$T/data" "[mon]" "max_pool_pg_num = $NPGS" \
+    "max_pg_per_osd = $NPGS"
 check "mkfs" mkfs "$CONF"
 DIAG=$(cat "$T/mkfs.out")
 check "a daemon to fill the store starts" start_daemon "$CONF" "$LOG"

@@ -58,6 +58,9 @@ max_connections = 1010
 max_frame = 1M
 max_client_output = 1M
 idle_timeout = 0
+# a pool of 200,000 PGs, on no OSD: the PG limits raised out of the way
+max_pool_pg_num = 262144
+max_pg_per_osd = 1000000
 [store]
 backend = lmdb
 sync = none

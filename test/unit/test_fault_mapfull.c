@@ -121,6 +121,8 @@ setup(void)
 	base = event_base_new();
 	mon_params_defaults(&params);
 	params.propose_interval_ms = 1;
+	/* FAULT_PG_NUM PGs on one OSD: past 250 per OSD, raised. */
+	params.max_pg_per_osd = FAULT_PG_NUM;
 	options(&so, 0);
 	cr_assert_eq(mon_mkfs(tmpdir, &so, "a", "127.0.0.1:6788", &fsid,
 	    &cause), 0, "mkfs: %s", cause ? cause : "?");

@@ -210,6 +210,15 @@ pool_create(const char *name, int64_t pg_num, int64_t size)
 	return a.rc;
 }
 
+/* Raise the PG limits out of the way of a large pool's test. */
+static void
+limits_raise(void)
+{
+	params.max_pool_pg_num = OSDMAP_PG_NUM_MAX;
+	params.max_pg_per_osd = 1000000;
+	mon_set_params(mon, &params);
+}
+
 static void
 make_osds(int n)
 {
@@ -388,6 +397,62 @@ Test(mon, pool_create_places_every_pg_in_creating)
 	cr_assert_eq(pool_create("x", 8, 11), -EINVAL);
 	cr_assert_eq(pool_create("two", 16, 2), 0);
 	cr_assert_eq(osdmap_pool_by_name(mon_osdmap(mon), "two")->id, 2);
+}
+
+/*
+ * The PG limits count what is proposed and not yet committed: a create
+ * waiting for its commit counts against the next, and is answered only
+ * after it, while the refusal is answered at once, with nothing staged.
+ */
+Test(mon, pg_limits_count_pools_not_yet_committed)
+{
+	struct answer a = { 0 }, b = { 0 };
+
+	/* No OSD is in: 250 x 3 = 750 PG replicas. */
+	mon_pool_create(mon, "a", 200, 3, 0, answer_cb, &a);
+	mon_pool_create(mon, "b", 51, 3, 0, answer_cb, &b);
+	cr_assert(!a.done, "the first create waits for its commit");
+	cr_assert(b.done, "the refusal is answered at once");
+	cr_assert_eq(b.rc, -ERANGE);
+	cr_assert_str_eq(b.status, "pg_num 51 size 3 would mean 753 total "
+	    "pgs, which exceeds max 750 (mon_max_pg_per_osd 250 * "
+	    "num_in_osds 3)");
+	memset(&b, 0, sizeof b);
+	mon_pool_create(mon, "b", 50, 3, 0, answer_cb, &b);
+	wait_for(&a);
+	wait_for(&b);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(b.rc, 0, "the limit itself is allowed: %s", b.status);
+	cr_assert_eq(mon_osdmap(mon)->npools, 2);
+	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 250);
+}
+
+/*
+ * max_pgs counts the PGs of a pool whose removal is not yet committed:
+ * the monitor holds them until then.
+ */
+Test(mon, max_pgs_counts_a_pool_being_removed)
+{
+	struct answer del = { 0 }, a = { 0 };
+
+	params.max_pgs = 100;
+	mon_set_params(mon, &params);
+	cr_assert_eq(pool_create("c", 60, 1), 0);
+	mon_pool_delete(mon, "c", "c", 1, answer_cb, &del);
+	mon_pool_create(mon, "d", 60, 1, 0, answer_cb, &a);
+	cr_assert(a.done && !del.done);
+	cr_assert_eq(a.rc, -ERANGE);
+	cr_assert_str_eq(a.status, "pg_num 60 would mean 120 pgs in all "
+	    "pools, which exceeds max_pgs 100 (mon max_pgs, the monitor's "
+	    "memory bound)");
+	wait_for(&del);
+	cr_assert_eq(del.rc, 0, "%s", del.status);
+	cr_assert_eq(pool_create("d", 100, 1), 0, "the limit itself");
+	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 100);
+	cr_assert_eq(pool_create("e", 1, 1), -ERANGE);
+	params.max_pgs = 101;
+	mon_set_params(mon, &params);
+	cr_assert_eq(pool_create("e", 1, 1), 0, "raised at run time");
 }
 
 Test(mon, pg_num_grows_but_never_shrinks)
@@ -692,6 +757,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	size_t i;
 
 	make_osds(4);
+	limits_raise();
 	cr_assert_eq(pool_create("big", 5000, 3), 0);
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 5);
 	settle();
@@ -894,6 +960,7 @@ Test(mon, no_store_value_is_over_one_mib)
 	size_t put = 0, read = 0;
 
 	make_osds(16);
+	limits_raise();
 	cr_assert_eq(pool_create("big", 140000, 3), 0);
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
 	settle();

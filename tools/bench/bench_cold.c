@@ -289,11 +289,15 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
     struct cold_run *r, char **cause)
 {
 	struct bench_mon *bm;
+	char *extra;
 	double t;
 
 	for (int i = 0; i < COLD_NFIELDS; i++)
 		*cold_field(r, i) = -1;
-	if ((bm = bench_mon_new(o->mapmond, su, o->mon_conf, cause)) == NULL)
+	extra = bench_limits_conf(n, &o->shape, o->mon_conf);
+	bm = bench_mon_new(o->mapmond, su, extra, cause);
+	free(extra);
+	if (bm == NULL)
 		return -1;
 	if (bench_mon_start(bm, cause) == -1 ||
 	    bench_mon_wait_ready(bm, 60, cause) == -1)

@@ -216,8 +216,9 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	size_t i;
 	int rc = -1;
 
-	xasprintf(&extra, "%s\n[log]\n", o->mon_conf != NULL ? o->mon_conf :
-	    "");
+	more = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
+	xasprintf(&extra, "%s\n[log]\n", more);
+	free(more);
 	for (i = 0; i < sizeof subsys / sizeof subsys[0]; i++) {
 		xasprintf(&more, "%sdebug_%s = %s\n", extra, subsys[i], level);
 		free(extra);

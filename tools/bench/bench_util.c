@@ -627,6 +627,55 @@ bench_up_created(void *arg, int rc, const char *status,
 		bench_up_fail(arg, "osd pool create: %s", status);
 }
 
+/* Whether the config text sets key (a line "key = ..."), in any section. */
+static int
+bench_conf_sets(const char *text, const char *key)
+{
+	const char *line = text;
+	size_t n = strlen(key);
+
+	while (line != NULL && *line != '\0') {
+		line += strspn(line, " \t");
+		if (strncmp(line, key, n) == 0 &&
+		    line[n + strspn(line + n, " \t")] == '=')
+			return 1;
+		if ((line = strchr(line, '\n')) != NULL)
+			line++;
+	}
+	return 0;
+}
+
+char *
+bench_limits_conf(long pgs, const struct bench_shape *s, const char *user)
+{
+	/* Pools of size 3, split as bench_up_create_pools() does. */
+	long last = pgs - pgs / s->pools * (s->pools - 1);
+	long in = s->osds > 3 ? s->osds : 3;
+	const struct {
+		const char *key;
+		long def, need;
+	} lim[] = {
+		{ "max_pool_pg_num", 65536, last },
+		{ "max_pg_per_osd", 250, (3 * pgs + in - 1) / in },
+		{ "max_pgs", 262144, pgs },
+	};
+	char *text, *more;
+	size_t i;
+
+	text = xstrdup("[mon]\n");
+	for (i = 0; i < nitems(lim); i++) {
+		if (user != NULL && bench_conf_sets(user, lim[i].key))
+			continue;
+		xasprintf(&more, "%s%s = %ld\n", text, lim[i].key,
+		    lim[i].need > lim[i].def ? lim[i].need : lim[i].def);
+		free(text);
+		text = more;
+	}
+	xasprintf(&more, "%s%s", text, user != NULL ? user : "");
+	free(text);
+	return more;
+}
+
 /* Every OSD is up: create the pools, N PGs in all; the clock starts. */
 static void
 bench_up_create_pools(struct bench_up *up)

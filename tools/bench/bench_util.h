@@ -170,6 +170,17 @@ struct bench_shape {
 void bench_shape_defaults(struct bench_shape *);
 int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
 
+/*
+ * The extra config lines of a monitor for a bring-up of pgs PGs in shape:
+ * a [mon] section with the limits of mapmon.conf(5) the bring-up needs
+ * (max_pool_pg_num, max_pg_per_osd, max_pgs), each its default unless
+ * the bring-up needs more, raised as an operator would, then user (the
+ * --mon-conf text, may be NULL), which keeps any of these keys it sets.
+ * Malloc'd; the caller frees.
+ */
+char *bench_limits_conf(long pgs, const struct bench_shape *,
+    const char *user);
+
 struct bench_up_params {
 	const char *addr;		/* the monitor, "host:port" */
 	struct bench_shape shape;
