@@ -87,15 +87,7 @@ fi
 # The C client's lines, numbered into this script's plan.
 "$ROBUST" $skip_idle "127.0.0.1:$port" "$DPID" >"$T/tap" 2>"$T/err"
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	# A known failure (TAP TODO): reported, not counted against us.
-	"not ok - "*"# TODO"*) n=$((n + 1)); echo "not ok $n - ${line#not ok - }" ;;
-	"not ok - "*) notok "${line#not ok - }" ;;
-	*) echo "$line" ;;
-	esac
-done <"$T/tap"
+tap_relay "$T/tap"
 check "robust_proto exits 0 (exit $rc)" test "$rc" -eq 0
 [ -s "$T/err" ] && sed 's/^/# robust_proto: /' "$T/err"
 
@@ -131,13 +123,7 @@ check "mapmond with 64 descriptors listens" test -n "$port"
 if [ -n "$port" ]; then
 	"$ROBUST" -E "127.0.0.1:$port" "$DPID" >"$T/tap" 2>"$T/err"
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) notok "${line#not ok - }" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$T/tap"
+	tap_relay "$T/tap"
 	check "robust_proto -E exits 0 (exit $rc)" test "$rc" -eq 0
 	# One warning per shortage: again only after descriptors came back.
 	short=$(grep -c "refusing connections and pausing" "$T/log64")

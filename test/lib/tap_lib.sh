@@ -8,6 +8,10 @@
 #                        defines its own check_diag after sourcing this)
 #   skip_all WHY         the plan "1..0 # SKIP WHY", exit 0
 #   done_testing         the plan, then exit 1 if anything failed
+#   tap_relay FILE       a program's "ok - DESC" and "not ok - DESC" lines
+#                        numbered into this script's plan (a "not ok" with
+#                        "# TODO" is a known failure: reported, not counted
+#                        as failed), every other line as it is
 #
 # With TAP_PER_BACKEND set, every description starts with "$BACKEND: ",
 # for the scripts that run their tests once per store backend.
@@ -49,4 +53,18 @@ done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
 	exit $?
+}
+tap_relay() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*"# TODO"*)
+			n=$((n + 1))
+			echo "not ok $n - $(tap_desc "${line#not ok - }")"
+			;;
+		"not ok - "*) notok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
 }
