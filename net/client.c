@@ -277,7 +277,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 	struct mreq *r;
 	const char *status;
 	char *cause;
-	int rc;
+	int rc, keep;
 
 	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
 		mclient_failf(cl, -EPROTO, "bad reply from %s: %s", cl->addr,
@@ -318,7 +318,12 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 		return;
 	}
 	cl->npending--;
-	if (r->on_push != NULL && rc >= 0)
+	/*
+	 * A subscription's request stays for its pushes.  Decided before
+	 * the callback: one that frees the client frees that request too.
+	 */
+	keep = r->on_push != NULL && rc >= 0;
+	if (keep)
 		r->replied = 1;
 	else
 		mclient_req_remove(cl, r);
@@ -327,7 +332,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 
 		r->cb(r->arg, rc, status, json_is_null(data) ? NULL : data);
 	}
-	if (!r->replied)
+	if (!keep)
 		free(r);
 	json_decref(obj);
 }

@@ -2108,6 +2108,37 @@ Test(client, free_from_a_callback)
 	tsrv_stop(ts);
 }
 
+static void
+no_push(void *arg mapmon_unused, json_t *push mapmon_unused)
+{
+}
+
+/*
+ * A subscription's reply callback that frees the client: the request kept
+ * for the pushes is freed with it, and not read after (ASan).
+ */
+Test(client, free_from_a_subscription_reply)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct event_base *base = event_base_new();
+	struct mclient *cl;
+	json_t *cmd;
+	int64_t end = now_ms() + 5000;
+	struct timeval tv = {0, 10000};
+
+	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
+	cmd = json_pack("{s:s}", "prefix", "subscribe");
+	cr_assert_eq(mclient_subscribe(cl, cmd, no_push, free_in_cb, &cl), 0);
+	json_decref(cmd);
+	while (cl != NULL && now_ms() < end) {
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	cr_assert_null(cl, "the reply did not come");
+	event_base_free(base);
+	tsrv_stop(ts);
+}
+
 Test(client, bad_address_reported)
 {
 	json_t *cmd = json_pack("{s:s}", "prefix", "status"), *data;
