@@ -48,6 +48,7 @@ struct answer {
 	json_t *data;
 };
 
+/* A mon_done_cb: a->data is its reference (mon.h), for the test to drop. */
 static void
 answer_cb(void *arg, int rc, const char *status, json_t *data)
 {
@@ -425,6 +426,8 @@ Test(mon, pg_limits_count_pools_not_yet_committed)
 	cr_assert_eq(b.rc, 0, "the limit itself is allowed: %s", b.status);
 	cr_assert_eq(mon_osdmap(mon)->npools, 2);
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 250);
+	json_decref(a.data);
+	json_decref(b.data);
 }
 
 /*
