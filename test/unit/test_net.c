@@ -2124,7 +2124,7 @@ Test(client, free_from_a_subscription_reply)
 	struct mclient *cl;
 	json_t *cmd;
 	int64_t end = now_ms() + 5000;
-	struct timeval tv = {0, 10000};
+	struct timeval tv = { 0, 10000 };
 
 	cl = mclient_new(base, ts->addr, 5000, NULL, NULL, NULL);
 	cmd = json_pack("{s:s}", "prefix", "subscribe");
