@@ -112,6 +112,12 @@ double bench_mon_wait_status(struct bench_mon *, double timeout,
  */
 int bench_mon_stop(struct bench_mon *, char **cause);
 
+/*
+ * Without waiting: 1 when the monitor has exited (it is reaped, pid becomes
+ * -1, and *status, when it was running, gets its waitpid() status), else 0.
+ */
+int bench_mon_exited(struct bench_mon *, int *status);
+
 /* VmHWM (peak RSS) of the running monitor in KiB, or -1. */
 long bench_mon_hwm_kb(const struct bench_mon *);
 
@@ -143,6 +149,25 @@ void bench_progress_done(void);
  * or NULL with *cause.
  */
 char *bench_read_file(const char *path, char **cause);
+
+/*
+ * A `status' prober: a thread of its own, with its own event base and
+ * connection ("client.probe"), sends `status' every interval_ms, one at a
+ * time (a slow answer delays the next probe; probes do not pile up), and
+ * keeps the send time (bench_now()) and latency of every answer.
+ * bench_probe_start() returns NULL with *cause when the thread cannot be
+ * made.  bench_probe_stop() ends the thread and returns how many answers
+ * came, with *sent and *ms (borrowed until bench_probe_free()) holding
+ * their send times and latencies in milliseconds, and *failed nonzero when
+ * a status was refused or the connection lost (probing stopped there).
+ * bench_probe_free() stops the thread if need be; NULL is allowed.
+ */
+struct bench_probe;
+struct bench_probe *bench_probe_start(const char *addr, int interval_ms,
+    char **cause);
+size_t bench_probe_stop(struct bench_probe *, const double **sent,
+    const double **ms, int *failed);
+void bench_probe_free(struct bench_probe *);
 
 /* Remove a directory tree (best effort). */
 void bench_rmtree(const char *path);
