@@ -285,3 +285,60 @@ Test(osdmap_cache, placement_is_rebuilt_when_it_changes)
 	cr_assert_eq(apply(next_inc_down(3)), 1);
 	cr_assert_eq(placement_eligible(osdmap_cache_placement(cache)), 5);
 }
+
+/*
+ * What an incremental changes: placement at all (osdmap_cache rebuilds its
+ * placement), or the up sets of PGs that exist (the monitor re-places its
+ * creating PGs): a pool made, grown or removed changes the first only.
+ */
+Test(osdmap_cache, what_moves_existing_pgs)
+{
+	struct osdmap_inc inc;
+	struct osdmap_pool p = *osdmap_pool(&ref, 1);
+	struct osdmap_osd o = *osdmap_osd(&ref, 2);
+
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	cr_assert_not(osdmap_inc_changes_placement(&ref, &inc));
+	cr_assert_not(osdmap_inc_moves_pgs(&ref, &inc));
+	osdmap_inc_clear(&inc);
+
+	p.id = 2;
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_set_pool(&inc, &p);
+	cr_assert(osdmap_inc_changes_placement(&ref, &inc), "a new pool");
+	cr_assert_not(osdmap_inc_moves_pgs(&ref, &inc), "a new pool");
+	osdmap_inc_clear(&inc);
+
+	p.id = 1;
+	p.pg_num = 128;
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_set_pool(&inc, &p);
+	cr_assert(osdmap_inc_changes_placement(&ref, &inc), "pg_num grown");
+	cr_assert_not(osdmap_inc_moves_pgs(&ref, &inc), "pg_num grown");
+	osdmap_inc_clear(&inc);
+
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_remove_pool(&inc, 1);
+	cr_assert(osdmap_inc_changes_placement(&ref, &inc), "pool removed");
+	cr_assert_not(osdmap_inc_moves_pgs(&ref, &inc), "pool removed");
+	osdmap_inc_clear(&inc);
+
+	p.pg_num = 64;
+	p.size = 2;
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_set_pool(&inc, &p);
+	cr_assert(osdmap_inc_moves_pgs(&ref, &inc), "size changed");
+	osdmap_inc_clear(&inc);
+
+	o.up = 0;
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_set_osd(&inc, &o);
+	cr_assert(osdmap_inc_changes_placement(&ref, &inc), "an OSD down");
+	cr_assert(osdmap_inc_moves_pgs(&ref, &inc), "an OSD down");
+	osdmap_inc_clear(&inc);
+
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	osdmap_inc_remove_osd(&inc, 5);
+	cr_assert(osdmap_inc_moves_pgs(&ref, &inc), "an OSD removed");
+	osdmap_inc_clear(&inc);
+}
