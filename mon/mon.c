@@ -575,9 +575,15 @@ fail:
 int
 mon_stop(struct mon *m, int64_t deadline)
 {
-	if (!m->thread_started)
-		return 0;
-	return mon_apply_drain(m, deadline);
+	int rc = 0;
+
+	if (m->thread_started)
+		rc = mon_apply_drain(m, deadline);
+	/* The loop may run on (the last answers): nothing new is sealed. */
+	m->stopped = 1;
+	if (m->tick != NULL)
+		event_del(m->tick);
+	return rc;
 }
 
 void

@@ -137,12 +137,14 @@ struct mon *mon_open(struct event_base *, struct store *store,
 /*
  * Stop by deadline (a stamp_mono(), in microseconds): wait for the commit
  * in progress and commit what is pending, answering -ESHUTDOWN what is
- * still pending within a second of the deadline.  0 when done: mon_free()
- * then only stops the committer and closes.  -1 when the commit in flight
- * is still being written at the deadline: it is left unanswered (a commit
- * nobody was told of may be lost; the store keeps either all of it or
- * none), and mon_free() would wait for it; a daemon that must stop now
- * exits without mon_free() (the store then recovers as after a crash).
+ * still pending within a second of the deadline; from then on nothing is
+ * sealed, and the monitor's timers are off (the loop may run on for the
+ * last answers).  0 when done: mon_free() then only stops the committer
+ * and closes.  -1 when the commit in flight is still being written at the
+ * deadline: it is left unanswered (a commit nobody was told of may be
+ * lost; the store keeps either all of it or none), and mon_free() would
+ * wait for it; a daemon that must stop now exits without mon_free() (the
+ * store then recovers as after a crash).
  */
 int mon_stop(struct mon *, int64_t deadline);
 

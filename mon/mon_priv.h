@@ -135,6 +135,8 @@ struct mon {
 	struct osdmap work;		/* committed + inflight + pending */
 	struct mon_proposal *pending;
 	struct mon_proposal *inflight;
+	/* mon_stop() ran: nothing more is sealed. */
+	int stopped;
 	uint64_t next_seq;
 	struct event *propose_timer;
 

@@ -327,7 +327,8 @@ mon_stage_seal(struct mon *m)
 	int64_t keep;
 	size_t i;
 
-	if (p == NULL || m->inflight != NULL || m->applying != NULL)
+	if (p == NULL || m->inflight != NULL || m->applying != NULL ||
+	    m->stopped)
 		return;
 	m->pending = NULL;
 	evtimer_del(m->propose_timer);
@@ -414,7 +415,7 @@ mon_stage_retry_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (m->inflight != NULL || m->applying != NULL)
+	if (m->inflight != NULL || m->applying != NULL || m->stopped)
 		return;
 	/* An empty proposal still writes the commit record: a probe. */
 	mon_stage_pending(m);
