@@ -91,6 +91,11 @@ status_loop() {
 		    2>&1; then echo answered; else echo failed; fi
 	done >"$1"
 }
+# mm_long ARGS...: as mm, with a minute for the answer (a commit of 65,536
+# PGs takes seconds under a sanitizer).
+mm_long() {
+	"$MAPMON" -m "$ADDR" --connect-timeout 60 "$@" >"$T/out" 2>"$T/err"
+}
 # pool_pg_num NAME: its pg_num, or 0 when there is no such pool.
 pool_pg_num() {
 	mm -f json osd pool get "$1" pg_num || { echo 0; return; }
@@ -110,12 +115,12 @@ large_work() {
 	spid=$!
 	PIDS="$PIDS $spid"
 	check "$b large: a pool of 65,536 PGs made" \
-	    mm osd pool create big 65536
+	    mm_long osd pool create big 65536
 	check "$b large: ... all its PGs counted" test "$(num_pgs)" = 65536
 	check "$b large: ... and deleted" \
-	    mm osd pool delete big big --yes-i-really-really-mean-it
+	    mm_long osd pool delete big big --yes-i-really-really-mean-it
 	check "$b large: ... none left" test "$(num_pgs)" = 0
-	check "$b large: another made" mm osd pool create big2 65536
+	check "$b large: another made" mm_long osd pool create big2 65536
 	check "$b large: ... counted" test "$(num_pgs)" = 65536
 	kill "$spid"
 	wait "$spid" 2>/dev/null
@@ -133,7 +138,8 @@ large_work() {
 	    65536/0/65536
 
 	# SIGTERM while a pool of 65,536 PGs is being made.
-	"$MAPMON" -m "$ADDR" osd pool create big3 65536 >"$T/big3.out" 2>&1 &
+	"$MAPMON" -m "$ADDR" --connect-timeout 60 osd pool create big3 65536 \
+	    >"$T/big3.out" 2>&1 &
 	cpid=$!
 	sleep 0.1
 	stop_daemon TERM
