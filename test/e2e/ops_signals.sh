@@ -26,6 +26,18 @@ loader_gone() {
 	[ "$1" -eq 3 ] && ! grep -q 'unexpected reply' "$T/ackload.out"
 }
 
+# stopped_in_time DESC SIG LOG: stop the daemon with SIG: it exits 0
+# within 5 s (two cases, named after DESC; LOG is shown when one fails).
+stopped_in_time() {
+	local st
+	stop_daemon "$2"
+	st=$?
+	DIAG=$(tail -n 20 "$3")
+	check "$1: exit 0" test "$st" -eq 0
+	check "$1: gone within 5 s ($STOP_MS ms)" test "$STOP_MS" -lt 5000
+	DIAG=
+}
+
 # load_and_stop BACKEND SIG: load a daemon, stop it with SIG mid-load,
 # restart it and check what was acknowledged.
 load_and_stop() {
@@ -49,12 +61,7 @@ load_and_stop() {
 	DIAG=$(tail -n 5 "$T/ackload.out")
 	check "$b: ackload has PG reports acknowledged before SIG$sig" \
 	    test "$(cat "$acklog" 2>/dev/null | grep -c '^pgs ')" -ge 200
-	stop_daemon "$sig"
-	st=$?
-	DIAG=$(tail -n 20 "$log")
-	check "$b: SIG$sig during the load: exit 0" test "$st" -eq 0
-	check "$b: SIG$sig during the load: gone within 5 s ($STOP_MS ms)" \
-	    test "$STOP_MS" -lt 5000
+	stopped_in_time "$b: SIG$sig during the load" "$sig" "$log"
 	check "$b: SIG$sig: the log says it stopped" \
 	    grep -q 'mapmond stopped$' "$log"
 	wait "$apid"
@@ -102,7 +109,7 @@ pool_pg_num() {
 	jv pg_num
 }
 large_work() {
-	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid st crc cnt
+	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid crc cnt
 	mkconf "$conf" "$T/big$b"
 	sed -i "s/^sync = none\$/sync = commit\\nbackend = $b/" "$conf"
 	check "$b large: mkfs" mkfs "$conf"
@@ -142,15 +149,9 @@ large_work() {
 	    >"$T/big3.out" 2>&1 &
 	cpid=$!
 	sleep 0.1
-	stop_daemon TERM
-	st=$?
+	stopped_in_time "$b large: SIGTERM during the creation" TERM "$log"
 	wait "$cpid"
 	crc=$?
-	DIAG=$(tail -n 5 "$log")
-	check "$b large: SIGTERM during the creation: exit 0" test "$st" -eq 0
-	check "$b large: ... gone within 5 s ($STOP_MS ms)" \
-	    test "$STOP_MS" -lt 5000
-	DIAG=
 	check "$b large: ... restart" start_daemon "$conf" "$log"
 	cnt=$(pool_pg_num big3)
 	DIAG="create exit $crc; big3 pg_num $cnt; $(num_pgs) PGs"

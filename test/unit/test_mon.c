@@ -787,6 +787,17 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 		json_decref(b.answers[i].data);
 }
 
+static json_int_t
+status_num_pgs(void)
+{
+	json_t *st = mon_status_json(mon);
+	json_int_t n = json_integer_value(
+	    json_object_get(json_object_get(st, "pgmap"), "num_pgs"));
+
+	json_decref(st);
+	return n;
+}
+
 /* Turns of the loop until a commit is being applied in slices. */
 static void
 wait_applying(void)
@@ -798,27 +809,30 @@ wait_applying(void)
 	cr_assert_not_null(mon->applying, "no commit applied in slices");
 }
 
-/* Turns until a is answered; how many it took. */
-static int
-turns_until(struct answer *a)
+/*
+ * The commit of the change a waits for is applied in slices: unanswered
+ * while applying, status answering from the state before (pgs PGs), at
+ * least turns turns of the loop until a is answered with rc 0, and the
+ * version moved then.
+ */
+static void
+applied_in_slices(struct answer *a, json_int_t pgs, int turns)
 {
+	uint64_t v;
 	int n;
 
+	wait_applying();
+	v = mon_pgmap_version(mon);
+	cr_assert_not(a->done, "answered before the apply is whole");
+	cr_assert_eq(status_num_pgs(), pgs, "status meanwhile: as before");
 	for (n = 0; !a->done && n < 2000; n++)
 		turn();
 	cr_assert(a->done, "no answer within 2,000 turns");
-	return n;
-}
-
-static json_int_t
-status_num_pgs(void)
-{
-	json_t *st = mon_status_json(mon);
-	json_int_t n = json_integer_value(
-	    json_object_get(json_object_get(st, "pgmap"), "num_pgs"));
-
-	json_decref(st);
-	return n;
+	cr_assert_geq(n, turns, "a slice a turn");
+	cr_assert_eq(a->rc, 0, "%s", a->status);
+	cr_assert_eq(mon_pgmap_version(mon), v + 1);
+	json_decref(a->data);
+	memset(a, 0, sizeof *a);
 }
 
 static void
@@ -846,7 +860,7 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	const struct pgmap_pool *pp;
 	const struct pg_stat *st;
 	struct answer a = { 0 };
-	uint64_t sliced, v0;
+	uint64_t sliced;
 	uint32_t s, id, want;
 
 	make_osds(4);
@@ -856,18 +870,9 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 
 	/* Made: the commit is applied over many turns, seen once whole. */
 	sliced = mon->perf.sliced_applies;
-	v0 = mon_pgmap_version(mon);
 	mon_pool_create(mon, "big", 20000, 3, 0, answer_cb, &a);
-	wait_applying();
-	cr_assert_not(a.done, "answered before the apply is whole");
-	cr_assert_eq(mon_pgmap_version(mon), v0);
-	cr_assert_eq(status_num_pgs(), 100,
-	    "status meanwhile: the state before");
-	cr_assert_geq(turns_until(&a), 20000 / 1024 - 1, "a slice a turn");
-	cr_assert_eq(a.rc, 0, "%s", a.status);
-	json_decref(a.data);
+	applied_in_slices(&a, 100, 20000 / 1024 - 1);
 	cr_assert_eq(mon->perf.sliced_applies, sliced + 1);
-	cr_assert_eq(mon_pgmap_version(mon), v0 + 1);
 	cr_assert_eq(status_num_pgs(), 20100);
 	id = osdmap_pool_by_name(mon_osdmap(mon), "big")->id;
 	pp = pgmap_pool(pm, id);
@@ -884,14 +889,8 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	/* Grown: what the PGs had stays, the new ones are creating. */
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
 	settle();
-	memset(&a, 0, sizeof a);
 	mon_pool_set(mon, "big", "pg_num", 40000, answer_cb, &a);
-	wait_applying();
-	cr_assert_not(a.done);
-	cr_assert_eq(status_num_pgs(), 20100);
-	cr_assert_geq(turns_until(&a), 40000 / 1024 - 1);
-	cr_assert_eq(a.rc, 0, "%s", a.status);
-	json_decref(a.data);
+	applied_in_slices(&a, 20100, 40000 / 1024 - 1);
 	cr_assert_eq(status_num_pgs(), 40100);
 	pp = pgmap_pool(pm, id);
 	cr_assert_eq(pp->pg_num, 40000);
@@ -907,14 +906,8 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	check_derived();
 
 	/* Removed: its figures go when the apply is whole. */
-	memset(&a, 0, sizeof a);
 	mon_pool_delete(mon, "big", "big", 1, answer_cb, &a);
-	wait_applying();
-	cr_assert_not(a.done);
-	cr_assert_eq(status_num_pgs(), 40100);
-	cr_assert_geq(turns_until(&a), 40000 / 1024 - 1);
-	cr_assert_eq(a.rc, 0, "%s", a.status);
-	json_decref(a.data);
+	applied_in_slices(&a, 40100, 40000 / 1024 - 1);
 	cr_assert_eq(status_num_pgs(), 100);
 	cr_assert_null(pgmap_pool(pm, id));
 	cr_assert_eq(pm->sums.num_objects, 100 * 3);

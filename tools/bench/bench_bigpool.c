@@ -39,14 +39,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -625,18 +623,6 @@ bigpool_kill(struct bigpool_run *r, struct bigpool_result *res,
  */
 #define BIGPOOL_SIM_NICE 5
 
-static void
-bigpool_renice(void)
-{
-	id_t tid = (id_t)syscall(SYS_gettid);
-	int was;
-
-	errno = 0;
-	was = getpriority(PRIO_PROCESS, tid);
-	if (errno == 0)
-		(void)setpriority(PRIO_PROCESS, tid, was + BIGPOOL_SIM_NICE);
-}
-
 /*
  * One set-up: a monitor, the phases, the kills; on a thread of its own,
  * which lowers its priority once the probe thread (made at the usual
@@ -685,7 +671,10 @@ bigpool_one(const struct bigpool_opts *o, struct bigpool_result *res)
 	probe = bench_probe_start(r.bm->addr, o->probe_ms, &cause);
 	if (probe == NULL)
 		goto fail;
-	bigpool_renice();
+	/* On Linux nice() lowers the calling thread alone. */
+	errno = 0;
+	if (nice(BIGPOOL_SIM_NICE) == -1 && errno != 0)
+		fprintf(stderr, "mapmon-bench: nice: %s\n", strerror(errno));
 	if (bigpool_phases(&r, res) == -1)
 		goto fail_run;
 	n = bench_probe_stop(probe, &sent, &ms, &failed);
@@ -947,8 +936,8 @@ bigpool_write(const struct bigpool_opts *o, const struct bigpool_result *res)
 int
 bench_bigpool_main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "setups", required_argument,
-						      NULL, 'S' },
+	static const struct option longopts[] = {
+		{ "setups", required_argument, NULL, 'S' },
 		{ "osds", required_argument, NULL, 'n' },
 		{ "pools", required_argument, NULL, 'p' },
 		{ "window", required_argument, NULL, 'w' },
@@ -964,16 +953,18 @@ bench_bigpool_main(int argc, char **argv)
 		{ "settle", required_argument, NULL, 'T' },
 		{ "mapmond", required_argument, NULL, 'M' },
 		{ "mon-conf", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct bigpool_opts o;
 	struct bigpool_result res[BIGPOOL_MAX_SETUPS];
 	struct bigpool_job job;
 	pthread_t thread;
-	const char *mapmond = NULL;
+	struct bench_run_opts ro;
 	char defsetups[] = "lmdb,leveldb-mapmon", *setups = defsetups;
-	char *cause = NULL, label[64];
+	char label[64];
 	size_t i, j;
-	int ch, error, failed = 0;
+	int ch, code, error, failed = 0;
 
 	memset(&o, 0, sizeof o);
 	memset(res, 0, sizeof res);
@@ -989,7 +980,7 @@ bench_bigpool_main(int argc, char **argv)
 	o.settle = 1;
 	o.timeout = 300;
 	o.seed = 1;
-	o.outdir = ".";
+	bench_run_opts_defaults(&ro);
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
@@ -1029,38 +1020,21 @@ bench_bigpool_main(int argc, char **argv)
 			o.settle = (double)bench_arg_long("--settle", optarg, 0,
 			    3600);
 			break;
-		case 'M':
-			mapmond = optarg;
-			break;
-		case 'C':
-			free(o.mon_conf);
-			o.mon_conf = bench_arg_file("--mon-conf", optarg);
-			break;
-		case 'o':
-			o.outdir = optarg;
-			break;
 		case 'h':
 			bigpool_usage(0);
 		default:
-			if (!bench_shape_opt(&o.shape, ch, optarg))
+			if (!bench_shape_opt(&o.shape, ch, optarg) &&
+			    !bench_run_opt(&ro, ch, optarg))
 				bigpool_usage(MAPMON_EXIT_USAGE);
 		}
 	}
+	o.mon_conf = ro.mon_conf;
+	o.outdir = ro.outdir;
 	if (optind != argc || o.pgs < o.shape.pools ||
 	    o.grow_from >= o.pool_pgs || bigpool_parse_setups(&o, setups) == -1)
 		bigpool_usage(MAPMON_EXIT_USAGE);
-	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",
-		 "../daemon/mapmond", &cause)) == NULL) {
-		fprintf(stderr, "mapmon-bench: %s\n", cause);
-		free(cause);
-		return 1;
-	}
-	if (access(o.outdir, W_OK) != 0) {
-		fprintf(stderr, "mapmon-bench: -o %s: %s\n", o.outdir,
-		    strerror(errno));
-		free(o.mapmond);
-		return MAPMON_EXIT_USAGE;
-	}
+	if ((o.mapmond = bench_run_mapmond(&ro, &code)) == NULL)
+		return code;
 	signal(SIGPIPE, SIG_IGN);
 	srand48(o.seed);
 

@@ -300,12 +300,12 @@ bench_ingest_main(int argc, char **argv)
 	};
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
-	const char *mapmond = NULL;
+	struct bench_run_opts ro;
 	char deflevels[] = "0/0,0/20", *levels = deflevels, *w, *save = NULL;
 	char *cause = NULL, label[64];
 	double v[INGEST_MAX_RUNS];
 	size_t i, step = 0;
-	int ch, r, failed = 0;
+	int ch, code, r, failed = 0;
 
 	memset(&o, 0, sizeof o);
 	memset(res, 0, sizeof res);
@@ -316,7 +316,7 @@ bench_ingest_main(int argc, char **argv)
 	o.warmup = 1;
 	o.probe_ms = 10;
 	o.runs = 1;
-	o.outdir = ".";
+	bench_run_opts_defaults(&ro);
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
@@ -345,23 +345,16 @@ bench_ingest_main(int argc, char **argv)
 		case 'L':
 			levels = optarg;
 			break;
-		case 'M':
-			mapmond = optarg;
-			break;
-		case 'C':
-			free(o.mon_conf);
-			o.mon_conf = bench_arg_file("--mon-conf", optarg);
-			break;
-		case 'o':
-			o.outdir = optarg;
-			break;
 		case 'h':
 			ingest_usage(0);
 		default:
-			if (!bench_shape_opt(&o.shape, ch, optarg))
+			if (!bench_shape_opt(&o.shape, ch, optarg) &&
+			    !bench_run_opt(&ro, ch, optarg))
 				ingest_usage(MAPMON_EXIT_USAGE);
 		}
 	}
+	o.mon_conf = ro.mon_conf;
+	o.outdir = ro.outdir;
 	if (optind != argc || o.pgs < o.shape.pools)
 		ingest_usage(MAPMON_EXIT_USAGE);
 	for (w = strtok_r(levels, ",", &save); w != NULL;
@@ -378,18 +371,8 @@ bench_ingest_main(int argc, char **argv)
 	}
 	if (o.nlevels == 0)
 		ingest_usage(MAPMON_EXIT_USAGE);
-	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",
-	    "../daemon/mapmond", &cause)) == NULL) {
-		fprintf(stderr, "mapmon-bench: %s\n", cause);
-		free(cause);
-		return 1;
-	}
-	if (access(o.outdir, W_OK) != 0) {
-		fprintf(stderr, "mapmon-bench: -o %s: %s\n", o.outdir,
-		    strerror(errno));
-		free(o.mapmond);
-		return MAPMON_EXIT_USAGE;
-	}
+	if ((o.mapmond = bench_run_mapmond(&ro, &code)) == NULL)
+		return code;
 	signal(SIGPIPE, SIG_IGN);
 
 	/* Runs alternate between the levels, so drift hits each alike. */

@@ -278,6 +278,54 @@ bench_shape_opt(struct bench_shape *sh, int ch, const char *arg)
 	return 0;
 }
 
+void
+bench_run_opts_defaults(struct bench_run_opts *ro)
+{
+	memset(ro, 0, sizeof *ro);
+	ro->outdir = ".";
+}
+
+int
+bench_run_opt(struct bench_run_opts *ro, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'M':
+		ro->mapmond = arg;
+		return 1;
+	case 'C':
+		free(ro->mon_conf);
+		ro->mon_conf = bench_arg_file("--mon-conf", arg);
+		return 1;
+	case 'o':
+		ro->outdir = arg;
+		return 1;
+	}
+	return 0;
+}
+
+char *
+bench_run_mapmond(const struct bench_run_opts *ro, int *code)
+{
+	char *path, *cause = NULL;
+
+	path = bench_find_program(ro->mapmond, "MAPMOND", "../daemon/mapmond",
+	    &cause);
+	if (path == NULL) {
+		fprintf(stderr, "mapmon-bench: %s\n", cause);
+		free(cause);
+		*code = 1;
+		return NULL;
+	}
+	if (access(ro->outdir, W_OK) != 0) {
+		fprintf(stderr, "mapmon-bench: -o %s: %s\n", ro->outdir,
+		    strerror(errno));
+		free(path);
+		*code = MAPMON_EXIT_USAGE;
+		return NULL;
+	}
+	return path;
+}
+
 struct bench_mon *
 bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
     char **cause)

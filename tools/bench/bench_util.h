@@ -172,6 +172,27 @@ void bench_probe_free(struct bench_probe *);
 /* Remove a directory tree (best effort). */
 void bench_rmtree(const char *path);
 
+/*
+ * The options of the benchmarks that run mapmond, besides their shape:
+ * --mapmond PATH ('M'), --mon-conf FILE ('C': its lines go into the
+ * generated config; read at once, exit 64 when it cannot be) and -o DIR
+ * ('o').  bench_run_opt() takes them; 1 when ch was one of them.
+ */
+struct bench_run_opts {
+	const char *mapmond; /* NULL: $MAPMOND or the build tree's */
+	char *mon_conf;	     /* malloc'd, or NULL */
+	const char *outdir;  /* "." unless -o */
+};
+void bench_run_opts_defaults(struct bench_run_opts *);
+int bench_run_opt(struct bench_run_opts *, int ch, const char *arg);
+/*
+ * Once the options are read: the mapmond to run (bench_find_program():
+ * ro->mapmond, $MAPMOND or the build tree's; malloc'd), with -o checked
+ * writable; or NULL after saying why on stderr, with *code the exit
+ * status (1: no program, 64: -o not writable).
+ */
+char *bench_run_mapmond(const struct bench_run_opts *ro, int *code);
+
 struct bench_up;
 
 /*
