@@ -138,7 +138,8 @@ done
 
 # bigpool, both backends, small: its tables, CSV and JSON.
 mkdir -p "$T/bigpool"
-"$BENCH" bigpool --setups lmdb,leveldb-mapmon --osds 32 --pgs 1024 \
+# 64 OSDs: max_pg_per_osd (250) allows (1,024 + 4,096) x 3 PGs on them.
+"$BENCH" bigpool --setups lmdb,leveldb-mapmon --osds 64 --pgs 1024 \
     --pool-pgs 4096 --grow-from 256 --rounds 1 --kills 4 --settle 0 \
     -o "$T/bigpool" >"$T/out" 2>"$T/err"
 check "bigpool exits 0" test $? -eq 0

@@ -863,21 +863,22 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	uint64_t sliced;
 	uint32_t s, id, want;
 
-	make_osds(4);
+	/* Enough OSDs for Ceph's max_pg_per_osd (250) at the largest. */
+	make_osds(110);
 	cr_assert_eq(pool_create("small", 100, 3), 0);
 	settle();
 	pm = mon_pgmap(mon);
 
 	/* Made: the commit is applied over many turns, seen once whole. */
 	sliced = mon->perf.sliced_applies;
-	mon_pool_create(mon, "big", 20000, 3, 0, answer_cb, &a);
-	applied_in_slices(&a, 100, 20000 / 1024 - 1);
+	mon_pool_create(mon, "big", 4096, 3, 0, answer_cb, &a);
+	applied_in_slices(&a, 100, 4096 / 1024 - 1);
 	cr_assert_eq(mon->perf.sliced_applies, sliced + 1);
-	cr_assert_eq(status_num_pgs(), 20100);
+	cr_assert_eq(status_num_pgs(), 4196);
 	id = osdmap_pool_by_name(mon_osdmap(mon), "big")->id;
 	pp = pgmap_pool(pm, id);
-	cr_assert_eq(pp->pg_num, 20000);
-	for (s = 0; s < 20000; s++) {
+	cr_assert_eq(pp->pg_num, 4096);
+	for (s = 0; s < 4096; s++) {
 		st = &pp->pgs[s];
 		cr_assert(st->pgid.pool == id && st->pgid.seed == s, "PG %u.%x",
 		    id, s);
@@ -889,25 +890,25 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	/* Grown: what the PGs had stays, the new ones are creating. */
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
 	settle();
-	mon_pool_set(mon, "big", "pg_num", 40000, answer_cb, &a);
-	applied_in_slices(&a, 20100, 40000 / 1024 - 1);
-	cr_assert_eq(status_num_pgs(), 40100);
+	mon_pool_set(mon, "big", "pg_num", 8192, answer_cb, &a);
+	applied_in_slices(&a, 4196, 8192 / 1024 - 1);
+	cr_assert_eq(status_num_pgs(), 8292);
 	pp = pgmap_pool(pm, id);
-	cr_assert_eq(pp->pg_num, 40000);
-	for (s = 0; s < 40000; s++) {
+	cr_assert_eq(pp->pg_num, 8192);
+	for (s = 0; s < 8192; s++) {
 		st = &pp->pgs[s];
 		want = PG_STATE_CREATING;
-		if (s < 20000)
+		if (s < 4096)
 			want = PG_STATE_ACTIVE | PG_STATE_CLEAN;
 		cr_assert(st->pgid.seed == s && st->state == want, "PG %u.%x",
 		    id, s);
 	}
-	cr_assert_eq(pm->sums.num_objects, 20100 * 3);
+	cr_assert_eq(pm->sums.num_objects, 4196 * 3);
 	check_derived();
 
 	/* Removed: its figures go when the apply is whole. */
 	mon_pool_delete(mon, "big", "big", 1, answer_cb, &a);
-	applied_in_slices(&a, 40100, 40000 / 1024 - 1);
+	applied_in_slices(&a, 8292, 8192 / 1024 - 1);
 	cr_assert_eq(status_num_pgs(), 100);
 	cr_assert_null(pgmap_pool(pm, id));
 	cr_assert_eq(pm->sums.num_objects, 100 * 3);
@@ -927,7 +928,7 @@ Test(mon, a_stop_by_a_deadline_leaves_a_commit_that_does_not_finish)
 	struct answer a = { 0 }, b = { 0 };
 	int64_t t0;
 
-	make_osds(3);
+	make_osds(30);
 	cr_assert_eq(pool_create("kept", 64, 3), 0);
 	settle();
 	/* The disk stops answering while a pool creation is in flight. */
