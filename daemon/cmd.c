@@ -218,15 +218,17 @@ cmd_set_server(struct cmd_ctx *ctx, struct server *srv)
 	sub_set_server(ctx->sub, srv);
 }
 
-void
-cmd_stop(struct cmd_ctx *ctx)
+int
+cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 {
 	if (ctx == NULL || ctx->stopped)
-		return;
-	cmd_admin_free(ctx);
+		return 0;
+	if (cmd_admin_free(ctx, deadline) == -1)
+		return -1;
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
 	ctx->stopped = 1;
+	return 0;
 }
 
 void
@@ -234,7 +236,7 @@ cmd_free(struct cmd_ctx *ctx)
 {
 	if (ctx == NULL)
 		return;
-	cmd_stop(ctx);
+	cmd_stop(ctx, INT64_MAX);
 	free(ctx);
 }
 

@@ -66,14 +66,18 @@ struct cmd_ctx *cmd_new(struct event_base *base, struct mon *m,
 void cmd_set_server(struct cmd_ctx *, struct server *);
 
 /*
- * Shut down in two steps.  cmd_stop(): wait for a running compaction (its
- * request is dropped), drop every subscription and unhook from the
- * monitor; call it before mon_free(), which still answers the writes it
- * commits through this context.  cmd_free(): free the context (stopping it
- * first if needed); call it after mon_free() and before server_free().
- * NULL is allowed.
+ * Shut down in two steps.  cmd_stop(): stop a running compaction at the
+ * end of the key range it is compacting and wait for it until deadline (a
+ * stamp_mono(), in microseconds; INT64_MAX: for as long as it takes), its
+ * request dropped; then drop every subscription and unhook from the
+ * monitor; 0.  Call it before mon_free(), which still answers the writes
+ * it commits through this context.  -1 when the compaction still runs at
+ * the deadline: nothing else is done, and the store must not be closed
+ * under it.  cmd_free(): free the context (stopping it first if need be,
+ * however long that takes); call it after mon_free() and before
+ * server_free().  NULL is allowed.
  */
-void cmd_stop(struct cmd_ctx *);
+int cmd_stop(struct cmd_ctx *, int64_t deadline);
 void cmd_free(struct cmd_ctx *);
 
 /* The server_ops callbacks (arg is the struct cmd_ctx). */

@@ -4,9 +4,11 @@
  *
  * `store compact` runs store_compact() on a thread of its own: LevelDB
  * compacting the whole key range can take seconds, and the loop must not
- * wait for it (on LMDB it returns at once).  The thread hands its result
- * back through an eventfd, as the committer does, and the request is
- * answered on the loop.
+ * wait for it (on LMDB it returns at once).  It compacts the store a key
+ * range after another (mon_compact_ranges(): a few megabytes each), so
+ * that a shutdown stops it between two rather than waiting for the whole.
+ * The thread hands its result back through an eventfd, as the committer
+ * does, and the request is answered on the loop.
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -242,11 +245,22 @@ static void *
 cmd_admin_compact_main(void *arg)
 {
 	struct cmd_ctx *ctx = arg;
+	const struct mon_key_range *r;
 	uint64_t one = 1;
 	int64_t start = stamp_mono();
+	size_t i;
 
-	ctx->compact_rc = store_compact(mon_store(ctx->mon), NULL, 0, NULL, 0,
-	    &ctx->compact_cause);
+	for (i = 0; i < ctx->ncompact_ranges && ctx->compact_rc == 0; i++) {
+		if (atomic_load(&ctx->compact_stop)) {
+			ctx->compact_rc = -1;
+			ctx->compact_cause = xstrdup("the monitor stops");
+			break;
+		}
+		r = &ctx->compact_ranges[i];
+		ctx->compact_rc = store_compact(mon_store(ctx->mon),
+		    r->lolen ? r->lo : NULL, r->lolen, r->hilen ? r->hi : NULL,
+		    r->hilen, &ctx->compact_cause);
+	}
 	ctx->compact_us = stamp_mono() - start;
 	if (write(ctx->compact_fd, &one, sizeof one) != sizeof one)
 		log_warn("store compact: eventfd write");
@@ -282,6 +296,8 @@ cmd_admin_compact_done(evutil_socket_t fd, short what, void *arg)
 	ctx->compact_req = NULL;
 	free(ctx->compact_cause);
 	ctx->compact_cause = NULL;
+	free(ctx->compact_ranges);
+	ctx->compact_ranges = NULL;
 }
 
 void
@@ -298,12 +314,17 @@ cmd_admin_store_compact(struct cmd_req *r, json_t *cmd)
 	ctx->compact_req = r;
 	ctx->compact_rc = 0;
 	ctx->compact_cause = NULL;
+	ctx->ncompact_ranges = mon_compact_ranges(ctx->mon,
+	    &ctx->compact_ranges);
 	ctx->compact_running = 1;
-	log_info("store compact: started");
+	log_info("store compact: started (%zu key ranges)",
+	    ctx->ncompact_ranges);
 	if ((error = pthread_create(&ctx->compact_thread, NULL,
 	    cmd_admin_compact_main, ctx)) != 0) {
 		ctx->compact_running = 0;
 		ctx->compact_req = NULL;
+		free(ctx->compact_ranges);
+		ctx->compact_ranges = NULL;
 		cmd_replyf(r, -EAGAIN, NULL, "store compact: cannot start a "
 		    "thread: %s", strerror(error));
 	}
@@ -321,16 +342,41 @@ cmd_admin_init(struct cmd_ctx *ctx)
 		fatalx("cannot add the compaction event");
 }
 
-void
-cmd_admin_free(struct cmd_ctx *ctx)
+int
+cmd_admin_free(struct cmd_ctx *ctx, int64_t deadline)
 {
+	struct timespec ts;
+	int64_t left;
+	int error;
+
 	if (ctx->compact_running) {
-		pthread_join(ctx->compact_thread, NULL);
+		atomic_store(&ctx->compact_stop, 1);
+		if (deadline == INT64_MAX)
+			pthread_join(ctx->compact_thread, NULL);
+		else {
+			/* The join's deadline is on the wall clock. */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			left = deadline - stamp_mono();
+			if (left < 0)
+				left = 0;
+			ts.tv_sec += (time_t)(left / 1000000);
+			ts.tv_nsec += (long)(left % 1000000) * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			error = pthread_timedjoin_np(ctx->compact_thread, NULL,
+			    &ts);
+			if (error != 0)
+				return -1;
+		}
 		ctx->compact_running = 0;
 		/* The loop has stopped: drop the request unanswered. */
 		free(ctx->compact_req);
 		free(ctx->compact_cause);
+		free(ctx->compact_ranges);
 	}
 	event_free(ctx->compact_event);
 	close(ctx->compact_fd);
+	return 0;
 }

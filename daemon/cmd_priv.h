@@ -6,6 +6,7 @@
 #define CMD_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "daemon/cmd.h"
 #include "mon/mon.h"
@@ -73,12 +74,18 @@ struct cmd_ctx {
 	struct sub *sub;		/* NULL once stopped */
 	int stopped;
 
-	/* `store compact`: at most one at a time, on its own thread. */
+	/*
+	 * `store compact`: at most one at a time, on its own thread, a key
+	 * range after another (mon_compact_ranges()) until compact_stop.
+	 */
 	int compact_fd;			/* eventfd: the thread -> the loop */
 	struct event *compact_event;
 	pthread_t compact_thread;
 	int compact_running;
 	struct cmd_req *compact_req;
+	struct mon_key_range *compact_ranges;
+	size_t ncompact_ranges;
+	atomic_int compact_stop;
 	int compact_rc;
 	char *compact_cause;
 	int64_t compact_us;
@@ -125,9 +132,15 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
 cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,
     cmd_admin_config_set, cmd_admin_perf_dump, cmd_admin_store_stat,
     cmd_admin_store_compact;
-/* The compaction thread's set-up and tear-down. */
+/*
+ * The compaction thread's set-up and tear-down.  cmd_admin_free() stops a
+ * running compaction before its next range and waits for it until
+ * deadline (a stamp_mono(); INT64_MAX: for as long as it takes); -1 when
+ * it is still compacting then (nothing is freed; the store must not be
+ * closed under it), else 0.
+ */
 void cmd_admin_init(struct cmd_ctx *);
-void cmd_admin_free(struct cmd_ctx *);
+int cmd_admin_free(struct cmd_ctx *, int64_t deadline);
 /* Per-command counters as {"prefix": {...}} (new reference). */
 json_t *cmd_counters_json(void);
 

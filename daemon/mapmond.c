@@ -14,10 +14,11 @@
  * systemd (daemon/notify.h): STATUS= during the cold start, READY=1 on the
  * loop's first turn, RELOADING=1 and READY=1 around a SIGHUP, STOPPING=1,
  * the watchdog.  [metrics] bind serves /metrics (daemon/metrics.h) on the
- * same loop.  Shutdown: after the monitor has committed what was pending
- * and closed the store, the loop runs on for at most MAPMOND_DRAIN_MS so
- * that the last answers reach their clients; requests arriving then are
- * answered ESHUTDOWN.
+ * same loop.  Shutdown: after the monitor has committed what was pending,
+ * the loop runs on for at most MAPMOND_DRAIN_MS so that the last answers
+ * reach their clients (requests arriving then are answered ESHUTDOWN),
+ * then the store is closed; all of it within MAPMOND_STOP_MS of the
+ * signal, or what is left is abandoned (see the end of main()).
  */
 #include "config.h"
 
@@ -35,6 +36,7 @@
 
 #include "common/log.h"
 #include "common/mapmon.h"
+#include "common/stamp.h"
 #include "conf/conf.h"
 #include "daemon/cmd.h"
 #include "daemon/mapmond.h"
@@ -61,6 +63,12 @@ static struct cmd_ctx *mapmond_cmd;
 static struct metrics *mapmond_metrics;
 /* Shutting down: the monitor is gone, requests are refused. */
 static int mapmond_stopping;
+/*
+ * SIGTERM or SIGINT came: the daemon exits by this stamp_mono() whatever
+ * it is doing (mapmond(8)).
+ */
+static int64_t mapmond_stop_by;
+#define MAPMOND_STOP_MS 4000
 
 static void
 mapmond_usage(FILE *f)
@@ -278,6 +286,8 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	switch (sig) {
 	case SIGTERM:
 	case SIGINT:
+		if (mapmond_stop_by == 0)
+			mapmond_stop_by = stamp_mono() + MAPMOND_STOP_MS * 1000;
 		log_info("%s: shutting down", strsignal((int)sig));
 		notify_stopping("shutting down");
 		if (mapmond_server != NULL)
@@ -468,8 +478,9 @@ mapmond_listen(const struct conf *c)
 
 /*
  * Shutdown, after the monitor has committed its last proposal: run the
- * loop until the answers queued for clients are written, or for at most
- * MAPMOND_DRAIN_MS, whichever comes first.
+ * loop until the answers queued for clients are written, for at most
+ * MAPMOND_DRAIN_MS and never past the stop's deadline, whichever comes
+ * first.
  */
 #define MAPMOND_DRAIN_MS 1000
 #define MAPMOND_DRAIN_TICK_MS 5
@@ -477,12 +488,12 @@ mapmond_listen(const struct conf *c)
 static void
 mapmond_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
-	int *ticks = arg;
+	const int64_t *until = arg;
 
 	(void)fd;
 	(void)what;
 	if (server_output_pending(mapmond_server) == 0 ||
-	    ++*ticks >= MAPMOND_DRAIN_MS / MAPMOND_DRAIN_TICK_MS)
+	    stamp_mono() >= *until)
 		event_base_loopbreak(mapmond_base);
 }
 
@@ -492,22 +503,26 @@ mapmond_drain(void)
 	struct timeval tv = { 0, MAPMOND_DRAIN_TICK_MS * 1000 };
 	struct event *ev;
 	size_t pending;
-	int ticks = 0;
+	int64_t start = stamp_mono(), until;
 
 	if (mapmond_server == NULL ||
 	    (pending = server_output_pending(mapmond_server)) == 0)
 		return;
+	until = start + MAPMOND_DRAIN_MS * 1000;
+	if (until > mapmond_stop_by)
+		until = mapmond_stop_by;
 	dout(LOG_MON, 1, "shutdown: %zu bytes of answers to send", pending);
-	if ((ev = event_new(mapmond_base, -1, EV_PERSIST, mapmond_drain_cb,
-	    &ticks)) == NULL)
+	ev = event_new(mapmond_base, -1, EV_PERSIST, mapmond_drain_cb, &until);
+	if (ev == NULL)
 		fatalx("event_new failed");
 	evtimer_add(ev, &tv);
 	if (event_base_dispatch(mapmond_base) == -1)
 		fatalx("event loop failed");
 	event_free(ev);
-	if ((pending = server_output_pending(mapmond_server)) != 0)
-		log_warnx("shutdown: %zu bytes of answers not sent after "
-		    "%d ms", pending, MAPMOND_DRAIN_MS);
+	pending = server_output_pending(mapmond_server);
+	if (pending != 0)
+		log_warnx("shutdown: %zu bytes of answers not sent in %lld ms",
+		    pending, (long long)(stamp_mono() - start) / 1000);
 }
 
 static void
@@ -544,7 +559,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct event *ev_term, *ev_int, *ev_hup;
-	int ch;
+	const char *what;
+	int ch, compacting, committing;
 
 	log_init("mapmond", 0);
 	if ((opts.conf_path = getenv("MAPMON_CONF")) != NULL &&
@@ -649,20 +665,33 @@ main(int argc, char **argv)
 
 	/*
 	 * The listener is closed; the commit in progress and what is pending
-	 * are committed by mon_free(), whose answers still reach the server's
-	 * buffers.  The subscriptions and a running compaction end first, so
-	 * that no push is built for a monitor being torn down and the store
-	 * is not closed under the compaction.
+	 * are committed by mon_stop(), whose answers still reach the server's
+	 * buffers, and sent by mapmond_drain().  The subscriptions and a
+	 * running compaction end first, so that no push is built for a
+	 * monitor being torn down and the store is not closed under the
+	 * compaction.  Whatever is not done by mapmond_stop_by is left: the
+	 * process exits without closing the store, which recovers at the
+	 * next start as after a crash (nothing acknowledged is lost).
 	 */
+	if (mapmond_stop_by == 0)
+		mapmond_stop_by = stamp_mono() + MAPMOND_STOP_MS * 1000;
 	if (mapmond_server != NULL)
 		server_stop_accepting(mapmond_server);
 	metrics_free(mapmond_metrics);
 	mapmond_metrics = NULL;
-	cmd_stop(mapmond_cmd);
+	compacting = cmd_stop(mapmond_cmd, mapmond_stop_by) == -1;
 	mapmond_stopping = 1;
+	committing = mon_stop(mapmond_mon, mapmond_stop_by) == -1;
+	mapmond_drain();
+	if (compacting || committing) {
+		what = compacting ? "the compaction" : "an unanswered commit";
+		/* Nothing acknowledged is lost: the store recovers. */
+		log_warnx("shutdown: %s still runs: left", what);
+		log_info("mapmond stopped");
+		_exit(0);
+	}
 	mon_free(mapmond_mon);
 	mapmond_mon = NULL;
-	mapmond_drain();
 	cmd_free(mapmond_cmd);
 	server_free(mapmond_server);
 	event_free(ev_term);

@@ -407,15 +407,14 @@ osdmap_osd_placement_differs(const struct osdmap_osd *a,
 }
 
 int
-osdmap_inc_changes_placement(const struct osdmap *before,
-    const struct osdmap_inc *inc)
+osdmap_inc_moves_pgs(const struct osdmap *before, const struct osdmap_inc *inc)
 {
 	struct osdmap_osd none;
 	const struct osdmap_osd *o;
 	const struct osdmap_pool *p;
 	size_t i;
 
-	if (inc->nremoved_osds > 0 || inc->nremoved_pools > 0)
+	if (inc->nremoved_osds > 0)
 		return 1;
 	memset(&none, 0, sizeof none);
 	for (i = 0; i < inc->nosds; i++) {
@@ -429,8 +428,24 @@ osdmap_inc_changes_placement(const struct osdmap *before,
 	}
 	for (i = 0; i < inc->npools; i++) {
 		p = osdmap_pool(before, inc->pools[i].id);
-		if (p == NULL || p->size != inc->pools[i].size ||
-		    p->pg_num != inc->pools[i].pg_num)
+		if (p != NULL && p->size != inc->pools[i].size)
+			return 1;
+	}
+	return 0;
+}
+
+int
+osdmap_inc_changes_placement(const struct osdmap *before,
+    const struct osdmap_inc *inc)
+{
+	const struct osdmap_pool *p;
+	size_t i;
+
+	if (inc->nremoved_pools > 0 || osdmap_inc_moves_pgs(before, inc))
+		return 1;
+	for (i = 0; i < inc->npools; i++) {
+		p = osdmap_pool(before, inc->pools[i].id);
+		if (p == NULL || p->pg_num != inc->pools[i].pg_num)
 			return 1;
 	}
 	return 0;

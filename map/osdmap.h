@@ -160,6 +160,13 @@ int osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc,
  */
 int osdmap_inc_changes_placement(const struct osdmap *before,
     const struct osdmap_inc *inc);
+/*
+ * Does inc move PGs that exist in before: change an OSD's up, in,
+ * existence or weights, or the size of a pool of before?  (Pools made,
+ * grown or removed move no other PG.)
+ */
+int osdmap_inc_moves_pgs(const struct osdmap *before,
+    const struct osdmap_inc *inc);
 
 /* Binary records for the store. */
 void osdmap_encode(const struct osdmap *, struct enc_buf *);

@@ -147,8 +147,6 @@ pgmap_pool_attach(struct pgmap *m, uint32_t id, uint32_t pg_num,
 	int found;
 
 	i = pgmap_pool_index(m, id, &found);
-	if (found)
-		pgmap_pool_remove(m, id);
 	m->pools = xreallocarray(m->pools, m->npools + 1, sizeof *m->pools);
 	memmove(&m->pools[i + 1], &m->pools[i],
 	    (m->npools - i) * sizeof *m->pools);
@@ -158,19 +156,6 @@ pgmap_pool_attach(struct pgmap *m, uint32_t id, uint32_t pg_num,
 	p->id = id;
 	p->pg_num = pg_num;
 	p->pgs = pgs;
-}
-
-void
-pgmap_pool_add(struct pgmap *m, uint32_t id, uint32_t pg_num,
-    struct pg_stat *pgs)
-{
-	struct pgmap_pool *p;
-	uint32_t s;
-
-	pgmap_pool_attach(m, id, pg_num, pgs);
-	p = pgmap_pool(m, id);
-	for (s = 0; s < pg_num; s++)
-		pgmap_figures_apply(m, p, &pgs[s], 1);
 }
 
 void
@@ -189,6 +174,12 @@ void
 pgmap_tally_add(struct pgmap *t, size_t pool_index, const struct pg_stat *st)
 {
 	pgmap_figures_apply(t, &t->pools[pool_index], st, 1);
+}
+
+void
+pgmap_tally_sub(struct pgmap *t, const struct pg_stat *st)
+{
+	pgmap_figures_apply(t, NULL, st, -1);
 }
 
 static void
@@ -222,41 +213,37 @@ pgmap_tally_merge(struct pgmap *m, const struct pgmap *t)
 	}
 }
 
-void
-pgmap_pool_grow(struct pgmap *m, uint32_t id, uint32_t pg_num,
-    const struct pg_stat *more)
+struct pg_stat *
+pgmap_pool_replace(struct pgmap *m, uint32_t id, uint32_t pg_num,
+    struct pg_stat *pgs)
 {
 	struct pgmap_pool *p = pgmap_pool(m, id);
-	uint32_t s, old;
+	struct pg_stat *old;
 
-	if (p == NULL || pg_num <= p->pg_num)
-		return;
-	old = p->pg_num;
-	p->pgs = xreallocarray(p->pgs, pg_num, sizeof *p->pgs);
-	memcpy(&p->pgs[old], more, (pg_num - old) * sizeof *p->pgs);
+	if (p == NULL)
+		return NULL;
+	old = p->pgs;
+	p->pgs = pgs;
 	p->pg_num = pg_num;
-	for (s = old; s < pg_num; s++)
-		pgmap_figures_apply(m, p, &p->pgs[s], 1);
+	return old;
 }
 
-void
-pgmap_pool_remove(struct pgmap *m, uint32_t id)
+struct pg_stat *
+pgmap_pool_detach(struct pgmap *m, uint32_t id, uint32_t *pg_num)
 {
-	struct pgmap_pool *p;
+	struct pg_stat *pgs;
 	size_t i;
-	uint32_t s;
 	int found;
 
 	i = pgmap_pool_index(m, id, &found);
 	if (!found)
-		return;
-	p = &m->pools[i];
-	for (s = 0; s < p->pg_num; s++)
-		pgmap_figures_apply(m, NULL, &p->pgs[s], -1);
-	free(p->pgs);
+		return NULL;
+	pgs = m->pools[i].pgs;
+	*pg_num = m->pools[i].pg_num;
 	memmove(&m->pools[i], &m->pools[i + 1],
 	    (m->npools - i - 1) * sizeof *m->pools);
 	m->npools--;
+	return pgs;
 }
 
 void

@@ -68,42 +68,50 @@ struct pgmap_pool *pgmap_pool(const struct pgmap *, uint32_t id);
 struct pg_stat *pgmap_pg(const struct pgmap *, struct pg_id id);
 
 /*
- * Add a pool of pg_num PGs whose stats are pgs (taken over: malloc'd,
- * pg_num entries); their figures are added.  A pool of that id must not
- * exist.
- */
-void pgmap_pool_add(struct pgmap *, uint32_t id, uint32_t pg_num,
-    struct pg_stat *pgs);
-/*
- * Counting apart, for a cold start that reads the PGs on several threads.
- * A tally is a struct pgmap holding figures only (as pgmap_recount()'s
- * output: pools[] has ids and sums, no stats).  pgmap_tally_init() makes an
- * empty one for npools pools of these ids; each thread counts the PGs it
- * reads into its own tally with pgmap_tally_add() (pool_index: the pool's
- * place in ids), touching nothing shared, while the PG is still in its
- * cache.  Then the pools are added to the pgmap with pgmap_pool_attach(),
- * which counts nothing, and every tally is added with pgmap_tally_merge().
- * The figures are those pgmap_pool_add() would have built: sums and counts
- * do not depend on the order they were added in.  pgmap_clear() frees a
- * tally.
+ * Counting apart: for a cold start that reads the PGs on several threads,
+ * and for a commit applied a slice per loop turn.  A tally is a struct
+ * pgmap holding figures only (as pgmap_recount()'s output: pools[] has ids
+ * and sums, no stats).  pgmap_tally_init() makes an empty one for npools
+ * pools of these ids; each thread counts the PGs it reads into its own
+ * tally with pgmap_tally_add() (pool_index: the pool's place in ids),
+ * touching nothing shared, while the PG is still in its cache.  Then the
+ * pools are added to the pgmap with pgmap_pool_attach(), which counts
+ * nothing, and every tally is added with pgmap_tally_merge().  The figures
+ * are those of counting every PG into the pgmap: sums and counts do not
+ * depend on the order they were added in.  pgmap_tally_sub() takes a PG's
+ * figures away from the cluster's (the PG of a pool detached: no pool
+ * sums).  pgmap_clear() frees a tally.
  */
 void pgmap_tally_init(struct pgmap *t, const uint32_t *ids, size_t npools);
 void pgmap_tally_add(struct pgmap *t, size_t pool_index,
     const struct pg_stat *st);
+void pgmap_tally_sub(struct pgmap *t, const struct pg_stat *st);
 /*
- * As pgmap_pool_add(), but the PGs' figures are not added: the caller
- * merges tallies that count every one of them (or the figures are wrong).
+ * Add a pool of pg_num PGs whose stats are pgs (taken over: malloc'd,
+ * pg_num entries) and zero sums; the PGs' figures are not added: the
+ * caller merges a tally that counts every one of them (or the figures are
+ * wrong).  A pool of that id must not exist.
  */
 void pgmap_pool_attach(struct pgmap *, uint32_t id, uint32_t pg_num,
     struct pg_stat *pgs);
 /* Add t's figures to m's (pool sums to the pool of the same id in m). */
 void pgmap_tally_merge(struct pgmap *m, const struct pgmap *t);
 
-/* Grow a pool to pg_num with the new stats of seeds old..pg_num-1. */
-void pgmap_pool_grow(struct pgmap *, uint32_t id, uint32_t pg_num,
-    const struct pg_stat *more);
-/* Remove a pool and its figures. */
-void pgmap_pool_remove(struct pgmap *, uint32_t id);
+/*
+ * Give pool id pg_num PGs whose stats are pgs (taken over, as above), its
+ * sums unchanged, and return its old array (the caller frees it), or NULL
+ * when there is no such pool (pgs is then the caller's still).  The
+ * figures of PGs added or dropped are the caller's to count.
+ */
+struct pg_stat *pgmap_pool_replace(struct pgmap *, uint32_t id, uint32_t pg_num,
+    struct pg_stat *pgs);
+/*
+ * Take pool id out of the map, its figures left as they are (the caller
+ * takes them away, pgmap_tally_sub()), and return its stats (*pg_num of
+ * them, the caller's to free), or NULL when there is no such pool.
+ */
+struct pg_stat *pgmap_pool_detach(struct pgmap *, uint32_t id,
+    uint32_t *pg_num);
 
 /*
  * Ask the CPU for a PG's stat ahead of its replacement: a loop over PGs in

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "common/mapmon.h"
@@ -424,12 +425,17 @@ mon_load_clog(struct mon *m, char **cause)
 static int
 mon_pipeline_start(struct mon *m, char **cause)
 {
+	pthread_condattr_t ca;
 	int rc;
 
 	if (mon_apply_init(m, cause) == -1 || mon_stage_init(m, cause) == -1)
 		return -1;
 	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->cond, NULL);
+	/* The shutdown waits on it by a deadline of stamp_mono(). */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if ((rc = pthread_create(&m->thread, NULL, mon_committer_main,
 	    m)) != 0) {
 		pthread_mutex_destroy(&m->lock);
@@ -446,7 +452,7 @@ static void
 mon_pipeline_stop(struct mon *m)
 {
 	if (m->thread_started) {
-		mon_apply_drain(m);
+		mon_apply_drain(m, INT64_MAX);
 		pthread_mutex_lock(&m->lock);
 		m->stopping = 1;
 		pthread_cond_broadcast(&m->cond);
@@ -568,6 +574,20 @@ fail:
 	m->store = NULL;	/* the caller's on failure */
 	mon_free(m);
 	return NULL;
+}
+
+int
+mon_stop(struct mon *m, int64_t deadline)
+{
+	int rc = 0;
+
+	if (m->thread_started)
+		rc = mon_apply_drain(m, deadline);
+	/* The loop may run on (the last answers): nothing new is sealed. */
+	m->stopped = 1;
+	if (m->tick != NULL)
+		event_del(m->tick);
+	return rc;
 }
 
 void

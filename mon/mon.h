@@ -140,8 +140,23 @@ struct mon *mon_open(struct event_base *, struct store *store,
     char **cause);
 
 /*
+ * Stop by deadline (a stamp_mono(), in microseconds): wait for the commit
+ * in progress and commit what is pending, answering -ESHUTDOWN what is
+ * still pending within a second of the deadline; from then on nothing is
+ * sealed, and the monitor's timers are off (the loop may run on for the
+ * last answers).  0 when done: mon_free() then only stops the committer
+ * and closes.  -1 when the commit in flight is still being written at the
+ * deadline: it is left unanswered (a commit nobody was told of may be
+ * lost; the store keeps either all of it or none), and mon_free() would
+ * wait for it; a daemon that must stop now exits without mon_free() (the
+ * store then recovers as after a crash).
+ */
+int mon_stop(struct mon *, int64_t deadline);
+
+/*
  * Stop: seal and commit what is pending (waiting for the commit in
- * progress), stop the committer, close the store, free everything.
+ * progress, however long it takes), stop the committer, close the store,
+ * free everything.
  */
 void mon_free(struct mon *);
 
@@ -152,10 +167,12 @@ void mon_propose_now(struct mon *);
 /* Nothing pending, in flight or being applied. */
 int mon_idle(const struct mon *);
 /*
- * Finish applying a commit of many PG updates, which goes a slice per loop
- * turn (it answers its waiters and notifies when done).  Until then
- * mon_pgmap()'s figures and version are those before it, and its single
- * PG stats a mix: call this before reading single PGs.
+ * Finish applying a large commit (many PG updates, or pools of many PGs
+ * made, grown or removed), which goes a slice per loop turn (it answers
+ * its waiters and notifies when done).  Until then mon_pgmap()'s figures
+ * and version are those before it, its pools those after it (a grown
+ * one once copied), and its single PG stats a mix: call this before reading
+ * single PGs.
  */
 void mon_settle(struct mon *);
 
@@ -233,6 +250,26 @@ json_t *mon_log_last_json(struct mon *, size_t n);
 /* The kept cluster log entries above seq, oldest first, at most max. */
 json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);
+
+/*
+ * The key ranges that cover the whole store, in key order, for a
+ * compaction done range after range (`store compact'), so that it can stop
+ * between two (at shutdown) and each range is a bounded piece of work: the
+ * PG records of each pool cut every MON_COMPACT_PGS seeds (the records of
+ * removed pools fall in the range before them), the pgmap incrementals
+ * every MON_COMPACT_VERSIONS versions, and the rest around them.  A range
+ * is [lo, hi); a length of 0 means the store's first key (lo) or past its
+ * last (hi).  *out (malloc'd, the caller frees it) gets them; returns how
+ * many.  Reads the committed maps: on the loop.
+ */
+#define MON_KEY_MAX 16
+#define MON_COMPACT_PGS 16384
+#define MON_COMPACT_VERSIONS 64
+struct mon_key_range {
+	uint8_t lo[MON_KEY_MAX], hi[MON_KEY_MAX];
+	size_t lolen, hilen;
+};
+size_t mon_compact_ranges(const struct mon *, struct mon_key_range **out);
 
 /* A lookup found nothing (a result, not an error). */
 #define MON_NOTFOUND 1

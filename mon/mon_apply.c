@@ -12,16 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/mapmon.h"
+#include "common/stamp.h"
 #include "mon/mon_priv.h"
 
 #define MON_RETRY_MIN_MS 100
 #define MON_RETRY_MAX_MS 5000
 #define MON_APPLY_SLICE 1024	/* PGs applied per loop turn (~0.2 ms) */
 #define MON_PREFETCH_AHEAD 8	/* PGs of a commit prefetched ahead */
+/* mon_apply_drain() seals nothing this close to its deadline. */
+#define MON_DRAIN_RESERVE_US 1000000
+
+void
+mon_apply_garbage(struct mon *m, void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->garbage = xreallocarray(m->garbage, m->ngarbage + 1,
+	    sizeof *m->garbage);
+	m->garbage[m->ngarbage++] = ptr;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
 
 static void
 mon_apply_answer(struct mon_proposal *p, int rc, const char *why)
@@ -39,26 +56,6 @@ mon_apply_answer(struct mon_proposal *p, int rc, const char *why)
 			xasprintf(&status, "commit failed: %s", why);
 			w->done(w->arg, rc, status, NULL);
 			free(status);
-		}
-	}
-}
-
-/* The pools p creates, grows and removes, with their figures, at once. */
-static void
-mon_apply_pools(struct mon *m, struct mon_proposal *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nremoved_pools; i++)
-		pgmap_pool_remove(&m->pgmap, p->removed_pools[i]);
-	for (i = 0; i < p->nnewpgs; i++) {
-		struct mon_newpgs *np = &p->newpgs[i];
-
-		if (np->from > 0 && pgmap_pool(&m->pgmap, np->pool) != NULL) {
-			pgmap_pool_grow(&m->pgmap, np->pool, np->to, np->pgs);
-		} else {
-			pgmap_pool_add(&m->pgmap, np->pool, np->to, np->pgs);
-			np->pgs = NULL;
 		}
 	}
 }
@@ -218,38 +215,96 @@ mon_apply_reaped(struct mon *m, struct mon_proposal *p)
 }
 
 /*
- * A commit's PG updates are copied into the pgmap by mon_apply_slice(), their
- * figures counted into a tally merged by mon_apply_end().  A commit of more
- * than MON_APPLY_SLICE PG updates that creates or removes no pool is applied
- * MON_APPLY_SLICE PGs per loop turn, so that a `status' waits for one
- * slice, not for the whole commit (tens of milliseconds at 50,000 PGs);
- * any other is applied at once, by mon_settle() right away.
- * Meanwhile the commit stays invisible: the PGs' figures go to a tally
- * merged at the end, when the version moves and the waiters are answered;
- * mon_stage_pg_view() finds the applying proposal's stats, so new reports
- * are checked against them; nothing is sealed; and whoever reads single PGs
- * from the pgmap calls mon_settle() first, which finishes the apply.  An
- * osdmap change in the commit is installed at the end with the rest.
- * Commits that create or remove pools are applied at once (the tally
- * follows the pools as they are).
+ * A commit is applied by mon_apply_slice(), in stages, MON_APPLY_SLICE PGs
+ * at a time: the PGs of the pools it removes are uncounted, the pools it
+ * grows copied into their larger arrays, the PGs it makes counted, and its
+ * PG updates copied in.  The counts go to a tally merged by
+ * mon_apply_end().  A commit of more than MON_APPLY_SLICE PGs in all is
+ * applied a slice per loop turn, so that a `status' waits for one slice,
+ * not for the whole commit (tens of milliseconds for a pool of 65,536 PGs
+ * made, grown or removed, or 50,000 PG updates); any other is applied at
+ * once, by mon_settle() right away.
+ *
+ * Meanwhile the commit stays invisible: the figures are those before it
+ * until the tally is merged at the end, when the version moves and the
+ * waiters are answered; mon_stage_pg_view() finds the applying proposal's
+ * stats, so new reports are checked against them; nothing is sealed; and
+ * whoever reads single PGs from the pgmap calls mon_settle() first, which
+ * finishes the apply.  The pools it makes are in the pgmap from the start
+ * (their PGs created, durable, as the committer made them), those it
+ * removes gone, those it grows at their new size once copied; an osdmap
+ * change in the commit is installed at the end with the rest.
  */
-static int
-mon_apply_sliced(const struct mon_proposal *p)
+enum {
+	MON_APPLY_GONE,	 /* uncount the PGs of a removed pool */
+	MON_APPLY_GROW,	 /* copy a grown pool into its new array */
+	MON_APPLY_COUNT, /* count the PGs the commit made */
+	MON_APPLY_PGS,	 /* copy the PG updates in */
+	MON_APPLY_DONE
+};
+
+/* Where a slice of at most n items from next stops, of total. */
+static size_t
+mon_apply_end_of(size_t next, size_t n, size_t total)
 {
-	return p->nnewpgs == 0 && p->nremoved_pools == 0 &&
-	    p->npgs > MON_APPLY_SLICE;
+	return total - next > n ? next + n : total;
+}
+
+/* Whether np grows a pool of the pgmap (rather than making a new one). */
+static int
+mon_apply_grows(const struct mon *m, const struct mon_newpgs *np)
+{
+	return np->from > 0 && pgmap_pool(&m->pgmap, np->pool) != NULL;
+}
+
+/*
+ * The pools p removes leave the pgmap and p's new pools join it, their
+ * figures not counted yet; how many PGs the stages will go through.
+ */
+static size_t
+mon_apply_pools(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_newpgs *np;
+	struct pgmap_pool *gp;
+	size_t i, units = p->npgs;
+
+	m->apply_gone = xcalloc(p->nremoved_pools + 1, sizeof *m->apply_gone);
+	m->napply_gone = 0;
+	for (i = 0; i < p->nremoved_pools; i++) {
+		gp = &m->apply_gone[m->napply_gone];
+		gp->id = p->removed_pools[i];
+		gp->pgs = pgmap_pool_detach(&m->pgmap, gp->id, &gp->pg_num);
+		if (gp->pgs == NULL)
+			continue;
+		m->napply_gone++;
+		units += gp->pg_num;
+	}
+	for (i = 0; i < p->nnewpgs; i++) {
+		np = &p->newpgs[i];
+		if (mon_apply_grows(m, np)) {
+			units += np->to;
+		} else if (np->from == 0) {
+			pgmap_pool_attach(&m->pgmap, np->pool, np->to, np->pgs);
+			np->pgs = NULL;
+			units += np->to;
+		}
+	}
+	return units;
 }
 
 static void
 mon_apply_begin(struct mon *m, struct mon_proposal *p)
 {
 	static const struct timeval now;
+	size_t units;
 
-	mon_apply_pools(m, p);
+	units = mon_apply_pools(m, p);
 	m->applying = p;
+	m->apply_stage = MON_APPLY_GONE;
+	m->apply_item = 0;
 	m->apply_next = 0;
 	pgmap_tally_for(&m->apply_tally, &m->pgmap);
-	if (!mon_apply_sliced(p)) {
+	if (units <= MON_APPLY_SLICE) {
 		mon_settle(m);
 		return;
 	}
@@ -257,14 +312,65 @@ mon_apply_begin(struct mon *m, struct mon_proposal *p)
 	evtimer_add(m->apply_timer, &now);
 }
 
-/* Apply up to n more PGs of the applying proposal; 1 when all are. */
+/* Up to n PGs of the removed pool being uncounted; 1 when it is done. */
 static int
-mon_apply_slice(struct mon *m, size_t n)
+mon_apply_gone(struct mon *m, size_t n)
+{
+	const struct pgmap_pool *gp = &m->apply_gone[m->apply_item];
+	size_t end = mon_apply_end_of(m->apply_next, n, gp->pg_num);
+
+	for (; m->apply_next < end; m->apply_next++)
+		pgmap_tally_sub(&m->apply_tally, &gp->pgs[m->apply_next]);
+	return end == gp->pg_num;
+}
+
+/*
+ * Up to n of the stats a grown pool had copied into its new array (the
+ * committer made the new PGs there); 1 when it is done and installed.
+ */
+static int
+mon_apply_grow(struct mon *m, struct mon_newpgs *np, size_t n)
+{
+	const struct pgmap_pool *pp = pgmap_pool(&m->pgmap, np->pool);
+	size_t end = mon_apply_end_of(m->apply_next, n, np->from);
+
+	memcpy(&np->pgs[m->apply_next], &pp->pgs[m->apply_next],
+	    (end - m->apply_next) * sizeof *np->pgs);
+	m->apply_next = end;
+	if (end < np->from)
+		return 0;
+	mon_apply_garbage(m,
+	    pgmap_pool_replace(&m->pgmap, np->pool, np->to, np->pgs));
+	np->pgs = NULL;
+	return 1;
+}
+
+/* Up to n of the PGs np made counted; 1 when they all are. */
+static int
+mon_apply_count(struct mon *m, const struct mon_newpgs *np, size_t n)
+{
+	const struct pgmap_pool *pp = pgmap_pool(&m->pgmap, np->pool);
+	size_t i, made = np->to - np->from, end;
+
+	/* Neither made nor grown: nothing to count. */
+	if (pp == NULL || pp->pg_num != np->to)
+		return 1;
+	i = (size_t)(pp - m->pgmap.pools);
+	end = mon_apply_end_of(m->apply_next, n, made);
+	for (; m->apply_next < end; m->apply_next++)
+		pgmap_tally_add(&m->apply_tally, i,
+		    &pp->pgs[np->from + m->apply_next]);
+	return end == made;
+}
+
+/* Up to n PG updates copied in; 1 when they all are. */
+static int
+mon_apply_pgs(struct mon *m, size_t n)
 {
 	struct mon_proposal *p = m->applying;
 	size_t i, end;
 
-	end = p->npgs - m->apply_next > n ? m->apply_next + n : p->npgs;
+	end = mon_apply_end_of(m->apply_next, n, p->npgs);
 	for (i = m->apply_next; i < end; i++) {
 		/* 2.5x faster slices (BENCHMARKS.md): the misses overlap. */
 		if (i + MON_PREFETCH_AHEAD < p->npgs)
@@ -278,14 +384,66 @@ mon_apply_slice(struct mon *m, size_t n)
 	return end == p->npgs;
 }
 
+/* Apply up to about n more PGs of the applying proposal; 1 when all are. */
+static int
+mon_apply_slice(struct mon *m, size_t n)
+{
+	struct mon_proposal *p = m->applying;
+	size_t before, items;
+	int done;
+
+	while (m->apply_stage != MON_APPLY_DONE && n > 0) {
+		if (m->apply_stage == MON_APPLY_GONE)
+			items = m->napply_gone;
+		else if (m->apply_stage == MON_APPLY_PGS)
+			items = 1;
+		else
+			items = p->nnewpgs;
+		if (m->apply_item == items) {
+			m->apply_stage++;
+			m->apply_item = 0;
+			m->apply_next = 0;
+			continue;
+		}
+		before = m->apply_next;
+		switch (m->apply_stage) {
+		case MON_APPLY_GONE:
+			done = mon_apply_gone(m, n);
+			break;
+		case MON_APPLY_GROW:
+			done = !mon_apply_grows(m, &p->newpgs[m->apply_item]) ||
+			    mon_apply_grow(m, &p->newpgs[m->apply_item], n);
+			break;
+		case MON_APPLY_COUNT:
+			done = mon_apply_count(m, &p->newpgs[m->apply_item], n);
+			break;
+		default:
+			done = mon_apply_pgs(m, n);
+			break;
+		}
+		n -= m->apply_next - before < n ? m->apply_next - before : n;
+		if (done) {
+			m->apply_item++;
+			m->apply_next = 0;
+		}
+	}
+	return m->apply_stage == MON_APPLY_DONE;
+}
+
 static void
 mon_apply_end(struct mon *m)
 {
 	struct mon_proposal *p = m->applying;
+	size_t i;
 
 	evtimer_del(m->apply_timer);
 	pgmap_tally_merge(&m->pgmap, &m->apply_tally);
 	pgmap_clear(&m->apply_tally);
+	for (i = 0; i < m->napply_gone; i++)
+		mon_apply_garbage(m, m->apply_gone[i].pgs);
+	free(m->apply_gone);
+	m->apply_gone = NULL;
+	m->napply_gone = 0;
 	m->applying = NULL;
 	mon_apply_finish(m, p);
 	mon_apply_reaped(m, p);
@@ -369,49 +527,86 @@ mon_apply_init(struct mon *m, char **cause)
 	return 0;
 }
 
-/* Wait (on the loop thread, at shutdown) for the commit in flight. */
-static void
-mon_apply_wait_inflight(struct mon *m)
+/*
+ * Wait (on the loop thread, at shutdown) for the commit in flight, until
+ * deadline (stamp_mono(); INT64_MAX: for as long as it takes), and take it
+ * back; -1 when it is still being written at the deadline.
+ */
+static int
+mon_apply_wait_inflight(struct mon *m, int64_t deadline)
 {
+	struct timespec ts;
+	int rc = 0;
+
+	ts.tv_sec = (time_t)(deadline / 1000000);
+	ts.tv_nsec = (long)(deadline % 1000000) * 1000;
 	pthread_mutex_lock(&m->lock);
-	while (m->committed == NULL)
-		pthread_cond_wait(&m->cond, &m->lock);
+	while (m->committed == NULL && rc != ETIMEDOUT)
+		rc = deadline == INT64_MAX ?
+		    pthread_cond_wait(&m->cond, &m->lock) :
+		    pthread_cond_timedwait(&m->cond, &m->lock, &ts);
 	pthread_mutex_unlock(&m->lock);
-	mon_apply_reap(m);
+	if (!mon_apply_reap(m))
+		return -1;
 	mon_settle(m);
+	return 0;
 }
 
-void
-mon_apply_drain(struct mon *m)
+/* At shutdown: what is pending will not be committed; say so. */
+static void
+mon_apply_refuse_pending(struct mon *m)
 {
+	if (m->pending == NULL)
+		return;
+	mon_apply_answer(m->pending, -ESHUTDOWN, "the monitor is stopping");
+	mon_proposal_free(m->pending);
+	m->pending = NULL;
+}
+
+int
+mon_apply_drain(struct mon *m, int64_t deadline)
+{
+	int64_t seal_by = INT64_MAX;
 	int rounds;
 
+	if (deadline != INT64_MAX)
+		seal_by = deadline - MON_DRAIN_RESERVE_US;
 	/*
 	 * Finish the commit in progress and what is pending; a store that
-	 * keeps failing gets one try per proposal.
+	 * keeps failing gets one try per proposal.  No proposal is sealed
+	 * with less than MON_DRAIN_RESERVE_US left: what is pending then is
+	 * refused, not committed half-way to the deadline.
 	 */
 	for (rounds = 0; rounds < 4; rounds++) {
 		mon_settle(m);
-		if (m->inflight != NULL)
-			mon_apply_wait_inflight(m);
-		if (m->pending == NULL || m->store_error)
+		if (m->inflight != NULL &&
+		    mon_apply_wait_inflight(m, deadline) == -1)
+			goto late;
+		if (m->pending == NULL || m->store_error ||
+		    stamp_mono() > seal_by)
 			break;
 		mon_propose_now(m);
 	}
-	if (m->inflight != NULL)
-		mon_apply_wait_inflight(m);
-	if (m->pending != NULL) {
-		mon_apply_answer(m->pending, -ESHUTDOWN,
-		    "the monitor is stopping");
-		mon_proposal_free(m->pending);
-		m->pending = NULL;
-	}
+	if (m->inflight != NULL && mon_apply_wait_inflight(m, deadline) == -1)
+		goto late;
+	mon_apply_refuse_pending(m);
 	mon_proposal_spare_free(m);
+	return 0;
+late:
+	mon_apply_refuse_pending(m);
+	return -1;
 }
 
 void
 mon_apply_clear(struct mon *m)
 {
+	size_t i;
+
+	for (i = 0; i < m->ngarbage; i++)
+		free(m->garbage[i]);
+	free(m->garbage);
+	m->garbage = NULL;
+	m->ngarbage = 0;
 	mon_event_free(&m->wake_event);
 	mon_event_free(&m->apply_timer);
 	if (m->wake_fd != -1)

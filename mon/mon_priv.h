@@ -7,10 +7,10 @@
  *   inflight   the sealed proposal the committer thread is writing (at most
  *              one); immutable while it is written;
  *   pending    the proposal being filled by new writes.
- * Between committed and inflight, a commit of many PG updates may be
- * applying: written, its PGs copied into mon->pgmap a slice per loop turn,
- * not yet seen (mon_apply.c); single-PG readers of mon->pgmap call
- * mon_settle() first.
+ * Between committed and inflight, a large commit may be applying: written,
+ * its pools and PGs put into mon->pgmap a slice per loop turn, not yet
+ * seen (mon_apply.c); single-PG readers of mon->pgmap call mon_settle()
+ * first.
  * mon->work is the osdmap as committed + inflight + pending: writes are
  * validated against it.  A PG's current view is pending ?: inflight ?:
  * applying ?: committed (mon_stage_pg_view).
@@ -35,12 +35,17 @@ struct mon_waiter {
 	json_t *data;		/* the success data, or NULL */
 };
 
-/* A pool created or grown in a proposal: the committer makes its PGs. */
+/*
+ * A pool created or grown in a proposal: the committer makes its PGs, in
+ * the array the pool will have: pgs[seed] for seeds [from, to); the pages
+ * of [0, from) are touched by the committer and filled by the loop, which
+ * copies a grown pool's stats there as it applies the commit.
+ */
 struct mon_newpgs {
 	uint32_t pool;
 	uint32_t from;		/* first new seed (0 for a new pool) */
 	uint32_t to;		/* new pg_num */
-	struct pg_stat *pgs;	/* to - from stats, made by the committer */
+	struct pg_stat *pgs;	/* to stats, made by the committer */
 };
 
 /*
@@ -130,6 +135,8 @@ struct mon {
 	struct osdmap work;		/* committed + inflight + pending */
 	struct mon_proposal *pending;
 	struct mon_proposal *inflight;
+	/* mon_stop() ran: nothing more is sealed. */
+	int stopped;
 	uint64_t next_seq;
 	struct event *propose_timer;
 
@@ -141,13 +148,19 @@ struct mon {
 	struct mon_proposal *to_commit;	/* mailbox: handed to the thread */
 	struct mon_proposal *committed;	/* mailbox: handed back */
 	int stopping;			/* mailbox: the thread is to end */
+	void **garbage;			/* mailbox: arrays for it to free */
+	size_t ngarbage;
 	int wake_fd;			/* eventfd: the thread -> the loop */
 	struct event *wake_event;
 	struct mon_pgbufs spare_pgs;	/* the last applied proposal's */
 
 	/* A commit applied in slices (mon_apply.c). */
 	struct mon_proposal *applying;
+	int apply_stage;		/* what is being applied */
+	size_t apply_item;		/* which pool of that stage */
 	size_t apply_next;		/* its next PG */
+	struct pgmap_pool *apply_gone;	/* pools removed, still counted */
+	size_t napply_gone;
 	struct pgmap apply_tally;	/* its figures, merged at the end */
 	struct event *apply_timer;
 
@@ -202,12 +215,13 @@ struct mon_proposal *mon_proposal_new(struct mon *);
 void mon_proposal_free(struct mon_proposal *p);
 /*
  * Keep p's PG arrays for the next proposal when they are larger than those
- * kept (which are then freed), and free the rest of p.
+ * kept, and free the rest of p; the arrays not kept go to the committer
+ * thread to free (mon_apply_garbage()).
  */
 void mon_proposal_recycle(struct mon *, struct mon_proposal *p);
-/* On the tick: kept arrays nobody took for a second are freed. */
+/* On the tick: kept arrays nobody took for a second go to be freed. */
 void mon_proposal_spare_trim(struct mon *, int64_t mono);
-/* Free the kept arrays. */
+/* Free the kept arrays (at shutdown). */
 void mon_proposal_spare_free(struct mon *);
 /* Whether p changes nothing (it may still have writers to answer). */
 int mon_proposal_empty(const struct mon_proposal *p);
@@ -264,6 +278,13 @@ void *mon_committer_main(void *m);
 
 /* mon_apply.c: taking commits back, on the loop. */
 /*
+ * Hand ptr (malloc'd; NULL: nothing) to the committer thread to free: the
+ * large arrays the loop is done with (a munmap of tens of megabytes takes
+ * milliseconds).  What the thread has not freed when it ends is freed by
+ * mon_apply_clear().
+ */
+void mon_apply_garbage(struct mon *, void *ptr);
+/*
  * Make the eventfd the committer wakes the loop by, and the apply's timer;
  * -1 with *cause when they cannot be made.  Before the thread starts.
  */
@@ -271,10 +292,14 @@ int mon_apply_init(struct mon *, char **cause);
 /*
  * At shutdown, with the committer running: apply or undo the commit in
  * flight, commit what is pending (one try a proposal when the store keeps
- * failing), answer what is left -ESHUTDOWN and free the kept arrays.
+ * failing, none sealed within a second of the deadline), answer what is
+ * left -ESHUTDOWN and free the kept arrays; 0.  By deadline (stamp_mono();
+ * INT64_MAX: none): -1 when the commit in flight is still being written
+ * then; it is left in flight (a later call waits for it again) and what
+ * is pending is answered -ESHUTDOWN.
  */
-void mon_apply_drain(struct mon *);
-/* Free what mon_apply_init() made (any part of it). */
+int mon_apply_drain(struct mon *, int64_t deadline);
+/* Free what mon_apply_init() made (any part of it), and the garbage left. */
 void mon_apply_clear(struct mon *);
 
 /* mon_osd.c: timers' work on OSDs and PGs. */

@@ -65,6 +65,20 @@ mon_proposal_free(struct mon_proposal *p)
 	free(p);
 }
 
+/* PG arrays to the committer thread to free (mon_apply_garbage()). */
+static void
+mon_proposal_drop(struct mon *m, struct pg_stat **pgs, uint8_t **dead,
+    struct mon_pgindex *x)
+{
+	mon_apply_garbage(m, *pgs);
+	mon_apply_garbage(m, *dead);
+	mon_apply_garbage(m, x->keys);
+	mon_apply_garbage(m, x->vals);
+	*pgs = NULL;
+	*dead = NULL;
+	memset(x, 0, sizeof *x);
+}
+
 /*
  * Only the larger set of arrays is kept: a proposal grows to what the
  * reports between two commits need, and that is what the next one will
@@ -76,7 +90,7 @@ mon_proposal_recycle(struct mon *m, struct mon_proposal *p)
 	struct mon_pgbufs *b = &m->spare_pgs;
 
 	if (p->pgs != NULL && p->cappgs > b->cappgs) {
-		mon_proposal_spare_free(m);
+		mon_proposal_drop(m, &b->pgs, &b->pg_dead, &b->index);
 		mon_pgindex_reset(&p->index);
 		b->pgs = p->pgs;
 		b->pg_dead = p->pg_dead;
@@ -86,16 +100,20 @@ mon_proposal_recycle(struct mon *m, struct mon_proposal *p)
 		p->pgs = NULL;
 		p->pg_dead = NULL;
 		memset(&p->index, 0, sizeof p->index);
-	}
+	} else if (p->pgs != NULL)
+		mon_proposal_drop(m, &p->pgs, &p->pg_dead, &p->index);
 	mon_proposal_free(p);
 }
 
 void
 mon_proposal_spare_trim(struct mon *m, int64_t mono)
 {
-	if (m->spare_pgs.pgs != NULL &&
-	    mono - m->spare_pgs.kept_mono >= 1000000)
-		mon_proposal_spare_free(m);
+	struct mon_pgbufs *b = &m->spare_pgs;
+
+	if (b->pgs != NULL && mono - b->kept_mono >= 1000000) {
+		mon_proposal_drop(m, &b->pgs, &b->pg_dead, &b->index);
+		b->cappgs = 0;
+	}
 }
 
 void

@@ -510,3 +510,63 @@ mon_store_stat_json(struct mon *m, json_t **out, char **status)
 	xasprintf(status, "store %s", store_path(m->store));
 	return 0;
 }
+
+/* Close the range being made at key k (klen bytes) and open the next. */
+static void
+mon_compact_cut(struct mon_key_range **v, size_t *n, size_t *cap,
+    const uint8_t *k, size_t klen)
+{
+	struct mon_key_range *next;
+
+	if (*n + 1 == *cap) {
+		*cap *= 2;
+		*v = xreallocarray(*v, *cap, sizeof **v);
+	}
+	memcpy((*v)[*n].hi, k, klen);
+	(*v)[*n].hilen = klen;
+	(*n)++;
+	next = &(*v)[*n];
+	memset(next, 0, sizeof *next);
+	memcpy(next->lo, k, klen);
+	next->lolen = klen;
+}
+
+size_t
+mon_compact_ranges(const struct mon *m, struct mon_key_range **out)
+{
+	struct mon_key_range *v = NULL;
+	const struct osdmap_pool *op;
+	uint8_t k[MON_KEY_MAX];
+	uint64_t ver;
+	size_t n = 0, cap = 0, i;
+	uint32_t s;
+
+	/* v[0] from the first key. */
+	cap = 64;
+	v = xcalloc(cap, sizeof *v);
+	k[0] = KEYS_PG;
+	mon_compact_cut(&v, &n, &cap, k, 1);
+	for (i = 0; i < m->osdmap.npools; i++) {
+		op = &m->osdmap.pools[i];
+		for (s = 0; s < op->pg_num; s += MON_COMPACT_PGS) {
+			keys_pg(k, op->id, s);
+			mon_compact_cut(&v, &n, &cap, k, KEYS_PG_LEN);
+		}
+	}
+	k[0] = KEYS_PG + 1;
+	mon_compact_cut(&v, &n, &cap, k, 1);
+	k[0] = KEYS_PGINC;
+	mon_compact_cut(&v, &n, &cap, k, 1);
+	ver = m->rec.pgmap_first;
+	while (ver != 0 && ver <= m->rec.pgmap_version) {
+		keys_pginc(k, ver, 0);
+		mon_compact_cut(&v, &n, &cap, k, KEYS_PGINC_LEN);
+		ver += MON_COMPACT_VERSIONS;
+	}
+	k[0] = KEYS_PGINC + 1;
+	mon_compact_cut(&v, &n, &cap, k, 1);
+	/* The last, past the last key. */
+	v[n].hilen = 0;
+	*out = v;
+	return n + 1;
+}

@@ -270,8 +270,9 @@ mon_stage_health(struct mon *m)
 }
 
 /*
- * Creating PGs follow the map: when the new map moves placement, recompute
- * their up and acting sets in the same proposal.
+ * Creating PGs follow the map: when the new map moves PGs, recompute their
+ * up and acting sets in the same proposal.  (A pool made, grown or removed
+ * moves none: the committer places the PGs it makes by the new map.)
  */
 static void
 mon_stage_remap_creating(struct mon *m, struct mon_proposal *p)
@@ -326,14 +327,15 @@ mon_stage_seal(struct mon *m)
 	int64_t keep;
 	size_t i;
 
-	if (p == NULL || m->inflight != NULL || m->applying != NULL)
+	if (p == NULL || m->inflight != NULL || m->applying != NULL ||
+	    m->stopped)
 		return;
 	m->pending = NULL;
 	evtimer_del(m->propose_timer);
 
 	if (p->has_inc) {
 		osdmap_copy(&p->osdmap, &m->work);
-		if (osdmap_inc_changes_placement(&m->osdmap, &p->inc))
+		if (osdmap_inc_moves_pgs(&m->osdmap, &p->inc))
 			mon_stage_remap_creating(m, p);
 	}
 	r = &p->rec;
@@ -413,7 +415,7 @@ mon_stage_retry_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (m->inflight != NULL || m->applying != NULL)
+	if (m->inflight != NULL || m->applying != NULL || m->stopped)
 		return;
 	/* An empty proposal still writes the commit record: a probe. */
 	mon_stage_pending(m);

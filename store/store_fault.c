@@ -1,6 +1,7 @@
 /*
- * store_fault.c: a wrapper backend that fails commits on demand (the fault
- * injection of store/store_test.h); built only into store/libstore_test.a.
+ * store_fault.c: a wrapper backend that fails or holds commits on demand
+ * (the fault injection of store/store_test.h); built only into
+ * store/libstore_test.a.
  */
 #include "config.h"
 
@@ -15,6 +16,8 @@
 struct store_fault {
 	struct store *inner;
 	pthread_mutex_t lock;	/* armed state and maxima */
+	pthread_cond_t cond;	/* the hold was let go */
+	int held;		/* commits wait while it is set */
 	int error;
 	int count;		/* commits left to fail; < 0: all */
 	uint64_t failed;
@@ -54,6 +57,7 @@ store_fault_close(void *handle)
 
 	store_close(f->inner);
 	pthread_mutex_destroy(&f->lock);
+	pthread_cond_destroy(&f->cond);
 	free(f);
 }
 
@@ -84,6 +88,8 @@ store_fault_commit(void *handle, const struct store_batch *b, char **cause)
 			max = op.vlen;
 	}
 	pthread_mutex_lock(&f->lock);
+	while (f->held)
+		pthread_cond_wait(&f->cond, &f->lock);
 	if (max > f->max_put)
 		f->max_put = max;
 	if (f->count != 0) {
@@ -182,6 +188,7 @@ store_fault_wrap(struct store *store)
 	f = xcalloc(1, sizeof *f);
 	f->inner = store;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
 	return store_new_handle(&store_fault_backend, f, store_path(store));
 }
 
@@ -197,6 +204,20 @@ store_fault_arm(struct store *store, int error, int count)
 	pthread_mutex_lock(&f->lock);
 	f->error = error;
 	f->count = count;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+int
+store_fault_hold(struct store *store, int on)
+{
+	struct store_fault *f;
+
+	if ((f = store_get_handle(store, &store_fault_backend)) == NULL)
+		return STORE_E_INVAL;
+	pthread_mutex_lock(&f->lock);
+	f->held = on != 0;
+	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }

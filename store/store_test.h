@@ -22,6 +22,11 @@
  */
 struct store *store_fault_wrap(struct store *store);
 int store_fault_arm(struct store *store, int error, int count);
+/*
+ * While held (on nonzero), every commit waits before it starts, as on a
+ * disk that does not answer, until the hold is let go (on 0).
+ */
+int store_fault_hold(struct store *store, int on);
 int store_fault_max_value_sizes(struct store *store, size_t *max_put,
     size_t *max_read);
 /* Number of commits failed on purpose so far. */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
 # speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
-# real mapmond until clean (and again after pg_num grows), ingest, log, and
-# the usage errors.  Speaks TAP.  Needs $top_builddir.
+# real mapmond until clean (and again after pg_num grows), ingest, bigpool
+# with small pools, log, and the usage errors.  Speaks TAP.  Needs
+# $top_builddir.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -137,6 +138,40 @@ for su in lmdb leveldb-mapmon; do
 	done
 	check "ingest.csv $su: a run and a median per level" test "$(grep -c -E '^0/(0|20),(1|median),' "$T/$su/ingest.csv")" -eq 4
 done
+
+# bigpool, both backends, small: its tables, CSV and JSON.
+mkdir -p "$T/bigpool"
+# 64 OSDs: max_pg_per_osd (250) allows (1,024 + 4,096) x 3 PGs on them.
+"$BENCH" bigpool --setups lmdb,leveldb-mapmon --osds 64 --pgs 1024 \
+    --pool-pgs 4096 --grow-from 256 --rounds 1 --kills 4 --settle 0 \
+    -o "$T/bigpool" >"$T/out" 2>"$T/err"
+check "bigpool exits 0" test $? -eq 0
+check "bigpool prints the phase table" \
+    grep -q '^| set-up | phase | command s | status n | p50 ms' "$T/out"
+check "bigpool prints the SIGTERM table" \
+    grep -q '^| set-up | during | SIGTERM after ms | exit s' "$T/out"
+for su in lmdb leveldb-mapmon; do
+	check "bigpool: $su has its create row" \
+	    grep -Eq "^\| $su \| create #1 \| [0-9]+\.[0-9]{3} \| [0-9]+ \|" "$T/out"
+	check "bigpool.csv: $su has 7 phases" \
+	    test "$(grep -c "^$su," "$T/bigpool/bigpool.csv")" -eq 7
+	check "bigpool_kills.csv: $su has 4 kills" \
+	    test "$(grep -c "^$su," "$T/bigpool/bigpool_kills.csv")" -eq 4
+done
+check "bigpool.json parses, 2 set-ups" \
+    test "$(jv "$T/bigpool/bigpool.json" setups.\#)" = 2
+for i in 0 1; do
+	check "bigpool.json: set-up $i, 7 phases and 4 kills" \
+	    test "$(jv "$T/bigpool/bigpool.json" setups.$i.phases.\#)/$(jv "$T/bigpool/bigpool.json" setups.$i.kills.\#)" = 7/4
+	check "bigpool.json: set-up $i, compact's command time" \
+	    test -n "$(jv "$T/bigpool/bigpool.json" setups.$i.phases.6.command_s)"
+	for k in 0 1 2 3; do
+		check "bigpool.json: set-up $i kill $k exit 0, state whole" \
+		    test "$(jv "$T/bigpool/bigpool.json" setups.$i.kills.$k.exit_status)/$(jv "$T/bigpool/bigpool.json" setups.$i.kills.$k.problem)" = 0/null
+	done
+done
+"$BENCH" bigpool --pool-pgs 100 --grow-from 200 >/dev/null 2>&1
+check "bigpool --grow-from not below --pool-pgs: exit 64" test $? -eq 64
 
 # log.
 "$BENCH" log 20000 >"$T/out" 2>"$T/err"

@@ -4,6 +4,12 @@
 # SIGTERM (and SIGINT) during heavy PG reporting: exit 0 within 5 s, and
 # every change a client saw acknowledged is in the store after a restart
 # (test/crash/ackload logs and checks them; the store syncs every commit).
+# Large work: a pool of 65,536 PGs made and deleted while another
+# connection asks `status' all along (every one answered; the counts right
+# after each step, after a restart and in `mapmon-store verify'), then
+# SIGTERM while another is being made: exit 0 within 5 s, and the
+# restarted monitor has the whole pool or none of it (the whole pool when
+# its creation was acknowledged).
 # SIGHUP: a changed debug level shows in `mapmon config get`; a changed
 # restart-only key is logged as such; a bad file keeps the running config
 # and the daemon serving; the log file is reopened (logrotate).
@@ -18,6 +24,18 @@ ACKLOAD=$top_builddir/test/crash/ackload
 # came in while the last answers drained apart, and nothing as unexpected.
 loader_gone() {
 	[ "$1" -eq 3 ] && ! grep -q 'unexpected reply' "$T/ackload.out"
+}
+
+# stopped_in_time DESC SIG LOG: stop the daemon with SIG: it exits 0
+# within 5 s (two cases, named after DESC; LOG is shown when one fails).
+stopped_in_time() {
+	local st
+	stop_daemon "$2"
+	st=$?
+	DIAG=$(tail -n 20 "$3")
+	check "$1: exit 0" test "$st" -eq 0
+	check "$1: gone within 5 s ($STOP_MS ms)" test "$STOP_MS" -lt 5000
+	DIAG=
 }
 
 # load_and_stop BACKEND SIG: load a daemon, stop it with SIG mid-load,
@@ -43,12 +61,7 @@ load_and_stop() {
 	DIAG=$(tail -n 5 "$T/ackload.out")
 	check "$b: ackload has PG reports acknowledged before SIG$sig" \
 	    test "$(cat "$acklog" 2>/dev/null | grep -c '^pgs ')" -ge 200
-	stop_daemon "$sig"
-	st=$?
-	DIAG=$(tail -n 20 "$log")
-	check "$b: SIG$sig during the load: exit 0" test "$st" -eq 0
-	check "$b: SIG$sig during the load: gone within 5 s ($STOP_MS ms)" \
-	    test "$STOP_MS" -lt 5000
+	stopped_in_time "$b: SIG$sig during the load" "$sig" "$log"
 	check "$b: SIG$sig: the log says it stopped" \
 	    grep -q 'mapmond stopped$' "$log"
 	wait "$apid"
@@ -70,6 +83,92 @@ load_and_stop() {
 load_and_stop lmdb TERM
 load_and_stop leveldb TERM
 load_and_stop lmdb INT
+
+# Large work.  800 OSDs up and in: enough for Ceph's max_pg_per_osd (250)
+# to allow one pool of 65,536 PGs of size 3 at a time.
+BENCH=$top_builddir/tools/mapmon-bench
+MSTORE=$top_builddir/tools/mapmon-store
+JG=$top_builddir/test/lib/json_get
+jv() { "$JG" "$1" <"$T/out"; }		# jv PATH: of the last mm -f json
+num_pgs() { mm -f json pg stat && jv num_pgs; }
+# status_loop FILE: `mapmon status' again and again, a line per answer.
+status_loop() {
+	while :; do
+		if "$MAPMON" -m "$ADDR" --connect-timeout 2 status >/dev/null \
+		    2>&1; then echo answered; else echo failed; fi
+	done >"$1"
+}
+# mm_long ARGS...: as mm, with a minute for the answer (a commit of 65,536
+# PGs takes seconds under a sanitizer).
+mm_long() {
+	"$MAPMON" -m "$ADDR" --connect-timeout 60 "$@" >"$T/out" 2>"$T/err"
+}
+# pool_pg_num NAME: its pg_num, or 0 when there is no such pool.
+pool_pg_num() {
+	mm -f json osd pool get "$1" pg_num || { echo 0; return; }
+	jv pg_num
+}
+large_work() {
+	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid crc cnt
+	mkconf "$conf" "$T/big$b"
+	sed -i "s/^sync = none\$/sync = commit\\nbackend = $b/" "$conf"
+	check "$b large: mkfs" mkfs "$conf"
+	check "$b large: daemon starts" start_daemon "$conf" "$log"
+	"$BENCH" osd-sim -m "$ADDR" --osds 800 --duration 3 -q \
+	    >"$T/sim.out" 2>&1
+	mm -f json osd stat
+	check "$b large: 800 OSDs up and in" test "$(jv num_in_osds)" = 800
+	status_loop "$T/status.$b" &
+	spid=$!
+	PIDS="$PIDS $spid"
+	check "$b large: a pool of 65,536 PGs made" \
+	    mm_long osd pool create big 65536
+	check "$b large: ... all its PGs counted" test "$(num_pgs)" = 65536
+	check "$b large: ... and deleted" \
+	    mm_long osd pool delete big big --yes-i-really-really-mean-it
+	check "$b large: ... none left" test "$(num_pgs)" = 0
+	check "$b large: another made" mm_long osd pool create big2 65536
+	check "$b large: ... counted" test "$(num_pgs)" = 65536
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	cnt=$(grep -c answered "$T/status.$b")
+	DIAG="$cnt answered, $(grep -c failed "$T/status.$b") failed"
+	check "$b large: status answered all along ($cnt times)" \
+	    test "$cnt" -gt 0 -a "$(grep -c failed "$T/status.$b")" -eq 0
+	DIAG=
+	stop_daemon
+	check "$b large: SIGTERM: exit 0" test $? -eq 0
+	check "$b large: mapmon-store verify" "$MSTORE" -c "$conf" verify
+	check "$b large: restart" start_daemon "$conf" "$log"
+	check "$b large: after the restart, the PGs of the pool left" \
+	    test "$(num_pgs)/$(pool_pg_num big)/$(pool_pg_num big2)" = \
+	    65536/0/65536
+	check "$b large: ... which is deleted" \
+	    mm_long osd pool delete big2 big2 --yes-i-really-really-mean-it
+
+	# SIGTERM while a pool of 65,536 PGs is being made (the only one:
+	# two would be more than max_pg_per_osd allows on 800 OSDs).
+	"$MAPMON" -m "$ADDR" --connect-timeout 60 osd pool create big3 65536 \
+	    >"$T/big3.out" 2>&1 &
+	cpid=$!
+	sleep 0.1
+	stopped_in_time "$b large: SIGTERM during the creation" TERM "$log"
+	wait "$cpid"
+	crc=$?
+	check "$b large: ... restart" start_daemon "$conf" "$log"
+	cnt=$(pool_pg_num big3)
+	DIAG="create exit $crc; big3 pg_num $cnt; $(num_pgs) PGs"
+	check "$b large: the whole new pool or none of it" \
+	    test "$cnt/$(num_pgs)" = 65536/65536 -o "$cnt/$(num_pgs)" = 0/0
+	check "$b large: the whole pool if its creation was acknowledged" \
+	    test "$crc" -ne 0 -o "$cnt" = 65536
+	DIAG=
+	stop_daemon
+	check "$b large: mapmon-store verify after it" \
+	    "$MSTORE" -c "$conf" verify
+}
+large_work lmdb
+large_work leveldb
 
 # SIGHUP.
 CONF=$T/hup.conf

@@ -26,6 +26,7 @@
 #include "mon/keys.h"
 #include "mon/mon.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_verify.h"
 #include "map/pgmap.h"
 #include "map/placement.h"
 #include "store/store_test.h"
@@ -853,6 +854,186 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	free(status);
 	for (i = 0; i < b.n; i++)
 		json_decref(b.answers[i].data);
+}
+
+static json_int_t
+status_num_pgs(void)
+{
+	json_t *st = mon_status_json(mon);
+	json_int_t n = json_integer_value(
+	    json_object_get(json_object_get(st, "pgmap"), "num_pgs"));
+
+	json_decref(st);
+	return n;
+}
+
+/* Turns of the loop until a commit is being applied in slices. */
+static void
+wait_applying(void)
+{
+	int i;
+
+	for (i = 0; mon->applying == NULL && i < 2000; i++)
+		turn();
+	cr_assert_not_null(mon->applying, "no commit applied in slices");
+}
+
+/*
+ * The commit of the change a waits for is applied in slices: unanswered
+ * while applying, status answering from the state before (pgs PGs), at
+ * least turns turns of the loop until a is answered with rc 0, and the
+ * version moved then.
+ */
+static void
+applied_in_slices(struct answer *a, json_int_t pgs, int turns)
+{
+	uint64_t v;
+	int n;
+
+	wait_applying();
+	v = mon_pgmap_version(mon);
+	cr_assert_not(a->done, "answered before the apply is whole");
+	cr_assert_eq(status_num_pgs(), pgs, "status meanwhile: as before");
+	for (n = 0; !a->done && n < 2000; n++)
+		turn();
+	cr_assert(a->done, "no answer within 2,000 turns");
+	cr_assert_geq(n, turns, "a slice a turn");
+	cr_assert_eq(a->rc, 0, "%s", a->status);
+	cr_assert_eq(mon_pgmap_version(mon), v + 1);
+	json_decref(a->data);
+	memset(a, 0, sizeof *a);
+}
+
+static void
+verify_problem(mapmon_unused void *arg, const char *problem)
+{
+	cr_log_error("verify: %s", problem);
+}
+
+/* The store as mapmon-store verify sees it: no problem, npgs PG records. */
+static void
+verify_store(uint64_t npgs)
+{
+	struct mon_verify_counts counts;
+	struct store *s = open_store();
+
+	memset(&counts, 0, sizeof counts);
+	cr_assert_eq(mon_verify(s, verify_problem, NULL, &counts), 0);
+	cr_assert_eq(counts.pgs, npgs);
+	store_close(s);
+}
+
+Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
+{
+	const struct pgmap *pm;
+	const struct pgmap_pool *pp;
+	const struct pg_stat *st;
+	struct answer a = { 0 };
+	uint64_t sliced;
+	uint32_t s, id, want;
+
+	/* Enough OSDs for Ceph's max_pg_per_osd (250) at the largest. */
+	make_osds(110);
+	cr_assert_eq(pool_create("small", 100, 3), 0);
+	settle();
+	pm = mon_pgmap(mon);
+
+	/* Made: the commit is applied over many turns, seen once whole. */
+	sliced = mon->perf.sliced_applies;
+	mon_pool_create(mon, "big", 4096, 3, 0, answer_cb, &a);
+	applied_in_slices(&a, 100, 4096 / 1024 - 1);
+	cr_assert_eq(mon->perf.sliced_applies, sliced + 1);
+	cr_assert_eq(status_num_pgs(), 4196);
+	id = osdmap_pool_by_name(mon_osdmap(mon), "big")->id;
+	pp = pgmap_pool(pm, id);
+	cr_assert_eq(pp->pg_num, 4096);
+	for (s = 0; s < 4096; s++) {
+		st = &pp->pgs[s];
+		cr_assert(st->pgid.pool == id && st->pgid.seed == s, "PG %u.%x",
+		    id, s);
+		cr_assert(st->state == PG_STATE_CREATING && st->up_len == 3,
+		    "PG %u.%x", id, s);
+	}
+	check_derived();
+
+	/* Grown: what the PGs had stays, the new ones are creating. */
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
+	settle();
+	mon_pool_set(mon, "big", "pg_num", 8192, answer_cb, &a);
+	applied_in_slices(&a, 4196, 8192 / 1024 - 1);
+	cr_assert_eq(status_num_pgs(), 8292);
+	pp = pgmap_pool(pm, id);
+	cr_assert_eq(pp->pg_num, 8192);
+	for (s = 0; s < 8192; s++) {
+		st = &pp->pgs[s];
+		want = PG_STATE_CREATING;
+		if (s < 4096)
+			want = PG_STATE_ACTIVE | PG_STATE_CLEAN;
+		cr_assert(st->pgid.seed == s && st->state == want, "PG %u.%x",
+		    id, s);
+	}
+	cr_assert_eq(pm->sums.num_objects, 4196 * 3);
+	check_derived();
+
+	/* Removed: its figures go when the apply is whole. */
+	mon_pool_delete(mon, "big", "big", 1, answer_cb, &a);
+	applied_in_slices(&a, 8292, 8192 / 1024 - 1);
+	cr_assert_eq(status_num_pgs(), 100);
+	cr_assert_null(pgmap_pool(pm, id));
+	cr_assert_eq(pm->sums.num_objects, 100 * 3);
+	check_derived();
+
+	/* The store and a restart agree. */
+	close_mon();
+	verify_store(100);
+	open_mon();
+	cr_assert_eq(status_num_pgs(), 100);
+	cr_assert_null(osdmap_pool_by_name(mon_osdmap(mon), "big"));
+	check_derived();
+}
+
+Test(mon, a_stop_by_a_deadline_leaves_a_commit_that_does_not_finish)
+{
+	struct answer a = { 0 }, b = { 0 };
+	int64_t t0;
+
+	make_osds(30);
+	cr_assert_eq(pool_create("kept", 64, 3), 0);
+	settle();
+	/* The disk stops answering while a pool creation is in flight. */
+	store_fault_hold(fault, 1);
+	mon_pool_create(mon, "held", 2048, 3, 0, answer_cb, &a);
+	mon_propose_now(mon);
+	cr_assert_not_null(mon->inflight);
+	mon_pool_create(mon, "pending", 64, 3, 0, answer_cb, &b);
+	t0 = stamp_mono();
+	cr_assert_eq(mon_stop(mon, t0 + 200000), -1);
+	cr_assert_geq(stamp_mono() - t0, 200000, "waited until the deadline");
+	cr_assert_lt(stamp_mono() - t0, 2000000, "and not much longer");
+	cr_assert_not(a.done, "the commit in flight is not answered");
+	cr_assert(b.done, "what is pending is refused");
+	cr_assert_eq(b.rc, -ESHUTDOWN);
+	/* The disk answers again: mon_free() waits for the commit. */
+	store_fault_hold(fault, 0);
+	close_mon();
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	open_mon();
+	cr_assert_not_null(osdmap_pool_by_name(mon_osdmap(mon), "held"));
+	cr_assert_null(osdmap_pool_by_name(mon_osdmap(mon), "pending"));
+	cr_assert_eq(status_num_pgs(), 64 + 2048);
+	check_derived();
+	/* With time enough, a stop commits everything and returns 0. */
+	memset(&a, 0, sizeof a);
+	mon_pool_create(mon, "late", 32, 3, 0, answer_cb, &a);
+	cr_assert_eq(mon_stop(mon, stamp_mono() + 10000000), 0);
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	close_mon();
+	open_mon();
+	cr_assert_not_null(osdmap_pool_by_name(mon_osdmap(mon), "late"));
 }
 
 Test(mon, a_failed_commit_changes_nothing_and_recovers)

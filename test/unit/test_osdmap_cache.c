@@ -285,3 +285,48 @@ Test(osdmap_cache, placement_is_rebuilt_when_it_changes)
 	cr_assert_eq(apply(next_inc_down(3)), 1);
 	cr_assert_eq(placement_eligible(osdmap_cache_placement(cache)), 5);
 }
+
+/*
+ * What inc changes: placement at all (changes, as osdmap_cache rebuilds
+ * its placement) and the up sets of PGs that exist (moves, as the monitor
+ * re-places its creating PGs); inc is cleared and started again.
+ */
+static void
+check_inc(struct osdmap_inc *inc, int changes, int moves, const char *what)
+{
+	cr_assert_eq(osdmap_inc_changes_placement(&ref, inc) != 0, changes,
+	    "%s", what);
+	cr_assert_eq(osdmap_inc_moves_pgs(&ref, inc) != 0, moves, "%s", what);
+	osdmap_inc_clear(inc);
+	osdmap_inc_init(inc, ref.epoch + 1);
+}
+
+/* A pool made, grown or removed changes placement but moves no PG. */
+Test(osdmap_cache, what_moves_existing_pgs)
+{
+	struct osdmap_inc inc;
+	struct osdmap_pool p = *osdmap_pool(&ref, 1);
+	struct osdmap_osd o = *osdmap_osd(&ref, 2);
+
+	osdmap_inc_init(&inc, ref.epoch + 1);
+	check_inc(&inc, 0, 0, "nothing");
+	p.id = 2;
+	osdmap_inc_set_pool(&inc, &p);
+	check_inc(&inc, 1, 0, "a new pool");
+	p.id = 1;
+	p.pg_num = 128;
+	osdmap_inc_set_pool(&inc, &p);
+	check_inc(&inc, 1, 0, "pg_num grown");
+	osdmap_inc_remove_pool(&inc, 1);
+	check_inc(&inc, 1, 0, "a pool removed");
+	p.pg_num = 64;
+	p.size = 2;
+	osdmap_inc_set_pool(&inc, &p);
+	check_inc(&inc, 1, 1, "a pool's size changed");
+	o.up = 0;
+	osdmap_inc_set_osd(&inc, &o);
+	check_inc(&inc, 1, 1, "an OSD down");
+	osdmap_inc_remove_osd(&inc, 5);
+	check_inc(&inc, 1, 1, "an OSD removed");
+	osdmap_inc_clear(&inc);
+}

@@ -734,13 +734,14 @@ bench_cold_main(int argc, char **argv)
 	struct cold_opts o;
 	struct cold_result *res;
 	struct cold_store_result *sres;
-	const char *mapmond = NULL, *mstore = NULL;
+	struct bench_run_opts ro;
+	const char *mstore = NULL;
 	char defpgs[] = "55392,110784,221568", *cause = NULL;
 	char defsetups[] = "lmdb,leveldb-defaults,leveldb-2013,leveldb-mapmon";
 	char label[96];
 	size_t nres = 0, nsres = 0, i, j, steps, step = 0;
 	double v[16];
-	int ch, r, k, failed = 0, layout;
+	int ch, code, r, k, failed = 0, layout;
 
 	memset(&o, 0, sizeof o);
 	bench_shape_defaults(&o.shape);
@@ -750,7 +751,7 @@ bench_cold_main(int argc, char **argv)
 	o.timeout = 600;
 	o.store2013 = 1;
 	o.restart = 1;
-	o.outdir = ".";
+	bench_run_opts_defaults(&ro);
 	cold_parse_pgs(&o, defpgs);
 	cold_parse_setups(&o, defsetups);
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -778,9 +779,6 @@ bench_cold_main(int argc, char **argv)
 			o.timeout = (double)bench_arg_long("--timeout", optarg,
 			    1, 86400);
 			break;
-		case 'M':
-			mapmond = optarg;
-			break;
 		case 'T':
 			mstore = optarg;
 			break;
@@ -790,20 +788,16 @@ bench_cold_main(int argc, char **argv)
 		case 'R':
 			o.restart = 0;
 			break;
-		case 'C':
-			free(o.mon_conf);
-			o.mon_conf = bench_arg_file("--mon-conf", optarg);
-			break;
-		case 'o':
-			o.outdir = optarg;
-			break;
 		case 'h':
 			cold_usage(0);
 		default:
-			if (!bench_shape_opt(&o.shape, ch, optarg))
+			if (!bench_shape_opt(&o.shape, ch, optarg) &&
+			    !bench_run_opt(&ro, ch, optarg))
 				cold_usage(MAPMON_EXIT_USAGE);
 		}
 	}
+	o.mon_conf = ro.mon_conf;
+	o.outdir = ro.outdir;
 	if (optind != argc)
 		cold_usage(MAPMON_EXIT_USAGE);
 	for (i = 0; i < o.npgs; i++)
@@ -812,19 +806,16 @@ bench_cold_main(int argc, char **argv)
 			    "fill %d pools\n", o.pgs[i], o.shape.pools);
 			return MAPMON_EXIT_USAGE;
 		}
-	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",
-	    "../daemon/mapmond", &cause)) == NULL ||
-	    (o.restart && (o.mstore = bench_find_program(mstore,
-	    "MAPMON_STORE", "mapmon-store", &cause)) == NULL)) {
+	if ((o.mapmond = bench_run_mapmond(&ro, &code)) == NULL)
+		return code;
+	if (o.restart)
+		o.mstore = bench_find_program(mstore, "MAPMON_STORE",
+		    "mapmon-store", &cause);
+	if (o.restart && o.mstore == NULL) {
 		fprintf(stderr, "mapmon-bench: %s\n", cause);
 		free(cause);
 		free(o.mapmond);
 		return 1;
-	}
-	if (access(o.outdir, W_OK) != 0) {
-		fprintf(stderr, "mapmon-bench: -o %s: %s\n", o.outdir,
-		    strerror(errno));
-		return MAPMON_EXIT_USAGE;
 	}
 	signal(SIGPIPE, SIG_IGN);
 

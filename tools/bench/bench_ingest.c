@@ -9,14 +9,13 @@
  * one second of warm-up the PG stats the monitor accepts (its replies'
  * "accepted", each reply sent after its commit is durable) are counted for
  * --duration seconds.  Meanwhile a second thread with its own connection
- * sends `status` every --probe-ms milliseconds, one at a time, and times
- * each from send to reply.
+ * (bench_probe_start()) sends `status` every --probe-ms milliseconds, one
+ * at a time, and times each from send to reply.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include <jansson.h>
 
 #include "common/mapmon.h"
-#include "net/client.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/osd_sim.h"
@@ -63,85 +61,14 @@ struct ingest_result {
 	char *error;
 };
 
-/* The status prober: its own thread, event base and connection. */
-struct ingest_probe {
-	const char *addr;
-	int interval_ms;
-	struct event_base *base;
-	struct mclient *cl;
-	struct event *tick;
-	volatile int stop;
-	int waiting;
-	double sent;
-	double *lat;
-	size_t n;
-	size_t cap;
-	int failed;
-};
-
-static void
-ingest_probe_reply(void *arg, int rc, mapmon_unused const char *status,
-    mapmon_unused json_t *data)
-{
-	struct ingest_probe *pr = arg;
-	double t = bench_now();
-
-	pr->waiting = 0;
-	if (rc < 0) {
-		pr->failed = 1;
-		return;
-	}
-	if (pr->n == pr->cap) {
-		pr->cap = pr->cap ? pr->cap * 2 : 1024;
-		pr->lat = xreallocarray(pr->lat, pr->cap, sizeof *pr->lat);
-	}
-	pr->lat[pr->n++] = (t - pr->sent) * 1e3;
-}
-
-static void
-ingest_probe_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct ingest_probe *pr = arg;
-	json_t *cmd;
-
-	(void)fd;
-	(void)what;
-	if (pr->stop || pr->failed) {
-		event_base_loopbreak(pr->base);
-		return;
-	}
-	/* One at a time: a slow answer delays the next probe, not piles up. */
-	if (pr->waiting || !mclient_ready(pr->cl))
-		return;
-	cmd = json_pack("{s:s}", "prefix", "status");
-	pr->sent = bench_now();
-	if (mclient_request(pr->cl, cmd, ingest_probe_reply, pr) == 0)
-		pr->waiting = 1;
-	json_decref(cmd);
-}
-
-static void *
-ingest_probe_thread(void *arg)
-{
-	struct ingest_probe *pr = arg;
-	struct timeval tv;
-
-	tv.tv_sec = pr->interval_ms / 1000;
-	tv.tv_usec = (pr->interval_ms % 1000) * 1000;
-	event_add(pr->tick, &tv);
-	event_base_dispatch(pr->base);
-	return NULL;
-}
-
 /* The load, on this thread's event loop, after the bring-up (bench_up_*). */
 struct ingest_load {
 	struct event_base *base;
 	struct bench_up *up;
 	struct event *timer;
 	const struct ingest_opts *o;
-	struct ingest_probe probe;
-	pthread_t probe_thread;
-	int probing;
+	const char *addr;
+	struct bench_probe *probe;
 	int phase;		/* 0 bring-up, 1 warm-up, 2 measuring */
 	double t_start;
 	uint64_t start_accepted;
@@ -154,6 +81,7 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 	struct ingest_load *l = arg;
 	struct osd_sim_stats st;
 	struct timeval tv;
+	char *cause = NULL;
 
 	(void)fd;
 	(void)what;
@@ -163,19 +91,12 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 		l->phase = 2;
 		l->t_start = bench_now();
 		l->start_accepted = st.pgs_accepted;
-		l->probe.base = event_base_new();
-		l->probe.cl = mclient_new(l->probe.base, l->probe.addr, 5000,
-		    NULL, NULL, NULL);
-		mclient_set_name(l->probe.cl, "client.probe");
-		l->probe.tick = event_new(l->probe.base, -1, EV_PERSIST,
-		    ingest_probe_tick, &l->probe);
-		l->probe.interval_ms = l->o->probe_ms;
-		if (pthread_create(&l->probe_thread, NULL,
-		    ingest_probe_thread, &l->probe) != 0) {
-			bench_up_fail(l->up, "pthread_create failed");
+		l->probe = bench_probe_start(l->addr, l->o->probe_ms, &cause);
+		if (l->probe == NULL) {
+			bench_up_fail(l->up, "%s", cause);
+			free(cause);
 			return;
 		}
-		l->probing = 1;
 		tv.tv_sec = (time_t)l->o->duration;
 		tv.tv_usec = (suseconds_t)((l->o->duration -
 		    (double)tv.tv_sec) * 1e6);
@@ -212,9 +133,11 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	struct bench_up_params p;
 	struct ingest_load l;
 	struct bench_mon *bm;
+	const double *sent, *lat;
+	double *ms;
 	char *extra, *more;
-	size_t i;
-	int rc = -1;
+	size_t i, n = 0;
+	int rc = -1, failed = 0;
 
 	more = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
 	xasprintf(&extra, "%s\n[log]\n", more);
@@ -238,7 +161,7 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	memset(&p, 0, sizeof p);
 	l.o = o;
 	l.base = event_base_new();
-	l.probe.addr = bm->addr;
+	l.addr = bm->addr;
 	p.addr = bm->addr;
 	p.shape = o->shape;
 	p.live_interval_ms = 0;
@@ -250,33 +173,29 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	if ((l.up = bench_up_new(l.base, &p, cause)) == NULL)
 		goto out;
 	event_base_dispatch(l.base);
-	if (l.probing) {
-		l.probe.stop = 1;
-		pthread_join(l.probe_thread, NULL);
-	}
+	if (l.probe != NULL)
+		n = bench_probe_stop(l.probe, &sent, &lat, &failed);
 	if (l.up->error != NULL) {
 		*cause = l.up->error;
 		l.up->error = NULL;
 		goto out;
 	}
-	if (l.probe.failed || l.probe.n == 0) {
-		xasprintf(cause, "status probe: %s", l.probe.failed ?
-		    "a status failed" : "no answer during the load");
+	if (failed || n == 0) {
+		xasprintf(cause, "status probe: %s",
+		    failed ? "a status failed" : "no answer during the load");
 		goto out;
 	}
+	ms = xreallocarray(NULL, n, sizeof *ms);
+	memcpy(ms, lat, n * sizeof *ms);
 	res->rate[run] = l.rate;
-	res->samples[run] = l.probe.n;
-	res->max[run] = bench_percentile(l.probe.lat, l.probe.n, 100);
-	res->p50[run] = bench_percentile(l.probe.lat, l.probe.n, 50);
-	res->p99[run] = bench_percentile(l.probe.lat, l.probe.n, 99);
+	res->samples[run] = n;
+	res->max[run] = bench_percentile(ms, n, 100);
+	res->p50[run] = bench_percentile(ms, n, 50);
+	res->p99[run] = bench_percentile(ms, n, 99);
+	free(ms);
 	rc = 0;
 out:
-	if (l.probe.base != NULL) {
-		mclient_free(l.probe.cl);
-		event_free(l.probe.tick);
-		event_base_free(l.probe.base);
-	}
-	free(l.probe.lat);
+	bench_probe_free(l.probe);
 	bench_up_free(l.up);
 	event_free(l.timer);
 	event_base_free(l.base);
@@ -382,12 +301,12 @@ bench_ingest_main(int argc, char **argv)
 	};
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
-	const char *mapmond = NULL;
+	struct bench_run_opts ro;
 	char deflevels[] = "0/0,0/20", *levels = deflevels, *w, *save = NULL;
 	char *cause = NULL, label[64];
 	double v[INGEST_MAX_RUNS];
 	size_t i, step = 0;
-	int ch, r, failed = 0;
+	int ch, code, r, failed = 0;
 
 	memset(&o, 0, sizeof o);
 	memset(res, 0, sizeof res);
@@ -398,7 +317,7 @@ bench_ingest_main(int argc, char **argv)
 	o.warmup = 1;
 	o.probe_ms = 10;
 	o.runs = 1;
-	o.outdir = ".";
+	bench_run_opts_defaults(&ro);
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
@@ -427,23 +346,16 @@ bench_ingest_main(int argc, char **argv)
 		case 'L':
 			levels = optarg;
 			break;
-		case 'M':
-			mapmond = optarg;
-			break;
-		case 'C':
-			free(o.mon_conf);
-			o.mon_conf = bench_arg_file("--mon-conf", optarg);
-			break;
-		case 'o':
-			o.outdir = optarg;
-			break;
 		case 'h':
 			ingest_usage(0);
 		default:
-			if (!bench_shape_opt(&o.shape, ch, optarg))
+			if (!bench_shape_opt(&o.shape, ch, optarg) &&
+			    !bench_run_opt(&ro, ch, optarg))
 				ingest_usage(MAPMON_EXIT_USAGE);
 		}
 	}
+	o.mon_conf = ro.mon_conf;
+	o.outdir = ro.outdir;
 	if (optind != argc || o.pgs < o.shape.pools)
 		ingest_usage(MAPMON_EXIT_USAGE);
 	for (w = strtok_r(levels, ",", &save); w != NULL;
@@ -460,18 +372,8 @@ bench_ingest_main(int argc, char **argv)
 	}
 	if (o.nlevels == 0)
 		ingest_usage(MAPMON_EXIT_USAGE);
-	if ((o.mapmond = bench_find_program(mapmond, "MAPMOND",
-	    "../daemon/mapmond", &cause)) == NULL) {
-		fprintf(stderr, "mapmon-bench: %s\n", cause);
-		free(cause);
-		return 1;
-	}
-	if (access(o.outdir, W_OK) != 0) {
-		fprintf(stderr, "mapmon-bench: -o %s: %s\n", o.outdir,
-		    strerror(errno));
-		free(o.mapmond);
-		return MAPMON_EXIT_USAGE;
-	}
+	if ((o.mapmond = bench_run_mapmond(&ro, &code)) == NULL)
+		return code;
 	signal(SIGPIPE, SIG_IGN);
 
 	/* Runs alternate between the levels, so drift hits each alike. */

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -277,6 +278,54 @@ bench_shape_opt(struct bench_shape *sh, int ch, const char *arg)
 	return 0;
 }
 
+void
+bench_run_opts_defaults(struct bench_run_opts *ro)
+{
+	memset(ro, 0, sizeof *ro);
+	ro->outdir = ".";
+}
+
+int
+bench_run_opt(struct bench_run_opts *ro, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'M':
+		ro->mapmond = arg;
+		return 1;
+	case 'C':
+		free(ro->mon_conf);
+		ro->mon_conf = bench_arg_file("--mon-conf", arg);
+		return 1;
+	case 'o':
+		ro->outdir = arg;
+		return 1;
+	}
+	return 0;
+}
+
+char *
+bench_run_mapmond(const struct bench_run_opts *ro, int *code)
+{
+	char *path, *cause = NULL;
+
+	path = bench_find_program(ro->mapmond, "MAPMOND", "../daemon/mapmond",
+	    &cause);
+	if (path == NULL) {
+		fprintf(stderr, "mapmon-bench: %s\n", cause);
+		free(cause);
+		*code = 1;
+		return NULL;
+	}
+	if (access(ro->outdir, W_OK) != 0) {
+		fprintf(stderr, "mapmon-bench: -o %s: %s\n", ro->outdir,
+		    strerror(errno));
+		free(path);
+		*code = MAPMON_EXIT_USAGE;
+		return NULL;
+	}
+	return path;
+}
+
 struct bench_mon *
 bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
     char **cause)
@@ -375,8 +424,7 @@ bench_mon_start(struct bench_mon *bm, char **cause)
 	return 0;
 }
 
-/* Has the monitor exited?  Reaps it then. */
-static int
+int
 bench_mon_exited(struct bench_mon *bm, int *status)
 {
 	if (bm->pid == -1)
@@ -575,6 +623,133 @@ bench_read_file(const char *path, char **cause)
 		buf = xcalloc(1, 1);
 	buf[len] = '\0';
 	return buf;
+}
+
+struct bench_probe {
+	char *addr;
+	int interval_ms;
+	struct event_base *base;
+	struct mclient *cl;
+	struct event *tick;
+	pthread_t thread;
+	int running;
+	volatile int stop;
+	int waiting;
+	double t_sent;
+	double *sent;
+	double *ms;
+	size_t n;
+	size_t cap;
+	int failed;
+};
+
+static void
+bench_probe_reply(void *arg, int rc, mapmon_unused const char *status,
+    mapmon_unused json_t *data)
+{
+	struct bench_probe *pr = arg;
+	double t = bench_now();
+
+	pr->waiting = 0;
+	if (rc < 0) {
+		pr->failed = 1;
+		return;
+	}
+	if (pr->n == pr->cap) {
+		pr->cap = pr->cap ? pr->cap * 2 : 1024;
+		pr->sent = xreallocarray(pr->sent, pr->cap, sizeof *pr->sent);
+		pr->ms = xreallocarray(pr->ms, pr->cap, sizeof *pr->ms);
+	}
+	pr->sent[pr->n] = pr->t_sent;
+	pr->ms[pr->n++] = (t - pr->t_sent) * 1e3;
+}
+
+static void
+bench_probe_tick(mapmon_unused evutil_socket_t fd, mapmon_unused short what,
+    void *arg)
+{
+	struct bench_probe *pr = arg;
+	json_t *cmd;
+
+	if (pr->stop || pr->failed) {
+		event_base_loopbreak(pr->base);
+		return;
+	}
+	if (pr->waiting || !mclient_ready(pr->cl))
+		return;
+	cmd = json_pack("{s:s}", "prefix", "status");
+	pr->t_sent = bench_now();
+	if (mclient_request(pr->cl, cmd, bench_probe_reply, pr) == 0)
+		pr->waiting = 1;
+	json_decref(cmd);
+}
+
+static void *
+bench_probe_main(void *arg)
+{
+	struct bench_probe *pr = arg;
+
+	event_base_dispatch(pr->base);
+	return NULL;
+}
+
+struct bench_probe *
+bench_probe_start(const char *addr, int interval_ms, char **cause)
+{
+	struct bench_probe *pr = xcalloc(1, sizeof *pr);
+	struct timeval tv;
+	int error;
+
+	pr->addr = xstrdup(addr);
+	pr->interval_ms = interval_ms;
+	pr->base = event_base_new();
+	pr->cl = mclient_new(pr->base, pr->addr, 5000, NULL, NULL, NULL);
+	mclient_set_name(pr->cl, "client.probe");
+	pr->tick = event_new(pr->base, -1, EV_PERSIST, bench_probe_tick, pr);
+	tv.tv_sec = interval_ms / 1000;
+	tv.tv_usec = (interval_ms % 1000) * 1000;
+	event_add(pr->tick, &tv);
+	error = pthread_create(&pr->thread, NULL, bench_probe_main, pr);
+	if (error != 0) {
+		xasprintf(cause, "pthread_create: %s", strerror(error));
+		bench_probe_free(pr);
+		return NULL;
+	}
+	pr->running = 1;
+	return pr;
+}
+
+size_t
+bench_probe_stop(struct bench_probe *pr, const double **sent, const double **ms,
+    int *failed)
+{
+	if (pr->running) {
+		pr->stop = 1;
+		pthread_join(pr->thread, NULL);
+		pr->running = 0;
+	}
+	*sent = pr->sent;
+	*ms = pr->ms;
+	*failed = pr->failed;
+	return pr->n;
+}
+
+void
+bench_probe_free(struct bench_probe *pr)
+{
+	const double *s, *m;
+	int failed;
+
+	if (pr == NULL)
+		return;
+	bench_probe_stop(pr, &s, &m, &failed);
+	mclient_free(pr->cl);
+	event_free(pr->tick);
+	event_base_free(pr->base);
+	free(pr->sent);
+	free(pr->ms);
+	free(pr->addr);
+	free(pr);
 }
 
 static int bench_progress_shown;

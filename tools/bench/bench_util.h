@@ -112,6 +112,12 @@ double bench_mon_wait_status(struct bench_mon *, double timeout,
  */
 int bench_mon_stop(struct bench_mon *, char **cause);
 
+/*
+ * Without waiting: 1 when the monitor has exited (it is reaped, pid becomes
+ * -1, and *status, when it was running, gets its waitpid() status), else 0.
+ */
+int bench_mon_exited(struct bench_mon *, int *status);
+
 /* VmHWM (peak RSS) of the running monitor in KiB, or -1. */
 long bench_mon_hwm_kb(const struct bench_mon *);
 
@@ -144,8 +150,48 @@ void bench_progress_done(void);
  */
 char *bench_read_file(const char *path, char **cause);
 
+/*
+ * A `status' prober: a thread of its own, with its own event base and
+ * connection ("client.probe"), sends `status' every interval_ms, one at a
+ * time (a slow answer delays the next probe; probes do not pile up), and
+ * keeps the send time (bench_now()) and latency of every answer.
+ * bench_probe_start() returns NULL with *cause when the thread cannot be
+ * made.  bench_probe_stop() ends the thread and returns how many answers
+ * came, with *sent and *ms (borrowed until bench_probe_free()) holding
+ * their send times and latencies in milliseconds, and *failed nonzero when
+ * a status was refused or the connection lost (probing stopped there).
+ * bench_probe_free() stops the thread if need be; NULL is allowed.
+ */
+struct bench_probe;
+struct bench_probe *bench_probe_start(const char *addr, int interval_ms,
+    char **cause);
+size_t bench_probe_stop(struct bench_probe *, const double **sent,
+    const double **ms, int *failed);
+void bench_probe_free(struct bench_probe *);
+
 /* Remove a directory tree (best effort). */
 void bench_rmtree(const char *path);
+
+/*
+ * The options of the benchmarks that run mapmond, besides their shape:
+ * --mapmond PATH ('M'), --mon-conf FILE ('C': its lines go into the
+ * generated config; read at once, exit 64 when it cannot be) and -o DIR
+ * ('o').  bench_run_opt() takes them; 1 when ch was one of them.
+ */
+struct bench_run_opts {
+	const char *mapmond; /* NULL: $MAPMOND or the build tree's */
+	char *mon_conf;	     /* malloc'd, or NULL */
+	const char *outdir;  /* "." unless -o */
+};
+void bench_run_opts_defaults(struct bench_run_opts *);
+int bench_run_opt(struct bench_run_opts *, int ch, const char *arg);
+/*
+ * Once the options are read: the mapmond to run (bench_find_program():
+ * ro->mapmond, $MAPMOND or the build tree's; malloc'd), with -o checked
+ * writable; or NULL after saying why on stderr, with *code the exit
+ * status (1: no program, 64: -o not writable).
+ */
+char *bench_run_mapmond(const struct bench_run_opts *ro, int *code);
 
 struct bench_up;
 

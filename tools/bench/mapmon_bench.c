@@ -1,7 +1,8 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest and log.  This file holds the dispatch and osd-sim; the
- * others are in bench_cold.c, bench_ingest.c and bench_log.c.
+ * osd-sim, ingest, bigpool and log.  This file holds the dispatch and
+ * osd-sim; the others are in bench_cold.c, bench_ingest.c,
+ * bench_bigpool.c and bench_log.c.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 
 #include "common/mapmon.h"
 #include "net/client.h"
+#include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
@@ -34,6 +36,7 @@ usage(int code)
 	    "                    [--window W] [--batch B] [--interval MS] "
 	    "[-qv]\n"
 	    "       mapmon-bench ingest [options]\n"
+	    "       mapmon-bench bigpool [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
 	    "       mapmon-bench SUBCOMMAND -h    (the options of each)\n");
 	exit(code);
@@ -345,6 +348,8 @@ main(int argc, char **argv)
 		return bench_cold_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "ingest") == 0)
 		return bench_ingest_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "bigpool") == 0)
+		return bench_bigpool_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
