@@ -1878,6 +1878,21 @@ Test(cmd, subscriber_that_does_not_read_is_cut)
  */
 #define BIG_PGS 16384
 
+/*
+ * AddressSanitizer keeps freed memory in quarantine, so a daemon built with
+ * it grows by what it freed: its VmHWM says nothing of the bound.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HWM_MEANINGFUL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWM_MEANINGFUL 0
+#endif
+#endif
+#ifndef HWM_MEANINGFUL
+#define HWM_MEANINGFUL 1
+#endif
+
 /* The daemon's VmHWM, in KiB. */
 static long
 daemon_hwm_kib(void)
@@ -2097,10 +2112,8 @@ Test(cmd, large_listings_come_whole_in_parts)
 
 	/* Some 24 MB of text, four times: the daemon held a few at most. */
 	hwm1 = daemon_hwm_kib();
-	cr_assert_lt(hwm1 - hwm0, 12 * 1024,
-	    "VmHWM grew from %ld to %ld KiB "
-	    "during the listings",
-	    hwm0, hwm1);
+	cr_assert(!HWM_MEANINGFUL || hwm1 - hwm0 < 12 * 1024,
+	    "VmHWM grew from %ld to %ld KiB during the listings", hwm0, hwm1);
 
 	/* Whole, in one frame, to a client that takes no parts. */
 	fd = raw_open(0, 0);
