@@ -68,6 +68,8 @@
 #define SERVER_ACCEPTS_PER_WAKE 64 /* fairness toward open connections */
 #define SERVER_MAX_READ (256 * 1024)
 #define SERVER_NAME_MAX 64
+/* The largest reply in one frame to a client that takes no parts. */
+#define SERVER_WHOLE_MAX ((size_t)UINT32_MAX - 64 * 1024)
 
 enum conn_state {
 	CONN_HELLO,
@@ -83,8 +85,9 @@ struct stream {
 	uint64_t id; /* the request's */
 	const struct server_stream_ops *ops;
 	void *arg;
-	struct enc_buf text; /* the data's text not sent yet */
-	int sent;	     /* parts have gone: the rest goes in parts */
+	struct enc_buf piece; /* lent to the producer for each piece */
+	struct evbuffer *text; /* the data's text not sent yet */
+	int sent;	       /* parts have gone: the rest goes in parts */
 	TAILQ_ENTRY(stream) entry;
 };
 
@@ -370,28 +373,26 @@ server_free_ref(const void *data, size_t len mapmon_unused,
 }
 
 /*
- * Queue one frame whose payload is head, p[0..len) and tail back to back
- * (head and tail are strings, copied; either may be NULL).  p is freed with
- * free() when take is set (also on failure), else copied.  Returns -1 when
+ * Start queuing a frame (type, flags, id) of len payload bytes: write its
+ * header and return the output to add the payload to, then call
+ * conn_send_done().  NULL when nothing is to be queued, with *rv -1 when
  * the connection is gone, or has just been cut because its output was
- * already past the cap: a frame that alone is larger than the cap still
+ * already past the cap (a frame that alone is larger than the cap still
  * goes to a client that reads, but nothing more is queued behind it until
- * it has gone.
+ * it has gone), or 0 for a frame too long for the protocol (dropped).
  */
-static int
-conn_send_frame(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
-    const char *head, const char *p, size_t len, int take, const char *tail)
+static struct evbuffer *
+conn_send_begin(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
+    size_t len, int *rv)
 {
 	struct server *srv = c->srv;
 	struct evbuffer *out;
 	uint8_t hdr[FRAME_HEADER_SIZE];
-	size_t pending, hlen, tlen, total;
-	int rv = 0;
+	size_t pending;
 
-	if (c->state == CONN_LINGER || c->state == CONN_DEAD) {
-		rv = -1;
-		goto out;
-	}
+	*rv = -1;
+	if (c->state == CONN_LINGER || c->state == CONN_DEAD)
+		return NULL;
 	out = bufferevent_get_output(c->bev);
 	pending = evbuffer_get_length(out);
 	if (pending > srv->limits.max_client_output) {
@@ -401,38 +402,33 @@ conn_send_frame(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
 		    srv->limits.max_client_output);
 		srv->stats.closed_slow++;
 		conn_abort(c);
-		rv = -1;
-		goto out;
+		return NULL;
 	}
-	hlen = head != NULL ? strlen(head) : 0;
-	tlen = tail != NULL ? strlen(tail) : 0;
-	total = hlen + len + tlen;
-	if (len > UINT32_MAX || total > UINT32_MAX) {
+	*rv = 0;
+	if (len > UINT32_MAX) {
 		log_warnx("%s: a %s frame of %zu bytes does not fit the "
 		    "protocol's 32-bit length; dropped", c->peer,
 		    frame_type_name(type), len);
-		goto out;
+		return NULL;
 	}
-	frame_encode_header_flags(hdr, type, flags, (uint32_t)total, id);
+	frame_encode_header_flags(hdr, type, flags, (uint32_t)len, id);
 	evbuffer_add(out, hdr, sizeof hdr);
-	if (hlen > 0)
-		evbuffer_add(out, head, hlen);
-	if (len > 0 && take) {
-		if (evbuffer_add_reference(out, p, len, server_free_ref,
-		    NULL) == 0)
-			take = 0; /* libevent frees it once sent */
-		else
-			evbuffer_add(out, p, len);
-	} else if (len > 0)
-		evbuffer_add(out, p, len);
-	if (tlen > 0)
-		evbuffer_add(out, tail, tlen);
+	return out;
+}
+
+/* A frame of len payload bytes is queued: count it, and throttle. */
+static void
+conn_send_done(struct conn *c, size_t len)
+{
+	struct server *srv = c->srv;
+	size_t pending;
+
 	srv->stats.frames_out++;
-	srv->stats.bytes_out += FRAME_HEADER_SIZE + total;
+	srv->stats.bytes_out += FRAME_HEADER_SIZE + len;
 	c->active_us = stamp_mono();
 
 	/* Throttle a pipelining client before it reaches the cap. */
-	pending = evbuffer_get_length(out);
+	pending = evbuffer_get_length(bufferevent_get_output(c->bev));
 	if (c->state == CONN_READY && !c->throttled &&
 	    pending > srv->limits.max_client_output / 2) {
 		c->throttled = 1;
@@ -440,18 +436,30 @@ conn_send_frame(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
 		bufferevent_setwatermark(c->bev, EV_WRITE,
 		    srv->limits.max_client_output / 4, 0);
 	}
-out:
+}
+
+/*
+ * Queue one frame.  p is freed with free() when take is set (also on
+ * failure), else copied.  Returns 0, or -1 as conn_send_begin().
+ */
+static int
+conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
+    size_t len, int take)
+{
+	struct evbuffer *out;
+	int rv;
+
+	if ((out = conn_send_begin(c, type, 0, id, len, &rv)) != NULL) {
+		if (len > 0 && take && evbuffer_add_reference(out, p, len,
+		    server_free_ref, NULL) == 0)
+			take = 0; /* libevent frees it once sent */
+		else if (len > 0)
+			evbuffer_add(out, p, len);
+		conn_send_done(c, len);
+	}
 	if (take)
 		free((void *)p);
 	return rv;
-}
-
-/* Queue one whole frame of payload p[0..len), as conn_send_frame(). */
-static int
-conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p, size_t len,
-    int take)
-{
-	return conn_send_frame(c, type, 0, id, NULL, p, len, take, NULL);
 }
 
 /* Queue {"rc", "status", "data"}; data is stolen. */
@@ -551,7 +559,8 @@ static void
 stream_free(struct stream *s)
 {
 	TAILQ_REMOVE(&s->c->streams, s, entry);
-	enc_buf_free(&s->text);
+	enc_buf_free(&s->piece);
+	evbuffer_free(s->text);
 	free(s);
 }
 
@@ -869,6 +878,35 @@ server_status_text(const char *status)
 }
 
 /*
+ * Queue a frame of s's reply: head, the text gathered (moved, not copied)
+ * and tail; head and tail may be NULL.  Returns 0, or -1 as
+ * conn_send_begin().
+ */
+static int
+stream_send(struct stream *s, uint8_t flags, const char *head,
+    const char *tail)
+{
+	struct evbuffer *out;
+	size_t hlen = head != NULL ? strlen(head) : 0;
+	size_t tlen = tail != NULL ? strlen(tail) : 0;
+	size_t len = hlen + evbuffer_get_length(s->text) + tlen;
+	int rv;
+
+	if ((out = conn_send_begin(s->c, FRAME_REPLY, flags, s->id, len,
+	    &rv)) == NULL) {
+		evbuffer_drain(s->text, evbuffer_get_length(s->text));
+		return rv;
+	}
+	if (hlen > 0)
+		evbuffer_add(out, head, hlen);
+	evbuffer_add_buffer(out, s->text);
+	if (tlen > 0)
+		evbuffer_add(out, tail, tlen);
+	conn_send_done(s->c, len);
+	return 0;
+}
+
+/*
  * s's text is whole: send it, as the one frame of its reply or as the last
  * part, and end s.  Returns -1 when the connection went meanwhile (the
  * reaper ends s), else 0.
@@ -877,17 +915,14 @@ static int
 stream_finish(struct stream *s, const char *status)
 {
 	struct conn *c = s->c;
-	struct enc_buf text = s->text;
 	char *st = server_status_text(status), *head = NULL, *tail = NULL;
 	int rv;
 
-	memset(&s->text, 0, sizeof s->text); /* the frame takes it */
 	if (s->sent)
 		xasprintf(&tail, ",\"status\":%s}", st);
 	else
 		xasprintf(&head, "{\"rc\":0,\"status\":%s,\"data\":", st);
-	rv = conn_send_frame(c, FRAME_REPLY, 0, s->id, head,
-	    (const char *)text.data, text.len, 1, s->sent ? tail : "}");
+	rv = stream_send(s, 0, head, s->sent ? tail : "}");
 	free(head);
 	free(tail);
 	free(st);
@@ -901,7 +936,7 @@ stream_finish(struct stream *s, const char *status)
 /*
  * The next piece of s, and what it makes go: a part once SERVER_PART bytes
  * wait (a client that takes parts), the whole reply once its text is
- * complete, or a refusal once it outgrows max_client_output (a client that
+ * complete, or a refusal once it outgrows SERVER_WHOLE_MAX (a client that
  * does not).  Returns -1 when the connection has gone or is going (the
  * piece's own work, a commit it settled, may have cut it), else 0.
  */
@@ -911,9 +946,13 @@ stream_step(struct stream *s)
 	struct conn *c = s->c;
 	struct server *srv = c->srv;
 	char *status = NULL;
+	size_t len;
 	int done, rv;
 
-	done = s->ops->fill(s->arg, &s->text, &status);
+	done = s->ops->fill(s->arg, &s->piece, &status);
+	/* Copied in a piece at a time, never regrown whole. */
+	evbuffer_add(s->text, s->piece.data, s->piece.len);
+	enc_buf_reset(&s->piece);
 	if (c->state != CONN_READY) {
 		free(status);
 		return -1;
@@ -923,17 +962,16 @@ stream_step(struct stream *s)
 		free(status);
 		return rv;
 	}
+	len = evbuffer_get_length(s->text);
 	if (c->parts) {
-		if (s->text.len < SERVER_PART)
+		if (len < SERVER_PART)
 			return 0;
-		rv = conn_send_frame(c, FRAME_REPLY, FRAME_FLAG_MORE, s->id,
-		    s->sent ? NULL : "{\"rc\":0,\"data\":",
-		    (const char *)s->text.data, s->text.len, 0, NULL);
+		rv = stream_send(s, FRAME_FLAG_MORE, s->sent ? NULL :
+		    "{\"rc\":0,\"data\":", NULL);
 		s->sent = 1;
-		enc_buf_reset(&s->text);
 		return rv;
 	}
-	if (s->text.len <= srv->limits.max_client_output)
+	if (len <= srv->limits.max_client_output && len <= SERVER_WHOLE_MAX)
 		return 0;
 	dout(LOG_NET, 1, "%s: a reply past max_client_output refused: the "
 	    "client takes no parts", c->peer);
@@ -1379,6 +1417,8 @@ server_reply_stream(struct server *srv, uint64_t conn_id, uint64_t req_id,
 	if ((c = server_find(srv, conn_id)) == NULL || c->state != CONN_READY)
 		return -1;
 	s = xcalloc(1, sizeof *s);
+	if ((s->text = evbuffer_new()) == NULL)
+		fatalx("cannot make a stream buffer");
 	s->c = c;
 	s->id = req_id;
 	s->ops = ops;

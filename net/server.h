@@ -200,9 +200,11 @@ int server_push_raw(struct server *, uint64_t conn_id, uint64_t sub_id,
  *  - ops->done(arg, rc) once, when the reply is over: rc 0 once it has
  *    been queued whole; -ECONNRESET when the connection went first (then
  *    from the event loop, never inside a server_* call); -EMSGSIZE when it
- *    outgrew max_client_output for a client that does not take parts (it
- *    was answered that rc instead); or server_end_streams()'s rc.  arg is
- *    the caller's to free then.  No fill follows.
+ *    outgrew max_client_output (or a frame's 32-bit length) for a client
+ *    that does not take parts (it was answered that rc instead); or
+ *    server_end_streams()'s rc.  arg is the caller's to free then.  No
+ *    fill follows; done may run inside this call, when the reply was
+ *    written whole in its first piece.
  *
  * A reply written whole in its first piece, or before SERVER_PART bytes of
  * it wait to be sent, leaves as one frame, byte for byte as server_reply()
