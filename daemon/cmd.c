@@ -223,6 +223,10 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 {
 	if (ctx == NULL || ctx->stopped)
 		return 0;
+	/* The listings being written read the monitor, which goes next. */
+	if (ctx->server != NULL)
+		server_end_streams(ctx->server, -ESHUTDOWN,
+		    "the monitor is stopping");
 	if (cmd_admin_free(ctx, deadline) == -1)
 		return -1;
 	sub_free(ctx->sub);
@@ -513,7 +517,7 @@ cmd_has(json_t *cmd, const char *key)
 }
 
 void
-cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data)
+cmd_req_end(struct cmd_req *r, int rc)
 {
 	struct cmd_count *c = r->count;
 	uint64_t us;
@@ -526,12 +530,20 @@ cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data)
 		if (rc < 0)
 			c->errors++;
 	}
-	if (r->ctx->server != NULL)
-		(void)server_reply(r->ctx->server, r->conn, r->id, rc, status,
-		    data);
+	free(r);
+}
+
+void
+cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data)
+{
+	struct server *srv = r->ctx->server;
+	uint64_t conn = r->conn, id = r->id;
+
+	cmd_req_end(r, rc);
+	if (srv != NULL)
+		(void)server_reply(srv, conn, id, rc, status, data);
 	else
 		json_decref(data);
-	free(r);
 }
 
 void

@@ -15,6 +15,7 @@
 #include "daemon/cmd_priv.h"
 #include "daemon/sub.h"
 #include "net/frame.h"
+#include "net/server.h"
 
 /* Answer a read that returns rc and fills out/status (mon.h's shape). */
 static void
@@ -266,22 +267,92 @@ cmd_mon_pg_stat(struct cmd_req *r, json_t *cmd)
 	    (long long)json_integer_value(json_object_get(s, "num_pgs")));
 }
 
+/*
+ * A listing of PGs goes out as the monitor writes it, a slice per piece of
+ * a reply in parts (server_reply_stream()): the server asks for the next
+ * slice once the last has been written out, so that neither the text nor
+ * the loop is held for the whole listing.
+ */
+struct cmd_mon_listing {
+	struct cmd_req *r;
+	struct mon_pg_walk *w;
+	struct pg_text t; /* its stamp and state cache; no buffer */
+};
+
+static int
+cmd_mon_listing_fill(void *arg, struct enc_buf *out, char **status)
+{
+	struct cmd_mon_listing *l = arg;
+	int done;
+
+	/* The writer appends to the server's buffer, lent for the call. */
+	l->t.buf = *out;
+	done = mon_pg_walk_next(l->w, &l->t, status);
+	*out = l->t.buf;
+	memset(&l->t.buf, 0, sizeof l->t.buf);
+	return done;
+}
+
+static void
+cmd_mon_listing_free(struct cmd_mon_listing *l)
+{
+	mon_pg_walk_free(l->w);
+	pg_text_free(&l->t);
+	free(l);
+}
+
+static void
+cmd_mon_listing_done(void *arg, int rc)
+{
+	struct cmd_mon_listing *l = arg;
+
+	cmd_req_end(l->r, rc);
+	cmd_mon_listing_free(l);
+}
+
+static const struct server_stream_ops cmd_mon_listing_ops = {
+	.fill = cmd_mon_listing_fill,
+	.done = cmd_mon_listing_done,
+};
+
+/* Answer r with walk w's listing; or with rc and status, when rc < 0. */
+static void
+cmd_mon_listing(struct cmd_req *r, int rc, struct mon_pg_walk *w, char *status)
+{
+	struct cmd_mon_listing *l;
+
+	if (rc != 0) {
+		cmd_reply(r, rc, status, NULL);
+		free(status);
+		return;
+	}
+	l = xcalloc(1, sizeof *l);
+	l->r = r;
+	l->w = w;
+	pg_text_init(&l->t);
+	if (r->ctx->server == NULL ||
+	    server_reply_stream(r->ctx->server, r->conn, r->id,
+		&cmd_mon_listing_ops, l) == -1)
+		cmd_mon_listing_done(l, 0); /* the connection has gone */
+}
+
 void
 cmd_mon_pg_dump(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
+	struct mon_pg_walk *w = NULL;
 	char *status = NULL;
 	int rc;
 
-	rc = mon_pg_dump_json(r->ctx->mon, cmd_get_str(cmd, "what"), &out,
+	rc = mon_pg_dump_walk(r->ctx->mon, cmd_get_str(cmd, "what"), &w,
 	    &status);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_mon_listing(r, rc, w, status);
 }
 
 void
 cmd_mon_pg_ls(struct cmd_req *r, json_t *cmd)
 {
-	json_t *a = json_object_get(cmd, "states"), *v, *out = NULL;
+	json_t *a = json_object_get(cmd, "states"), *v;
+	struct mon_pg_walk *w = NULL;
 	const char **states;
 	char *status = NULL;
 	size_t i, n = json_array_size(a);
@@ -290,10 +361,10 @@ cmd_mon_pg_ls(struct cmd_req *r, json_t *cmd)
 	states = xcalloc(n ? n : 1, sizeof *states);
 	json_array_foreach(a, i, v)
 		states[i] = json_string_value(v);
-	rc = mon_pg_ls_json(r->ctx->mon, cmd_get_str(cmd, "pool"), states, n,
-	    &out, &status);
+	rc = mon_pg_ls_walk(r->ctx->mon, cmd_get_str(cmd, "pool"), states, n,
+	    &w, &status);
 	free(states);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_mon_listing(r, rc, w, status);
 }
 
 void
@@ -323,13 +394,13 @@ cmd_mon_pg_map(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_pg_dump_stuck(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
+	struct mon_pg_walk *w = NULL;
 	char *status = NULL;
 	int rc;
 
-	rc = mon_pg_dump_stuck_json(r->ctx->mon, cmd_get_str(cmd, "stuckops"),
-	    &out, &status);
-	cmd_mon_answer(r, rc, out, status);
+	rc = mon_pg_dump_stuck_walk(r->ctx->mon, cmd_get_str(cmd, "stuckops"),
+	    &w, &status);
+	cmd_mon_listing(r, rc, w, status);
 }
 
 void

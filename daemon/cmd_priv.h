@@ -109,6 +109,11 @@ void cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data);
 /* The same with a formatted status. */
 void cmd_replyf(struct cmd_req *r, int rc, json_t *data, const char *fmt, ...)
     printflike(4, 5);
+/*
+ * Count r, answered otherwise (a reply in parts, server_reply_stream()),
+ * with its rc, and free it.
+ */
+void cmd_req_end(struct cmd_req *r, int rc);
 /* A mon_done_cb answering the struct cmd_req in arg. */
 void cmd_done(void *arg, int rc, const char *status, json_t *data);
 

@@ -236,16 +236,54 @@ json_t *mon_pool_ls_json(struct mon *, int detail);
 int mon_pool_get_json(struct mon *, const char *name, const char *key,
     json_t **out, char **status);
 json_t *mon_pg_stat_json(struct mon *);
-int mon_pg_dump_json(struct mon *, const char *what, json_t **out,
-    char **status);
-int mon_pg_ls_json(struct mon *, const char *pool, const char *const *states,
-    size_t nstates, json_t **out, char **status);
 int mon_pg_query_json(struct mon *, const char *pgid, json_t **out,
     char **status);
 int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
     char **status);
-int mon_pg_dump_stuck_json(struct mon *, const char *what, json_t **out,
+
+/*
+ * The listings of PGs, `pg dump', `pg ls' and `pg dump_stuck', whose data
+ * grows with the PGs (some 1.4 KB of JSON a PG: 380 MB at max_pgs' default
+ * of 262,144) and so is written as JSON text, a slice at a time, never
+ * whole and never as a jansson object per PG.  A function per command
+ * checks its arguments and starts a walk (0 with *out, the caller's to
+ * free with mon_pg_walk_free(); or a negative errno with *status, the
+ * caller's to free):
+ *
+ *  - mon_pg_dump_walk: `pg dump' of what, NULL or "all" (the summary, the
+ *    pools, the OSDs and every PG), "summary", "pools", "osds" or "pgs";
+ *    -EINVAL for another;
+ *  - mon_pg_ls_walk: `pg ls', the PGs of pool (a name or an id; NULL:
+ *    every pool) in any of states (none: any state); -ENOENT for a pool
+ *    that does not exist, -EINVAL for a state that is not one;
+ *  - mon_pg_dump_stuck_walk: `pg dump_stuck' what, "inactive", "unclean"
+ *    (NULL) or "stale", for longer than pg_stale_timeout; -EINVAL for
+ *    another.
+ *
+ * Then mon_pg_walk_next() until it returns 1 appends the data's JSON text
+ * (the shape of mapmon(8)'s reply) to t->buf, t being one writer per walk
+ * or per thread (map/pg.h), and then sets *status to the reply's status
+ * ("listed 12 pgs"; the caller frees it).  Each call settles (mon_settle())
+ * and writes at most MON_PG_WALK_PGS PGs, having looked at no more than
+ * MON_PG_WALK_LOOK, so that it holds the loop for well under a
+ * millisecond; the data before the PGs (the summary of `pg dump') comes
+ * from the first call.  The PGs go in pool id and seed order, each once,
+ * as it is when its slice is written: one that commits between two slices
+ * is in either state, and a pool created meanwhile is listed when its id
+ * comes after the walk's place.  A walk must be freed before its monitor.
+ */
+#define MON_PG_WALK_PGS 512 /* about 740 KB of text, 0.3 ms */
+#define MON_PG_WALK_LOOK 16384
+struct mon_pg_walk;
+int mon_pg_dump_walk(struct mon *, const char *what, struct mon_pg_walk **out,
     char **status);
+int mon_pg_ls_walk(struct mon *, const char *pool, const char *const *states,
+    size_t nstates, struct mon_pg_walk **out, char **status);
+int mon_pg_dump_stuck_walk(struct mon *, const char *what,
+    struct mon_pg_walk **out, char **status);
+int mon_pg_walk_next(struct mon_pg_walk *, struct pg_text *t, char **status);
+void mon_pg_walk_free(struct mon_pg_walk *);
+
 json_t *mon_log_last_json(struct mon *, size_t n);
 /* The kept cluster log entries above seq, oldest first, at most max. */
 json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);

@@ -1,7 +1,8 @@
 /*
  * mon_query.c: read queries, answered from the committed state in the JSON
  * shapes of mapmon(8) (Ceph's where Ceph has the command).  Summaries come
- * from the derived figures; only listings of PGs walk the PGs.
+ * from the derived figures; only listings of PGs walk the PGs, and they
+ * write their text a slice at a time (struct mon_pg_walk).
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "mon/keys.h"
@@ -174,27 +176,6 @@ mon_pg_stat_json(struct mon *m)
 	    "misplaced_objects", (json_int_t)pm->sums.num_objects_misplaced);
 }
 
-/* Every PG for which keep() says so, as {"pg_stats": [...]}. */
-static json_t *
-mon_pg_list(struct mon *m, int (*keep)(const struct pg_stat *, void *),
-    void *arg, const char *field)
-{
-	json_t *a = json_array();
-	const struct pgmap_pool *pp;
-	size_t i;
-	uint32_t s;
-
-	mon_settle(m);
-	for (i = 0; i < m->pgmap.npools; i++) {
-		pp = &m->pgmap.pools[i];
-		for (s = 0; s < pp->pg_num; s++)
-			if (keep == NULL || keep(&pp->pgs[s], arg))
-				json_array_append_new(a,
-				    pg_stat_to_json(&pp->pgs[s]));
-	}
-	return json_pack("{s:o}", field, a);
-}
-
 static json_t *
 mon_pg_summary_json(struct mon *m)
 {
@@ -242,66 +223,74 @@ mon_pg_osds_json(struct mon *m)
 	return json_pack("{s:o}", "osd_stats", a);
 }
 
-/* Move src's members into dst. */
-static void
-mon_json_merge(json_t *dst, json_t *src)
+/*
+ * A listing of PGs being written (mon.h): the text of its data before the
+ * PGs, a filter, and where it is.
+ */
+enum mon_walk_kind { MON_WALK_DUMP, MON_WALK_LS, MON_WALK_STUCK };
+
+struct mon_pg_walk {
+	struct mon *m;
+	enum mon_walk_kind kind;
+	char what[16];	      /* the dump's part, or the stuck state */
+	int begun;	      /* the text before the PGs is written */
+	int pgs;	      /* it lists PGs (not `pg dump summary') */
+	int64_t pool;	      /* ls: only this pool; -1: every pool */
+	uint32_t states;      /* ls: any of these; 0: any */
+	int64_t stuck_before; /* stuck: since before this stamp */
+	uint32_t next_pool;   /* the next PG to look at */
+	uint32_t next_seed;
+	size_t n; /* PGs written */
+};
+
+static struct mon_pg_walk *
+mon_pg_walk_new(struct mon *m, enum mon_walk_kind kind, const char *what)
 {
-	json_object_update(dst, src);
-	json_decref(src);
+	struct mon_pg_walk *w = xcalloc(1, sizeof *w);
+
+	w->m = m;
+	w->kind = kind;
+	snprintf(w->what, sizeof w->what, "%s", what);
+	w->pgs = 1;
+	w->pool = -1;
+	return w;
+}
+
+void
+mon_pg_walk_free(struct mon_pg_walk *w)
+{
+	free(w);
 }
 
 int
-mon_pg_dump_json(struct mon *m, const char *what, json_t **out, char **status)
+mon_pg_dump_walk(struct mon *m, const char *what, struct mon_pg_walk **out,
+    char **status)
 {
-	json_t *all;
+	static const char *const parts[] = { "all", "summary", "pools", "osds",
+		"pgs" };
+	size_t i;
 
-	if (what == NULL || strcmp(what, "all") == 0) {
-		/* The summary and the PGs from one commit. */
-		mon_settle(m);
-		all = mon_pg_summary_json(m);
-		mon_json_merge(all, mon_pg_pools_json(m));
-		mon_json_merge(all, mon_pg_osds_json(m));
-		mon_json_merge(all, mon_pg_list(m, NULL, NULL, "pg_stats"));
-		*out = all;
-	} else if (strcmp(what, "summary") == 0)
-		*out = mon_pg_summary_json(m);
-	else if (strcmp(what, "pools") == 0)
-		*out = mon_pg_pools_json(m);
-	else if (strcmp(what, "osds") == 0)
-		*out = mon_pg_osds_json(m);
-	else if (strcmp(what, "pgs") == 0)
-		*out = mon_pg_list(m, NULL, NULL, "pg_stats");
-	else {
+	if (what == NULL)
+		what = "all";
+	for (i = 0; i < nitems(parts); i++)
+		if (strcmp(what, parts[i]) == 0)
+			break;
+	if (i == nitems(parts)) {
 		xasprintf(status, "unknown pg dump part '%.*s': expected "
 		    "summary, pools, osds or pgs", 64, what);
 		return -EINVAL;
 	}
-	xasprintf(status, "dumped %s", what ? what : "all");
+	*out = mon_pg_walk_new(m, MON_WALK_DUMP, what);
+	(*out)->pgs = strcmp(what, "all") == 0 || strcmp(what, "pgs") == 0;
 	return 0;
 }
 
-struct mon_pg_filter {
-	int64_t pool;		/* -1: any */
-	uint32_t states;	/* any of these; 0: any */
-};
-
-static int
-mon_pg_filter_keep(const struct pg_stat *st, void *arg)
-{
-	const struct mon_pg_filter *f = arg;
-
-	if (f->pool >= 0 && st->pgid.pool != (uint32_t)f->pool)
-		return 0;
-	return f->states == 0 || (st->state & f->states) != 0;
-}
-
 int
-mon_pg_ls_json(struct mon *m, const char *pool, const char *const *states,
-    size_t nstates, json_t **out, char **status)
+mon_pg_ls_walk(struct mon *m, const char *pool, const char *const *states,
+    size_t nstates, struct mon_pg_walk **out, char **status)
 {
-	struct mon_pg_filter f = { -1, 0 };
-	const struct osdmap_pool *p;
-	uint32_t bits;
+	const struct osdmap_pool *p = NULL;
+	uint32_t bits, any = 0;
 	char *why = NULL, *end;
 	size_t i;
 	long long id;
@@ -318,7 +307,6 @@ mon_pg_ls_json(struct mon *m, const char *pool, const char *const *states,
 			    pool);
 			return -ENOENT;
 		}
-		f.pool = p->id;
 	}
 	for (i = 0; i < nstates; i++) {
 		if (pg_state_parse(states[i], &bits, &why) == -1) {
@@ -326,12 +314,176 @@ mon_pg_ls_json(struct mon *m, const char *pool, const char *const *states,
 			free(why);
 			return -EINVAL;
 		}
-		f.states |= bits;
+		any |= bits;
 	}
-	*out = mon_pg_list(m, mon_pg_filter_keep, &f, "pg_stats");
-	xasprintf(status, "listed %zu pgs",
-	    json_array_size(json_object_get(*out, "pg_stats")));
+	*out = mon_pg_walk_new(m, MON_WALK_LS, "");
+	if (p != NULL)
+		(*out)->pool = p->id;
+	(*out)->states = any;
 	return 0;
+}
+
+int
+mon_pg_dump_stuck_walk(struct mon *m, const char *what,
+    struct mon_pg_walk **out, char **status)
+{
+	if (what == NULL)
+		what = "unclean";
+	if (strcmp(what, "inactive") != 0 && strcmp(what, "unclean") != 0 &&
+	    strcmp(what, "stale") != 0) {
+		xasprintf(status, "unknown stuck state '%.*s': expected %s", 64,
+		    what, "inactive, unclean or stale");
+		return -EINVAL;
+	}
+	*out = mon_pg_walk_new(m, MON_WALK_STUCK, what);
+	(*out)->stuck_before = stamp_now() -
+	    m->params.pg_stale_timeout_ms * 1000;
+	return 0;
+}
+
+/* Whether w lists st. */
+static int
+mon_pg_walk_keep(const struct mon_pg_walk *w, const struct pg_stat *st)
+{
+	switch (w->kind) {
+	case MON_WALK_DUMP:
+		return 1;
+	case MON_WALK_LS:
+		if (w->pool >= 0 && st->pgid.pool != (uint32_t)w->pool)
+			return 0;
+		return w->states == 0 || (st->state & w->states) != 0;
+	case MON_WALK_STUCK:
+		break;
+	}
+	switch (w->what[0]) {
+	case 'i':
+		return !(st->state & PG_STATE_ACTIVE) &&
+		    st->last_active < w->stuck_before;
+	case 'u':
+		return !(st->state & PG_STATE_CLEAN) &&
+		    st->last_clean < w->stuck_before;
+	default:
+		return (st->state & PG_STATE_STALE) &&
+		    st->last_unstale < w->stuck_before;
+	}
+}
+
+/* Move src's members into dst. */
+static void
+mon_json_merge(json_t *dst, json_t *src)
+{
+	json_object_update(dst, src);
+	json_decref(src);
+}
+
+static void
+mon_put_text(struct enc_buf *b, const char *s)
+{
+	enc_buf_put_bytes(b, s, strlen(s));
+}
+
+/* Append the JSON text of obj (stolen) to b, as a reply carries it. */
+static void
+mon_put_json(struct enc_buf *b, json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+
+	if (text == NULL)
+		fatalx("jansson cannot write a reply (out of memory)");
+	mon_put_text(b, text);
+	free(text);
+	json_decref(obj);
+}
+
+/*
+ * The text before the PGs, from the state the first slice sees: the whole
+ * data of the small parts of `pg dump' (0: nothing follows), else the
+ * data's object up to its array of PGs (1).
+ */
+static int
+mon_pg_walk_begin(struct mon_pg_walk *w, struct enc_buf *b)
+{
+	struct mon *m = w->m;
+	json_t *all;
+
+	w->begun = 1;
+	if (w->kind == MON_WALK_STUCK) {
+		mon_put_text(b, "{\"stuck_pg_stats\":[");
+		return 1;
+	}
+	if (w->kind == MON_WALK_LS || strcmp(w->what, "pgs") == 0) {
+		mon_put_text(b, "{\"pg_stats\":[");
+		return 1;
+	}
+	if (strcmp(w->what, "summary") == 0)
+		all = mon_pg_summary_json(m);
+	else if (strcmp(w->what, "pools") == 0)
+		all = mon_pg_pools_json(m);
+	else if (strcmp(w->what, "osds") == 0)
+		all = mon_pg_osds_json(m);
+	else {
+		all = mon_pg_summary_json(m);
+		mon_json_merge(all, mon_pg_pools_json(m));
+		mon_json_merge(all, mon_pg_osds_json(m));
+	}
+	mon_put_json(b, all);
+	if (!w->pgs)
+		return 0;
+	/* Reopen the object (its text ends in '}') for the PGs. */
+	b->len--;
+	mon_put_text(b, ",\"pg_stats\":[");
+	return 1;
+}
+
+int
+mon_pg_walk_next(struct mon_pg_walk *w, struct pg_text *t, char **status)
+{
+	struct mon *m = w->m;
+	const struct pgmap_pool *pp;
+	size_t i, looked = 0, written = 0;
+	uint32_t seed;
+
+	/* Single PGs are read: a commit being applied is finished first. */
+	mon_settle(m);
+	if (!w->begun && mon_pg_walk_begin(w, &t->buf) == 0)
+		goto done;
+	for (i = 0; i < m->pgmap.npools; i++) {
+		pp = &m->pgmap.pools[i];
+		if (pp->id < w->next_pool)
+			continue;
+		if (w->pool >= 0 && pp->id != (uint32_t)w->pool)
+			continue;
+		seed = pp->id == w->next_pool ? w->next_seed : 0;
+		for (; seed < pp->pg_num; seed++) {
+			if (looked == MON_PG_WALK_LOOK ||
+			    written == MON_PG_WALK_PGS) {
+				w->next_pool = pp->id;
+				w->next_seed = seed;
+				return 0;
+			}
+			looked++;
+			if (!mon_pg_walk_keep(w, &pp->pgs[seed]))
+				continue;
+			if (w->n++ > 0)
+				enc_buf_put_u8(&t->buf, ',');
+			pg_text_stat(t, &pp->pgs[seed]);
+			written++;
+		}
+	}
+	mon_put_text(&t->buf, "]}");
+done:
+	switch (w->kind) {
+	case MON_WALK_DUMP:
+		xasprintf(status, "dumped %s", w->what);
+		break;
+	case MON_WALK_LS:
+		xasprintf(status, "listed %zu pgs", w->n);
+		break;
+	case MON_WALK_STUCK:
+		xasprintf(status, "%zu pgs stuck %s", w->n, w->what);
+		break;
+	}
+	return 1;
 }
 
 /* Parse a PG id and find its committed stat, or an answer. */
@@ -409,55 +561,6 @@ mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
 	    "up", mon_osd_list_json(up, n), "up_primary", primary,
 	    "acting", mon_osd_list_json(up, n), "acting_primary", primary);
 	xasprintf(status, "osdmap e%u pg %s", m->osdmap.epoch, name);
-	return 0;
-}
-
-struct mon_stuck {
-	int which;		/* 0 inactive, 1 unclean, 2 stale */
-	int64_t before;		/* stuck since before this stamp */
-};
-
-static int
-mon_stuck_keep(const struct pg_stat *st, void *arg)
-{
-	const struct mon_stuck *s = arg;
-
-	switch (s->which) {
-	case 0:
-		return !(st->state & PG_STATE_ACTIVE) &&
-		    st->last_active < s->before;
-	case 1:
-		return !(st->state & PG_STATE_CLEAN) &&
-		    st->last_clean < s->before;
-	default:
-		return (st->state & PG_STATE_STALE) &&
-		    st->last_unstale < s->before;
-	}
-}
-
-int
-mon_pg_dump_stuck_json(struct mon *m, const char *what, json_t **out,
-    char **status)
-{
-	static const char *const names[] = { "inactive", "unclean", "stale" };
-	struct mon_stuck s;
-	size_t i;
-
-	if (what == NULL)
-		what = "unclean";
-	for (i = 0; i < nitems(names); i++)
-		if (strcmp(what, names[i]) == 0)
-			break;
-	if (i == nitems(names)) {
-		xasprintf(status, "unknown stuck state '%.*s': expected "
-		    "inactive, unclean or stale", 64, what);
-		return -EINVAL;
-	}
-	s.which = (int)i;
-	s.before = stamp_now() - m->params.pg_stale_timeout_ms * 1000;
-	*out = mon_pg_list(m, mon_stuck_keep, &s, "stuck_pg_stats");
-	xasprintf(status, "%zu pgs stuck %s",
-	    json_array_size(json_object_get(*out, "stuck_pg_stats")), what);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
  * Waiting requests sit in an id map by request id and in a list, so that a
  * failure can answer them all in the order they were sent.  Entry points
  * from libevent hold `busy`, so that a callback may free the client: the
- * free then happens when the outermost entry point returns.
+ * free then happens when the outermost entry point returns.  A reply that
+ * comes in parts (FRAME_FLAG_MORE) is gathered in its request until its
+ * last part, then parsed as one.
  */
 #include "config.h"
 
@@ -36,6 +38,8 @@
 
 /* Replies and pushes can hold whole maps: accept big frames. */
 #define MCLIENT_MAX_FRAME ((size_t)1 << 30)
+/* And larger replies in parts: a listing of 262,144 PGs is some 380 MB. */
+#define MCLIENT_MAX_REPLY ((size_t)1 << 32)
 #define MCLIENT_MAX_READ (256 * 1024)
 
 enum mclient_state {
@@ -50,6 +54,7 @@ struct mreq {
 	mclient_push_cb on_push; /* a subscription */
 	void *arg;
 	int replied; /* a subscription's first reply came */
+	struct enc_buf parts; /* the parts of its reply so far */
 	TAILQ_ENTRY(mreq) entry;
 };
 TAILQ_HEAD(mreq_list, mreq);
@@ -166,6 +171,13 @@ mclient_req_remove(struct mclient *cl, struct mreq *r)
 }
 
 static void
+mclient_req_free(struct mreq *r)
+{
+	enc_buf_free(&r->parts);
+	free(r);
+}
+
+static void
 mclient_enter(struct mclient *cl)
 {
 	cl->busy++;
@@ -205,7 +217,7 @@ mclient_fail(struct mclient *cl, int err, const char *msg, int notify)
 		mclient_req_remove(cl, r);
 		if (!r->replied && r->cb != NULL && !cl->freed)
 			r->cb(r->arg, err, msg, NULL);
-		free(r);
+		mclient_req_free(r);
 	}
 	cl->npending = 0;
 	if (notify && cl->on_error != NULL && !cl->freed)
@@ -258,7 +270,8 @@ mclient_send_hello(struct mclient *cl)
 	if (cl->name != NULL)
 		json_object_set_new(obj, "name",
 		    frame_json_string_lossy(cl->name));
-	json_object_set_new(obj, "features", json_array());
+	json_object_set_new(obj, "features",
+	    json_pack("[s]", FRAME_FEATURE_PARTS));
 	s = frame_dump_json(obj, &len);
 	json_decref(obj);
 	if (s == NULL) /* only out of memory: say the least */
@@ -268,18 +281,53 @@ mclient_send_hello(struct mclient *cl)
 	free(s);
 }
 
+/*
+ * A part of a reply (FRAME_FLAG_MORE), or its last: add it to the parts
+ * of its request.  Returns 0 when the reply is whole in r->parts, 1 when
+ * more parts are to come, -1 when the client failed.
+ */
+static int
+mclient_reply_part(struct mclient *cl, const struct frame_header *h,
+    const uint8_t *p, struct mreq *r)
+{
+	if (r == NULL || r->replied) {
+		mclient_failf(cl, -EPROTO, "%s sent a reply part of no request",
+		    cl->addr);
+		return -1;
+	}
+	if (h->len > MCLIENT_MAX_REPLY - r->parts.len) {
+		mclient_failf(cl, -EMSGSIZE, "%s sent a reply past %zu bytes",
+		    cl->addr, MCLIENT_MAX_REPLY);
+		return -1;
+	}
+	enc_buf_put_bytes(&r->parts, p, h->len);
+	return (h->flags & FRAME_FLAG_MORE) ? 1 : 0;
+}
+
 /* A REPLY frame: {"rc": int, "status": string, "data": any}. */
 static void
 mclient_reply(struct mclient *cl, const struct frame_header *h,
     const uint8_t *p)
 {
 	json_t *obj, *jrc, *jstatus;
-	struct mreq *r;
+	struct mreq *r = NULL;
 	const char *status;
 	char *cause;
+	size_t len = h->len;
 	int rc, keep;
 
-	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
+	if (cl->state == MCLIENT_READY)
+		r = mclient_find(cl, h->id);
+	if ((h->flags & FRAME_FLAG_MORE) || (r != NULL && r->parts.len > 0)) {
+		if ((rc = mclient_reply_part(cl, h, p, r)) != 0)
+			return;
+		p = r->parts.data;
+		len = r->parts.len;
+	}
+	obj = frame_parse_json(p, len, &cause);
+	if (r != NULL)
+		enc_buf_free(&r->parts);
+	if (obj == NULL) {
 		mclient_failf(cl, -EPROTO, "bad reply from %s: %s", cl->addr,
 		    cause);
 		free(cause);
@@ -306,7 +354,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 		json_decref(obj);
 		return;
 	}
-	if ((r = mclient_find(cl, h->id)) == NULL || r->replied) {
+	if (r == NULL || r->replied) {
 		/* A frame-level error from the server: it will close. */
 		dout(LOG_NET, 5, "client %s: reply to unknown request %llu: "
 		    "%d %s", cl->addr, (unsigned long long)h->id, rc, status);
@@ -333,7 +381,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 		r->cb(r->arg, rc, status, json_is_null(data) ? NULL : data);
 	}
 	if (!keep)
-		free(r);
+		mclient_req_free(r);
 	json_decref(obj);
 }
 
@@ -732,7 +780,7 @@ mclient_real_free(struct mclient *cl)
 
 	while ((r = TAILQ_FIRST(&cl->reqs)) != NULL) {
 		mclient_req_remove(cl, r);
-		free(r);
+		mclient_req_free(r);
 	}
 	if (cl->bev != NULL)
 		bufferevent_free(cl->bev);

@@ -21,6 +21,11 @@
  * a message naming the address as status, data NULL), then to on_error;
  * after that the client is dead and new requests are refused.
  *
+ * The HELLO offers the "parts" feature (FRAME_FEATURE_PARTS), so a large
+ * reply (a listing of every PG) may come in several frames: they are
+ * gathered, up to 4 GiB, and the callback gets the reply whole, as one
+ * JSON object, like any other.
+ *
  * Callbacks run on the event base's thread.  Any callback may call any
  * mclient_* function, mclient_free() included.
  */

@@ -14,11 +14,25 @@
 void
 frame_encode_header(uint8_t *out, uint8_t type, uint32_t len, uint64_t id)
 {
+	frame_encode_header_flags(out, type, 0, len, id);
+}
+
+void
+frame_encode_header_flags(uint8_t *out, uint8_t type, uint8_t flags,
+    uint32_t len, uint64_t id)
+{
 	enc_put_be32(out, len);
 	out[4] = type;
-	out[5] = 0;
+	out[5] = flags;
 	enc_put_be16(out + 6, 0);
 	enc_put_be64(out + 8, id);
+}
+
+/* The flags a frame of type may carry. */
+static uint8_t
+frame_flags_allowed(uint8_t type)
+{
+	return type == FRAME_REPLY ? FRAME_FLAG_MORE : 0;
 }
 
 const char *
@@ -53,9 +67,10 @@ frame_decode_header(const uint8_t *p, size_t len, size_t max_frame,
 		xasprintf(cause, "unknown frame type %u", h->type);
 		return -1;
 	}
-	if (h->flags != 0) {
-		xasprintf(cause, "unknown frame flags 0x%02x (none are "
-		    "defined)", h->flags);
+	if ((h->flags & ~frame_flags_allowed(h->type)) != 0) {
+		xasprintf(cause, "unknown frame flags 0x%02x (%s)", h->flags,
+		    h->type == FRAME_REPLY ? "only 0x01, more, is defined" :
+					     "none are defined for this type");
 		return -1;
 	}
 	if (h->reserved != 0) {
@@ -76,7 +91,8 @@ frame_decode_header(const uint8_t *p, size_t len, size_t max_frame,
 int
 frame_header_errno(const struct frame_header *h, size_t max_frame)
 {
-	if (h->type != 0 && h->type <= FRAME_TYPE_MAX && h->flags == 0 &&
+	if (h->type != 0 && h->type <= FRAME_TYPE_MAX &&
+	    (h->flags & ~frame_flags_allowed(h->type)) == 0 &&
 	    h->reserved == 0 && h->len > max_frame)
 		return -EMSGSIZE;
 	return -EINVAL;

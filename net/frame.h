@@ -6,7 +6,8 @@
  *	offset	size	field
  *	0	4	payload length, big-endian (not counting the header)
  *	4	1	type (enum frame_type)
- *	5	1	flags: 0 (kept for a frame MAC)
+ *	5	1	flags: FRAME_FLAG_MORE on a REPLY, else 0
+ *			(the other bits are kept for a frame MAC)
  *	6	2	reserved: 0
  *	8	8	request id, big-endian
  *
@@ -44,6 +45,15 @@ enum frame_type {
 };
 #define FRAME_TYPE_MAX FRAME_BINARY_REQUEST
 
+/*
+ * The one flag: on a REPLY, more frames of the same reply follow (a reply
+ * in parts, mapmon-protocol(7)); the payloads of all its frames, in order,
+ * make the reply's JSON text.  Sent only to a client whose HELLO listed
+ * FRAME_FEATURE_PARTS among its "features".
+ */
+#define FRAME_FLAG_MORE 0x01
+#define FRAME_FEATURE_PARTS "parts"
+
 /* Binary request opcodes (the u16 at the start of the payload). */
 #define FRAME_BINARY_PG_REPORT 1
 
@@ -58,11 +68,14 @@ struct frame_header {
 /* Write a header for a payload of len bytes into out[FRAME_HEADER_SIZE]. */
 void frame_encode_header(uint8_t *out, uint8_t type, uint32_t len,
     uint64_t id);
+/* The same with flags (FRAME_FLAG_MORE on a REPLY). */
+void frame_encode_header_flags(uint8_t *out, uint8_t type, uint8_t flags,
+    uint32_t len, uint64_t id);
 
 /*
  * Decode the frame at the start of p[0..len), checking every header field:
- * the type is known, flags and reserved are zero and the payload is at most
- * max_frame bytes.  Returns 1 when a valid header and its whole payload are
+ * the type is known, flags are zero (or FRAME_FLAG_MORE on a REPLY),
+ * reserved is zero and the payload is at most max_frame bytes.  Returns 1 when a valid header and its whole payload are
  * in p (the frame is FRAME_HEADER_SIZE + h->len bytes), 0 when more bytes
  * are needed (fewer than FRAME_HEADER_SIZE, or a valid header whose payload
  * is still incomplete), and -1 with *cause set (the caller frees it) when the

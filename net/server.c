@@ -23,6 +23,15 @@
  * granted frame can always complete, so clients that send whole frames
  * never deadlock; one that does not send the rest of its frame is cut
  * after idle_timeout (subscribers included), which frees its grant.
+ *
+ * A reply written in pieces (struct stream, server_reply_stream()) asks its
+ * producer for the next piece from a zero timer, so that a turn of the
+ * loop, with the other connections' reads, comes between two pieces, and
+ * only while its connection's output is empty (conn_write_cb arms the
+ * timer when it empties): a connection holds one piece and what its
+ * socket buffers.  A connection's streams end with it, from the reaper,
+ * because a producer may be in the middle of a piece when a reply it
+ * causes cuts its own connection.
  */
 #include "config.h"
 
@@ -59,6 +68,8 @@
 #define SERVER_ACCEPTS_PER_WAKE 64 /* fairness toward open connections */
 #define SERVER_MAX_READ (256 * 1024)
 #define SERVER_NAME_MAX 64
+/* The largest reply in one frame to a client that takes no parts. */
+#define SERVER_WHOLE_MAX ((size_t)UINT32_MAX - 64 * 1024)
 
 enum conn_state {
 	CONN_HELLO,
@@ -66,6 +77,18 @@ enum conn_state {
 	CONN_CLOSING,
 	CONN_LINGER,
 	CONN_DEAD,
+};
+
+/* A reply written in pieces (server_reply_stream()). */
+struct stream {
+	struct conn *c;
+	uint64_t id; /* the request's */
+	const struct server_stream_ops *ops;
+	void *arg;
+	struct enc_buf piece;  /* lent to the producer for each piece */
+	struct evbuffer *text; /* the data's text not sent yet */
+	int sent;	       /* parts have gone: the rest goes in parts */
+	TAILQ_ENTRY(stream) entry;
 };
 
 struct conn {
@@ -93,6 +116,11 @@ struct conn {
 	server_drained_cb *drain_cb;
 	void *drain_arg;
 	struct event *drain_ev;	/* made on first use: already drained */
+
+	/* Replies written in pieces, and whether the client takes parts. */
+	TAILQ_HEAD(, stream) streams;
+	struct event *stream_ev; /* made on first use: the next pieces */
+	int parts;
 
 	TAILQ_ENTRY(conn) entry; /* srv->conns or srv->dead */
 };
@@ -130,6 +158,7 @@ static void conn_write_cb(struct bufferevent *, void *);
 static void conn_event_cb(struct bufferevent *, short, void *);
 static void conn_timer_cb(evutil_socket_t, short, void *);
 static void conn_drain_cb(evutil_socket_t, short, void *);
+static void conn_stream_cb(evutil_socket_t, short, void *);
 static void conn_kill(struct conn *);
 
 static struct conn *
@@ -344,26 +373,26 @@ server_free_ref(const void *data, size_t len mapmon_unused,
 }
 
 /*
- * Queue one frame.  p is freed with free() when take is set (also on
- * failure), else copied.  Returns -1 when the connection is gone, or has
- * just been cut because its output was already past the cap: a frame that
- * alone is larger than the cap (a big dump) still goes to a client that
- * reads, but nothing more is queued behind it until it has gone.
+ * Start queuing a frame (type, flags, id) of len payload bytes: write its
+ * header and return the output to add the payload to, then call
+ * conn_send_done().  NULL when nothing is to be queued, with *rv -1 when
+ * the connection is gone, or has just been cut because its output was
+ * already past the cap (a frame that alone is larger than the cap still
+ * goes to a client that reads, but nothing more is queued behind it until
+ * it has gone), or 0 for a frame too long for the protocol (dropped).
  */
-static int
-conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
-    size_t len, int take)
+static struct evbuffer *
+conn_send_begin(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
+    size_t len, int *rv)
 {
 	struct server *srv = c->srv;
 	struct evbuffer *out;
 	uint8_t hdr[FRAME_HEADER_SIZE];
 	size_t pending;
-	int rv = 0;
 
-	if (c->state == CONN_LINGER || c->state == CONN_DEAD) {
-		rv = -1;
-		goto out;
-	}
+	*rv = -1;
+	if (c->state == CONN_LINGER || c->state == CONN_DEAD)
+		return NULL;
 	out = bufferevent_get_output(c->bev);
 	pending = evbuffer_get_length(out);
 	if (pending > srv->limits.max_client_output) {
@@ -373,31 +402,33 @@ conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
 		    srv->limits.max_client_output);
 		srv->stats.closed_slow++;
 		conn_abort(c);
-		rv = -1;
-		goto out;
+		return NULL;
 	}
+	*rv = 0;
 	if (len > UINT32_MAX) {
 		log_warnx("%s: a %s frame of %zu bytes does not fit the "
 		    "protocol's 32-bit length; dropped", c->peer,
 		    frame_type_name(type), len);
-		goto out;
+		return NULL;
 	}
-	frame_encode_header(hdr, type, (uint32_t)len, id);
+	frame_encode_header_flags(hdr, type, flags, (uint32_t)len, id);
 	evbuffer_add(out, hdr, sizeof hdr);
-	if (len > 0 && take) {
-		if (evbuffer_add_reference(out, p, len, server_free_ref,
-		    NULL) == 0)
-			take = 0; /* libevent frees it once sent */
-		else
-			evbuffer_add(out, p, len);
-	} else if (len > 0)
-		evbuffer_add(out, p, len);
+	return out;
+}
+
+/* A frame of len payload bytes is queued: count it, and throttle. */
+static void
+conn_send_done(struct conn *c, size_t len)
+{
+	struct server *srv = c->srv;
+	size_t pending;
+
 	srv->stats.frames_out++;
 	srv->stats.bytes_out += FRAME_HEADER_SIZE + len;
 	c->active_us = stamp_mono();
 
 	/* Throttle a pipelining client before it reaches the cap. */
-	pending = evbuffer_get_length(out);
+	pending = evbuffer_get_length(bufferevent_get_output(c->bev));
 	if (c->state == CONN_READY && !c->throttled &&
 	    pending > srv->limits.max_client_output / 2) {
 		c->throttled = 1;
@@ -405,7 +436,28 @@ conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
 		bufferevent_setwatermark(c->bev, EV_WRITE,
 		    srv->limits.max_client_output / 4, 0);
 	}
-out:
+}
+
+/*
+ * Queue one frame.  p is freed with free() when take is set (also on
+ * failure), else copied.  Returns 0, or -1 as conn_send_begin().
+ */
+static int
+conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p, size_t len,
+    int take)
+{
+	struct evbuffer *out;
+	int rv;
+
+	if ((out = conn_send_begin(c, type, 0, id, len, &rv)) != NULL) {
+		if (len > 0 && take &&
+		    evbuffer_add_reference(out, p, len, server_free_ref,
+			NULL) == 0)
+			take = 0; /* libevent frees it once sent */
+		else if (len > 0)
+			evbuffer_add(out, p, len);
+		conn_send_done(c, len);
+	}
 	if (take)
 		free((void *)p);
 	return rv;
@@ -448,6 +500,20 @@ conn_linger(struct conn *c)
 	bufferevent_enable(c->bev, EV_READ);
 }
 
+/* Close once what is queued has left (at most SERVER_LINGER_MS). */
+static void
+conn_close_flushed(struct conn *c)
+{
+	c->state = CONN_CLOSING;
+	c->throttled = 0;
+	conn_budget_drop(c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	server_timer_add(c->timer, SERVER_LINGER_MS);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		conn_linger(c);
+}
+
 /*
  * A protocol error: answer it (rc, status naming the problem), then close
  * once the answer has left.
@@ -462,14 +528,7 @@ conn_fail(struct conn *c, uint64_t id, int rc, const char *status)
 	srv->stats.closed_bad++;
 	if (conn_send_reply(c, FRAME_REPLY, id, rc, status, NULL) == -1)
 		return;
-	c->state = CONN_CLOSING;
-	c->throttled = 0;
-	conn_budget_drop(c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-	server_timer_add(c->timer, SERVER_LINGER_MS);
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
-		conn_linger(c);
+	conn_close_flushed(c);
 }
 
 /* Gone now: out of the table at once, freed by server_reap_cb. */
@@ -487,6 +546,8 @@ conn_kill(struct conn *c)
 	c->drain_cb = NULL;
 	if (c->drain_ev != NULL)
 		event_del(c->drain_ev);
+	if (c->stream_ev != NULL)
+		event_del(c->stream_ev);
 	idmap_remove(&srv->ids, &c->node);
 	TAILQ_REMOVE(&srv->conns, c, entry);
 	TAILQ_INSERT_TAIL(&srv->dead, c, entry);
@@ -494,13 +555,38 @@ conn_kill(struct conn *c)
 	event_active(srv->reap_ev, EV_TIMEOUT, 0);
 }
 
+/* Take s off its connection and free it; its done is the caller's. */
+static void
+stream_free(struct stream *s)
+{
+	TAILQ_REMOVE(&s->c->streams, s, entry);
+	enc_buf_free(&s->piece);
+	evbuffer_free(s->text);
+	free(s);
+}
+
+/* End s: done(rc), then free it. */
+static void
+stream_end(struct stream *s, int rc)
+{
+	const struct server_stream_ops *ops = s->ops;
+	void *arg = s->arg;
+
+	stream_free(s);
+	ops->done(arg, rc);
+}
+
 static void
 conn_free(struct conn *c)
 {
+	while (!TAILQ_EMPTY(&c->streams))
+		stream_free(TAILQ_FIRST(&c->streams));
 	bufferevent_free(c->bev);
 	event_free(c->timer);
 	if (c->drain_ev != NULL)
 		event_free(c->drain_ev);
+	if (c->stream_ev != NULL)
+		event_free(c->stream_ev);
 	free(c->peer);
 	free(c);
 }
@@ -516,6 +602,8 @@ server_reap_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 		TAILQ_REMOVE(&srv->dead, c, entry);
 		dout(LOG_NET, 5, "%s: connection %llu closed", c->peer,
 		    (unsigned long long)c->node.id);
+		while (!TAILQ_EMPTY(&c->streams))
+			stream_end(TAILQ_FIRST(&c->streams), -ECONNRESET);
 		if (c->helloed && srv->ops.closed != NULL)
 			srv->ops.closed(srv->arg, c->node.id);
 		conn_free(c);
@@ -527,7 +615,8 @@ static void
 conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 {
 	struct server *srv = c->srv;
-	json_t *obj, *reply, *proto, *name;
+	json_t *obj, *reply, *proto, *name, *feature;
+	const char *offer;
 	char *cause, *status, *s;
 	size_t len, i, n;
 	json_int_t v;
@@ -573,6 +662,12 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		free(s);
 		free(c->peer);
 		c->peer = cause;
+	}
+	/* Features are offers: one not understood is no error. */
+	json_array_foreach(json_object_get(obj, "features"), i, feature) {
+		offer = json_string_value(feature);
+		if (offer != NULL && strcmp(offer, FRAME_FEATURE_PARTS) == 0)
+			c->parts = 1;
 	}
 	json_decref(obj);
 
@@ -743,6 +838,177 @@ conn_drain_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 		conn_drained(c);
 }
 
+/*
+ * Ask c's streams for their next pieces on the next loop turn, when its
+ * output is empty; else conn_write_cb asks once it is.
+ */
+static void
+conn_stream_kick(struct conn *c)
+{
+	static const struct timeval now;
+
+	if (TAILQ_EMPTY(&c->streams) || c->state != CONN_READY ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return;
+	if (c->stream_ev == NULL)
+		c->stream_ev = evtimer_new(c->srv->base, conn_stream_cb, c);
+	if (c->stream_ev == NULL)
+		fatalx("cannot make a stream event");
+	evtimer_add(c->stream_ev, &now);
+}
+
+/* A request is answered: the connection is idle again once none waits. */
+static void
+conn_answered(struct conn *c)
+{
+	if (c->inflight > 0)
+		c->inflight--;
+	if (c->inflight == 0)
+		c->active_us = stamp_mono();
+}
+
+/* The JSON text of a status (the caller frees it). */
+static char *
+server_status_text(const char *status)
+{
+	json_t *j = frame_json_string_lossy(status);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	json_decref(j);
+	return s != NULL ? s : xstrdup("\"\"");
+}
+
+/*
+ * Queue a frame of s's reply: head, the text gathered (moved, not copied)
+ * and tail; head and tail may be NULL.  Returns 0, or -1 as
+ * conn_send_begin().
+ */
+static int
+stream_send(struct stream *s, uint8_t flags, const char *head, const char *tail)
+{
+	struct evbuffer *out;
+	size_t hlen = head != NULL ? strlen(head) : 0;
+	size_t tlen = tail != NULL ? strlen(tail) : 0;
+	size_t len = hlen + evbuffer_get_length(s->text) + tlen;
+	int rv;
+
+	if ((out = conn_send_begin(s->c, FRAME_REPLY, flags, s->id, len,
+		 &rv)) == NULL) {
+		evbuffer_drain(s->text, evbuffer_get_length(s->text));
+		return rv;
+	}
+	if (hlen > 0)
+		evbuffer_add(out, head, hlen);
+	evbuffer_add_buffer(out, s->text);
+	if (tlen > 0)
+		evbuffer_add(out, tail, tlen);
+	conn_send_done(s->c, len);
+	return 0;
+}
+
+/*
+ * s's text is whole: send it, as the one frame of its reply or as the last
+ * part, and end s.  Returns -1 when the connection went meanwhile (the
+ * reaper ends s), else 0.
+ */
+static int
+stream_finish(struct stream *s, const char *status)
+{
+	struct conn *c = s->c;
+	char *st = server_status_text(status), *head = NULL, *tail = NULL;
+	int rv;
+
+	if (s->sent)
+		xasprintf(&tail, ",\"status\":%s}", st);
+	else
+		xasprintf(&head, "{\"rc\":0,\"status\":%s,\"data\":", st);
+	rv = stream_send(s, 0, head, s->sent ? tail : "}");
+	free(head);
+	free(tail);
+	free(st);
+	conn_answered(c);
+	if (rv == -1)
+		return -1;
+	stream_end(s, 0);
+	return 0;
+}
+
+/*
+ * The next piece of s, and what it makes go: a part once SERVER_PART bytes
+ * wait (a client that takes parts), the whole reply once its text is
+ * complete, or a refusal once it outgrows SERVER_WHOLE_MAX (a client that
+ * does not).  Returns -1 when the connection has gone or is going (the
+ * piece's own work, a commit it settled, may have cut it), else 0.
+ */
+static int
+stream_step(struct stream *s)
+{
+	struct conn *c = s->c;
+	struct server *srv = c->srv;
+	char *status = NULL;
+	size_t len;
+	int done, rv;
+
+	done = s->ops->fill(s->arg, &s->piece, &status);
+	/* Copied in a piece at a time, never regrown whole. */
+	evbuffer_add(s->text, s->piece.data, s->piece.len);
+	enc_buf_reset(&s->piece);
+	if (c->state != CONN_READY) {
+		free(status);
+		return -1;
+	}
+	if (done) {
+		rv = stream_finish(s, status);
+		free(status);
+		return rv;
+	}
+	len = evbuffer_get_length(s->text);
+	if (c->parts) {
+		if (len < SERVER_PART)
+			return 0;
+		rv = stream_send(s, FRAME_FLAG_MORE,
+		    s->sent ? NULL : "{\"rc\":0,\"data\":", NULL);
+		s->sent = 1;
+		return rv;
+	}
+	if (len <= srv->limits.max_client_output && len <= SERVER_WHOLE_MAX)
+		return 0;
+	dout(LOG_NET, 1,
+	    "%s: a reply past max_client_output refused: the "
+	    "client takes no parts",
+	    c->peer);
+	xasprintf(&status,
+	    "reply larger than max_client_output (%zu "
+	    "bytes); it is sent in parts to a client that offers \"%s\"",
+	    srv->limits.max_client_output, FRAME_FEATURE_PARTS);
+	rv = conn_send_reply(c, FRAME_REPLY, s->id, -EMSGSIZE, status, NULL);
+	free(status);
+	conn_answered(c);
+	if (rv == -1)
+		return -1;
+	stream_end(s, -EMSGSIZE);
+	return 0;
+}
+
+/* The next piece of each of c's streams, while its output is empty. */
+static void
+conn_stream_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct conn *c = arg;
+	struct stream *s, *next;
+
+	if (c->state != CONN_READY ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return;
+	for (s = TAILQ_FIRST(&c->streams); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (stream_step(s) == -1)
+			return;
+	}
+	conn_stream_kick(c);
+}
+
 static void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
@@ -762,8 +1028,10 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		/* Frames may have arrived whole while reading was off. */
 		conn_read_cb(bev, c);
 	}
-	if (pending == 0)
+	if (pending == 0) {
 		conn_drained(c);
+		conn_stream_kick(c);
+	}
 }
 
 static void
@@ -882,6 +1150,7 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 		free(c);
 		return;
 	}
+	TAILQ_INIT(&c->streams);
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb,
 	    c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, server_read_high(srv));
@@ -1137,11 +1406,59 @@ server_reply(struct server *srv, uint64_t conn_id, uint64_t req_id, int rc,
 		json_decref(data);
 		return -1;
 	}
-	if (c->inflight > 0)
-		c->inflight--;
-	if (c->inflight == 0)
-		c->active_us = stamp_mono();
+	conn_answered(c);
 	return conn_send_reply(c, FRAME_REPLY, req_id, rc, status, data);
+}
+
+int
+server_reply_stream(struct server *srv, uint64_t conn_id, uint64_t req_id,
+    const struct server_stream_ops *ops, void *arg)
+{
+	struct conn *c;
+	struct stream *s;
+
+	if ((c = server_find(srv, conn_id)) == NULL || c->state != CONN_READY)
+		return -1;
+	s = xcalloc(1, sizeof *s);
+	if ((s->text = evbuffer_new()) == NULL)
+		fatalx("cannot make a stream buffer");
+	s->c = c;
+	s->id = req_id;
+	s->ops = ops;
+	s->arg = arg;
+	TAILQ_INSERT_TAIL(&c->streams, s, entry);
+	/* The first piece at once: a small reply leaves as it always did. */
+	if (stream_step(s) == 0)
+		conn_stream_kick(c);
+	return 0;
+}
+
+void
+server_end_streams(struct server *srv, int rc, const char *status)
+{
+	struct conn *c, *next;
+	struct stream *s;
+	int cut;
+
+	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		cut = 0;
+		while ((s = TAILQ_FIRST(&c->streams)) != NULL) {
+			if (s->sent)
+				cut = 1;
+			else if (c->state == CONN_READY) {
+				(void)conn_send_reply(c, FRAME_REPLY, s->id, rc,
+				    status, NULL);
+				conn_answered(c);
+			}
+			stream_end(s, rc);
+		}
+		if (cut && c->state == CONN_READY)
+			conn_close_flushed(c);
+	}
+	TAILQ_FOREACH(c, &srv->dead, entry)
+		while ((s = TAILQ_FIRST(&c->streams)) != NULL)
+			stream_end(s, rc);
 }
 
 int

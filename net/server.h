@@ -51,6 +51,15 @@
  *    queues past max_client_output.  The clock runs only while output is
  *    pending and restarts whenever the socket takes some.
  *
+ * Replies whose data grows with the maps (a listing of every PG) are
+ * written in pieces (server_reply_stream()), each when the connection's
+ * output has drained, and sent as they come in parts (REPLY frames with
+ * FRAME_FLAG_MORE, mapmon-protocol(7)) to a client whose HELLO offered
+ * FRAME_FEATURE_PARTS; so such a reply costs the server about one piece
+ * at a time, however large it is and however slowly it is read.  A client
+ * that did not offer parts gets it whole, in one frame, up to
+ * max_client_output.
+ *
  * Malformed input is answered with a REPLY whose rc is a negative errno and
  * whose status names the problem (bad JSON with its line and column):
  *
@@ -74,6 +83,8 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+
+#include "common/enc.h"
 
 struct server;
 
@@ -174,6 +185,51 @@ int server_push_raw(struct server *, uint64_t conn_id, uint64_t sub_id,
     const void *json_text, size_t len);
 
 /*
+ * A reply whose data is written in pieces (see the top of this file), for
+ * request req_id of connection conn_id; its rc is 0 (a refusal is known
+ * before any piece and goes through server_reply()).  The server calls
+ *
+ *  - ops->fill(arg, out, &status) for each piece, from the event loop: the
+ *    first at once, inside this call, then one per loop turn while the
+ *    connection's output is empty, i.e. once what went before has been
+ *    handed to the kernel.  fill appends the next piece of the data's JSON
+ *    text to out (a piece should be a few hundred KB at most, written in a
+ *    millisecond or so) and returns 0 while more follows; 1 when out
+ *    completes the text, with *status set to the reply's status (a string
+ *    the server frees; NULL for "").  A piece may be empty.
+ *  - ops->done(arg, rc) once, when the reply is over: rc 0 once it has
+ *    been queued whole; -ECONNRESET when the connection went first (then
+ *    from the event loop, never inside a server_* call); -EMSGSIZE when it
+ *    outgrew max_client_output (or a frame's 32-bit length) for a client
+ *    that does not take parts (it was answered that rc instead); or
+ *    server_end_streams()'s rc.  arg is the caller's to free then.  No
+ *    fill follows; done may run inside this call, when the reply was
+ *    written whole in its first piece.
+ *
+ * A reply written whole in its first piece, or before SERVER_PART bytes of
+ * it wait to be sent, leaves as one frame, byte for byte as server_reply()
+ * would send it; a larger one leaves in parts of a piece or more each, the
+ * status last: {"rc":0,"data":DATA,"status":STATUS}.  Returns 0, or -1 when the
+ * connection has gone (nothing is called; arg stays the caller's).
+ */
+#define SERVER_PART (64 * 1024)
+struct server_stream_ops {
+	int (*fill)(void *arg, struct enc_buf *out, char **status);
+	void (*done)(void *arg, int rc);
+};
+int server_reply_stream(struct server *, uint64_t conn_id, uint64_t req_id,
+    const struct server_stream_ops *ops, void *arg);
+
+/*
+ * End every reply being written in pieces (the daemon stops): one whose
+ * first part has not gone is answered rc and status instead, the
+ * connection of one cut short is closed once its output is written (its
+ * client cannot be told otherwise); each done is called with rc, inside
+ * this call.
+ */
+void server_end_streams(struct server *, int rc, const char *status);
+
+/*
  * Mark (on != 0) or unmark connection conn_id as a subscriber, which the
  * idle timeout spares.  Returns 0, or -1 when the connection has gone.
  */
@@ -216,7 +272,10 @@ void server_set_limits(struct server *, const struct server_limits *);
  */
 void server_stop_accepting(struct server *);
 
-/* Close every connection and the listener and free the server. */
+/*
+ * Close every connection and the listener and free the server.  The done
+ * of a reply still being written is not called (server_end_streams() first).
+ */
 void server_free(struct server *);
 
 /* Copy the counters into *st. */

@@ -151,7 +151,7 @@ Test(frame, bad_types)
 	}
 }
 
-Test(frame, flags_and_reserved_must_be_zero)
+Test(frame, flags_but_more_on_a_reply_and_reserved_must_be_zero)
 {
 	uint8_t buf[FRAME_HEADER_SIZE];
 	struct frame_header h;
@@ -163,6 +163,21 @@ Test(frame, flags_and_reserved_must_be_zero)
 	cr_assert_not_null(strstr(cause, "flags"), "%s", cause);
 	cr_assert_eq(frame_header_errno(&h, MAX), -EINVAL);
 	free(cause);
+
+	/* MORE is a REPLY's flag only, and the only one. */
+	cause = NULL;
+	raw_header(buf, 0, FRAME_PUSH, FRAME_FLAG_MORE, 0, 1);
+	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause), -1);
+	free(cause);
+	cause = NULL;
+	raw_header(buf, 0, FRAME_REPLY, 0x02, 0, 1);
+	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause), -1);
+	cr_assert_not_null(strstr(cause, "flags"), "%s", cause);
+	free(cause);
+	raw_header(buf, 0, FRAME_REPLY, FRAME_FLAG_MORE, 0, 9);
+	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause), 1);
+	cr_assert_eq(h.flags, FRAME_FLAG_MORE);
+	cr_assert_eq(h.id, 9);
 
 	cause = NULL;
 	raw_header(buf, 0, FRAME_REQUEST, 0, 0x8000, 1);
@@ -183,6 +198,28 @@ Test(frame, flags_and_reserved_must_be_zero)
 	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause),
 	    -1);
 	cr_assert_eq(frame_header_errno(&h, MAX), -EINVAL);
+	free(cause);
+}
+
+Test(frame, header_with_flags)
+{
+	uint8_t buf[FRAME_HEADER_SIZE];
+	struct frame_header h;
+	char *cause = NULL;
+
+	frame_encode_header_flags(buf, FRAME_REPLY, FRAME_FLAG_MORE, 300, 42);
+	cr_assert_eq(buf[5], FRAME_FLAG_MORE);
+	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause), 0,
+	    "a header whose payload is still to come");
+	cr_assert_eq(h.len, 300);
+	cr_assert_eq(h.type, FRAME_REPLY);
+	cr_assert_eq(h.flags, FRAME_FLAG_MORE);
+	cr_assert_eq(h.id, 42);
+	/* An oversize part is still EMSGSIZE: the flag is a valid one. */
+	frame_encode_header_flags(buf, FRAME_REPLY, FRAME_FLAG_MORE, MAX + 1,
+	    42);
+	cr_assert_eq(frame_decode_header(buf, sizeof buf, MAX, &h, &cause), -1);
+	cr_assert_eq(frame_header_errno(&h, MAX), -EMSGSIZE);
 	free(cause);
 }
 

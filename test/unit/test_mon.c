@@ -242,6 +242,24 @@ check_derived(void)
 	cr_assert_eq(mon_check_derived(mon, &cause), 0, "%s", cause);
 }
 
+/* Run w to its end, no turn of the loop between slices; its data. */
+static json_t *
+walk_all(struct mon_pg_walk *w, char **status)
+{
+	struct pg_text t;
+	json_error_t e;
+	json_t *j;
+
+	pg_text_init(&t);
+	while (mon_pg_walk_next(w, &t, status) == 0)
+		;
+	mon_pg_walk_free(w);
+	j = json_loadb((const char *)t.buf.data, t.buf.len, 0, &e);
+	cr_assert_not_null(j, "the listing is not JSON: %s", e.text);
+	pg_text_free(&t);
+	return j;
+}
+
 static void
 report_fill(struct pg_stat *st, int size, void *arg)
 {
@@ -753,6 +771,7 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	struct report_batch b;
 	struct pg_stat old;
 	struct answer a = { 0 };
+	struct mon_pg_walk *w;
 	json_t *q;
 	char *status = NULL;
 	uint64_t v0;
@@ -844,7 +863,8 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	/* pg dump while applying: its summary and its PGs of one commit. */
 	v0 = mon_pgmap_version(mon);
 	report_all_until_applying(&b, 13, -1);
-	cr_assert_eq(mon_pg_dump_json(mon, "all", &q, &status), 0);
+	cr_assert_eq(mon_pg_dump_walk(mon, "all", &w, &status), 0);
+	q = walk_all(w, &status);
 	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
 	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
@@ -1034,6 +1054,117 @@ Test(mon, a_stop_by_a_deadline_leaves_a_commit_that_does_not_finish)
 	close_mon();
 	open_mon();
 	cr_assert_not_null(osdmap_pool_by_name(mon_osdmap(mon), "late"));
+}
+
+/* The count of PGs in text. */
+static size_t
+text_pgs(const struct enc_buf *b, size_t from)
+{
+	const char *p = (const char *)b->data + from,
+		   *end = (const char *)b->data + b->len;
+	size_t n = 0;
+
+	while ((p = memmem(p, (size_t)(end - p), "\"pgid\"", 6)) != NULL) {
+		n++;
+		p += 6;
+	}
+	return n;
+}
+
+Test(mon, a_listing_is_written_in_slices_each_pg_once)
+{
+	struct mon_pg_walk *w;
+	struct answer del = { 0 };
+	struct pg_text t;
+	json_t *d, *v, *a;
+	char *status = NULL, id[PG_ID_BUFSIZE], last[PG_ID_BUFSIZE] = "";
+	size_t before, i, slices = 0;
+	struct pg_id pid, prev = { 0, 0 };
+	int first = 1;
+
+	make_osds(4);
+	limits_raise();
+	cr_assert_eq(pool_create("a", 20000, 3), 0);
+	cr_assert_eq(pool_create("b", 100, 3), 0);
+
+	/* No PG is down: every slice looks, none writes, until the end. */
+	cr_assert_eq(mon_pg_ls_walk(mon, NULL, (const char *[]){ "down" }, 1,
+			 &w, &status),
+	    0);
+	pg_text_init(&t);
+	while (mon_pg_walk_next(w, &t, &status) == 0)
+		slices++;
+	cr_assert_geq(slices, 20100 / MON_PG_WALK_LOOK,
+	    "looked at more than "
+	    "%d PGs in a slice",
+	    MON_PG_WALK_LOOK);
+	cr_assert_str_eq(status, "listed 0 pgs");
+	cr_assert_eq(t.buf.len, strlen("{\"pg_stats\":[]}"));
+	cr_assert(memcmp(t.buf.data, "{\"pg_stats\":[]}", t.buf.len) == 0);
+	free(status);
+	status = NULL;
+	mon_pg_walk_free(w);
+	pg_text_free(&t);
+
+	/*
+	 * Every PG: a slice writes MON_PG_WALK_PGS at most; meanwhile PGs
+	 * change, pool b goes and pool c comes.
+	 */
+	cr_assert_eq(mon_pg_ls_walk(mon, NULL, NULL, 0, &w, &status), 0);
+	pg_text_init(&t);
+	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 0);
+	cr_assert_eq(text_pgs(&t.buf, 0), MON_PG_WALK_PGS);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
+	mon_pool_delete(mon, "b", "b", 1, answer_cb, &del);
+	wait_for(&del);
+	cr_assert_eq(del.rc, 0, "%s", del.status);
+	cr_assert_eq(pool_create("c", 10, 3), 0);
+	for (;;) {
+		before = t.buf.len;
+		if (mon_pg_walk_next(w, &t, &status) == 1)
+			break;
+		cr_assert_leq(text_pgs(&t.buf, before), MON_PG_WALK_PGS);
+	}
+	mon_pg_walk_free(w);
+	cr_assert_str_eq(status, "listed 20010 pgs");
+	free(status);
+	status = NULL;
+	d = json_loadb((const char *)t.buf.data, t.buf.len, 0, NULL);
+	cr_assert_not_null(d, "the listing is not JSON");
+	pg_text_free(&t);
+	a = json_object_get(d, "pg_stats");
+	cr_assert_eq(json_array_size(a), 20010);
+	json_array_foreach(a, i, v) {
+		snprintf(id, sizeof id, "%s",
+		    json_string_value(json_object_get(v, "pgid")));
+		cr_assert_eq(pg_id_parse(id, &pid, NULL), 0);
+		cr_assert(first || pg_id_cmp(prev, pid) < 0, "%s after %s", id,
+		    last);
+		cr_assert_neq(pid.pool, 2,
+		    "a PG of the pool deleted before "
+		    "its turn");
+		/* Pool a's, as they were when their slice was written. */
+		if (pid.pool == 1)
+			cr_assert_str_eq(
+			    json_string_value(json_object_get(v, "state")),
+			    i < MON_PG_WALK_PGS ? "creating" : "active+clean",
+			    "%s", id);
+		prev = pid;
+		snprintf(last, sizeof last, "%s", id);
+		first = 0;
+	}
+	json_decref(d);
+
+	/* The small parts of pg dump are whole at the first call. */
+	cr_assert_eq(mon_pg_dump_walk(mon, "summary", &w, &status), 0);
+	pg_text_init(&t);
+	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 1);
+	cr_assert_str_eq(status, "dumped summary");
+	free(status);
+	mon_pg_walk_free(w);
+	pg_text_free(&t);
+	cr_assert_eq(mon_pg_dump_walk(mon, "bogus", &w, &status), -EINVAL);
+	free(status);
 }
 
 Test(mon, a_failed_commit_changes_nothing_and_recovers)

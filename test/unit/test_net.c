@@ -108,6 +108,61 @@ struct tsrv {
 	atomic_int closed;     /* closed() callbacks */
 	atomic_int reply_gone; /* server_reply() answered -1 */
 	atomic_int flood_cut;  /* a flood push answered -1 */
+	atomic_int stream_done;		/* streams' done callbacks */
+	atomic_int stream_rc;		/* the rc of the last */
+	atomic_int stream_live;		/* streams begun and not done */
+	atomic_long stream_max_pending; /* output queued before a piece */
+};
+
+/*
+ * A reply in pieces: a JSON array of count strings of size 'x's, a string
+ * a piece; a held one writes nothing, ever (it ends with its connection).
+ */
+struct tstream {
+	struct tsrv *ts;
+	int count, done;
+	size_t size;
+	int hold;
+};
+
+static int
+tstream_fill(void *arg, struct enc_buf *out, char **status)
+{
+	struct tstream *t = arg;
+	struct tsrv *ts = t->ts;
+	size_t pending = server_output_pending(ts->srv);
+	long max = atomic_load(&ts->stream_max_pending);
+
+	if (t->done > 0 && (long)pending > max)
+		atomic_store(&ts->stream_max_pending, (long)pending);
+	if (t->hold)
+		return 0;
+	enc_buf_put_u8(out, t->done == 0 ? '[' : ',');
+	enc_buf_put_u8(out, '"');
+	memset(enc_buf_reserve(out, t->size), 'x', t->size);
+	out->len += t->size;
+	enc_buf_put_u8(out, '"');
+	if (++t->done < t->count)
+		return 0;
+	enc_buf_put_u8(out, ']');
+	xasprintf(status, "streamed %d", t->count);
+	return 1;
+}
+
+static void
+tstream_done(void *arg, int rc)
+{
+	struct tstream *t = arg;
+
+	atomic_store(&t->ts->stream_rc, rc);
+	atomic_fetch_add(&t->ts->stream_done, 1);
+	atomic_fetch_sub(&t->ts->stream_live, 1);
+	free(t);
+}
+
+static const struct server_stream_ops tstream_ops = {
+	.fill = tstream_fill,
+	.done = tstream_done,
 };
 
 static const struct server_limits default_limits = {
@@ -286,30 +341,52 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		cr_assert_eq(server_notify_drained(ts->srv, conn,
 		    tsrv_waitdrain_cb, ts), 0);
 		ts->in_notify = 0;
+	} else if (strcmp(prefix, "stream") == 0) {
+		struct tstream *t = xcalloc(1, sizeof *t);
+
+		t->ts = ts;
+		t->count = (int)json_integer_value(
+		    json_object_get(cmd, "count"));
+		t->size = (size_t)json_integer_value(
+		    json_object_get(cmd, "size"));
+		t->hold = json_is_true(json_object_get(cmd, "hold"));
+		atomic_fetch_add(&ts->stream_live, 1);
+		if (server_reply_stream(ts->srv, conn, req, &tstream_ops, t) ==
+		    -1) {
+			atomic_fetch_sub(&ts->stream_live, 1);
+			free(t);
+		}
+	} else if (strcmp(prefix, "endstreams") == 0) {
+		server_end_streams(ts->srv, -ESHUTDOWN, "stopping");
+		tsrv_reply(ts, conn, req, 0, "ended", NULL);
 	} else if (strcmp(prefix, "stats") == 0) {
 		server_stats(ts->srv, &st);
-		tsrv_reply(ts, conn, req, 0, "ok", json_pack(
-		    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,"
-		    "s:I,s:i,s:I,s:I,s:I}",
-		    "connections", (json_int_t)st.connections,
-		    "accepted", (json_int_t)st.accepted,
-		    "rejected", (json_int_t)st.rejected,
-		    "frames_in", (json_int_t)st.frames_in,
-		    "closed_slow", (json_int_t)st.closed_slow,
-		    "closed_idle", (json_int_t)st.closed_idle,
-		    "closed_bad", (json_int_t)st.closed_bad,
-		    "bytes_out", (json_int_t)st.bytes_out,
-		    "closed", atomic_load(&ts->closed),
-		    "reply_gone", atomic_load(&ts->reply_gone),
-		    "flood_cut", atomic_load(&ts->flood_cut),
-		    "pace_sent", atomic_load(&ts->pace_sent),
-		    "pace_cut", atomic_load(&ts->pace_cut),
-		    "pace_max_pending",
-		    (json_int_t)atomic_load(&ts->pace_max_pending),
-		    "drain_sync", atomic_load(&ts->drain_sync),
-		    "partial_bytes", (json_int_t)st.partial_bytes,
-		    "partial_granted", (json_int_t)st.partial_granted,
-		    "partial_paused", (json_int_t)st.partial_paused));
+		tsrv_reply(ts, conn, req, 0, "ok",
+		    json_pack(
+			"{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,"
+			"s:I,s:i,s:I,s:I,s:I,s:i,s:i,s:i,s:I}",
+			"connections", (json_int_t)st.connections, "accepted",
+			(json_int_t)st.accepted, "rejected",
+			(json_int_t)st.rejected, "frames_in",
+			(json_int_t)st.frames_in, "closed_slow",
+			(json_int_t)st.closed_slow, "closed_idle",
+			(json_int_t)st.closed_idle, "closed_bad",
+			(json_int_t)st.closed_bad, "bytes_out",
+			(json_int_t)st.bytes_out, "closed",
+			atomic_load(&ts->closed), "reply_gone",
+			atomic_load(&ts->reply_gone), "flood_cut",
+			atomic_load(&ts->flood_cut), "pace_sent",
+			atomic_load(&ts->pace_sent), "pace_cut",
+			atomic_load(&ts->pace_cut), "pace_max_pending",
+			(json_int_t)atomic_load(&ts->pace_max_pending),
+			"drain_sync", atomic_load(&ts->drain_sync),
+			"partial_bytes", (json_int_t)st.partial_bytes,
+			"partial_granted", (json_int_t)st.partial_granted,
+			"partial_paused", (json_int_t)st.partial_paused,
+			"stream_done", atomic_load(&ts->stream_done),
+			"stream_rc", atomic_load(&ts->stream_rc), "stream_live",
+			atomic_load(&ts->stream_live), "stream_max_pending",
+			(json_int_t)atomic_load(&ts->stream_max_pending)));
 	} else if (strcmp(prefix, "limits") == 0) {
 		struct server_limits lim = default_limits;
 
@@ -398,6 +475,7 @@ tsrv_stop(struct tsrv *ts)
 	}
 	for (i = 0; i < (size_t)ts->npace; i++)
 		free(ts->pace[i]);
+	server_end_streams(ts->srv, -ESHUTDOWN, "stopping");
 	server_free(ts->srv);
 	event_base_free(ts->base);
 	free(ts);
@@ -1373,6 +1451,307 @@ Test(net, drained_paces_a_producer)
 	tsrv_stop(ts);
 }
 
+/* ------------------------------------------------------ replies in parts */
+
+/* Close with a reset. */
+static void
+raw_reset(int fd)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+	close(fd);
+}
+
+/* A HELLO that offers parts. */
+static void
+raw_hello_parts(int fd)
+{
+	struct frame_header h;
+	json_t *obj;
+
+	raw_send(fd, FRAME_HELLO, 0,
+	    "{\"protocol\":1,\"features\":[\"parts\"]}");
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj, "no HELLO from the server");
+	json_decref(obj);
+}
+
+/* Read one frame's header and payload (owned, NUL-terminated), or NULL. */
+static char *
+raw_recv_text(int fd, struct frame_header *h)
+{
+	uint8_t hdr[FRAME_HEADER_SIZE];
+	char *payload, *cause = NULL;
+
+	if (raw_read_n(fd, hdr, sizeof hdr) != 1)
+		return NULL;
+	cr_assert_neq(frame_decode_header(hdr, sizeof hdr, 1 << 30, h, &cause),
+	    -1, "server sent a bad header: %s", cause);
+	payload = xmalloc(h->len + 1);
+	cr_assert_eq(raw_read_n(fd, payload, h->len), 1);
+	payload[h->len] = '\0';
+	return payload;
+}
+
+/*
+ * The frames of reply id, gathered: the number of frames, and the reply
+ * (owned).  Every part but the last has FRAME_FLAG_MORE and at least
+ * SERVER_PART bytes; only the first starts the object.
+ */
+static json_t *
+raw_recv_parts(int fd, uint64_t id, int *frames)
+{
+	struct frame_header h;
+	struct enc_buf all = { 0 };
+	char *p, *cause = NULL;
+	json_t *obj;
+
+	*frames = 0;
+	do {
+		p = raw_recv_text(fd, &h);
+		cr_assert_not_null(p, "part %d did not come", *frames + 1);
+		cr_assert_eq(h.type, FRAME_REPLY);
+		cr_assert_eq(h.id, id);
+		if (h.flags & FRAME_FLAG_MORE) {
+			cr_assert_geq(h.len, SERVER_PART, "a part of %u bytes",
+			    h.len);
+			if (*frames == 0)
+				cr_assert(
+				    strncmp(p, "{\"rc\":0,\"data\":", 15) == 0,
+				    "first part: %.40s", p);
+		}
+		(*frames)++;
+		enc_buf_put_bytes(&all, p, h.len);
+		free(p);
+	} while (h.flags & FRAME_FLAG_MORE);
+	obj = frame_parse_json(all.data, all.len, &cause);
+	cr_assert_not_null(obj, "the parts do not make JSON: %s", cause);
+	enc_buf_free(&all);
+	return obj;
+}
+
+/* A stream's data: count strings of size 'x's. */
+static void
+expect_stream_data(json_t *data, int count, size_t size)
+{
+	json_t *v;
+	size_t i;
+
+	cr_assert(json_is_array(data));
+	cr_assert_eq(json_array_size(data), (size_t)count);
+	json_array_foreach(data, i, v)
+		cr_assert_eq(json_string_length(v), size, "piece %zu", i);
+}
+
+/*
+ * A reply written in pieces reaches the client library whole, however
+ * many parts; the server asked for each piece only with nothing queued.
+ */
+Test(net, stream_reply_in_parts_arrives_whole)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	json_t *data = NULL;
+	char *status = NULL;
+	int rc;
+
+	/* 200 pieces of 64 KiB: 13 MB, three times max_client_output. */
+	rc = call(ts->addr,
+	    "{\"prefix\":\"stream\",\"count\":200,"
+	    "\"size\":65536}",
+	    &data, &status);
+	cr_assert_eq(rc, 0, "%s", status);
+	cr_assert_str_eq(status, "streamed 200");
+	expect_stream_data(data, 200, 65536);
+	json_decref(data);
+	free(status);
+	cr_assert_eq(stat_of(ts, "stream_done"), 1);
+	cr_assert_eq(stat_of(ts, "stream_rc"), 0);
+	cr_assert_eq(stat_of(ts, "closed_slow"), 0);
+	cr_assert_lt(stat_of(ts, "stream_max_pending"), 65536,
+	    "a piece was "
+	    "asked for with %lld bytes queued",
+	    (long long)stat_of(ts, "stream_max_pending"));
+	echo_ok(ts);
+	tsrv_stop(ts);
+}
+
+/*
+ * On the wire: a reply whole before SERVER_PART bytes wait is one frame,
+ * byte for byte as server_reply() sends one; a larger one comes in parts,
+ * the status last; a client that does not take parts gets it in one frame,
+ * or -EMSGSIZE past max_client_output.
+ */
+Test(net, stream_frames_on_the_wire)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct frame_header h;
+	json_t *obj;
+	char *p;
+	int fd, old, frames;
+
+	fd = raw_connect(ts->port);
+	raw_hello_parts(fd);
+	raw_send(fd, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":3,"
+	    "\"size\":4}");
+	p = raw_recv_text(fd, &h);
+	cr_assert_not_null(p);
+	cr_assert_eq(h.flags, 0);
+	cr_assert_str_eq(p,
+	    "{\"rc\":0,\"status\":\"streamed 3\",\"data\":"
+	    "[\"xxxx\",\"xxxx\",\"xxxx\"]}");
+	free(p);
+
+	raw_send(fd, FRAME_REQUEST, 2,
+	    "{\"prefix\":\"stream\",\"count\":50,"
+	    "\"size\":100000}");
+	obj = raw_recv_parts(fd, 2, &frames);
+	cr_assert_geq(frames, 40, "%d frames", frames);
+	cr_assert_eq(json_integer_value(json_object_get(obj, "rc")), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(obj, "status")),
+	    "streamed 50");
+	expect_stream_data(json_object_get(obj, "data"), 50, 100000);
+	json_decref(obj);
+	close(fd);
+
+	/* Without the feature: 2.5 MB whole, 5 MB refused (the cap is 4). */
+	old = fd = raw_connect(ts->port);
+	raw_hello(fd);
+	raw_send(fd, FRAME_REQUEST, 3,
+	    "{\"prefix\":\"stream\",\"count\":25,"
+	    "\"size\":100000}");
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj);
+	cr_assert_eq(h.flags, 0);
+	cr_assert_eq(h.id, 3);
+	expect_stream_data(json_object_get(obj, "data"), 25, 100000);
+	json_decref(obj);
+	raw_send(fd, FRAME_REQUEST, 4,
+	    "{\"prefix\":\"stream\",\"count\":50,"
+	    "\"size\":100000}");
+	raw_expect_reply(fd, 4, -EMSGSIZE, "max_client_output");
+	cr_assert_eq(stat_of(ts, "stream_rc"), -EMSGSIZE);
+	raw_send(fd, FRAME_REQUEST, 5, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 5, 0, "ok");
+	close(old);
+	cr_assert_eq(stat_of(ts, "stream_done"), 4);
+	tsrv_stop(ts);
+}
+
+/*
+ * A slow reader holds the server to about a part at a time; one that goes
+ * mid-reply ends its stream (done, -ECONNRESET) and the server serves on.
+ */
+Test(net, stream_paced_to_a_slow_reader_and_ended_by_a_close)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct frame_header h;
+	char *p;
+	int fd, i, rcvbuf = 4096;
+	int64_t end;
+	json_int_t out0;
+
+	out0 = stat_of(ts, "bytes_out");
+	fd = raw_connect_buf(ts->port, rcvbuf);
+	raw_hello_parts(fd);
+	/* 64 MB in pieces of 64 KiB, to a reader that takes 5 parts. */
+	raw_send(fd, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":1000,"
+	    "\"size\":65536}");
+	for (i = 0; i < 5; i++) {
+		p = raw_recv_text(fd, &h);
+		cr_assert_not_null(p);
+		cr_assert(h.flags & FRAME_FLAG_MORE);
+		free(p);
+		usleep(100000);
+	}
+	cr_assert_lt(stat_of(ts, "bytes_out") - out0, 16 * 1024 * 1024,
+	    "%lld bytes queued for a reader that took 5 parts",
+	    (long long)(stat_of(ts, "bytes_out") - out0));
+	cr_assert_eq(stat_of(ts, "stream_live"), 1);
+	close(fd);
+	end = now_ms() + 5000;
+	while (stat_of(ts, "stream_live") > 0 && now_ms() < end)
+		usleep(10000);
+	cr_assert_eq(stat_of(ts, "stream_live"), 0,
+	    "the stream outlived "
+	    "its connection");
+	cr_assert_eq(stat_of(ts, "stream_rc"), -ECONNRESET);
+
+	/* A reset, and a close before the first part, likewise. */
+	fd = raw_connect(ts->port);
+	raw_hello_parts(fd);
+	raw_send(fd, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":1000,"
+	    "\"size\":65536}");
+	p = raw_recv_text(fd, &h);
+	free(p);
+	raw_reset(fd);
+	fd = raw_connect(ts->port);
+	raw_hello_parts(fd);
+	raw_send(fd, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":1000,"
+	    "\"size\":1,\"hold\":true}");
+	usleep(50000);
+	close(fd);
+	end = now_ms() + 5000;
+	while (stat_of(ts, "stream_done") < 3 && now_ms() < end)
+		usleep(10000);
+	cr_assert_eq(stat_of(ts, "stream_done"), 3);
+	cr_assert_eq(stat_of(ts, "stream_live"), 0);
+	echo_ok(ts);
+	tsrv_stop(ts);
+}
+
+/*
+ * server_end_streams (the daemon stops): a stream whose first part has not
+ * gone is answered the rc; the connection of one cut short is closed once
+ * its output is written.
+ */
+Test(net, end_streams_answers_or_closes)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	struct frame_header h;
+	char *p;
+	int a, b;
+	json_t *data = NULL;
+	char *status = NULL;
+
+	a = raw_connect(ts->port);
+	raw_hello_parts(a);
+	raw_send(a, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":1000,"
+	    "\"size\":65536}");
+	p = raw_recv_text(a, &h);
+	cr_assert_not_null(p);
+	cr_assert(h.flags & FRAME_FLAG_MORE);
+	free(p);
+	b = raw_connect(ts->port);
+	raw_hello_parts(b);
+	raw_send(b, FRAME_REQUEST, 1,
+	    "{\"prefix\":\"stream\",\"count\":10,"
+	    "\"size\":1,\"hold\":true}");
+	usleep(50000);
+	cr_assert_eq(
+	    call(ts->addr, "{\"prefix\":\"endstreams\"}", &data, &status), 0);
+	free(status);
+	raw_expect_reply(b, 1, -ESHUTDOWN, "stopping");
+	/* a: the rest of what was queued, then EOF, no final part. */
+	while ((p = raw_recv_text(a, &h)) != NULL) {
+		cr_assert(h.flags & FRAME_FLAG_MORE, "a last part came");
+		free(p);
+	}
+	cr_assert_eq(stat_of(ts, "stream_done"), 2);
+	cr_assert_eq(stat_of(ts, "stream_live"), 0);
+	cr_assert_eq(stat_of(ts, "stream_rc"), -ESHUTDOWN);
+	raw_send(b, FRAME_REQUEST, 2, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(b, 2, 0, "ok");
+	close(a);
+	close(b);
+	tsrv_stop(ts);
+}
+
 /*
  * The write-stall bound (idle_timeout): a paced subscriber that reads
  * nothing never reaches max_client_output, and is cut once its socket has
@@ -2137,6 +2516,173 @@ Test(client, free_from_a_subscription_reply)
 	cr_assert_null(cl, "the reply did not come");
 	event_base_free(base);
 	tsrv_stop(ts);
+}
+
+/*
+ * A server that answers the HELLO, reads nreq requests and then sends the
+ * frames of its script, and holds the connection until the client closes.
+ */
+struct script_frame {
+	uint8_t flags;
+	uint64_t id;
+	const char *text;
+};
+
+struct script {
+	int lfd;
+	uint16_t port;
+	int nreq;
+	const struct script_frame *f;
+	size_t n;
+	char *hello; /* the client's */
+};
+
+static void
+script_send(int fd, uint8_t type, uint8_t flags, uint64_t id, const char *text)
+{
+	uint8_t hdr[FRAME_HEADER_SIZE];
+
+	frame_encode_header_flags(hdr, type, flags, (uint32_t)strlen(text), id);
+	raw_write(fd, hdr, sizeof hdr);
+	raw_write(fd, text, strlen(text));
+}
+
+static void *
+script_server(void *arg)
+{
+	struct script *sc = arg;
+	struct frame_header h;
+	char buf[256];
+	size_t i;
+	int fd, k;
+
+	if ((fd = accept(sc->lfd, NULL, NULL)) == -1)
+		return NULL;
+	sc->hello = raw_recv_text(fd, &h);
+	script_send(fd, FRAME_HELLO, 0, 0, "{\"protocol\":1}");
+	for (k = 0; k < sc->nreq; k++)
+		free(raw_recv_text(fd, &h));
+	for (i = 0; i < sc->n; i++)
+		script_send(fd, FRAME_REPLY, sc->f[i].flags, sc->f[i].id,
+		    sc->f[i].text);
+	while (recv(fd, buf, sizeof buf, 0) > 0)
+		;
+	close(fd);
+	return NULL;
+}
+
+static void
+script_start(struct script *sc, pthread_t *th)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof sin;
+
+	sc->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(sc->lfd, (struct sockaddr *)&sin, sizeof sin), 0);
+	cr_assert_eq(listen(sc->lfd, 8), 0);
+	cr_assert_eq(getsockname(sc->lfd, (struct sockaddr *)&sin, &len), 0);
+	sc->port = ntohs(sin.sin_port);
+	pthread_create(th, NULL, script_server, sc);
+}
+
+struct got {
+	atomic_int n;
+	int rc;
+	char status[64];
+	json_t *data;
+};
+
+static void
+got_cb(void *arg, int rc, const char *status, json_t *data)
+{
+	struct got *g = arg;
+
+	g->rc = rc;
+	snprintf(g->status, sizeof g->status, "%s", status ? status : "");
+	g->data = json_incref(data);
+	atomic_fetch_add(&g->n, 1);
+}
+
+/*
+ * The library offers parts in its HELLO and gathers a reply's parts,
+ * whatever comes between them, into the one reply its callback gets.
+ */
+Test(client, gathers_a_reply_in_parts)
+{
+	static const struct script_frame f[] = {
+		{ FRAME_FLAG_MORE, 1, "{\"rc\":0,\"da" },
+		{ 0, 2, "{\"rc\":-2,\"status\":\"two\",\"data\":null}" },
+		{ FRAME_FLAG_MORE, 1, "ta\":{\"n\":[1," },
+		{ 0, 1, "2]},\"status\":\"one\"}" },
+	};
+	struct script sc = { .nreq = 2, .f = f, .n = nitems(f) };
+	struct event_base *base = event_base_new();
+	struct got one = { 0 }, two = { 0 };
+	struct mclient *cl;
+	pthread_t th;
+	char addr[32];
+	json_t *cmd, *hello;
+
+	script_start(&sc, &th);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", sc.port);
+	cl = mclient_new(base, addr, 5000, NULL, NULL, NULL);
+	cmd = json_pack("{s:s}", "prefix", "x");
+	cr_assert_eq(mclient_request(cl, cmd, got_cb, &one), 0);
+	cr_assert_eq(mclient_request(cl, cmd, got_cb, &two), 0);
+	json_decref(cmd);
+	cr_assert_eq(run_until(base, &one.n, 1, 5000), 1);
+	cr_assert_eq(two.n, 1, "the reply between the parts");
+	cr_assert_eq(two.rc, -ENOENT);
+	cr_assert_eq(one.rc, 0);
+	cr_assert_str_eq(one.status, "one");
+	cr_assert_eq(json_integer_value(
+			 json_array_get(json_object_get(one.data, "n"), 1)),
+	    2);
+	json_decref(one.data);
+	cr_assert_eq(mclient_pending(cl), 0);
+	mclient_free(cl);
+	event_base_free(base); /* which closes the socket */
+	pthread_join(th, NULL);
+	hello = json_loads(sc.hello, 0, NULL);
+	cr_assert_str_eq(json_string_value(json_array_get(
+			     json_object_get(hello, "features"), 0)),
+	    FRAME_FEATURE_PARTS);
+	json_decref(hello);
+	free(sc.hello);
+	close(sc.lfd);
+}
+
+/* A part of a reply to no request is not the protocol. */
+Test(client, refuses_a_part_of_no_request)
+{
+	static const struct script_frame f[] = {
+		{ FRAME_FLAG_MORE, 99, "{\"rc\":0,\"data\":" },
+	};
+	struct script sc = { .nreq = 1, .f = f, .n = nitems(f) };
+	struct event_base *base = event_base_new();
+	struct errst e = { 0 };
+	struct mclient *cl;
+	pthread_t th;
+	char addr[32];
+	json_t *cmd;
+
+	script_start(&sc, &th);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", sc.port);
+	cl = mclient_new(base, addr, 5000, NULL, err_cb, &e);
+	cmd = json_pack("{s:s}", "prefix", "x");
+	cr_assert_eq(mclient_request(cl, cmd, err_req_cb, &e), 0);
+	json_decref(cmd);
+	cr_assert_eq(run_until(base, &e.n, 2, 5000), 2);
+	cr_assert_eq(e.req_rc, -EPROTO);
+	cr_assert_eq(e.err, -EPROTO);
+	mclient_free(cl);
+	event_base_free(base);
+	pthread_join(th, NULL);
+	free(sc.hello);
+	close(sc.lfd);
 }
 
 Test(client, bad_address_reported)
