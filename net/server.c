@@ -85,7 +85,7 @@ struct stream {
 	uint64_t id; /* the request's */
 	const struct server_stream_ops *ops;
 	void *arg;
-	struct enc_buf piece; /* lent to the producer for each piece */
+	struct enc_buf piece;  /* lent to the producer for each piece */
 	struct evbuffer *text; /* the data's text not sent yet */
 	int sent;	       /* parts have gone: the rest goes in parts */
 	TAILQ_ENTRY(stream) entry;
@@ -443,15 +443,16 @@ conn_send_done(struct conn *c, size_t len)
  * failure), else copied.  Returns 0, or -1 as conn_send_begin().
  */
 static int
-conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p,
-    size_t len, int take)
+conn_send(struct conn *c, uint8_t type, uint64_t id, const char *p, size_t len,
+    int take)
 {
 	struct evbuffer *out;
 	int rv;
 
 	if ((out = conn_send_begin(c, type, 0, id, len, &rv)) != NULL) {
-		if (len > 0 && take && evbuffer_add_reference(out, p, len,
-		    server_free_ref, NULL) == 0)
+		if (len > 0 && take &&
+		    evbuffer_add_reference(out, p, len, server_free_ref,
+			NULL) == 0)
 			take = 0; /* libevent frees it once sent */
 		else if (len > 0)
 			evbuffer_add(out, p, len);
@@ -883,8 +884,7 @@ server_status_text(const char *status)
  * conn_send_begin().
  */
 static int
-stream_send(struct stream *s, uint8_t flags, const char *head,
-    const char *tail)
+stream_send(struct stream *s, uint8_t flags, const char *head, const char *tail)
 {
 	struct evbuffer *out;
 	size_t hlen = head != NULL ? strlen(head) : 0;
@@ -893,7 +893,7 @@ stream_send(struct stream *s, uint8_t flags, const char *head,
 	int rv;
 
 	if ((out = conn_send_begin(s->c, FRAME_REPLY, flags, s->id, len,
-	    &rv)) == NULL) {
+		 &rv)) == NULL) {
 		evbuffer_drain(s->text, evbuffer_get_length(s->text));
 		return rv;
 	}
@@ -966,16 +966,16 @@ stream_step(struct stream *s)
 	if (c->parts) {
 		if (len < SERVER_PART)
 			return 0;
-		rv = stream_send(s, FRAME_FLAG_MORE, s->sent ? NULL :
-		    "{\"rc\":0,\"data\":", NULL);
+		rv = stream_send(s, FRAME_FLAG_MORE,
+		    s->sent ? NULL : "{\"rc\":0,\"data\":", NULL);
 		s->sent = 1;
 		return rv;
 	}
 	if (len <= srv->limits.max_client_output && len <= SERVER_WHOLE_MAX)
 		return 0;
-	dout(LOG_NET, 1, "%s: a reply past max_client_output refused: the "
-	    "client takes no parts", c->peer);
-	xasprintf(&status, "reply larger than max_client_output (%zu "
+	dout(LOG_NET, 1, "%s: refused a reply past max_client_output", c->peer);
+	xasprintf(&status,
+	    "reply larger than max_client_output (%zu "
 	    "bytes); it is sent in parts to a client that offers \"%s\"",
 	    srv->limits.max_client_output, FRAME_FEATURE_PARTS);
 	rv = conn_send_reply(c, FRAME_REPLY, s->id, -EMSGSIZE, status, NULL);
