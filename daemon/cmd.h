@@ -24,7 +24,10 @@
  * with it; an unknown opcode is -EOPNOTSUPP "unknown binary opcode N".
  *
  * Writes are answered after their commit (mon.h); a reply to a connection
- * that has gone by then is dropped.  Subscriptions live in sub.h.
+ * that has gone by then is dropped.  The listings of PGs (`pg dump', `pg
+ * ls', `pg dump_stuck') are written a slice at a time as their readers
+ * take them, a reply in parts (server_reply_stream()).  Subscriptions live
+ * in sub.h.
  *
  * Threads: everything runs on the event loop's thread, except the store
  * compaction of `store compact`, which runs on a thread of its own and is
@@ -66,8 +69,9 @@ struct cmd_ctx *cmd_new(struct event_base *base, struct mon *m,
 void cmd_set_server(struct cmd_ctx *, struct server *);
 
 /*
- * Shut down in two steps.  cmd_stop(): stop a running compaction at the
- * end of the key range it is compacting and wait for it until deadline (a
+ * Shut down in two steps.  cmd_stop(): end the listings being written
+ * (server_end_streams(), -ESHUTDOWN), stop a running compaction at the end
+ * of the key range it is compacting and wait for it until deadline (a
  * stamp_mono(), in microseconds; INT64_MAX: for as long as it takes), its
  * request dropped; then drop every subscription and unhook from the
  * monitor; 0.  Call it before mon_free(), which still answers the writes

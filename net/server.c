@@ -973,10 +973,7 @@ stream_step(struct stream *s)
 	}
 	if (len <= srv->limits.max_client_output && len <= SERVER_WHOLE_MAX)
 		return 0;
-	dout(LOG_NET, 1,
-	    "%s: a reply past max_client_output refused: the "
-	    "client takes no parts",
-	    c->peer);
+	dout(LOG_NET, 1, "%s: refused a reply past max_client_output", c->peer);
 	xasprintf(&status,
 	    "reply larger than max_client_output (%zu "
 	    "bytes); it is sent in parts to a client that offers \"%s\"",

@@ -1800,115 +1800,6 @@ Test(cmd, subscriptions_per_connection_are_bounded)
 	json_decref(cmd);
 }
 
-/* A raw connection that says HELLO and sends one request, never reading. */
-static int
-raw_subscriber(const char *what)
-{
-	struct sockaddr_in sin;
-	struct enc_buf b = { 0 };
-	char text[128], *cause = NULL;
-	unsigned port;
-	int fd, small = 4096;
-
-	cr_assert_eq(sscanf(D.addr, "127.0.0.1:%u", &port), 1);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	cr_assert(fd != -1);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	snprintf(text, sizeof text, "{\"protocol\":1}");
-	cr_assert_eq(frame_build(&b, FRAME_HELLO, 0, text, strlen(text),
-	    &cause), 0);
-	snprintf(text, sizeof text, "{\"prefix\":\"subscribe\","
-	    "\"what\":\"%s\"}", what);
-	cr_assert_eq(frame_build(&b, FRAME_REQUEST, 1, text, strlen(text),
-	    &cause), 0);
-	cr_assert_eq(write(fd, b.data, b.len), (ssize_t)b.len);
-	enc_buf_free(&b);
-	return fd;
-}
-
-Test(cmd, subscriber_that_does_not_read_is_cut)
-{
-	json_t *d;
-	double deadline;
-	int fd, cut = 0;
-
-	char *log;
-
-	cluster_small(20000);
-	json_decref(ok("{\"prefix\":\"config set\","
-	    "\"key\":\"mon.max_client_output\",\"value\":\"1M\"}"));
-	/*
-	 * The snapshot is paced to the reader, so it never passes 1M: the
-	 * write-stall bound, idle_timeout, cuts it.
-	 */
-	json_decref(ok("{\"prefix\":\"config set\","
-	    "\"key\":\"mon.idle_timeout\",\"value\":\"1s\"}"));
-	fd = raw_subscriber("pgmap");
-	deadline = now_s() + 10;
-	/* Cut, and its subscription gone with it. */
-	while (!cut && now_s() < deadline) {
-		d = ok("{\"prefix\":\"perf dump\"}");
-		cut = jint(d, "server.closed_slow") >= 1 &&
-		    jint(d, "subscriptions.active") == 0;
-		json_decref(d);
-		if (!cut)
-			usleep(20000);
-	}
-	cr_assert(cut, "the subscriber that does not read was not cut");
-	log = read_file(D.log);
-	cr_assert_not_null(strstr(log, "none taken for 1000 ms (idle_timeout): "
-	    "disconnecting a client that does not read"), "no warning of the "
-	    "stall in the log");
-	free(log);
-	/* Everyone else is served. */
-	cr_assert_eq(pgs_in_state("creating"), 20000);
-	close(fd);
-}
-
-/* -------------------------------------------------- large listings */
-
-/*
- * A pool whose listings are some 20 MB: many pieces and parts, a third of
- * max_client_output.
- */
-#define BIG_PGS 16384
-
-/*
- * AddressSanitizer keeps freed memory in quarantine, so a daemon built with
- * it grows by what it freed: its VmHWM says nothing of the bound.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define HWM_MEANINGFUL 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HWM_MEANINGFUL 0
-#endif
-#endif
-#ifndef HWM_MEANINGFUL
-#define HWM_MEANINGFUL 1
-#endif
-
-/* The daemon's VmHWM, in KiB. */
-static long
-daemon_hwm_kib(void)
-{
-	char path[64], *st, *p;
-	long kib = -1;
-
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)D.pid);
-	st = read_file(path);
-	if ((p = strstr(st, "VmHWM:")) != NULL)
-		kib = strtol(p + 6, NULL, 10);
-	free(st);
-	cr_assert_gt(kib, 0, "no VmHWM in %s", path);
-	return kib;
-}
-
 /* Read exactly len bytes, at most chunk at a time: 0, or -1 on EOF/error. */
 static int
 raw_read(int fd, void *p, size_t len, size_t chunk)
@@ -1995,6 +1886,98 @@ raw_request(int fd, uint64_t id, const char *text)
 	    frame_build(&b, FRAME_REQUEST, id, text, strlen(text), &cause), 0);
 	cr_assert_eq(write(fd, b.data, b.len), (ssize_t)b.len);
 	enc_buf_free(&b);
+}
+
+/* A raw connection that says HELLO and subscribes, then reads nothing. */
+static int
+raw_subscriber(const char *what)
+{
+	char text[128];
+	int fd;
+
+	fd = raw_open(0, 4096);
+	snprintf(text, sizeof text,
+	    "{\"prefix\":\"subscribe\",\"what\":\"%s\"}", what);
+	raw_request(fd, 1, text);
+	return fd;
+}
+
+Test(cmd, subscriber_that_does_not_read_is_cut)
+{
+	json_t *d;
+	double deadline;
+	int fd, cut = 0;
+
+	char *log;
+
+	cluster_small(20000);
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.max_client_output\",\"value\":\"1M\"}"));
+	/*
+	 * The snapshot is paced to the reader, so it never passes 1M: the
+	 * write-stall bound, idle_timeout, cuts it.
+	 */
+	json_decref(ok("{\"prefix\":\"config set\","
+	    "\"key\":\"mon.idle_timeout\",\"value\":\"1s\"}"));
+	fd = raw_subscriber("pgmap");
+	deadline = now_s() + 10;
+	/* Cut, and its subscription gone with it. */
+	while (!cut && now_s() < deadline) {
+		d = ok("{\"prefix\":\"perf dump\"}");
+		cut = jint(d, "server.closed_slow") >= 1 &&
+		    jint(d, "subscriptions.active") == 0;
+		json_decref(d);
+		if (!cut)
+			usleep(20000);
+	}
+	cr_assert(cut, "the subscriber that does not read was not cut");
+	log = read_file(D.log);
+	cr_assert_not_null(strstr(log, "none taken for 1000 ms (idle_timeout): "
+	    "disconnecting a client that does not read"), "no warning of the "
+	    "stall in the log");
+	free(log);
+	/* Everyone else is served. */
+	cr_assert_eq(pgs_in_state("creating"), 20000);
+	close(fd);
+}
+
+/* -------------------------------------------------- large listings */
+
+/*
+ * A pool whose listings are some 20 MB: many pieces and parts, a third of
+ * max_client_output.
+ */
+#define BIG_PGS 16384
+
+/*
+ * AddressSanitizer keeps freed memory in quarantine, so a daemon built with
+ * it grows by what it freed: its VmHWM says nothing of the bound.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HWM_MEANINGFUL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWM_MEANINGFUL 0
+#endif
+#endif
+#ifndef HWM_MEANINGFUL
+#define HWM_MEANINGFUL 1
+#endif
+
+/* The daemon's VmHWM, in KiB. */
+static long
+daemon_hwm_kib(void)
+{
+	char path[64], *st, *p;
+	long kib = -1;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)D.pid);
+	st = read_file(path);
+	if ((p = strstr(st, "VmHWM:")) != NULL)
+		kib = strtol(p + 6, NULL, 10);
+	free(st);
+	cr_assert_gt(kib, 0, "no VmHWM in %s", path);
+	return kib;
 }
 
 /*
