@@ -14,6 +14,7 @@
 #include "common/mapmon.h"
 #include "daemon/cmd_priv.h"
 #include "daemon/sub.h"
+#include "map/statfs.h"
 #include "net/frame.h"
 #include "net/server.h"
 
@@ -100,6 +101,22 @@ cmd_mon_osd_boot(struct cmd_req *r, json_t *cmd)
 {
 	mon_osd_boot(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
 	    cmd_get_str(cmd, "addr"), cmd_done, r);
+}
+
+void
+cmd_mon_osd_beacon(struct cmd_req *r, json_t *cmd)
+{
+	struct statfs_osd st;
+	json_t *v = json_object_get(cmd, "statfs");
+	char *cause = NULL;
+
+	if (v != NULL && statfs_from_json(v, &st, &cause) == -1) {
+		cmd_reply(r, -EINVAL, cause, NULL);
+		free(cause);
+		return;
+	}
+	mon_osd_beacon(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
+	    v != NULL ? &st : NULL, cmd_done, r);
 }
 
 /* The "ids" list (checked: 1..n ints in range) into a new array. */

@@ -606,6 +606,7 @@ mon_free(struct mon *m)
 	mon_health_free(m->checks, m->nchecks);
 	mon_clog_clear(m);
 	free(m->store_error_text);
+	free(m->live);
 	free(m);
 }
 

@@ -40,6 +40,7 @@
 struct mon;
 struct mon_proposal;
 struct pgmap;
+struct statfs_osd;
 
 /* The parameters from [mon] (runtime ones may change with mon_set_params). */
 struct mon_params {
@@ -225,6 +226,15 @@ void mon_pool_set(struct mon *, const char *name, const char *key,
  */
 void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
     size_t n, mon_done_cb *, void *);
+
+/*
+ * An OSD's beacon: it is alive (its report clock restarts), and statfs (may
+ * be NULL) is its store's capacity now.  Answered at once: rc 0; -ENOENT
+ * for an OSD that does not exist; -EAGAIN for one that is down (it must
+ * boot first, as for a PG report).  A PG report restarts the clock too.
+ */
+void mon_osd_beacon(struct mon *, int32_t id, const struct statfs_osd *statfs,
+    mon_done_cb *, void *);
 
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);

@@ -167,6 +167,57 @@ mon_osd_ids_ok(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
 	return 1;
 }
 
+struct mon_osd_live *
+mon_osd_live(struct mon *m, int32_t id)
+{
+	uint32_t n;
+
+	if ((uint32_t)id >= m->nlive) {
+		n = m->nlive ? m->nlive : 64;
+		while (n <= (uint32_t)id)
+			n *= 2;
+		m->live = xreallocarray(m->live, n, sizeof *m->live);
+		memset(m->live + m->nlive, 0, (n - m->nlive) * sizeof *m->live);
+		m->nlive = n;
+	}
+	return &m->live[id];
+}
+
+/* The OSD is alive now (a beacon or a PG report). */
+static struct mon_osd_live *
+mon_osd_seen(struct mon *m, int32_t id)
+{
+	struct mon_osd_live *l = mon_osd_live(m, id);
+
+	l->last_report_mono = stamp_mono();
+	l->last_report = stamp_now();
+	return l;
+}
+
+void
+mon_osd_beacon(struct mon *m, int32_t id, const struct statfs_osd *statfs,
+    mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *o;
+	struct mon_osd_live *l;
+
+	if ((o = mon_osd_get(m, id, done, arg)) == NULL)
+		return;
+	if (!o->up) {
+		mon_now(done, arg, -EAGAIN, NULL,
+		    "osd.%d is down; boot it "
+		    "before it sends beacons",
+		    id);
+		return;
+	}
+	l = mon_osd_seen(m, id);
+	if (statfs != NULL) {
+		l->statfs = *statfs;
+		l->has_statfs = 1;
+	}
+	mon_now(done, arg, 0, NULL, "beacon from osd.%d", id);
+}
+
 /* Mark osd down in the working map, and its primary PGs stale. */
 static void
 mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
@@ -505,6 +556,7 @@ mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
 	}
 	if (mon_pg_report_check(pgs, n, done, arg) != 0)
 		return;
+	mon_osd_seen(m, osd);
 	now = stamp_now();
 	for (i = 0; i < n; i++) {
 		if ((cur = mon_stage_pg_view(m, pgs[i].pgid)) == NULL ||

@@ -27,6 +27,7 @@
 #include "mon/mon_record.h"
 #include "map/pgmap.h"
 #include "map/placement.h"
+#include "map/statfs.h"
 
 struct mon_waiter {
 	mon_done_cb *done;
@@ -111,6 +112,19 @@ struct mon_proposal {
 #define MON_HEALTH_WARN 1
 #define MON_HEALTH_ERR 2
 
+/*
+ * What the monitor knows of an OSD between commits, in memory only, as
+ * Ceph's monitor keeps it: when the OSD last sent a beacon or a PG report,
+ * and the capacity its last beacon carried.  A restart starts every clock
+ * afresh (mapmond(8), "Liveness").  mon->live[id], grown as ids report.
+ */
+struct mon_osd_live {
+	int64_t last_report_mono; /* 0: nothing since the start */
+	int64_t last_report;	  /* the same, wall clock, us */
+	int has_statfs;
+	struct statfs_osd statfs; /* of the last beacon that had one */
+};
+
 /* A raised health check (mon_health.c). */
 struct mon_health_check {
 	char code[24];
@@ -194,7 +208,16 @@ struct mon {
 
 	struct mon_perf perf;
 	int want_pg_text;		/* mon_want_pg_text() */
+
+	struct mon_osd_live *live; /* by OSD id, nlive of them */
+	uint32_t nlive;
 };
+
+/*
+ * mon_osd.c: the live record of OSD id (0 .. OSDMAP_MAX_OSD - 1), grown to
+ * hold it (zeroed when new); never NULL.
+ */
+struct mon_osd_live *mon_osd_live(struct mon *, int32_t id);
 
 /* event_free(*ev) when it was made; *ev is then NULL. */
 static inline void

@@ -509,14 +509,47 @@ TestSuite(cmd, .init = setup, .fini = teardown, .timeout = 60);
 /* ------------------------------------------------------------- table */
 
 static const char *const every_prefix[] = {
-	"get_command_descriptions", "status", "health", "version", "mon stat",
-	"mon dump", "osd create", "osd boot", "osd down", "osd in", "osd out",
-	"osd reweight", "osd rm", "osd tree", "osd dump", "osd stat",
-	"osd set", "osd unset", "osd pool create", "osd pool ls",
-	"osd pool rename", "osd pool delete", "osd pool set", "osd pool get",
-	"pg stat", "pg dump", "pg ls", "pg query", "pg map", "pg dump_stuck",
-	"pg report", "log last", "log dump", "config show", "config get",
-	"config set", "perf dump", "store stat", "store compact", "subscribe",
+	"get_command_descriptions",
+	"status",
+	"health",
+	"version",
+	"mon stat",
+	"mon dump",
+	"osd create",
+	"osd boot",
+	"osd down",
+	"osd in",
+	"osd out",
+	"osd reweight",
+	"osd rm",
+	"osd tree",
+	"osd dump",
+	"osd stat",
+	"osd set",
+	"osd unset",
+	"osd pool create",
+	"osd pool ls",
+	"osd pool rename",
+	"osd pool delete",
+	"osd pool set",
+	"osd pool get",
+	"pg stat",
+	"pg dump",
+	"pg ls",
+	"pg query",
+	"pg map",
+	"pg dump_stuck",
+	"osd beacon",
+	"pg report",
+	"log last",
+	"log dump",
+	"config show",
+	"config get",
+	"config set",
+	"perf dump",
+	"store stat",
+	"store compact",
+	"subscribe",
 };
 
 static json_t *
@@ -734,6 +767,26 @@ Test(cmd, status_health_version_mon)
 }
 
 /* -------------------------------------------------------------- writes */
+
+/* The beacon's JSON: its capacity is checked field by field. */
+Test(cmd, osd_beacon_checks_its_capacity)
+{
+	json_decref(ok("{\"prefix\":\"osd create\"}"));
+	refused(-EAGAIN, "osd.0 is down",
+	    "{\"prefix\":\"osd beacon\","
+	    "\"id\":0}");
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":0}"));
+	json_decref(ok("{\"prefix\":\"osd beacon\",\"id\":0}"));
+	json_decref(ok("{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":"
+		       "{\"total\":100,\"used\":10,\"avail\":90}}"));
+	refused(-EINVAL, "statfs: used 200 > total 100",
+	    "{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":"
+	    "{\"total\":100,\"used\":200,\"avail\":0}}");
+	refused(-EINVAL, "statfs is not a JSON object",
+	    "{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":7}");
+	refused(-ENOENT, "osd.5 does not exist",
+	    "{\"prefix\":\"osd beacon\",\"id\":5}");
+}
 
 Test(cmd, osd_lifecycle)
 {

@@ -381,6 +381,43 @@ Test(mon, osd_lifecycle_and_refusals)
 	cr_assert_not_null(strstr(a.status, "nosuch"));
 }
 
+/* A beacon restarts the OSD's report clock and keeps its capacity. */
+Test(mon, beacon_records_liveness_and_capacity)
+{
+	struct statfs_osd st = { .total = 1000,
+		.used = 300,
+		.avail = 700,
+		.data = 300 };
+	struct mon_osd_live *l;
+	struct answer a = { 0 };
+	int64_t before;
+
+	mon_osd_beacon(mon, 0, &st, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -ENOENT, "beacon of a missing osd: %s", a.status);
+	make_osds(1);
+	before = stamp_mono();
+	memset(&a, 0, sizeof a);
+	mon_osd_beacon(mon, 0, &st, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	l = mon_osd_live(mon, 0);
+	cr_assert_geq(l->last_report_mono, before);
+	cr_assert(l->has_statfs);
+	cr_assert_eq(l->statfs.used, 300);
+	/* One without capacity keeps the last capacity known. */
+	memset(&a, 0, sizeof a);
+	mon_osd_beacon(mon, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_eq(mon_osd_live(mon, 0)->statfs.total, 1000);
+	cr_assert_eq(osd_down(0), 0);
+	memset(&a, 0, sizeof a);
+	mon_osd_beacon(mon, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EAGAIN, "beacon of a down osd: %s", a.status);
+}
+
 Test(mon, pool_create_places_every_pg_in_creating)
 {
 	const struct pgmap_pool *pp;
