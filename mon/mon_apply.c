@@ -76,6 +76,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		placement_free(m->placement);
 		m->placement = osdmap_placement(&m->osdmap);
 		m->perf.osdmap_epochs++;
+		mon_capacity_commit(m, &p->inc);
 	}
 	if (p->pgmap_version != 0) {
 		m->pgmap.version = p->pgmap_version;

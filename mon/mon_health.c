@@ -247,6 +247,100 @@ mon_health_pg_degraded(const struct mon_health_in *in,
 	return 1;
 }
 
+/*
+ * OSD_FULL, OSD_BACKFILLFULL, OSD_NEARFULL: Ceph's texts, from the OSDs'
+ * fullness kept as beacons come (mon_capacity.h); each OSD in its worst.
+ */
+static int
+mon_health_osd_fullness(const struct mon_health_in *in,
+    struct mon_health_check *c, enum mon_full_state state, const char *what,
+    const char *is)
+{
+	const struct mon *m = in->m;
+	uint32_t k;
+
+	if ((c->count = m->cap.nstate[state]) == 0)
+		return 0;
+	mon_health_summary(c, "%u %s osd(s)", (unsigned)c->count, what);
+	for (k = 0; k < m->cap.n; k++)
+		if (m->cap.osd[k].state == state)
+			mon_health_detail(c, "osd.%u is %s", k, is);
+	return 1;
+}
+
+static int
+mon_health_osd_full(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_FULL, "full", "full");
+}
+
+static int
+mon_health_osd_backfillfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_BACKFILL, "backfillfull",
+	    "backfill full");
+}
+
+static int
+mon_health_osd_nearfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_NEAR, "nearfull",
+	    "near full");
+}
+
+/*
+ * POOL_FULL, POOL_BACKFILLFULL, POOL_NEARFULL: as Ceph flags a pool by the
+ * worst OSD its rule may place its PGs on.  With one flat rule that is
+ * every OSD, so every pool takes the state of the fullest OSD, each pool
+ * in one check only.
+ */
+static int
+mon_health_pool_fullness(const struct mon_health_in *in,
+    struct mon_health_check *c, enum mon_full_state state, const char *what,
+    const char *is)
+{
+	const struct mon *m = in->m;
+	const struct osdmap *om = &m->osdmap;
+	int s;
+	size_t i;
+
+	for (s = MON_FULL_STATES - 1; s > MON_FULL_NONE; s--)
+		if (m->cap.nstate[s] > 0)
+			break;
+	if (s != (int)state || om->npools == 0)
+		return 0;
+	c->count = om->npools;
+	mon_health_summary(c, "%zu pool(s) %s", om->npools, what);
+	for (i = 0; i < om->npools; i++)
+		mon_health_detail(c, "pool '%s' is %s", om->pools[i].name, is);
+	return 1;
+}
+
+static int
+mon_health_pool_full(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_FULL, "full",
+	    "full (no space)");
+}
+
+static int
+mon_health_pool_backfillfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_BACKFILL,
+	    "backfillfull", "backfillfull");
+}
+
+static int
+mon_health_pool_nearfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_NEAR, "nearfull",
+	    "nearfull");
+}
+
 /* Free space in [from, below) percent: MON_DISK_CRIT's, MON_DISK_LOW's. */
 static int
 mon_health_disk_avail(const struct mon *m, struct mon_health_check *c,
@@ -327,6 +421,12 @@ static const struct {
 	{ "TOO_FEW_OSDS", MON_HEALTH_WARN, mon_health_too_few_osds },
 	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
 	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
+	{ "OSD_FULL", MON_HEALTH_ERR, mon_health_osd_full },
+	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
+	{ "OSD_NEARFULL", MON_HEALTH_WARN, mon_health_osd_nearfull },
+	{ "POOL_FULL", MON_HEALTH_WARN, mon_health_pool_full },
+	{ "POOL_BACKFILLFULL", MON_HEALTH_WARN, mon_health_pool_backfillfull },
+	{ "POOL_NEARFULL", MON_HEALTH_WARN, mon_health_pool_nearfull },
 	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
 	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },

@@ -490,7 +490,7 @@ committed_up(int32_t id)
 	return o != NULL && o->up;
 }
 
-/* Whether the committed cluster log holds a line starting with text. */
+/* Whether one of the committed cluster log's last lines holds text. */
 static int
 log_has(const char *text)
 {
@@ -499,9 +499,9 @@ log_has(const char *text)
 	int found = 0;
 
 	json_array_foreach(a, i, e)
-		if (strncmp(json_string_value(json_object_get(e, "message")),
-			text, strlen(text)) == 0)
-			found = 1;
+		found |= strstr(
+			     json_string_value(json_object_get(e, "message")),
+			     text) != NULL;
 	json_decref(a);
 	return found;
 }
@@ -1723,8 +1723,8 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	cr_assert_null(osdmap_pool_by_name(mon_osdmap(mon), "rbd"));
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 0);
 	h = mon_health_json(mon, 1);
-	cr_assert_not_null(json_object_get(json_object_get(h, "checks"),
-	    "STORE_ERROR"));
+	cr_assert_not_null(
+	    json_object_get(json_object_get(h, "checks"), "STORE_ERROR"));
 	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
 	    "HEALTH_ERR");
 	json_decref(h);
@@ -1991,4 +1991,555 @@ Test(mon, cold_start_refuses_a_bad_pg_record)
 	free(k);
 	enc_buf_free(&good);
 	enc_buf_free(&bad);
+}
+
+/* ------------------------------------------------------------ capacity */
+
+#define GIB (1ULL << 30)
+
+/* A beacon of osd id with that capacity (bytes); its rc. */
+static int
+beacon(int32_t id, uint64_t total, uint64_t used, uint64_t avail)
+{
+	struct statfs_osd st = { .total = total,
+		.used = used,
+		.avail = avail,
+		.data = used };
+	struct answer a = { 0 };
+
+	mon_osd_beacon(mon, id, &st, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* One of the full ratios set; its rc, and its status in status. */
+static int
+set_ratio(enum mon_ratio which, double r, char *status, size_t len)
+{
+	struct answer a = { 0 };
+
+	mon_osd_set_ratio(mon, which, r, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	if (status != NULL)
+		snprintf(status, len, "%s", a.status);
+	return a.rc;
+}
+
+static int
+osd_op(void (*fn)(struct mon *, const int32_t *, size_t, mon_done_cb *, void *),
+    int32_t id)
+{
+	struct answer a = { 0 };
+
+	fn(mon, &id, 1, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+static int
+osd_rm(int32_t id)
+{
+	struct answer a = { 0 };
+
+	mon_osd_rm(mon, id, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+static int
+osd_reweight(int32_t id, double w)
+{
+	struct answer a = { 0 };
+
+	mon_osd_reweight(mon, id, w, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* A number of a JSON object by a dotted path. */
+static double
+jnum(json_t *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok != NULL;
+	     tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	cr_assert(json_is_number(v), "%s is not a number", path);
+	return json_number_value(v);
+}
+
+/* `df''s cluster figures: total and used raw bytes, counted OSDs. */
+static void
+assert_df(uint64_t total, uint64_t avail, uint64_t used, unsigned osds)
+{
+	json_t *df = mon_df_json(mon), *st = mon_status_json(mon);
+
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_bytes"), total);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_avail_bytes"), avail);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_used_bytes"), used);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_used_raw_bytes"),
+	    total - avail);
+	cr_assert_eq((unsigned)jnum(df, "stats.num_osds"), osds);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_total"), total);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_avail"), avail);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_used"), total - avail);
+	json_decref(df);
+	json_decref(st);
+	check_derived();
+}
+
+/*
+ * The sums follow the beacons and the map: an out OSD counts as zero, a
+ * down one keeps its last figures, a removed one's are forgotten.
+ */
+Test(mon, capacity_follows_beacons_in_out_down_and_removal)
+{
+	int32_t id;
+
+	make_osds(4);
+	cr_assert_eq(pool_create("rbd", 16, 2), 0);
+	assert_df(0, 0, 0, 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 20 * GIB, 80 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 50 * GIB, 50 * GIB), 0);
+	cr_assert_eq(beacon(2, 200 * GIB, 10 * GIB, 189 * GIB), 0);
+	assert_df(400 * GIB, 319 * GIB, 80 * GIB, 3);
+	cr_assert_eq(beacon(1, 100 * GIB, 60 * GIB, 40 * GIB), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+
+	cr_assert_eq(osd_op(mon_osd_out, 2), 0);
+	assert_df(200 * GIB, 120 * GIB, 80 * GIB, 2);
+	cr_assert_eq(osd_op(mon_osd_in, 2), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+	cr_assert_eq(osd_reweight(2, 0), 0);
+	assert_df(200 * GIB, 120 * GIB, 80 * GIB, 2);
+	cr_assert_eq(osd_reweight(2, 0.5), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+
+	cr_assert_eq(osd_down(0), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+	cr_assert_eq(osd_rm(0), 0);
+	assert_df(300 * GIB, 229 * GIB, 70 * GIB, 2);
+	/* The id given again is a new OSD: nothing known of it. */
+	cr_assert_eq(osd_create(-1, &id), 0);
+	cr_assert_eq(id, 0);
+	cr_assert_eq(osd_boot(0), 0);
+	assert_df(300 * GIB, 229 * GIB, 70 * GIB, 2);
+	cr_assert_eq(beacon(0, 10 * GIB, 1 * GIB, 9 * GIB), 0);
+	assert_df(310 * GIB, 238 * GIB, 71 * GIB, 3);
+}
+
+Test(mon, df_and_osd_df_give_cephs_figures)
+{
+	json_t *df, *p, *odf, *n;
+	double raw, want_raw, util[3] = { 30, 50, 10 }, avg = 25, dev = 0;
+	json_int_t pgs = 0;
+	size_t i;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	cr_assert_eq(pool_create("meta", 8, 3), 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 30 * GIB, 70 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 50 * GIB, 50 * GIB), 0);
+	cr_assert_eq(beacon(2, 200 * GIB, 20 * GIB, 180 * GIB), 0);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 10);
+	settle();
+
+	/*
+	 * MAX AVAIL: each OSD may fill to full_ratio; osd.1 has the least
+	 * room, 50 - 5 GiB, for a third of the weight: 135 GiB raw.
+	 */
+	want_raw = 3.0 * (50.0 - 0.05 * 100.0) * (double)GIB;
+	df = mon_df_json(mon);
+	cr_assert_eq(json_array_size(json_object_get(df, "pools")), 2);
+	cr_assert_eq(json_object_size(json_object_get(df, "stats_by_class")), 0,
+	    "no device classes yet");
+	json_array_foreach(json_object_get(df, "pools"), i, p) {
+		const char *name = json_string_value(
+		    json_object_get(p, "name"));
+		unsigned size = strcmp(name, "rbd") == 0 ? 2 : 3;
+		double used = 8.0 * 10 * 4096 * size;
+
+		cr_assert_eq(jnum(p, "id"), i + 1);
+		cr_assert_eq(jnum(p, "pgs"), 8);
+		cr_assert_eq(jnum(p, "stats.stored"), 8 * 10 * 4096);
+		cr_assert_eq(jnum(p, "stats.objects"), 80);
+		cr_assert_eq(jnum(p, "stats.bytes_used"), used);
+		cr_assert_eq(jnum(p, "stats.kb_used"), used / 1024);
+		raw = jnum(p, "stats.max_avail") * size;
+		cr_assert(fabs(raw - want_raw) < 4096,
+		    "%s: max_avail %.0f x "
+		    "%u, want %.0f raw",
+		    name, jnum(p, "stats.max_avail"), size, want_raw);
+		cr_assert(fabs(jnum(p, "stats.percent_used") -
+			      used / (used + want_raw)) < 1e-9);
+	}
+	json_decref(df);
+
+	odf = mon_osd_df_json(mon);
+	cr_assert_eq(json_array_size(json_object_get(odf, "nodes")), 3);
+	cr_assert_eq(json_array_size(json_object_get(odf, "stray")), 0);
+	json_array_foreach(json_object_get(odf, "nodes"), i, n) {
+		cr_assert_eq(jnum(n, "id"), i);
+		cr_assert_str_eq(json_string_value(json_object_get(n, "type")),
+		    "osd");
+		cr_assert_str_eq(
+		    json_string_value(json_object_get(n, "status")), "up");
+		cr_assert_null(json_object_get(n, "device_class"));
+		cr_assert(fabs(jnum(n, "utilization") - util[i]) < 1e-9);
+		cr_assert(fabs(jnum(n, "var") - util[i] / avg) < 1e-9);
+		cr_assert_eq(jnum(n, "kb"), (i == 2 ? 200 : 100) * GIB / 1024);
+		pgs += (json_int_t)jnum(n, "pgs");
+		dev += (util[i] - avg) * (util[i] - avg);
+	}
+	cr_assert_eq(pgs, 8 * 2 + 8 * 3, "PGS counts every acting set");
+	cr_assert_eq(jnum(odf, "summary.total_kb"), 400 * GIB / 1024);
+	cr_assert_eq(jnum(odf, "summary.total_kb_used"), 100 * GIB / 1024);
+	cr_assert_eq(jnum(odf, "summary.total_kb_avail"), 300 * GIB / 1024);
+	cr_assert(fabs(jnum(odf, "summary.average_utilization") - avg) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.min_var") - 0.4) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.max_var") - 2.0) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.dev") - sqrt(dev / 3)) < 1e-9);
+	json_decref(odf);
+	check_derived();
+}
+
+/* The check of code in a health object, or NULL. */
+static json_t *
+health_check(json_t *h, const char *code)
+{
+	return json_object_get(json_object_get(h, "checks"), code);
+}
+
+static void
+assert_check(json_t *h, const char *code, const char *severity,
+    const char *summary, const char *detail)
+{
+	json_t *c = health_check(h, code), *d;
+	size_t i;
+	int found = 0;
+
+	cr_assert_not_null(c, "%s is not raised", code);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "severity")),
+	    severity);
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(c, "summary"), "message")),
+	    summary);
+	json_array_foreach(json_object_get(c, "detail"), i, d)
+		found |= strcmp(
+			     json_string_value(json_object_get(d, "message")),
+			     detail) == 0;
+	cr_assert(found, "%s has no detail '%s'", code, detail);
+}
+
+/* Turn the loop until the cluster log holds text (the health tick). */
+static void
+wait_for_log(const char *text)
+{
+	int i;
+
+	for (i = 0; i < 500 && !log_has(text); i++) {
+		turn();
+		settle();
+	}
+	cr_assert(log_has(text), "the cluster log has no '%s'", text);
+}
+
+Test(mon, fullness_checks_are_raised_and_cleared)
+{
+	json_t *h;
+	char st[512];
+	static const char *const codes[] = { "OSD_FULL", "OSD_BACKFILLFULL",
+		"OSD_NEARFULL", "POOL_FULL", "POOL_BACKFILLFULL",
+		"POOL_NEARFULL" };
+	size_t i;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	cr_assert_eq(pool_create("meta", 8, 3), 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 86 * GIB, 14 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 40 * GIB, 60 * GIB), 0);
+	cr_assert_eq(beacon(2, 100 * GIB, 40 * GIB, 60 * GIB), 0);
+	h = mon_health_json(mon, 1);
+	assert_check(h, "OSD_NEARFULL", "HEALTH_WARN", "1 nearfull osd(s)",
+	    "osd.0 is near full");
+	assert_check(h, "POOL_NEARFULL", "HEALTH_WARN", "2 pool(s) nearfull",
+	    "pool 'meta' is nearfull");
+	cr_assert_null(health_check(h, "OSD_FULL"));
+	json_decref(h);
+	wait_for_log("Health check failed: 1 nearfull osd(s) (OSD_NEARFULL)");
+
+	/* Used, not allocated, decides: raw use past 0.90. */
+	cr_assert_eq(beacon(1, 100 * GIB, 80 * GIB, 9 * GIB), 0);
+	h = mon_health_json(mon, 0);
+	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
+	    "1 backfillfull osd(s)", "osd.1 is backfill full");
+	assert_check(h, "POOL_BACKFILLFULL", "HEALTH_WARN",
+	    "2 pool(s) backfillfull", "pool 'rbd' is backfillfull");
+	cr_assert_null(health_check(h, "POOL_NEARFULL"),
+	    "a pool is in its worst check only");
+	json_decref(h);
+
+	cr_assert_eq(beacon(2, 100 * GIB, 96 * GIB, 4 * GIB), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
+	    "HEALTH_ERR");
+	assert_check(h, "OSD_FULL", "HEALTH_ERR", "1 full osd(s)",
+	    "osd.2 is full");
+	assert_check(h, "POOL_FULL", "HEALTH_WARN", "2 pool(s) full",
+	    "pool 'rbd' is full (no space)");
+	cr_assert_not_null(health_check(h, "OSD_BACKFILLFULL"));
+	cr_assert_not_null(health_check(h, "OSD_NEARFULL"));
+	cr_assert_null(health_check(h, "POOL_BACKFILLFULL"));
+	json_decref(h);
+	check_derived();
+	wait_for_log("Health check failed: 1 full osd(s) (OSD_FULL)");
+
+	/* A new ratio judges every OSD again, once it commits. */
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.97, st, sizeof st), 0, "%s",
+	    st);
+	h = mon_health_json(mon, 0);
+	cr_assert_null(health_check(h, "OSD_FULL"));
+	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
+	    "2 backfillfull osd(s)", "osd.2 is backfill full");
+	json_decref(h);
+	wait_for_log("Health check cleared: OSD_FULL");
+	check_derived();
+
+	/* Space given back clears them all. */
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(beacon((int32_t)i, 100 * GIB, 10 * GIB, 90 * GIB),
+		    0);
+	h = mon_health_json(mon, 0);
+	for (i = 0; i < nitems(codes); i++)
+		cr_assert_null(health_check(h, codes[i]), "%s still raised",
+		    codes[i]);
+	json_decref(h);
+	/* A down OSD keeps its last figures, and with them its state. */
+	cr_assert_eq(beacon(1, 100 * GIB, 90 * GIB, 10 * GIB), 0);
+	cr_assert_eq(osd_down(1), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_not_null(health_check(h, "OSD_NEARFULL"));
+	json_decref(h);
+	/* A removed one's go. */
+	cr_assert_eq(osd_rm(1), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_null(health_check(h, "OSD_NEARFULL"));
+	json_decref(h);
+	check_derived();
+}
+
+Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
+{
+	struct osdmap_inc inc;
+	char st[512], *cause = NULL;
+	uint32_t epoch;
+
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, 0.95);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.90);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, 0.85);
+	epoch = mon_osdmap(mon)->epoch;
+
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.8, st, sizeof st), -EINVAL);
+	cr_assert_not_null(strstr(st,
+			       "nearfull_ratio <= backfillfull_ratio "
+			       "<= full_ratio"),
+	    "%s", st);
+	cr_assert_not_null(strstr(st, "0.85, 0.9, 0.8"), "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, 0.95, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.96, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.84, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 1.2, st, sizeof st), -EINVAL);
+	cr_assert_not_null(strstr(st, "from 0 to 1"), "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, -0.1, st, sizeof st),
+	    -EINVAL);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, NAN, st, sizeof st),
+	    -EINVAL);
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch, "nothing was staged");
+
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.92, st, sizeof st), 0,
+	    "%s", st);
+	cr_assert_str_eq(st, "osd set-backfillfull-ratio 0.92");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.92);
+	cr_assert(log_has("backfillfull_ratio changed from 0.9 to 0.92"));
+	/* The same again changes nothing. */
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.92, st, sizeof st), 0);
+	cr_assert_not_null(strstr(st, "already 0.92"), "%s", st);
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	/* Equal neighbours are in order. */
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.92, st, sizeof st), 0, "%s",
+	    st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, 0.5, st, sizeof st), 0, "%s",
+	    st);
+
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch + 1, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(inc.new_backfillfull_ratio, 0.92);
+	cr_assert_lt(inc.new_full_ratio, 0);
+	osdmap_inc_clear(&inc);
+
+	close_mon();
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, 0.92);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.92);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, 0.5);
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 3, "no epoch at start");
+}
+
+/* A version 2 osdmap record made version 1: an older mapmon's. */
+static void
+record_as_version_1(const uint8_t *key, size_t klen)
+{
+	struct store *s = open_store();
+	void *val;
+	size_t vlen;
+	uint8_t *v;
+	char *cause = NULL;
+
+	cr_assert_eq(store_get(s, key, klen, &val, &vlen, &cause), 0, "%s",
+	    cause ? cause : "missing");
+	store_close(s);
+	v = val;
+	cr_assert_eq(v[0], 2);
+	/* Version 2 appended the three ratios, 24 bytes, to the body. */
+	v[0] = 1;
+	enc_put_be32(v + 2, (uint32_t)(vlen - 24 - 6));
+	store_change(key, klen, v, vlen - 24);
+	free(val);
+}
+
+Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	struct store *s;
+	struct osdmap_inc inc;
+	uint32_t epoch, e;
+	void *val;
+	size_t vlen;
+	char *cause = NULL;
+
+	make_osds(2);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	/* Every full map and incremental kept, as an older mapmon left them. */
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version_1(key, sizeof key);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version_1(key, sizeof key);
+	}
+	verify_store(8);
+
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 1);
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, OSDMAP_FULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio,
+	    OSDMAP_BACKFILLFULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, OSDMAP_NEARFULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->max_osd, 2);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
+	    "the first commit is the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 1 to 2"));
+	/* The old incrementals still replay, changing no ratio. */
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_lt(inc.new_full_ratio, 0);
+	osdmap_inc_clear(&inc);
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch + 1, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(inc.new_full_ratio, OSDMAP_FULL_RATIO);
+	osdmap_inc_clear(&inc);
+	close_mon();
+
+	s = open_store();
+	keys_epoch(key, KEYS_OSDMAP, epoch + 1);
+	cr_assert_eq(store_get(s, key, sizeof key, &val, &vlen, &cause), 0);
+	cr_assert_eq(((uint8_t *)val)[0], OSDMAP_STRUCT_V,
+	    "the new epoch is written in the new version");
+	free(val);
+	store_close(s);
+	verify_store(8);
+
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "upgraded once");
+	check_derived();
+}
+
+/* Random beacons and map changes: the kept figures equal a recount. */
+Test(mon, capacity_figures_equal_a_recount_under_random_changes)
+{
+	struct answer a;
+	unsigned seed = 7, op, i;
+	uint64_t total, used;
+	int32_t id;
+
+	make_osds(10);
+	cr_assert_eq(pool_create("rbd", 32, 3), 0);
+	for (i = 0; i < 1500; i++) {
+		memset(&a, 0, sizeof a);
+		op = rnd(&seed, 12);
+		id = (int32_t)rnd(&seed, 12);
+		switch (op) {
+		case 0:
+			mon_osd_down(mon, &id, 1, answer_cb, &a);
+			break;
+		case 1:
+			mon_osd_boot(mon, id, "127.0.0.1:1", answer_cb, &a);
+			break;
+		case 2:
+			mon_osd_out(mon, &id, 1, answer_cb, &a);
+			break;
+		case 3:
+			mon_osd_in(mon, &id, 1, answer_cb, &a);
+			break;
+		case 4:
+			mon_osd_rm(mon, id, answer_cb, &a);
+			break;
+		case 5:
+			mon_osd_create(mon, -1, answer_cb, &a);
+			break;
+		case 6:
+			mon_osd_reweight(mon, id, rnd(&seed, 3) / 2.0,
+			    answer_cb, &a);
+			break;
+		case 7:
+			mon_osd_set_ratio(mon, (enum mon_ratio)rnd(&seed, 3),
+			    0.5 + rnd(&seed, 50) / 100.0, answer_cb, &a);
+			break;
+		default:
+			total = (1 + rnd(&seed, 100)) * GIB;
+			used = total / 100 * rnd(&seed, 101);
+			a.done = 1;
+			(void)beacon(id, total, used,
+			    total - used -
+				(rnd(&seed, 2) ? 0 : (total - used) / 10));
+			break;
+		}
+		wait_for(&a);
+		json_decref(a.data);
+		if (i % 50 == 0) {
+			settle();
+			check_derived();
+		}
+	}
+	settle();
+	check_derived();
 }
