@@ -506,6 +506,30 @@ log_has(const char *text)
 	return found;
 }
 
+/* How many committed cluster log lines start with text. */
+static int
+log_count(const char *text)
+{
+	json_t *a = mon_log_last_json(mon, 500), *e;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(a, i, e)
+		if (strncmp(json_string_value(json_object_get(e, "message")),
+			text, strlen(text)) == 0)
+			n++;
+	json_decref(a);
+	return n;
+}
+
+static int
+committed_in(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(mon_osdmap(mon), id);
+
+	return o != NULL && o->in;
+}
+
 /* How many live reports the monitor holds, about every OSD. */
 static uint32_t
 reports_held(void)
@@ -774,6 +798,70 @@ Test(mon, mark_me_down_is_answered_after_the_commit)
 	json_decref(a.data);
 	settle();
 	cr_assert(committed_up(1));
+}
+
+/*
+ * noout holds every automatic out back, logged once per OSD; unset, the
+ * OSD goes out within a tick.
+ */
+Test(mon, noout_holds_the_automatic_out_back)
+{
+	struct answer a = { 0 };
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	mon_set_params(mon, &params);
+	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	/* The rules looked at again (a parameter set): logged still once. */
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	cr_assert(committed_in(3), "out despite noout");
+	cr_assert_eq(log_count("osd.3 not marked out: the noout flag is set"),
+	    1, "the hold is logged once, not every tick");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noout", 0, answer_cb, &a);
+	wait_for(&a);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in once noout is unset");
+	cr_assert(log_has("osd.3 marked out after being down for "));
+}
+
+/*
+ * osd_min_in_ratio: no automatic out that would leave fewer than that
+ * fraction of the OSDs in; lowered, the held OSD goes out.
+ */
+Test(mon, min_in_ratio_holds_the_automatic_out_back)
+{
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	params.osd_min_in_ratio = 0.75;
+	mon_set_params(mon, &params);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	/* 3 of 4 in is not under 0.75: osd.2 goes; 2 of 4 would be. */
+	cr_assert(!committed_in(2), "osd.2 not marked out");
+	cr_assert(committed_in(3), "osd.3 out, leaving 2 of 4 in");
+	cr_assert_eq(log_count("osd.3 not marked out: 2 of 4 osds would be "
+			       "in, under osd_min_in_ratio 0.75"),
+	    1, "the hold is logged once");
+	params.osd_min_in_ratio = 0.5;
+	mon_set_params(mon, &params);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in under a ratio of 0.5");
+	cr_assert_eq(log_count("osd.3 marked out after being down for "), 1);
 }
 
 /* An up OSD with no beacon or PG report for osd_report_timeout goes down. */
