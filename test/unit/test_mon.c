@@ -821,6 +821,33 @@ Test(mon, nodown_keeps_reported_osds_up_until_unset)
 	}
 }
 
+/* noup: an OSD the reports marked down cannot boot until it is unset. */
+Test(mon, noup_keeps_a_reported_osd_down)
+{
+	struct answer a = { 0 };
+
+	make_osds(3);
+	live_params(1000);
+	mon_osd_set_flag(mon, "noup", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+	settle();
+	cr_assert(!committed_up(0));
+	cr_assert_eq(osd_boot(0), -EBUSY);
+	settle();
+	cr_assert(!committed_up(0), "booted despite noup");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noup", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_boot(0), 0);
+	cr_assert(committed_up(0));
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+}
+
 /* An OSD stopping cleanly marks itself down, answered after the commit. */
 Test(mon, mark_me_down_is_answered_after_the_commit)
 {
@@ -2022,6 +2049,30 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	cr_assert_eq(pool_create("rbd", 32, 3), 0);
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 32);
 	check_derived();
+}
+
+/*
+ * A mark-down lost with a failed commit is decided again once the store
+ * works: the OSD is up again in the working map, and the beacon timeout
+ * looks at it again (nothing else would: it is the only OSD).
+ */
+Test(mon, a_mark_down_lost_to_a_failed_commit_is_made_again)
+{
+	int i;
+
+	make_osds(1);
+	params.osd_report_timeout_ms = 300;
+	mon_set_params(mon, &params);
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, -1), 0);
+	for (i = 0; i < 300 && !mon->store_error; i++)
+		turn();
+	cr_assert(mon->store_error, "no commit failed");
+	cr_assert(work_up(0), "the failed mark-down is still in the map");
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, 0), 0);
+	for (i = 0; i < 400 && committed_up(0); i++)
+		turn();
+	cr_assert(!committed_up(0), "osd.0 not marked down again");
+	cr_assert(log_has("osd.0 marked down: no beacon for "));
 }
 
 /* Count the records of one prefix. */
