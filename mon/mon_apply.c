@@ -199,6 +199,8 @@ mon_apply_undo(struct mon *m, struct mon_proposal *p)
 	pending = m->pending;
 	m->pending = NULL;
 	osdmap_copy(&m->work, &m->osdmap);
+	/* OSDs it marked down or out are up or in again: look again. */
+	mon_live_poke(m);
 	mon_apply_answer(p, rc, why);
 	if (pending != NULL) {
 		mon_apply_answer(pending, rc, why);

@@ -431,7 +431,8 @@ EOF
 	check "health plain" out_has "^HEALTH_WARN 1 osds down"
 	expect 0 "health detail" health detail
 	check "health detail: check line" out_has "^\[WRN\] OSD_DOWN: 1 osds down$"
-	check "health detail: detail line" out_has "^    osd\.2 is down$"
+	check "health detail: detail line" out_has \
+	    "^    osd\.2 is down since 20[0-9-]*T[0-9:]* (marked down by command)$"
 	expect 0 "health -f json" -f json health
 	check "health json: status" jis status HEALTH_WARN
 	check "health json: severity" jis checks.OSD_DOWN.severity HEALTH_WARN
@@ -439,8 +440,8 @@ EOF
 	    "1 osds down"
 	check "health json: count" jis checks.OSD_DOWN.summary.count 1
 	expect 0 "health detail -f json" -f json health detail
-	check "health detail json" jis checks.OSD_DOWN.detail.0.message \
-	    "osd.2 is down"
+	check "health detail json" eval '"$JG" checks.OSD_DOWN.detail.0.message \
+	    <"$T/out" | grep -q "^osd\.2 is down since .* (marked down by command)$"'
 	expect 0 "status with a check" status
 	check "status lists the check" out_has "^            1 osds down$"
 	expect 0 "osd boot again" osd boot 2

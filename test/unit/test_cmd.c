@@ -833,8 +833,7 @@ Test(cmd, osd_failure_reports_and_mark_me_down)
 	    "{\"prefix\":\"osd failure\",\"target\":1,\"reporter\":1,"
 	    "\"failed_for\":1}");
 	refused(-EINVAL,
-	    "argument 'failed_for' must be between 0 and 1e+09, "
-	    "not -1",
+	    "argument 'failed_for' must be between 0 and 1e+09, not -1",
 	    "{\"prefix\":\"osd failure\",\"target\":0,"
 	    "\"reporter\":1,\"failed_for\":-1}");
 	refused(-EINVAL, "argument 'failed_for' must be a number",
@@ -853,8 +852,7 @@ Test(cmd, osd_failure_reports_and_mark_me_down)
 			 "\"target\":9,\"reporter\":1,\"failed_for\":30}"),
 	    0);
 	cr_assert_str_eq(status,
-	    "report of osd.9 ignored: osd.9 does not "
-	    "exist");
+	    "report of osd.9 ignored: osd.9 does not exist");
 	cr_assert(json_is_true(json_object_get(d, "ignored")));
 	free(status);
 	json_decref(d);
@@ -882,8 +880,7 @@ Test(cmd, osd_failure_reports_and_mark_me_down)
 			 "\"target\":0,\"reporter\":1,\"failed_for\":6}"),
 	    0);
 	cr_assert_str_eq(status,
-	    "report of osd.0 ignored: osd.0 is already "
-	    "down");
+	    "report of osd.0 ignored: osd.0 is already down");
 	free(status);
 	json_decref(d);
 
@@ -894,10 +891,8 @@ Test(cmd, osd_failure_reports_and_mark_me_down)
 	d = ok("{\"prefix\":\"osd stat\"}");
 	cr_assert_eq(jint(d, "num_up_osds"), 2, "answered before the commit");
 	json_decref(d);
-	cr_assert_eq(call(&d, &status,
-			 "{\"prefix\":\"osd mark-me-down\","
-			 "\"id\":3}"),
-	    0);
+	cr_assert_eq(
+	    call(&d, &status, "{\"prefix\":\"osd mark-me-down\",\"id\":3}"), 0);
 	cr_assert_str_eq(status, "osd.3 is already down");
 	free(status);
 	json_decref(d);
@@ -905,11 +900,26 @@ Test(cmd, osd_failure_reports_and_mark_me_down)
 	    "{\"prefix\":\"osd mark-me-down\",\"id\":7}");
 	refused(-EINVAL, "missing argument 'id'",
 	    "{\"prefix\":\"osd mark-me-down\"}");
+	/* The ratio is a float key, set at run time. */
+	d = ok("{\"prefix\":\"config set\",\"key\":"
+	       "\"mon.osd_min_in_ratio\",\"value\":\"0.6\"}");
+	cr_assert_str_eq(jstr(d, "value"), "0.6");
+	json_decref(d);
+	refused(-EINVAL,
+	    "mon.osd_min_in_ratio: value 1.5 out of range: must be between 0 "
+	    "and 1",
+	    "{\"prefix\":\"config set\",\"key\":\"mon.osd_min_in_ratio\","
+	    "\"value\":\"1.5\"}");
+	refused(-EINVAL, "bad number 'most'",
+	    "{\"prefix\":\"config set\",\"key\":\"mon.osd_min_in_ratio\","
+	    "\"value\":\"most\"}");
+	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.osd_min_in_ratio\"}");
+	cr_assert_str_eq(jstr(d, "value"), "0.6");
+	json_decref(d);
+
 	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"nodown\"}"));
-	cr_assert_eq(call(&d, &status,
-			 "{\"prefix\":\"osd mark-me-down\","
-			 "\"id\":2}"),
-	    0);
+	cr_assert_eq(
+	    call(&d, &status, "{\"prefix\":\"osd mark-me-down\",\"id\":2}"), 0);
 	cr_assert_str_eq(status, "osd.2 stays up: the nodown flag is set");
 	cr_assert(json_is_false(json_object_get(d, "down")));
 	free(status);
@@ -1845,16 +1855,25 @@ Test(cmd, subscribe_log_catch_up_in_chunks)
 {
 	struct aclient a;
 	json_t *d, *p, *e;
-	json_int_t last, seq = 0;
+	json_int_t last, prev, seq = 0;
 	size_t i, j, want;
 	int n;
 
 	for (n = 0; n < 300; n++)
 		json_decref(ok("{\"prefix\":\"osd %s\",\"key\":\"noout\"}",
 		    n % 2 == 0 ? "set" : "unset"));
-	d = ok("{\"prefix\":\"log last\",\"num\":1}");
-	last = jint(json_array_get(d, 0), "seq");
-	json_decref(d);
+	/*
+	 * The health lines of the last change (OSDMAP_FLAGS cleared) are
+	 * committed after it: wait until the log stands still.
+	 */
+	last = -1;
+	do {
+		prev = last;
+		usleep(100000);
+		d = ok("{\"prefix\":\"log last\",\"num\":1}");
+		last = jint(json_array_get(d, 0), "seq");
+		json_decref(d);
+	} while (last != prev);
 	cr_assert_gt(last, SUB_LOG_CHUNK);
 	want = ((size_t)last + SUB_LOG_CHUNK - 1) / SUB_LOG_CHUNK;
 	a_open(&a);

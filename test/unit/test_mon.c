@@ -506,6 +506,30 @@ log_has(const char *text)
 	return found;
 }
 
+/* How many committed cluster log lines start with text. */
+static int
+log_count(const char *text)
+{
+	json_t *a = mon_log_last_json(mon, 500), *e;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(a, i, e)
+		if (strncmp(json_string_value(json_object_get(e, "message")),
+			text, strlen(text)) == 0)
+			n++;
+	json_decref(a);
+	return n;
+}
+
+static int
+committed_in(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(mon_osdmap(mon), id);
+
+	return o != NULL && o->in;
+}
+
 /* How many live reports the monitor holds, about every OSD. */
 static uint32_t
 reports_held(void)
@@ -515,6 +539,47 @@ reports_held(void)
 	for (i = 0; i < mon->nlive; i++)
 		n += mon->live[i].nreports;
 	return n;
+}
+
+/*
+ * The health check code as `health detail' shows it: its summary into sum
+ * and its detail line i into line ("" when there is none); whether it is
+ * raised.
+ */
+static int
+health_check(const char *code, size_t i, char *sum, char *line, size_t len)
+{
+	json_t *h = mon_health_json(mon, 1), *c, *d;
+
+	c = json_object_get(json_object_get(h, "checks"), code);
+	sum[0] = line[0] = '\0';
+	if (c != NULL) {
+		snprintf(sum, len, "%s",
+		    json_string_value(json_object_get(
+			json_object_get(c, "summary"), "message")));
+		d = json_array_get(json_object_get(c, "detail"), i);
+		if (d != NULL)
+			snprintf(line, len, "%s",
+			    json_string_value(json_object_get(d, "message")));
+	}
+	json_decref(h);
+	return c != NULL;
+}
+
+/* "osd.N is down since 2026-12-02T00:10:11" then rest, exactly. */
+static void
+assert_down_since(const char *line, int32_t id, const char *rest)
+{
+	char head[64];
+	size_t n;
+
+	n = (size_t)snprintf(head, sizeof head, "osd.%d is down since ", id);
+	cr_assert(strncmp(line, head, n) == 0, "'%s'", line);
+	cr_assert_eq(strlen(line), n + 19 + strlen(rest), "'%s'", line);
+	cr_assert(line[n + 4] == '-' && line[n + 10] == 'T' &&
+		line[n + 13] == ':',
+	    "'%s': not a stamp", line);
+	cr_assert_str_eq(line + n + 19, rest);
 }
 
 /*
@@ -553,8 +618,7 @@ Test(mon, two_reporters_mark_an_osd_down_one_does_not)
 	cr_assert_eq(data_int(&a, "counted"), 2);
 	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
 	cr_assert_str_eq(a.status,
-	    "osd.0 reported failed by osd.2: marked "
-	    "down");
+	    "osd.0 reported failed by osd.2: marked down");
 	json_decref(a.data);
 	settle();
 	cr_assert(!committed_up(0));
@@ -562,6 +626,15 @@ Test(mon, two_reporters_mark_an_osd_down_one_does_not)
 	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
 			  "osd.2 for 2.5 s"),
 	    "the cluster log names the reporters");
+	/* Health says since when and why. */
+	{
+		char sum[256], line[256];
+
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		cr_assert_str_eq(sum, "1 osds down");
+		assert_down_since(line, 0,
+		    " (reported failed by osd.1, osd.2 for 2.5 s)");
+	}
 	/* Nothing a reporter sends marks down more than its target. */
 	cr_assert(committed_up(1) && committed_up(2) && committed_up(3));
 	/* The reports went with the target. */
@@ -574,7 +647,7 @@ Test(mon, a_cancelled_report_stops_counting)
 	struct answer a;
 
 	make_osds(3);
-	live_params(300);
+	live_params(1000);
 	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
 	json_decref(a.data);
 	cr_assert_eq(failure(0, 1, 0, 1, &a), 0, "%s", a.status);
@@ -625,12 +698,12 @@ Test(mon, the_grace_is_honoured_within_one_tick)
 	int64_t t0, down_at = 0;
 
 	make_osds(3);
-	live_params(500);
+	live_params(1000);
 	t0 = stamp_mono();
-	/* Failed for 0.2 s of a 0.5 s grace: they count from t0 + 0.3 s. */
-	cr_assert_eq(failure(0, 1, 0.2, 0, &a), 0);
+	/* Failed for 0.5 s of a 1 s grace: they count from t0 + 0.5 s. */
+	cr_assert_eq(failure(0, 1, 0.5, 0, &a), 0);
 	json_decref(a.data);
-	cr_assert_eq(failure(0, 2, 0.2, 0, &a), 0);
+	cr_assert_eq(failure(0, 2, 0.5, 0, &a), 0);
 	cr_assert_eq(data_int(&a, "counted"), 0);
 	json_decref(a.data);
 	while (stamp_mono() - t0 < 2000000 && down_at == 0) {
@@ -639,17 +712,14 @@ Test(mon, the_grace_is_honoured_within_one_tick)
 			down_at = stamp_mono();
 	}
 	cr_assert_neq(down_at, 0, "osd.0 not marked down");
-	cr_assert_geq(down_at - t0, 300000,
-	    "marked down %lld us after the "
-	    "reports, before the grace",
+	cr_assert_geq(down_at - t0, 500000,
+	    "marked down %lld us after the reports, before the grace",
 	    (long long)(down_at - t0));
-	cr_assert_leq(down_at - t0, 300000 + 1000000,
-	    "marked down %lld us "
-	    "after the reports",
-	    (long long)(down_at - t0));
+	cr_assert_leq(down_at - t0, 500000 + 1000000,
+	    "marked down %lld us after the reports", (long long)(down_at - t0));
 	settle();
 	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
-			  "osd.2 for 0."));
+			  "osd.2 for 1."));
 }
 
 /* A reporter marked down loses its reports; a boot clears those about it. */
@@ -658,7 +728,7 @@ Test(mon, reports_go_with_a_down_reporter_and_a_booted_target)
 	struct answer a;
 
 	make_osds(4);
-	live_params(300);
+	live_params(1000);
 	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
 	json_decref(a.data);
 	cr_assert_eq(osd_down(1), 0);
@@ -678,8 +748,7 @@ Test(mon, reports_go_with_a_down_reporter_and_a_booted_target)
 	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
 	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
 	cr_assert_eq(data_int(&a, "reporters"), 1,
-	    "a report from before the "
-	    "boot counted");
+	    "a report from before the boot counted");
 	cr_assert(!data_true(&a, "marked_down"));
 	json_decref(a.data);
 
@@ -700,7 +769,7 @@ Test(mon, nodown_keeps_reported_osds_up_until_unset)
 	int i;
 
 	make_osds(3);
-	live_params(300);
+	live_params(1000);
 	memset(&a, 0, sizeof a);
 	mon_osd_set_flag(mon, "nodown", 1, answer_cb, &a);
 	wait_for(&a);
@@ -715,9 +784,23 @@ Test(mon, nodown_keeps_reported_osds_up_until_unset)
 	json_decref(a.data);
 	run_for(150);
 	cr_assert(committed_up(0) && work_up(0));
-	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 2,
-	    "the reports are "
-	    "kept");
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 2, "the reports are kept");
+	/* ... and shown, under OSDMAP_FLAGS. */
+	{
+		char sum[256], line[256];
+
+		cr_assert_eq(failure(0, 1, 5.2, 0, &a), 0);
+		json_decref(a.data);
+		cr_assert_eq(failure(0, 2, 5.2, 0, &a), 0);
+		json_decref(a.data);
+		cr_assert(
+		    health_check("OSDMAP_FLAGS", 0, sum, line, sizeof sum));
+		cr_assert_str_eq(sum, "nodown flag(s) set");
+		cr_assert_str_eq(line,
+		    "osd.0 is kept up by nodown: reported failed by osd.1, "
+		    "osd.2 for 5.2 s");
+		cr_assert(!health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+	}
 
 	memset(&a, 0, sizeof a);
 	mon_osd_set_flag(mon, "nodown", 0, answer_cb, &a);
@@ -729,6 +812,40 @@ Test(mon, nodown_keeps_reported_osds_up_until_unset)
 	cr_assert(!work_up(0), "osd.0 still up once nodown is unset");
 	settle();
 	cr_assert(!committed_up(0));
+	{
+		char sum[256], line[256];
+
+		cr_assert(
+		    !health_check("OSDMAP_FLAGS", 0, sum, line, sizeof sum),
+		    "%s", sum);
+	}
+}
+
+/* noup: an OSD the reports marked down cannot boot until it is unset. */
+Test(mon, noup_keeps_a_reported_osd_down)
+{
+	struct answer a = { 0 };
+
+	make_osds(3);
+	live_params(1000);
+	mon_osd_set_flag(mon, "noup", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+	settle();
+	cr_assert(!committed_up(0));
+	cr_assert_eq(osd_boot(0), -EBUSY);
+	settle();
+	cr_assert(!committed_up(0), "booted despite noup");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noup", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_boot(0), 0);
+	cr_assert(committed_up(0));
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
 }
 
 /* An OSD stopping cleanly marks itself down, answered after the commit. */
@@ -749,6 +866,12 @@ Test(mon, mark_me_down_is_answered_after_the_commit)
 	cr_assert(!committed_up(0), "answered before osd.0 is down");
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
 	cr_assert(log_has("osd.0 marked itself down"));
+	{
+		char sum[256], line[256];
+
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		assert_down_since(line, 0, " (marked itself down)");
+	}
 
 	/* Already down: at once. */
 	memset(&a, 0, sizeof a);
@@ -774,6 +897,88 @@ Test(mon, mark_me_down_is_answered_after_the_commit)
 	json_decref(a.data);
 	settle();
 	cr_assert(committed_up(1));
+	/* Several flags, as Ceph lists them; counted one each. */
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
+	wait_for(&a);
+	{
+		json_t *h = mon_health_json(mon, 0), *sum;
+
+		sum = json_object_get(
+		    json_object_get(json_object_get(h, "checks"),
+			"OSDMAP_FLAGS"),
+		    "summary");
+		cr_assert_str_eq(
+		    json_string_value(json_object_get(sum, "message")),
+		    "noout,nodown flag(s) set");
+		cr_assert_eq(json_integer_value(json_object_get(sum, "count")),
+		    2);
+		json_decref(h);
+	}
+}
+
+/*
+ * noout holds every automatic out back, logged once per OSD; unset, the
+ * OSD goes out within a tick.
+ */
+Test(mon, noout_holds_the_automatic_out_back)
+{
+	struct answer a = { 0 };
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	mon_set_params(mon, &params);
+	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	/* The rules looked at again (a parameter set): logged still once. */
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	cr_assert(committed_in(3), "out despite noout");
+	cr_assert_eq(log_count("osd.3 not marked out: the noout flag is set"),
+	    1, "the hold is logged once, not every tick");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noout", 0, answer_cb, &a);
+	wait_for(&a);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in once noout is unset");
+	cr_assert(log_has("osd.3 marked out after being down for "));
+}
+
+/*
+ * osd_min_in_ratio: no automatic out that would leave fewer than that
+ * fraction of the OSDs in; lowered, the held OSD goes out.
+ */
+Test(mon, min_in_ratio_holds_the_automatic_out_back)
+{
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	params.osd_min_in_ratio = 0.75;
+	mon_set_params(mon, &params);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	/* 3 of 4 in is not under 0.75: osd.2 goes; 2 of 4 would be. */
+	cr_assert(!committed_in(2), "osd.2 not marked out");
+	cr_assert(committed_in(3), "osd.3 out, leaving 2 of 4 in");
+	cr_assert_eq(log_count("osd.3 not marked out: 2 of 4 osds would be "
+			       "in, under osd_min_in_ratio 0.75"),
+	    1, "the hold is logged once");
+	params.osd_min_in_ratio = 0.5;
+	mon_set_params(mon, &params);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in under a ratio of 0.5");
+	cr_assert_eq(log_count("osd.3 marked out after being down for "), 1);
 }
 
 /* An up OSD with no beacon or PG report for osd_report_timeout goes down. */
@@ -824,16 +1029,19 @@ Test(mon, a_restart_starts_every_clock_afresh)
 	cr_assert_eq(failure(0, 2, 60.0, 0, &a), 0);
 	cr_assert_eq(data_int(&a, "counted"), 0, "counted right after a start");
 	json_decref(a.data);
-	run_for(100);
-	cr_assert(work_up(0));
-	/* Repeated past it: down. */
-	while (stamp_mono() <= start + 400000)
-		turn();
-	cr_assert_eq(failure(0, 1, 61.0, 0, &a), 0);
-	json_decref(a.data);
-	cr_assert_eq(failure(0, 2, 61.0, 0, &a), 0);
-	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
-	json_decref(a.data);
+	/* Repeated: up until the start's grace is over, then down. */
+	while (stamp_mono() - start < 1400000 && work_up(0)) {
+		cr_assert(stamp_mono() - start >= 400000 || work_up(0),
+		    "marked down before the start's grace");
+		if (failure(0, 1, 60.0, 0, &a) == 0)
+			json_decref(a.data);
+		if (failure(0, 2, 60.0, 0, &a) == 0)
+			json_decref(a.data);
+		run_for(20);
+		cr_assert(stamp_mono() - start > 400000 || work_up(0),
+		    "marked down before the start's grace");
+	}
+	cr_assert(!work_up(0), "osd.0 still up");
 
 	/* osd.1 and osd.2 beacon; osd.3 is silent since the start. */
 	for (i = 0; stamp_mono() - start < 1000000; i++) {
@@ -850,8 +1058,25 @@ Test(mon, a_restart_starts_every_clock_afresh)
 	cr_assert(!work_up(3), "osd.3 still up past the timeout");
 	cr_assert(work_up(1) && work_up(2));
 	settle();
-	cr_assert(log_has("osd.3 marked down: no beacon for 1 s since the "
-			  "monitor started"));
+	cr_assert(log_has("osd.3 marked down: no beacon for "));
+	{
+		char sum[256], line[256];
+		const char *end = " s since the monitor started)";
+
+		cr_assert(health_check("OSD_DOWN", 1, sum, line, sizeof sum));
+		cr_assert(strlen(line) > strlen(end) &&
+			strcmp(line + strlen(line) - strlen(end), end) == 0,
+		    "%s", line);
+		cr_assert_not_null(strstr(line, " (no beacon for "), "%s",
+		    line);
+		/* Why is kept in memory only: after a restart, since when. */
+		close_mon();
+		open_mon();
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		assert_down_since(line, 0, "");
+		cr_assert(health_check("OSD_DOWN", 1, sum, line, sizeof sum));
+		assert_down_since(line, 3, "");
+	}
 }
 
 /* Bad reports: EINVAL when malformed, ignored (rc 0) when moot; never counted. */
@@ -866,8 +1091,7 @@ Test(mon, bad_failure_reports_are_refused_or_ignored)
 
 	cr_assert_eq(failure(1, 1, 5.0, 0, &a), -EINVAL);
 	cr_assert_str_eq(a.status,
-	    "osd.1 reported itself: a failure report "
-	    "names another osd");
+	    "osd.1 reported itself: a failure report names another osd");
 	cr_assert_eq(failure(0, 1, -1.0, 0, &a), -EINVAL);
 	cr_assert_not_null(strstr(a.status, "failed_for -1 out of range"), "%s",
 	    a.status);
@@ -878,34 +1102,28 @@ Test(mon, bad_failure_reports_are_refused_or_ignored)
 
 	cr_assert_eq(failure(9, 1, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.9 ignored: osd.9 does not "
-	    "exist");
+	    "report of osd.9 ignored: osd.9 does not exist");
 	cr_assert(data_true(&a, "ignored"));
 	json_decref(a.data);
 	cr_assert_eq(failure(2, 1, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.2 ignored: osd.2 is "
-	    "already down");
+	    "report of osd.2 ignored: osd.2 is already down");
 	json_decref(a.data);
 	cr_assert_eq(failure(0, 9, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.0 ignored: reporter osd.9 "
-	    "does not exist");
+	    "report of osd.0 ignored: reporter osd.9 does not exist");
 	json_decref(a.data);
 	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.0 ignored: reporter osd.2 "
-	    "is down");
+	    "report of osd.0 ignored: reporter osd.2 is down");
 	json_decref(a.data);
 	cr_assert_eq(failure(0, 3, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.0 ignored: reporter osd.3 "
-	    "is down");
+	    "report of osd.0 ignored: reporter osd.3 is down");
 	json_decref(a.data);
 	cr_assert_eq(failure(3, 1, 5.0, 0, &a), 0);
 	cr_assert_str_eq(a.status,
-	    "report of osd.3 ignored: osd.3 is "
-	    "already down");
+	    "report of osd.3 ignored: osd.3 is already down");
 	json_decref(a.data);
 
 	/* None of them is held, and nothing moved. */
@@ -1135,9 +1353,14 @@ Test(mon, health_checks_follow_the_state)
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    json_object_get(checks, "OSD_DOWN"), "summary"), "message")),
 	    "1 osds down");
-	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(
-	    json_object_get(json_object_get(checks, "OSD_DOWN"), "detail"), 0),
-	    "message")), "osd.1 is down");
+	assert_down_since(
+	    json_string_value(json_object_get(
+		json_array_get(
+		    json_object_get(json_object_get(checks, "OSD_DOWN"),
+			"detail"),
+		    0),
+		"message")),
+	    1, " (marked down by command)");
 	json_decref(h);
 	settle();
 	/* The change is in the cluster log. */
@@ -1156,6 +1379,76 @@ Test(mon, health_checks_follow_the_state)
 		cr_assert(found, "OSD_DOWN logged");
 	}
 	json_decref(h);
+}
+
+/* 10 objects a PG, arg of them degraded. */
+static void
+report_fill_degraded(struct pg_stat *st, int size, void *arg)
+{
+	uint64_t objects = 10;
+
+	report_fill(st, size, &objects);
+	st->num_objects_degraded = (int64_t) * (const uint64_t *)arg;
+}
+
+static void
+report_degraded(uint32_t state, uint64_t degraded)
+{
+	mon_report_util_all(mon, state, report_fill_degraded, report_send,
+	    &degraded);
+}
+
+/*
+ * PG_DEGRADED and PG_AVAILABILITY follow the states the OSDs report, in
+ * Ceph's words: only the parts that are not 0, "1 pg" and "2 pgs".
+ */
+Test(mon, pg_health_follows_the_reported_states)
+{
+	const struct pgmap *pm = mon_pgmap(mon);
+	struct pg_stat st;
+	struct answer a = { 0 };
+	char sum[256], line[256];
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 16, 3), 0);
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
+	cr_assert(!health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum),
+	    "%s", sum);
+	cr_assert(!health_check("PG_DEGRADED", 0, sum, line, sizeof sum), "%s",
+	    sum);
+
+	report_degraded(
+	    PG_STATE_ACTIVE | PG_STATE_UNDERSIZED | PG_STATE_DEGRADED, 1);
+	cr_assert(health_check("PG_DEGRADED", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum,
+	    "Degraded data redundancy: 16/480 objects "
+	    "degraded (3.333%), 16 pgs degraded, 16 pgs undersized");
+	cr_assert(!health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum),
+	    "%s", sum);
+
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_UNDERSIZED, 0);
+	cr_assert(health_check("PG_DEGRADED", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "Degraded data redundancy: 16 pgs undersized");
+
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
+	cr_assert(!health_check("PG_DEGRADED", 0, sum, line, sizeof sum), "%s",
+	    sum);
+	/* One PG peering: "1 pg inactive". */
+	mon_settle(mon);
+	st = pgmap_pool(pm, 1)->pgs[0];
+	st.state = PG_STATE_PEERING;
+	st.reported_seq++;
+	mon_pg_report(mon, st.acting_primary, &st, 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert(health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "Reduced data availability: 1 pg inactive");
+	cr_assert_eq(strncmp(line,
+			 "pg 1.0 is not active, current state "
+			 "peering",
+			 41),
+	    0, "%s", line);
 }
 
 /* Same PG stats: every field, compared through their encoding. */
@@ -1756,6 +2049,30 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	cr_assert_eq(pool_create("rbd", 32, 3), 0);
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 32);
 	check_derived();
+}
+
+/*
+ * A mark-down lost with a failed commit is decided again once the store
+ * works: the OSD is up again in the working map, and the beacon timeout
+ * looks at it again (nothing else would: it is the only OSD).
+ */
+Test(mon, a_mark_down_lost_to_a_failed_commit_is_made_again)
+{
+	int i;
+
+	make_osds(1);
+	params.osd_report_timeout_ms = 300;
+	mon_set_params(mon, &params);
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, -1), 0);
+	for (i = 0; i < 300 && !mon->store_error; i++)
+		turn();
+	cr_assert(mon->store_error, "no commit failed");
+	cr_assert(work_up(0), "the failed mark-down is still in the map");
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, 0), 0);
+	for (i = 0; i < 400 && committed_up(0); i++)
+		turn();
+	cr_assert(!committed_up(0), "osd.0 not marked down again");
+	cr_assert(log_has("osd.0 marked down: no beacon for "));
 }
 
 /* Count the records of one prefix. */
