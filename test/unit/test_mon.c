@@ -1698,8 +1698,10 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	q = walk_all(w, &status);
 	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
 	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
-	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
-	    json_object_get(q, "pg_stats_sum"), "stat_sum"), "num_objects")),
+	cr_assert_eq(
+	    json_integer_value(json_object_get(
+		json_object_get(json_object_get(q, "pg_stats_sum"), "stat_sum"),
+		"num_objects")),
 	    5000 * 13);
 	json_decref(q);
 	free(status);
@@ -2530,7 +2532,7 @@ Test(mon, df_and_osd_df_give_cephs_figures)
 
 /* The check of code in a health object, or NULL. */
 static json_t *
-health_check(json_t *h, const char *code)
+health_json_check(json_t *h, const char *code)
 {
 	return json_object_get(json_object_get(h, "checks"), code);
 }
@@ -2539,7 +2541,7 @@ static void
 assert_check(json_t *h, const char *code, const char *severity,
     const char *summary, const char *detail)
 {
-	json_t *c = health_check(h, code), *d;
+	json_t *c = health_json_check(h, code), *d;
 	size_t i;
 	int found = 0;
 
@@ -2589,7 +2591,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	    "osd.0 is near full");
 	assert_check(h, "POOL_NEARFULL", "HEALTH_WARN", "2 pool(s) nearfull",
 	    "pool 'meta' is nearfull");
-	cr_assert_null(health_check(h, "OSD_FULL"));
+	cr_assert_null(health_json_check(h, "OSD_FULL"));
 	json_decref(h);
 	wait_for_log("Health check failed: 1 nearfull osd(s) (OSD_NEARFULL)");
 
@@ -2600,7 +2602,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	    "1 backfillfull osd(s)", "osd.1 is backfill full");
 	assert_check(h, "POOL_BACKFILLFULL", "HEALTH_WARN",
 	    "2 pool(s) backfillfull", "pool 'rbd' is backfillfull");
-	cr_assert_null(health_check(h, "POOL_NEARFULL"),
+	cr_assert_null(health_json_check(h, "POOL_NEARFULL"),
 	    "a pool is in its worst check only");
 	json_decref(h);
 
@@ -2612,9 +2614,9 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	    "osd.2 is full");
 	assert_check(h, "POOL_FULL", "HEALTH_WARN", "2 pool(s) full",
 	    "pool 'rbd' is full (no space)");
-	cr_assert_not_null(health_check(h, "OSD_BACKFILLFULL"));
-	cr_assert_not_null(health_check(h, "OSD_NEARFULL"));
-	cr_assert_null(health_check(h, "POOL_BACKFILLFULL"));
+	cr_assert_not_null(health_json_check(h, "OSD_BACKFILLFULL"));
+	cr_assert_not_null(health_json_check(h, "OSD_NEARFULL"));
+	cr_assert_null(health_json_check(h, "POOL_BACKFILLFULL"));
 	json_decref(h);
 	check_derived();
 	wait_for_log("Health check failed: 1 full osd(s) (OSD_FULL)");
@@ -2623,7 +2625,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.97, st, sizeof st), 0, "%s",
 	    st);
 	h = mon_health_json(mon, 0);
-	cr_assert_null(health_check(h, "OSD_FULL"));
+	cr_assert_null(health_json_check(h, "OSD_FULL"));
 	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
 	    "2 backfillfull osd(s)", "osd.2 is backfill full");
 	json_decref(h);
@@ -2636,19 +2638,19 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 		    0);
 	h = mon_health_json(mon, 0);
 	for (i = 0; i < nitems(codes); i++)
-		cr_assert_null(health_check(h, codes[i]), "%s still raised",
-		    codes[i]);
+		cr_assert_null(health_json_check(h, codes[i]),
+		    "%s still raised", codes[i]);
 	json_decref(h);
 	/* A down OSD keeps its last figures, and with them its state. */
 	cr_assert_eq(beacon(1, 100 * GIB, 90 * GIB, 10 * GIB), 0);
 	cr_assert_eq(osd_down(1), 0);
 	h = mon_health_json(mon, 0);
-	cr_assert_not_null(health_check(h, "OSD_NEARFULL"));
+	cr_assert_not_null(health_json_check(h, "OSD_NEARFULL"));
 	json_decref(h);
 	/* A removed one's go. */
 	cr_assert_eq(osd_rm(1), 0);
 	h = mon_health_json(mon, 0);
-	cr_assert_null(health_check(h, "OSD_NEARFULL"));
+	cr_assert_null(health_json_check(h, "OSD_NEARFULL"));
 	json_decref(h);
 	check_derived();
 }
