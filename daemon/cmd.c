@@ -31,10 +31,11 @@ static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
 	"noin", "pause", NULL };
 static const char *const cmd_choice_poolvar[] = { "pg_num", "size",
 	"min_size", NULL };
-static const char *const cmd_choice_dump[] = { "summary", "pools", "osds",
-	"pgs", NULL };
-static const char *const cmd_choice_stuck[] = { "inactive", "unclean",
-	"stale", NULL };
+/* Ceph's dumpcontents but "delta" (mapmon keeps no rates). */
+static const char *const cmd_choice_dump[] = { "all", "summary", "sum", "pools",
+	"osds", "pgs", "pgs_brief", NULL };
+static const char *const cmd_choice_stuck[] = { "inactive", "unclean", "stale",
+	"undersized", "degraded", NULL };
 static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 	"health", NULL };
 
@@ -51,6 +52,15 @@ static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 #define A_INTS(n, lo, hi) { .name = (n), .type = CMD_INTS, .required = 1, \
 	.bounded = 1, .min = (lo), .max = (hi) }
 #define A_STRS(n, req) { .name = (n), .type = CMD_STRINGS, .required = (req) }
+#define A_CHOICES(n, c)                                                        \
+	{                                                                      \
+		.name = (n), .type = CMD_STRINGS, .choices = (c)               \
+	}
+#define A_OSD(n, req)                                                          \
+	{                                                                      \
+		.name = (n), .type = CMD_INT, .required = (req), .bounded = 1, \
+		.min = 0, .max = OSD_MAX, .osdname = 1                         \
+	}
 #define A_FLAG(n, opt) { .name = (n), .type = CMD_FLAG, .option = (opt) }
 #define A_JSON(n) { .name = (n), .type = CMD_JSON, .required = 1 }
 
@@ -146,19 +156,40 @@ static const struct cmd_entry cmd_table[] = {
 
 	{ "pg stat", { { 0 } }, CMD_READ, cmd_mon_pg_stat,
 	    "summarize the PG map", "pg stat" },
-	{ "pg dump", { A_CHOICE("what", 0, cmd_choice_dump) }, CMD_READ,
+	{ "pg dump", { A_CHOICES("dumpcontents", cmd_choice_dump) }, CMD_READ,
 	    cmd_mon_pg_dump, "show the PG map",
-	    "pg dump [summary|pools|osds|pgs]" },
-	{ "pg ls", { A_OPTSTR("pool", "--pool"), A_STRS("states", 0) },
-	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool and state",
-	    "pg ls [--pool POOL] [STATE...]" },
+	    "pg dump [all|summary|sum|pools|osds|pgs|pgs_brief...]" },
+	{ "pg ls",
+	    { A_INT("pool", 0, 0, 4294967295.0), A_STRS("states", 0),
+		A_OPTSTR("poolstr", "--pool") },
+	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool (an id) and state",
+	    "pg ls [POOL] [STATES...] [--pool NAME]" },
+	{ "pg ls-by-pool", { A_STR("poolstr", 1), A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_pool, "list the PGs of a pool, by state",
+	    "pg ls-by-pool POOLSTR [STATES...]" },
+	{ "pg ls-by-primary",
+	    { A_OSD("osd", 1), A_INT("pool", 0, 0, 4294967295.0),
+		A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_primary,
+	    "list the PGs an OSD is the primary of, by pool and state",
+	    "pg ls-by-primary OSD [POOL] [STATES...]" },
+	{ "pg ls-by-osd",
+	    { A_OSD("osd", 1), A_INT("pool", 0, 0, 4294967295.0),
+		A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_osd,
+	    "list the PGs whose acting set holds an OSD, by pool and state",
+	    "pg ls-by-osd OSD [POOL] [STATES...]" },
 	{ "pg query", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_query,
 	    "show one PG's stats", "pg query PGID" },
 	{ "pg map", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_map,
 	    "show a PG's mapping", "pg map PGID" },
-	{ "pg dump_stuck", { A_CHOICE("stuckops", 0, cmd_choice_stuck) },
-	    CMD_READ, cmd_mon_pg_dump_stuck, "show stuck PGs",
-	    "pg dump_stuck [inactive|unclean|stale]" },
+	{ "pg dump_stuck",
+	    { A_CHOICES("stuckops", cmd_choice_stuck),
+		A_INT_ANY("threshold", 0) },
+	    CMD_READ, cmd_mon_pg_dump_stuck,
+	    "show the PGs stuck in a state for THRESHOLD seconds or more",
+	    "pg dump_stuck [inactive|unclean|stale|undersized|degraded...] "
+	    "[THRESHOLD]" },
 	{ "osd beacon",
 	    { A_INT("id", 1, 0, OSD_MAX),
 		{ .name = "statfs", .type = CMD_JSON } },
@@ -372,14 +403,59 @@ cmd_check_int(const struct cmd_entry *e, const struct cmd_arg *a,
 	return 0;
 }
 
+/* A string (checked) against the argument's choices. */
+static int
+cmd_check_choice(const struct cmd_entry *e, const struct cmd_arg *a,
+    const json_t *v, const char *what, char **status)
+{
+	const char *s = json_string_value(v);
+	char list[256] = "";
+	size_t i;
+
+	for (i = 0; a->choices[i] != NULL; i++)
+		if (strcmp(s, a->choices[i]) == 0)
+			return 0;
+	for (i = 0; a->choices[i] != NULL; i++) {
+		if (i > 0)
+			cmd_append(list, ", ", sizeof list);
+		cmd_append(list, a->choices[i], sizeof list);
+	}
+	xasprintf(status, "%s: %s must be one of %s, not '%.64s'", e->prefix,
+	    what, list, s);
+	return -1;
+}
+
+/*
+ * An OSD named as Ceph's clients name one, "osd.3" or "3", into its id as
+ * a JSON integer in cmd; other values are left for the type check.
+ */
+static void
+cmd_osdname(json_t *cmd, const struct cmd_arg *a, json_t **v)
+{
+	const char *s = json_string_value(*v), *p;
+	char *end;
+	long long n;
+
+	if (s == NULL)
+		return;
+	p = strncmp(s, "osd.", 4) == 0 ? s + 4 : s;
+	if (*p < '0' || *p > '9')
+		return;
+	errno = 0;
+	n = strtoll(p, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return;
+	json_object_set_new(cmd, a->name, json_integer((json_int_t)n));
+	*v = json_object_get(cmd, a->name);
+}
+
 static int
 cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
     json_t *v, char **status)
 {
 	char what[96];
-	const char *s;
 	json_t *item;
-	size_t i, j;
+	size_t j;
 	double d;
 
 	snprintf(what, sizeof what, "argument '%s'", a->name);
@@ -403,22 +479,7 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 	case CMD_CHOICE:
 		if (!json_is_string(v))
 			goto wrong;
-		s = json_string_value(v);
-		for (i = 0; a->choices[i] != NULL; i++)
-			if (strcmp(s, a->choices[i]) == 0)
-				return 0;
-		{
-			char list[256] = "";
-
-			for (i = 0; a->choices[i] != NULL; i++) {
-				if (i > 0)
-					cmd_append(list, ", ", sizeof list);
-				cmd_append(list, a->choices[i], sizeof list);
-			}
-			xasprintf(status, "%s: %s must be one of %s, not "
-			    "'%.64s'", e->prefix, what, list, s);
-		}
-		return -1;
+		return cmd_check_choice(e, a, v, what, status);
 	case CMD_STRINGS:
 	case CMD_INTS:
 		if (!json_is_array(v))
@@ -441,7 +502,9 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 				    "not %s", e->prefix, what,
 				    cmd_json_type(item));
 				return -1;
-			}
+			} else if (a->choices != NULL &&
+			    cmd_check_choice(e, a, item, what, status) == -1)
+				return -1;
 		}
 		return 0;
 	case CMD_FLAG:
@@ -526,6 +589,8 @@ cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
 			}
 			continue;
 		}
+		if (a->osdname)
+			cmd_osdname(cmd, a, &v);
 		if (cmd_check_arg(e, a, v, status) == -1)
 			return -EINVAL;
 	}
@@ -704,6 +769,8 @@ cmd_arg_json(const struct cmd_arg *a)
 	}
 	if (a->option != NULL)
 		json_object_set_new(o, "option", json_string(a->option));
+	if (a->osdname)
+		json_object_set_new(o, "osdname", json_true());
 	return o;
 }
 

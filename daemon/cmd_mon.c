@@ -408,35 +408,88 @@ cmd_mon_listing(struct cmd_req *r, int rc, struct mon_pg_walk *w, char *status)
 		cmd_mon_listing_done(l, 0); /* the connection has gone */
 }
 
+/* The strings of cmd's array key (checked), in a new array of *n. */
+static const char **
+cmd_mon_strings(json_t *cmd, const char *key, size_t *n)
+{
+	json_t *a = json_object_get(cmd, key), *v;
+	const char **out;
+	size_t i;
+
+	*n = json_array_size(a);
+	out = xcalloc(*n ? *n : 1, sizeof *out);
+	json_array_foreach(a, i, v)
+		out[i] = json_string_value(v);
+	return out;
+}
+
 void
 cmd_mon_pg_dump(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_walk *w = NULL;
+	const char **what;
+	char *status = NULL;
+	size_t n;
+	int rc;
+
+	what = cmd_mon_strings(cmd, "dumpcontents", &n);
+	rc = mon_pg_dump_walk(r->ctx->mon, what, n, &w, &status);
+	free(what);
+	cmd_mon_listing(r, rc, w, status);
+}
+
+/* `pg ls' and its kin: q's pool and OSD set, the states from cmd. */
+static void
+cmd_mon_pg_ls_query(struct cmd_req *r, json_t *cmd, struct mon_pg_ls *q)
 {
 	struct mon_pg_walk *w = NULL;
 	char *status = NULL;
 	int rc;
 
-	rc = mon_pg_dump_walk(r->ctx->mon, cmd_get_str(cmd, "what"), &w,
-	    &status);
+	q->states = cmd_mon_strings(cmd, "states", &q->nstates);
+	rc = mon_pg_ls_walk(r->ctx->mon, q, &w, &status);
+	free((void *)q->states);
 	cmd_mon_listing(r, rc, w, status);
 }
 
 void
 cmd_mon_pg_ls(struct cmd_req *r, json_t *cmd)
 {
-	json_t *a = json_object_get(cmd, "states"), *v;
-	struct mon_pg_walk *w = NULL;
-	const char **states;
-	char *status = NULL;
-	size_t i, n = json_array_size(a);
-	int rc;
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.pool = cmd_get_str(cmd, "poolstr"),
+		.osd = -1 };
 
-	states = xcalloc(n ? n : 1, sizeof *states);
-	json_array_foreach(a, i, v)
-		states[i] = json_string_value(v);
-	rc = mon_pg_ls_walk(r->ctx->mon, cmd_get_str(cmd, "pool"), states, n,
-	    &w, &status);
-	free(states);
-	cmd_mon_listing(r, rc, w, status);
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_pool(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = -1,
+		.pool = cmd_get_str(cmd, "poolstr"),
+		.pool_by_name = 1,
+		.osd = -1 };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_primary(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.osd = (int32_t)cmd_get_int(cmd, "osd", 0),
+		.primary = 1 };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_osd(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.osd = (int32_t)cmd_get_int(cmd, "osd", 0) };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
 }
 
 void
@@ -467,11 +520,21 @@ void
 cmd_mon_pg_dump_stuck(struct cmd_req *r, json_t *cmd)
 {
 	struct mon_pg_walk *w = NULL;
+	const char **what;
 	char *status = NULL;
+	int64_t threshold = cmd_get_int(cmd, "threshold", -1);
+	size_t n;
 	int rc;
 
-	rc = mon_pg_dump_stuck_walk(r->ctx->mon, cmd_get_str(cmd, "stuckops"),
-	    &w, &status);
+	what = cmd_mon_strings(cmd, "stuckops", &n);
+	/*
+	 * Ceph takes any int; below 0 its cutoff is ahead of every stamp,
+	 * as at 0: every PG in the states.
+	 */
+	rc = mon_pg_dump_stuck_walk(r->ctx->mon, what, n,
+	    threshold < 0 && cmd_has(cmd, "threshold") ? 0 : threshold, &w,
+	    &status);
+	free(what);
 	cmd_mon_listing(r, rc, w, status);
 }
 

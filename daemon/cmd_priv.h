@@ -36,8 +36,10 @@ struct cmd_arg {
 	int required;
 	int bounded;		/* min and max apply (numbers, list items) */
 	double min, max;
-	const char *const *choices;	/* CMD_CHOICE: NULL-terminated */
+	const char *const *choices; /* CMD_CHOICE, CMD_STRINGS' items:
+					   NULL-terminated */
 	const char *option;	/* given as OPTION VALUE on the CLI */
+	int osdname;		/* CMD_INT: "osd.N" is N (Ceph's CephOsdName) */
 };
 
 struct cmd_req;
@@ -131,6 +133,7 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
     cmd_mon_osd_unset, cmd_mon_pool_create, cmd_mon_pool_ls,
     cmd_mon_pool_rename, cmd_mon_pool_delete, cmd_mon_pool_set,
     cmd_mon_pool_get, cmd_mon_pg_stat, cmd_mon_pg_dump, cmd_mon_pg_ls,
+    cmd_mon_pg_ls_by_pool, cmd_mon_pg_ls_by_primary, cmd_mon_pg_ls_by_osd,
     cmd_mon_pg_query, cmd_mon_pg_map, cmd_mon_pg_dump_stuck, cmd_mon_log_last,
     cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
     cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;

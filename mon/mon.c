@@ -34,6 +34,7 @@ mon_params_defaults(struct mon_params *p)
 	p->propose_max_ops = 65536;
 	p->min_epochs = 500;
 	p->pg_stale_timeout_ms = 60 * 1000;
+	p->pg_stuck_threshold_ms = 60 * 1000;
 	p->osd_down_out_interval_ms = 600 * 1000;
 	p->osd_heartbeat_grace_ms = 20 * 1000;
 	p->osd_min_down_reporters = 2;

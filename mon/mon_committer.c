@@ -105,7 +105,10 @@ mon_committer_creating(const struct osdmap *map, const struct placement *pl,
 		/* As Ceph registers new PGs: stuck-since stamps start now. */
 		st->last_change = st->last_fresh = stamp;
 		st->last_active = st->last_peered = st->last_clean = stamp;
-		st->last_unstale = stamp;
+		st->last_unstale = st->last_undegraded = stamp;
+		st->last_fullsized = stamp;
+		/* As Ceph's: the scrub clocks start at the creation. */
+		st->last_scrub_stamp = st->last_deep_scrub_stamp = stamp;
 	}
 }
 

@@ -699,6 +699,15 @@ mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
 			st.last_change = now;
 		if (cur->state & PG_STATE_STALE)
 			st.last_unstale = now;
+		/* Stamps a reporter leaves at 0: mapmon-protocol(7). */
+		if (st.last_undegraded == 0)
+			st.last_undegraded = !(st.state & PG_STATE_DEGRADED) ?
+			    now :
+			    cur->last_undegraded;
+		if (st.last_fullsized == 0)
+			st.last_fullsized = !(st.state & PG_STATE_UNDERSIZED) ?
+			    now :
+			    cur->last_fullsized;
 		if (st.created == 0)
 			st.created = cur->created;
 		mon_stage_pg(m, &st);

@@ -8,9 +8,14 @@
  * [DESC, ...]}; nothing is cached on disk.  Words are matched against the
  * prefixes (the longest wins), the rest are mapped to the arguments:
  * arguments with an "option" ("--pool P", a flag's literal) anywhere after
- * the prefix, the others positional in order, optional ones trailing, a
- * "strings"/"ints" argument taking the rest of the words.  Types and bounds
- * are checked here, so that a usage error never reaches the monitor.
+ * the prefix, the others positional in order, a "strings"/"ints" argument
+ * taking the words that follow as long as they fit it.  As Ceph's CLI
+ * does, an optional positional that a word does not fit (a pool id given
+ * "active") is passed over and the word goes to the next.  Types, bounds
+ * and choices are checked here, so that a usage error never reaches the
+ * monitor; every message and usage line names an argument by its metavar,
+ * its name in capitals ("PG_NUM"), and an "osd.N" is taken where the
+ * table marks an int argument "osdname", as Ceph's CephOsdName.
  *
  * Errors follow common/mapmon.h: NULL or -1 and a one-line *cause the
  * caller frees.
@@ -40,9 +45,10 @@ struct cli_arg {
 	int required;
 	int has_min, has_max;
 	double min, max;	/* bounds of ints and floats */
-	char **choices;		/* CLI_ARG_CHOICE */
+	char **choices;		/* CLI_ARG_CHOICE; a list's items */
 	size_t nchoices;
 	char *option;		/* "--pool", or NULL for a positional */
+	int osdname;		/* an int that may be written "osd.N" */
 };
 
 #define CLI_CMD_READ 0x1
@@ -58,7 +64,8 @@ struct cli_cmd {
 	size_t nargs;
 	int flags;		/* CLI_CMD_* */
 	char *help;		/* "" when the table has none */
-	char *usage;		/* "osd pool create NAME PG_NUM [SIZE ...]" */
+	char *usage;		/* "pg ls [POOL] [STATES...]", made from the
+				   arguments */
 };
 
 struct cli_table {
@@ -68,9 +75,13 @@ struct cli_table {
 
 /*
  * Build a table from get_command_descriptions' data.  Every DESC is checked
- * (a prefix, known argument types, choices for a choice); a DESC without a
- * usage line gets one made from its arguments.  Returns a table the caller
- * frees with cli_table_free(), or NULL with *cause naming the bad entry.
+ * (a prefix, known argument types, choices for a choice); each command's
+ * usage line is made from its arguments (the DESC's "usage" is the
+ * monitor's own), so that it names them as the error messages do: "pg ls
+ * [POOL] [STATES...] [--pool POOLSTR]", each optional positional in its own
+ * brackets, a list's choices joined by '|' and followed by "...".  Returns
+ * a table the caller frees with cli_table_free(), or NULL with *cause
+ * naming the bad entry.
  */
 struct cli_table *cli_table_from_json(const json_t *data, char **cause);
 void cli_table_free(struct cli_table *);
@@ -112,5 +123,31 @@ json_t *cli_args_build(const struct cli_cmd *cmd, char *const *words,
  */
 size_t cli_table_print_help(const struct cli_table *, FILE *f,
     char *const *words, size_t n);
+
+/*
+ * One command's whole help, for `COMMAND --help' and `help COMMAND': its
+ * usage line, its help line, and a line per argument saying what it
+ * takes: its type, its range, its choices ("THRESHOLD  an integer",
+ * "WEIGHT  a number from 0 to 1", "STUCKOPS  any of inactive, unclean").
+ */
+void cli_cmd_print_help(const struct cli_cmd *, FILE *f);
+
+/*
+ * For the shell's completion (tools/mapmon.bash-completion): a line per
+ * visible command, its prefix, then per argument a tab and
+ * NAME:TYPE:OPTION:CHOICES, the choices joined by '|', OPTION empty for a
+ * positional ("pg dump_stuck\tstuckops:strings::inactive|unclean...").
+ */
+void cli_table_print_args(const struct cli_table *, FILE *f);
+
+/*
+ * The commands closest to words[0..n) that match none, as Ceph's CLI
+ * lists them ("no valid command found; 10 closest matches"): those
+ * sharing the most leading words, then those whose first word that
+ * differs is nearest (common/suggest.h), in table order among equals,
+ * hidden ones left out.  Up to max go to out; returns how many.
+ */
+size_t cli_table_closest(const struct cli_table *, char *const *words, size_t n,
+    const struct cli_cmd **out, size_t max);
 
 #endif /* CLI_ARGS_H */

@@ -31,6 +31,13 @@ void mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
  */
 int mapmon_fmt_data_for_stdout(const char *prefix);
 
+/*
+ * Is the status of read command prefix printed on stderr, as Ceph's CLI
+ * prints it (`pg dump': "dumped all"; `pg dump_stuck': "ok")?  Other
+ * reads print their data alone.
+ */
+int mapmon_fmt_status_to_stderr(const char *prefix);
+
 /* One cluster log entry {"stamp","severity","message"} as a `log last` line. */
 void mapmon_fmt_log_entry(FILE *f, const json_t *entry, const char *who);
 

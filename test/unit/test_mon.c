@@ -1694,13 +1694,16 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	/* pg dump while applying: its summary and its PGs of one commit. */
 	v0 = mon_pgmap_version(mon);
 	report_all_until_applying(&b, 13, -1);
-	cr_assert_eq(mon_pg_dump_walk(mon, "all", &w, &status), 0);
+	cr_assert_eq(mon_pg_dump_walk(mon, NULL, 0, &w, &status), 0);
 	q = walk_all(w, &status);
-	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(q, "pg_map"), "version")),
 	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
 	cr_assert_eq(
 	    json_integer_value(json_object_get(
-		json_object_get(json_object_get(q, "pg_stats_sum"), "stat_sum"),
+		json_object_get(json_object_get(json_object_get(q, "pg_map"),
+				    "pg_stats_sum"),
+		    "stat_sum"),
 		"num_objects")),
 	    5000 * 13);
 	json_decref(q);
@@ -1921,7 +1924,11 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	cr_assert_eq(pool_create("b", 100, 3), 0);
 
 	/* No PG is down: every slice looks, none writes, until the end. */
-	cr_assert_eq(mon_pg_ls_walk(mon, NULL, (const char *[]){ "down" }, 1,
+	cr_assert_eq(mon_pg_ls_walk(mon,
+			 &(struct mon_pg_ls){ .pool_id = -1,
+			     .osd = -1,
+			     .states = (const char *[]){ "down" },
+			     .nstates = 1 },
 			 &w, &status),
 	    0);
 	pg_text_init(&t);
@@ -1932,8 +1939,9 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	    "%d PGs in a slice",
 	    MON_PG_WALK_LOOK);
 	cr_assert_str_eq(status, "listed 0 pgs");
-	cr_assert_eq(t.buf.len, strlen("{\"pg_stats\":[]}"));
-	cr_assert(memcmp(t.buf.data, "{\"pg_stats\":[]}", t.buf.len) == 0);
+	cr_assert_eq(t.buf.len, strlen("{\"pg_ready\":true,\"pg_stats\":[]}"));
+	cr_assert(memcmp(t.buf.data, "{\"pg_ready\":true,\"pg_stats\":[]}",
+		      t.buf.len) == 0);
 	free(status);
 	status = NULL;
 	mon_pg_walk_free(w);
@@ -1943,7 +1951,10 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	 * Every PG: a slice writes MON_PG_WALK_PGS at most; meanwhile PGs
 	 * change, pool b goes and pool c comes.
 	 */
-	cr_assert_eq(mon_pg_ls_walk(mon, NULL, NULL, 0, &w, &status), 0);
+	cr_assert_eq(mon_pg_ls_walk(mon,
+			 &(struct mon_pg_ls){ .pool_id = -1, .osd = -1 }, &w,
+			 &status),
+	    0);
 	pg_text_init(&t);
 	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 0);
 	cr_assert_eq(text_pgs(&t.buf, 0), MON_PG_WALK_PGS);
@@ -1989,14 +2000,18 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	json_decref(d);
 
 	/* The small parts of pg dump are whole at the first call. */
-	cr_assert_eq(mon_pg_dump_walk(mon, "summary", &w, &status), 0);
+	cr_assert_eq(mon_pg_dump_walk(mon, (const char *[]){ "summary" }, 1, &w,
+			 &status),
+	    0);
 	pg_text_init(&t);
 	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 1);
 	cr_assert_str_eq(status, "dumped summary");
 	free(status);
 	mon_pg_walk_free(w);
 	pg_text_free(&t);
-	cr_assert_eq(mon_pg_dump_walk(mon, "bogus", &w, &status), -EINVAL);
+	cr_assert_eq(
+	    mon_pg_dump_walk(mon, (const char *[]){ "bogus" }, 1, &w, &status),
+	    -EINVAL);
 	free(status);
 }
 
