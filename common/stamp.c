@@ -97,6 +97,95 @@ stamp_span_format(int64_t us, char *buf, size_t len)
 	return buf;
 }
 
+int
+stamp_span_parse(const char *s, int64_t *secs, char *why, size_t len)
+{
+	static const struct {
+		const char *unit;
+		int64_t secs;
+	} units[] = {
+		{ "s", 1 },
+		{ "sec", 1 },
+		{ "second", 1 },
+		{ "seconds", 1 },
+		{ "m", 60 },
+		{ "min", 60 },
+		{ "minute", 60 },
+		{ "minutes", 60 },
+		{ "h", 3600 },
+		{ "hr", 3600 },
+		{ "hour", 3600 },
+		{ "hours", 3600 },
+		{ "d", 86400 },
+		{ "day", 86400 },
+		{ "days", 86400 },
+		{ "w", 604800 },
+		{ "wk", 604800 },
+		{ "week", 604800 },
+		{ "weeks", 604800 },
+		{ "mo", 2592000 },
+		{ "month", 2592000 },
+		{ "months", 2592000 },
+		{ "y", 31536000 },
+		{ "yr", 31536000 },
+		{ "year", 31536000 },
+		{ "years", 31536000 },
+	};
+	const char *p = s, *u;
+	int64_t total = 0, v;
+	size_t i, n;
+
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		if (*p < '0' || *p > '9') {
+			snprintf(why, len, "expected digit");
+			return -1;
+		}
+		for (v = 0; *p >= '0' && *p <= '9'; p++) {
+			if (v > (INT64_MAX - 9) / 10) {
+				snprintf(why, len, "value too large");
+				return -1;
+			}
+			v = v * 10 + (*p - '0');
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (u = p;
+		     (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'); p++)
+			;
+		n = (size_t)(p - u);
+		if (n > 0) {
+			for (i = 0; i < sizeof units / sizeof units[0]; i++)
+				if (strlen(units[i].unit) == n &&
+				    strncmp(units[i].unit, u, n) == 0)
+					break;
+			if (i == sizeof units / sizeof units[0]) {
+				snprintf(why, len, "unrecognized unit '%.*s'",
+				    (int)(n > 32 ? 32 : n), u);
+				return -1;
+			}
+			if (v > INT64_MAX / units[i].secs) {
+				snprintf(why, len, "value too large");
+				return -1;
+			}
+			v *= units[i].secs;
+		} else if (*p != '\0') {
+			snprintf(why, len, "unexpected trailing '%.32s'", p);
+			return -1;
+		}
+		if (v > INT64_MAX - total) {
+			snprintf(why, len, "value too large");
+			return -1;
+		}
+		total += v;
+	}
+	*secs = total;
+	return 0;
+}
+
 /* The seconds form, "12.000500": 0, or -1 when s is not one. */
 static int
 stamp_parse_relative(const char *s, int64_t *us)

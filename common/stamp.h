@@ -35,6 +35,15 @@ char *stamp_format(int64_t us, char *buf, size_t len);
 char *stamp_span_format(int64_t us, char *buf, size_t len);
 
 /*
+ * Parse a span as Ceph's parse_timespan() does: numbers each followed by a
+ * unit (s, sec, second(s), m, min, minute(s), h, hr, hour(s), d, day(s),
+ * w, wk, week(s), mo, month(s), y, yr, year(s)), summed; a last number
+ * without one is seconds ("90", "1h30m", "2 days").  Returns 0 with *secs,
+ * or -1 with why (at least 64 bytes) saying what was wrong.
+ */
+int stamp_span_parse(const char *s, int64_t *secs, char *why, size_t len);
+
+/*
  * Parse a stamp in either form stamp_format() writes (the "+0000" may also
  * be "Z"; the seconds form "12.000500" only below STAMP_RELATIVE_US);
  * returns 0, or -1 when s is not such a stamp.

@@ -38,6 +38,10 @@ static const char *const cmd_choice_stuck[] = { "inactive", "unclean", "stale",
 	"undersized", "degraded", NULL };
 static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 	"health", NULL };
+static const char *const cmd_choice_level[] = { "debug", "info", "sec", "warn",
+	"error", NULL };
+static const char *const cmd_choice_channel[] = { "*", "cluster", "audit",
+	"cephadm", NULL };
 
 /* Argument shorthands for the table. */
 #define A_STR(n, req) { .name = (n), .type = CMD_STRING, .required = (req) }
@@ -74,6 +78,15 @@ static const struct cmd_entry cmd_table[] = {
 	    "status" },
 	{ "health", { A_CHOICE("detail", 0, cmd_choice_detail) }, CMD_READ,
 	    cmd_mon_health, "show cluster health", "health [detail]" },
+	{ "health mute",
+	    { A_STR("code", 1), A_STR("ttl", 0), A_FLAG("sticky", "--sticky") },
+	    CMD_WRITE, cmd_mon_health_mute,
+	    "mute a health check (for TTL, as 1h; past its clearing with "
+	    "--sticky)",
+	    "health mute CODE [TTL] [--sticky]" },
+	{ "health unmute", { A_STR("code", 0) }, CMD_WRITE,
+	    cmd_mon_health_unmute, "unmute a health check (every one: no CODE)",
+	    "health unmute [CODE]" },
 	{ "version", { { 0 } }, CMD_READ, cmd_mon_version,
 	    "show the monitor's version", "version" },
 	{ "mon stat", { { 0 } }, CMD_READ, cmd_mon_stat,
@@ -211,8 +224,13 @@ static const struct cmd_entry cmd_table[] = {
 	    CMD_WRITE | CMD_HIDDEN, cmd_pgreport_json,
 	    "report PG stats (an OSD's)", "pg report OSD PGS" },
 
-	{ "log last", { A_INT("num", 0, 1, 10000) }, CMD_READ, cmd_mon_log_last,
-	    "show the last cluster log entries", "log last [N]" },
+	{ "log last",
+	    { A_INT("num", 0, 1, 10000), A_CHOICE("level", 0, cmd_choice_level),
+		A_CHOICE("channel", 0, cmd_choice_channel) },
+	    CMD_READ, cmd_mon_log_last,
+	    "show the last cluster log entries, of LEVEL (info) or worse",
+	    "log last [N] [debug|info|sec|warn|error] "
+	    "[*|cluster|audit|cephadm]" },
 	{ "log dump", { { 0 } }, CMD_READ, cmd_admin_log_dump,
 	    "dump the recent in-memory debug log", "log dump" },
 	{ "config show", { { 0 } }, CMD_READ, cmd_admin_config_show,

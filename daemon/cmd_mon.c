@@ -47,6 +47,20 @@ cmd_mon_health(struct cmd_req *r, json_t *cmd)
 }
 
 void
+cmd_mon_health_mute(struct cmd_req *r, json_t *cmd)
+{
+	mon_health_mute(r->ctx->mon, cmd_get_str(cmd, "code"),
+	    cmd_get_str(cmd, "ttl"),
+	    json_is_true(json_object_get(cmd, "sticky")), cmd_done, r);
+}
+
+void
+cmd_mon_health_unmute(struct cmd_req *r, json_t *cmd)
+{
+	mon_health_unmute(r->ctx->mon, cmd_get_str(cmd, "code"), cmd_done, r);
+}
+
+void
 cmd_mon_version(struct cmd_req *r, json_t *cmd)
 {
 	(void)cmd;
@@ -63,19 +77,25 @@ cmd_mon_stat(struct cmd_req *r, json_t *cmd)
 	size_t i;
 
 	(void)cmd;
+	/* Ceph's quorum: {"rank", "name"} each; the first is the leader. */
 	for (i = 0; i < mm->nmons; i++) {
 		json_array_append_new(names, json_string(mm->mons[i].name));
-		json_array_append_new(quorum, json_integer((json_int_t)i));
+		json_array_append_new(quorum,
+		    json_pack("{s:I, s:s}", "rank", (json_int_t)i, "name",
+			mm->mons[i].name));
 	}
 	full = monmap_to_json(mm);
 	mons = json_incref(json_object_get(full, "mons"));
 	json_decref(full);
 	if (mons == NULL)
 		mons = json_array();
-	cmd_replyf(r, 0, json_pack("{s:I, s:s, s:I, s:o, s:o, s:o}",
-	    "epoch", (json_int_t)mm->epoch, "fsid", mm->fsid, "num_mons",
-	    (json_int_t)mm->nmons, "quorum", quorum, "quorum_names", names,
-	    "mons", mons), "e%u: %zu mons, quorum %s", mm->epoch, mm->nmons,
+	cmd_replyf(r, 0,
+	    json_pack("{s:I, s:I, s:s, s:o, s:I, s:s, s:o, s:o}", "epoch",
+		(json_int_t)mm->epoch, "num_mons", (json_int_t)mm->nmons,
+		"leader", mm->nmons > 0 ? mm->mons[0].name : "", "quorum",
+		quorum, "election_epoch", (json_int_t)1, "fsid", mm->fsid,
+		"quorum_names", names, "mons", mons),
+	    "e%u: %zu mons, quorum %s", mm->epoch, mm->nmons,
 	    mm->nmons > 0 ? mm->mons[0].name : "");
 }
 
@@ -543,8 +563,26 @@ cmd_mon_log_last(struct cmd_req *r, json_t *cmd)
 {
 	json_t *a;
 
-	a = mon_log_last_json(r->ctx->mon, (size_t)cmd_get_int(cmd, "num",
-	    20));
+	static const char *const levels[] = { "debug", "info", "sec", "warn",
+		"error" };
+	/* mapmon writes no security entries: "sec" is warn or worse. */
+	static const int severity[] = { MON_LOG_DEBUG, MON_LOG_INFO,
+		MON_LOG_WARN, MON_LOG_WARN, MON_LOG_ERROR };
+	const char *level = cmd_get_str(cmd, "level");
+	const char *channel = cmd_get_str(cmd, "channel");
+	size_t i, k = 1;
+
+	/*
+	 * Ceph's defaults: 20 entries of info or worse of the cluster
+	 * channel, mapmon's only one.
+	 */
+	for (i = 0; level != NULL && i < nitems(levels); i++)
+		if (strcmp(level, levels[i]) == 0)
+			k = i;
+	a = mon_log_tail_json(r->ctx->mon, (size_t)cmd_get_int(cmd, "num", 20),
+	    severity[k],
+	    channel == NULL || strcmp(channel, "*") == 0 ||
+		strcmp(channel, "cluster") == 0);
 	cmd_replyf(r, 0, a, "%zu entries", json_array_size(a));
 }
 

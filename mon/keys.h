@@ -15,6 +15,7 @@
  *   "V" be64 ver be32 chunk pgmap incremental: the PG ids changed in that
  *                           version, in chunks of at most KEYS_PGINC_CHUNK
  *   "L" be64 seq            cluster log entry
+ *   "H"                     health mutes: every muted check (absent: none)
  *
  * No value read at start or written per commit is over KEYS_VALUE_MAX: there
  * is no whole-pgmap value; the biggest are the full osdmap (about 60 bytes an
@@ -37,6 +38,7 @@
 #define KEYS_PG 'P'
 #define KEYS_PGINC 'V'
 #define KEYS_LOG 'L'
+#define KEYS_MUTES 'H'
 
 #define KEYS_EPOCH_LEN 5
 #define KEYS_PG_LEN 9

@@ -556,7 +556,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	m->pgmap.version = m->rec.pgmap_version;
 	m->pgmap.stamp = m->rec.stamp;
-	if (mon_load_clog(m, cause) == -1)
+	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
 		goto fail;
 
 	if (mon_pipeline_start(m, cause) == -1 || mon_live_init(m, cause) == -1)
@@ -611,6 +611,7 @@ mon_free(struct mon *m)
 	osdmap_clear(&m->work);
 	pgmap_clear(&m->pgmap);
 	mon_health_free(m->checks, m->nchecks);
+	mon_mute_free(m->mutes, m->nmutes);
 	mon_clog_clear(m);
 	free(m->store_error_text);
 	mon_live_clear(m);

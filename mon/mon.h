@@ -278,6 +278,22 @@ enum mon_ratio {
 void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
     mon_done_cb *, void *);
 
+/*
+ * `health mute CODE [TTL] [--sticky]' and `health unmute [CODE]', as
+ * Ceph's HealthMonitor: a mute keeps a check out of the status (it is
+ * still listed, "muted": true) until its TTL (ttl, Ceph's span such as
+ * "1h"; NULL: none) passes, or, unless sticky, until the check clears or
+ * grows (mon_mute_tick()).  -EINVAL for an empty code, a code longer than
+ * 23 bytes or a TTL that is not a span above 0 ("invalid duration: ..."),
+ * -ENOENT for a check not raised now unless sticky ("health alert X is
+ * not currently raised").  Unmuting what is not muted, and muting again,
+ * are fine.  Answered after the commit, with an empty status as Ceph's.
+ */
+void mon_health_mute(struct mon *, const char *code, const char *ttl,
+    int sticky, mon_done_cb *, void *);
+void mon_health_unmute(struct mon *, const char *code /* NULL: all */,
+    mon_done_cb *, void *);
+
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
@@ -359,7 +375,16 @@ int mon_pg_dump_stuck_walk(struct mon *, const char *const *what, size_t n,
 int mon_pg_walk_next(struct mon_pg_walk *, struct pg_text *t, char **status);
 void mon_pg_walk_free(struct mon_pg_walk *);
 
+/*
+ * The cluster log entries as Ceph's LogEntry::dump() writes them ("name",
+ * "rank", "addrs", "stamp", "seq", "channel": "cluster", "priority":
+ * "[WRN]", "message"; mapmon's "severity": "WRN" beside): the last n kept
+ * (mon_log_last_json()), or the last n of min_severity or worse, none when
+ * !channel (`log last' of a channel other than the cluster's).
+ */
 json_t *mon_log_last_json(struct mon *, size_t n);
+json_t *mon_log_tail_json(struct mon *, size_t n, int min_severity,
+    int channel);
 /* The kept cluster log entries above seq, oldest first, at most max. */
 json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);

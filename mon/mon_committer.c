@@ -311,6 +311,11 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 		keys_log(key, p->log[i].seq);
 		mon_committer_put(c, p, key, KEYS_LOG_LEN);
 	}
+	if (p->has_mutes) {
+		mon_record_mutes_encode(p->mutes, p->nmutes, &c->enc);
+		key[0] = KEYS_MUTES;
+		mon_committer_put(c, p, key, 1);
+	}
 	mon_committer_trim(c, p);
 	rec = p->rec;
 	rec.osdmap_first = p->trim_osdmap_to;

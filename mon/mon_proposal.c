@@ -55,6 +55,7 @@ mon_proposal_free(struct mon_proposal *p)
 	for (i = 0; i < p->nlog; i++)
 		free(p->log[i].message);
 	free(p->log);
+	mon_mute_free(p->mutes, p->nmutes);
 	for (i = 0; i < p->nwaiters; i++) {
 		free(p->waiters[i].status);
 		json_decref(p->waiters[i].data);
@@ -131,7 +132,7 @@ int
 mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
-	    p->nremoved_pools == 0 && p->nlog == 0;
+	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes;
 }
 
 const struct pg_stat *

@@ -17,18 +17,37 @@
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
 
+static void mon_recovery_json(json_t *o, const struct pgmap_sums *s);
+
+/* The most PGs first, as Ceph's print_summary() lists them. */
+static int
+mon_state_by_count_cmp(const void *a, const void *b)
+{
+	const struct pgmap_state_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->state < y->state ? -1 : x->state > y->state;
+}
+
 static json_t *
 mon_pgs_by_state_json(const struct pgmap *pm)
 {
+	struct pgmap_state_count *byst;
 	json_t *a = json_array();
-	char name[256];
+	char name[PG_STATE_BUFSIZE];
 	size_t i;
 
+	byst = xcalloc(pm->nstates ? pm->nstates : 1, sizeof *byst);
+	memcpy(byst, pm->states, pm->nstates * sizeof *byst);
+	qsort(byst, pm->nstates, sizeof *byst, mon_state_by_count_cmp);
 	for (i = 0; i < pm->nstates; i++) {
-		pg_state_format(pm->states[i].state, name, sizeof name);
-		json_array_append_new(a, json_pack("{s:s, s:I}", "state_name",
-		    name, "count", (json_int_t)pm->states[i].count));
+		pg_state_format(byst[i].state, name, sizeof name);
+		json_array_append_new(a,
+		    json_pack("{s:s, s:I}", "state_name", name, "count",
+			(json_int_t)byst[i].count));
 	}
+	free(byst);
 	return a;
 }
 
@@ -43,7 +62,7 @@ mon_health_json(struct mon *m, int detail)
 	if (detail)
 		mon_settle(m);
 	mon_health_eval(m, detail, &v, &n);
-	j = mon_health_to_json(v, n);
+	j = mon_health_to_json(v, n, m->mutes, m->nmutes, detail);
 	mon_health_free(v, n);
 	return j;
 }
@@ -56,7 +75,7 @@ mon_health_status(struct mon *m)
 	int worst;
 
 	mon_health_eval(m, 0, &v, &n);
-	worst = mon_health_worst(v, n);
+	worst = mon_health_worst_unmuted(m, v, n);
 	mon_health_free(v, n);
 	return worst;
 }
@@ -98,8 +117,30 @@ json_t *
 mon_status_json(struct mon *m)
 {
 	json_t *st = mon_status_maps_json(m);
-	json_t *pg = json_object_get(st, "pgmap");
+	json_t *pg = json_object_get(st, "pgmap"), *q, *names;
 	const struct statfs_osd *sum = &m->cap.sum;
+	const struct pgmap_sums *s = &m->pgmap.sums;
+	uint64_t unknown = 0, inactive = 0;
+	size_t i;
+
+	/*
+	 * Ceph's quorum: every monitor of the monmap (one, elected from its
+	 * start, mapmond(8): election epoch 1, as an odd epoch is a settled
+	 * one), and how long it has stood.
+	 */
+	q = json_array();
+	names = json_array();
+	for (i = 0; i < m->monmap.nmons; i++) {
+		json_array_append_new(q, json_integer((json_int_t)i));
+		json_array_append_new(names,
+		    json_string(m->monmap.mons[i].name));
+	}
+	json_object_set_new(st, "election_epoch", json_integer(1));
+	json_object_set_new(st, "quorum", q);
+	json_object_set_new(st, "quorum_names", names);
+	json_object_set_new(st, "quorum_age",
+	    json_integer(
+		(json_int_t)((stamp_mono() - m->start_mono) / 1000000)));
 
 	/* Ceph's usage line: the raw use of what the OSDs' beacons said. */
 	json_object_set_new(pg, "bytes_used",
@@ -108,6 +149,21 @@ mon_status_json(struct mon *m)
 	    json_integer((json_int_t)sum->avail));
 	json_object_set_new(pg, "bytes_total",
 	    json_integer((json_int_t)sum->total));
+	/* And its ratios, each only when not 0, as print_summary(). */
+	for (i = 0; i < m->pgmap.nstates; i++) {
+		if (m->pgmap.states[i].state == 0 ||
+		    (m->pgmap.states[i].state & PG_STATE_UNKNOWN))
+			unknown += m->pgmap.states[i].count;
+		else if (!(m->pgmap.states[i].state & PG_STATE_ACTIVE))
+			inactive += m->pgmap.states[i].count;
+	}
+	if (unknown > 0)
+		json_object_set_new(pg, "unknown_pgs_ratio",
+		    json_real((double)unknown / (double)s->num_pgs));
+	if (inactive > 0)
+		json_object_set_new(pg, "inactive_pgs_ratio",
+		    json_real((double)inactive / (double)s->num_pgs));
+	mon_recovery_json(pg, s);
 	return st;
 }
 

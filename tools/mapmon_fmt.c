@@ -157,20 +157,67 @@ fmt_f5(double v)
 	return s;
 }
 
-void
-mapmon_fmt_health_line(FILE *f, const json_t *health)
+/* The time a mute has left, as Ceph's utimespan_str(), into buf. */
+static const char *
+fmt_mute_left(const json_t *mute, char *buf, size_t len)
+{
+	int64_t ttl;
+
+	if (stamp_parse(fmt_str(mute, "ttl"), &ttl) == -1)
+		return NULL;
+	return stamp_span_format(ttl - stamp_now(), buf, len);
+}
+
+/*
+ * "(muted: OSD_DOWN(9m) PG_DEGRADED)", as Ceph's get_health_status()
+ * ends its one-liner; nothing without mutes.  first: nothing before it.
+ */
+static void
+fmt_health_mutes(FILE *f, const json_t *health, const char *sep1,
+    const char *sep2, int first)
+{
+	json_t *mutes = json_object_get(health, "mutes"), *mu;
+	char left[32];
+	size_t i;
+
+	if (json_array_size(mutes) == 0)
+		return;
+	fprintf(f, "%s(muted:", first ? sep1 : sep2);
+	json_array_foreach(mutes, i, mu) {
+		fprintf(f, " %s", fmt_str(mu, "code"));
+		if (fmt_mute_left(mu, left, sizeof left) != NULL)
+			fprintf(f, "(%s)", left);
+	}
+	fputc(')', f);
+}
+
+/*
+ * The checks that are not muted: their summaries, sep1 before the first,
+ * sep2 between; then the mutes.
+ */
+static void
+fmt_health_summaries(FILE *f, const json_t *health, const char *sep1,
+    const char *sep2)
 {
 	const char *key;
-	json_t *check, *checks;
+	json_t *check;
 	int first = 1;
 
-	fprintf(f, "%s", fmt_str(health, "status"));
-	checks = json_object_get(health, "checks");
-	json_object_foreach(checks, key, check) {
-		fprintf(f, "%s%s", first ? " " : "; ",
+	json_object_foreach(json_object_get(health, "checks"), key, check) {
+		if (json_is_true(json_object_get(check, "muted")))
+			continue;
+		fprintf(f, "%s%s", first ? sep1 : sep2,
 		    fmt_str(json_object_get(check, "summary"), "message"));
 		first = 0;
 	}
+	fmt_health_mutes(f, health, sep1, sep2, first);
+}
+
+void
+mapmon_fmt_health_line(FILE *f, const json_t *health)
+{
+	fprintf(f, "%s", fmt_str(health, "status"));
+	fmt_health_summaries(f, health, " ", "; ");
 	fputc('\n', f);
 }
 
@@ -185,6 +232,27 @@ fmt_severity_tag(const char *severity)
 	return "INF";
 }
 
+/* A muted check's mark in `health detail', as Ceph's "(MUTED ...) ". */
+static void
+fmt_health_muted(FILE *f, const json_t *health, const char *code)
+{
+	json_t *mu;
+	char left[32];
+	size_t i;
+
+	fprintf(f, "(MUTED");
+	json_array_foreach(json_object_get(health, "mutes"), i, mu) {
+		if (strcmp(fmt_str(mu, "code"), code) != 0)
+			continue;
+		if (fmt_mute_left(mu, left, sizeof left) != NULL)
+			fprintf(f, " ttl %s", left);
+		if (json_is_true(json_object_get(mu, "sticky")))
+			fprintf(f, ", STICKY");
+		break;
+	}
+	fprintf(f, ") ");
+}
+
 static void
 fmt_health_detail(FILE *f, const json_t *health)
 {
@@ -194,6 +262,8 @@ fmt_health_detail(FILE *f, const json_t *health)
 
 	mapmon_fmt_health_line(f, health);
 	json_object_foreach(json_object_get(health, "checks"), key, check) {
+		if (json_is_true(json_object_get(check, "muted")))
+			fmt_health_muted(f, health, key);
 		fprintf(f, "[%s] %s: %s\n",
 		    fmt_severity_tag(fmt_str(check, "severity")), key,
 		    fmt_str(json_object_get(check, "summary"), "message"));
@@ -227,24 +297,31 @@ fmt_status(FILE *f, const json_t *d)
 	const json_t *monmap = json_object_get(d, "monmap");
 	const json_t *osdmap = json_object_get(d, "osdmap");
 	const json_t *pgmap = json_object_get(d, "pgmap");
-	const char *key, *flags;
-	json_t *check, *q, *states;
+	const char *flags;
+	json_t *q, *n, *states;
 	char b[32];
 	size_t i;
 
 	fprintf(f, "  cluster:\n");
 	fprintf(f, "    id:     %s\n", fmt_str(d, "fsid"));
-	fprintf(f, "    health: %s\n", fmt_str(health, "status"));
-	json_object_foreach(json_object_get(health, "checks"), key, check)
-		fprintf(f, "            %s\n",
-		    fmt_str(json_object_get(check, "summary"), "message"));
+	/* Ceph's health in status: a check or the mutes a line. */
+	fprintf(f, "    health: %s", fmt_str(health, "status"));
+	fmt_health_summaries(f, health, "\n            ", "\n            ");
+	fputc('\n', f);
 
 	fprintf(f, "\n  services:\n");
 	fprintf(f, "    mon: %" JSON_INTEGER_FORMAT " daemons, quorum",
 	    fmt_int(monmap, "num_mons"));
-	json_array_foreach(json_object_get(monmap, "quorum_names"), i, q)
-		fprintf(f, "%s%s", i ? "," : " ", json_string_value(q) ?
-		    json_string_value(q) : "");
+	if ((q = json_object_get(d, "quorum_names")) == NULL)
+		q = json_object_get(monmap, "quorum_names");
+	json_array_foreach(q, i, n)
+		fprintf(f, "%s%s", i ? "," : " ",
+		    json_string_value(n) ? json_string_value(n) : "");
+	if (json_object_get(d, "quorum_age") != NULL) {
+		int64_t age = (int64_t)fmt_int(d, "quorum_age") * 1000000;
+
+		fprintf(f, " (age %s)", stamp_span_format(age, b, sizeof b));
+	}
 	fprintf(f, "\n");
 	fprintf(f, "    osd: %" JSON_INTEGER_FORMAT " osds: %"
 	    JSON_INTEGER_FORMAT
@@ -1050,14 +1127,24 @@ mapmon_fmt_pg_map(FILE *f, const json_t *d)
 void
 mapmon_fmt_log_entry(FILE *f, const json_t *e, const char *who)
 {
-	const char *name = fmt_str(e, "name");
+	const char *name = fmt_str(e, "name"), *prio = fmt_str(e, "priority");
+	char sev[16];
 
 	if (*name == '\0')
 		name = fmt_str(e, "who");
 	if (*name == '\0')
 		name = who;
-	fprintf(f, "%s %s [%s] %s\n", fmt_str(e, "stamp"), name,
-	    fmt_str(e, "severity"), fmt_str(e, "message"));
+	if (*prio == '\0') {
+		snprintf(sev, sizeof sev, "[%s]", fmt_str(e, "severity"));
+		prio = sev;
+	}
+	/* Ceph's operator<<(LogEntry): "STAMP mon.a (mon.0) 109 : cluster". */
+	fprintf(f, "%s %s (%s) %" JSON_INTEGER_FORMAT " : %s %s %s\n",
+	    fmt_str(e, "stamp"), name,
+	    *fmt_str(e, "rank") ? fmt_str(e, "rank") : "mon.0",
+	    fmt_int(e, "seq"),
+	    *fmt_str(e, "channel") ? fmt_str(e, "channel") : "cluster", prio,
+	    fmt_str(e, "message"));
 }
 
 static void
@@ -1086,7 +1173,14 @@ fmt_mon_stat(FILE *f, const json_t *d)
 	json_array_foreach(mons, i, m)
 		fprintf(f, "%s%s=%s", i ? "," : "", fmt_str(m, "name"),
 		    fmt_str(m, "addr"));
-	fprintf(f, "}, quorum");
+	/* Ceph's: "}, election epoch 3, leader 0 a, quorum 0 a". */
+	fprintf(f,
+	    "}, election epoch %" JSON_INTEGER_FORMAT ", leader 0 %s, "
+	    "quorum",
+	    json_object_get(d, "election_epoch") ?
+		fmt_int(d, "election_epoch") :
+		1,
+	    fmt_str(d, "leader"));
 	json_array_foreach(mons, i, m)
 		fprintf(f, "%s%zu %s", i ? "," : " ", i, fmt_str(m, "name"));
 	fprintf(f, "\n");

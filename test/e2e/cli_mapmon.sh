@@ -159,7 +159,9 @@ EOF
 	expect 0 "version -f json" version -f json
 	check "version json" jkeys . version
 	expect 0 "mon stat" mon stat
-	check "mon stat plain" out_has "^e1: 1 mons at {a=.*}, quorum 0 a$"
+	# Ceph's: "e1: 1 mons at {a=...}, election epoch 3, leader 0 a, quorum 0 a".
+	check "mon stat plain" out_has \
+	    "^e1: 1 mons at {a=.*}, election epoch 1, leader 0 a, quorum 0 a$"
 	expect 0 "mon stat -f json" mon stat -f json
 	check "mon stat json" jis quorum_names.0 a
 	expect 0 "mon dump" mon dump
@@ -459,8 +461,9 @@ EOF
 	# log
 	expect 0 "log last" log last 5
 	check "log last: 5 lines" test "$(wc -l <"$T/out")" -eq 5
+	# Ceph's operator<<(LogEntry): "STAMP mon.a (mon.0) SEQ : cluster [INF] ".
 	check "log last plain" out_has \
-	    "^[0-9-]*T[0-9:.]*+0000 mon\.a \[\(INF\|WRN\|ERR\)\] "
+	    "^[0-9-]*T[0-9:.]*+0000 mon\.a (mon\.0) [0-9]* : cluster \[\(INF\|WRN\|ERR\)\] "
 	expect 0 "log last -f json" -f json log last 3
 	check "log last json" jkeys 0 stamp severity message
 	check "log last json: 3" jis "#" 3
@@ -582,7 +585,8 @@ EOF
 		    grep -q "osd.1 marked down" "$T/watch"
 		if [ $fmt = plain ]; then
 			check "watch prints log lines" grep -q \
-			    "mon\.a \[INF\] osd\.1 marked down$" "$T/watch"
+			    "mon\.a (mon\.0) [0-9]* : cluster \[INF\] osd\.1 marked down$" \
+			    "$T/watch"
 			check "watch prints health changes" grep -q \
 			    "health: HEALTH_WARN 1 osds down" "$T/watch"
 		else

@@ -514,6 +514,8 @@ static const char *const every_prefix[] = {
 	"get_command_descriptions",
 	"status",
 	"health",
+	"health mute",
+	"health unmute",
 	"version",
 	"mon stat",
 	"mon dump",
@@ -759,13 +761,39 @@ Test(cmd, status_health_version_mon)
 	    "data_bytes")));
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(d,
 	    "pgmap"), "pgs_by_state")), 1);
+	/* Ceph's one-monitor quorum at the top (seen on ceph 16.2.15). */
+	cr_assert_eq(
+	    json_integer_value(json_array_get(json_object_get(d, "quorum"), 0)),
+	    0);
+	cr_assert_str_eq(json_string_value(json_array_get(
+			     json_object_get(d, "quorum_names"), 0)),
+	    "a");
+	cr_assert_eq(jint(d, "election_epoch"), 1);
+	cr_assert(json_is_integer(json_object_get(d, "quorum_age")));
+	/* Every PG creating: Ceph's unknown/inactive ratio beside. */
+	cr_assert(json_is_number(json_object_get(json_object_get(d, "pgmap"),
+	    "inactive_pgs_ratio")));
+	/* The health of status is `health''s, without details. */
+	cr_assert_null(json_object_get(
+	    json_object_get(
+		json_object_get(json_object_get(d, "health"), "checks"),
+		"PG_AVAILABILITY"),
+	    "detail"));
 	json_decref(d);
 
+	/* Ceph splits them: detail only with detail; "muted"; "mutes". */
 	d = ok("{\"prefix\":\"health\"}");
 	cr_assert_str_eq(jstr(d, "status"), "HEALTH_WARN");
 	cr_assert_str_eq(jstr(d, "checks.PG_AVAILABILITY.severity"),
 	    "HEALTH_WARN");
 	cr_assert_eq(jint(d, "checks.PG_AVAILABILITY.summary.count"), 8);
+	cr_assert_null(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "detail"));
+	cr_assert(json_is_false(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "muted")));
+	cr_assert_eq(json_array_size(json_object_get(d, "mutes")), 0);
 	json_decref(d);
 	d = ok("{\"prefix\":\"health\",\"detail\":\"detail\"}");
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(
@@ -780,8 +808,14 @@ Test(cmd, status_health_version_mon)
 	free(status);
 	json_decref(d);
 
+	/* Ceph's {"epoch", "num_mons", "leader", "quorum": [{rank, name}]}. */
 	d = ok("{\"prefix\":\"mon stat\"}");
 	cr_assert_eq(jint(d, "num_mons"), 1);
+	cr_assert_str_eq(jstr(d, "leader"), "a");
+	cr_assert_eq(
+	    jint(json_array_get(json_object_get(d, "quorum"), 0), "rank"), 0);
+	cr_assert_str_eq(
+	    jstr(json_array_get(json_object_get(d, "quorum"), 0), "name"), "a");
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d,
 	    "quorum_names"), 0)), "a");
 	json_decref(d);
@@ -791,6 +825,58 @@ Test(cmd, status_health_version_mon)
 	json_decref(d);
 	refused(-EINVAL, "mon dump: unknown argument 'epoch'",
 	    "{\"prefix\":\"mon dump\",\"epoch\":1}");
+}
+
+/* `health mute' and `log last' over the wire, as Ceph's. */
+Test(cmd, health_mute_and_log_last)
+{
+	json_t *d, *e;
+	size_t i;
+
+	cluster_small(2);
+	json_decref(ok("{\"prefix\":\"health mute\",\"code\":"
+		       "\"PG_AVAILABILITY\",\"ttl\":\"1h\"}"));
+	d = ok("{\"prefix\":\"health\"}");
+	cr_assert(json_is_true(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "muted")));
+	e = json_array_get(json_object_get(d, "mutes"), 0);
+	cr_assert_str_eq(jstr(e, "code"), "PG_AVAILABILITY");
+	cr_assert(json_is_string(json_object_get(e, "ttl")));
+	cr_assert_eq(jint(e, "count"), 2);
+	json_decref(d);
+	refused(-ENOENT, "health alert NOSUCH is not currently raised",
+	    "{\"prefix\":\"health mute\",\"code\":\"NOSUCH\"}");
+	refused(-EINVAL, "invalid duration: soon (expected digit)",
+	    "{\"prefix\":\"health mute\",\"code\":\"OSD_DOWN\","
+	    "\"ttl\":\"soon\"}");
+	json_decref(ok("{\"prefix\":\"health mute\",\"code\":\"NOSUCH\","
+		       "\"sticky\":true}"));
+	json_decref(ok("{\"prefix\":\"health unmute\"}"));
+	d = ok("{\"prefix\":\"health\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "mutes")), 0);
+	json_decref(d);
+
+	/* LogEntry::dump()'s keys; level and channel as Ceph filters. */
+	d = ok("{\"prefix\":\"log last\",\"num\":5}");
+	json_array_foreach(d, i, e) {
+		cr_assert_str_eq(jstr(e, "channel"), "cluster");
+		cr_assert_str_eq(jstr(e, "name"), "mon.a");
+		cr_assert_str_eq(jstr(e, "rank"), "mon.0");
+		cr_assert(json_is_integer(json_object_get(e, "seq")));
+		cr_assert_eq(jstr(e, "priority")[0], '[');
+	}
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\",\"level\":\"warn\"}");
+	cr_assert_geq(json_array_size(d), 1);
+	json_array_foreach(d, i, e)
+		cr_assert_str_neq(jstr(e, "priority"), "[INF]");
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\",\"channel\":\"audit\"}");
+	cr_assert_eq(json_array_size(d), 0);
+	json_decref(d);
+	refused(-EINVAL, "must be one of debug, info, sec, warn, error",
+	    "{\"prefix\":\"log last\",\"level\":\"loud\"}");
 }
 
 /* -------------------------------------------------------------- writes */
