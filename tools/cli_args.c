@@ -858,8 +858,8 @@ cli_table_print_args(const struct cli_table *t, FILE *f)
 		fputs(c->prefix, f);
 		for (k = 0; k < c->nargs; k++) {
 			a = &c->args[k];
-			fprintf(f, "\t%s:%s:%s:", a->name,
-			    cli_arg_types[a->type].name,
+			fprintf(f, "\t%s:%s:%d:%s:", a->name,
+			    cli_arg_types[a->type].name, a->required != 0,
 			    a->option != NULL ? a->option : "");
 			for (j = 0; j < a->nchoices; j++)
 				fprintf(f, "%s%s", j ? "|" : "", a->choices[j]);

@@ -135,8 +135,9 @@ void cli_cmd_print_help(const struct cli_cmd *, FILE *f);
 /*
  * For the shell's completion (tools/mapmon.bash-completion): a line per
  * visible command, its prefix, then per argument a tab and
- * NAME:TYPE:OPTION:CHOICES, the choices joined by '|', OPTION empty for a
- * positional ("pg dump_stuck\tstuckops:strings::inactive|unclean...").
+ * NAME:TYPE:REQUIRED:OPTION:CHOICES, REQUIRED 1 or 0, OPTION empty for a
+ * positional, the choices joined by '|' ("pg dump_stuck\tstuckops:strings
+ * :0::inactive|unclean...").
  */
 void cli_table_print_args(const struct cli_table *, FILE *f);
 

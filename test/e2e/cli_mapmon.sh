@@ -90,7 +90,7 @@ stop_daemon() {	# stop_daemon: SIGTERM, wait for the exit status
 
 # What bash completion offers for the words after `mapmon -m ADDR`.
 comp() {
-	bash -c 'source "$1"; shift; COMP_WORDS=("$@")
+	XDG_CACHE_HOME=$T/cache bash -c 'source "$1"; shift; COMP_WORDS=("$@")
 	    COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _mapmon
 	    echo "${COMPREPLY[*]}"' _ "$top_srcdir/tools/mapmon.bash-completion" \
 	    "$MAPMON" -m "$ADDR" "$@"

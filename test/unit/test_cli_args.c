@@ -483,14 +483,17 @@ Test(cli_args, args_for_completion)
 	cr_assert_not_null(f);
 	cli_table_print_args(table, f);
 	fclose(f);
-	cr_expect(strstr(buf,
-		      "\npg dump_stuck\tstuckops:strings::inactive|"
-		      "unclean|stale|undersized|degraded\tthreshold:int::\n") !=
+	cr_expect(
+	    strstr(buf,
+		"\npg dump_stuck\tstuckops:strings:0::inactive|"
+		"unclean|stale|undersized|degraded\tthreshold:int:0::\n") !=
 		NULL,
 	    "%s", buf);
 	cr_expect(strstr(buf,
-		      "\npg ls\tpool:int::\tstates:strings::\t"
-		      "poolstr:string:--pool:\n") != NULL,
+		      "\npg ls\tpool:int:0::\tstates:strings:0::\t"
+		      "poolstr:string:0:--pool:\n") != NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf, "\nosd pool get\tpool:string:1::\t") != NULL,
 	    "%s", buf);
 	cr_expect(strstr(buf, "subscribe") == NULL);
 }
