@@ -39,7 +39,8 @@ mon_pgs_by_state_json(const struct pgmap *pm)
 	size_t i;
 
 	byst = xcalloc(pm->nstates ? pm->nstates : 1, sizeof *byst);
-	memcpy(byst, pm->states, pm->nstates * sizeof *byst);
+	if (pm->nstates > 0)
+		memcpy(byst, pm->states, pm->nstates * sizeof *byst);
 	qsort(byst, pm->nstates, sizeof *byst, mon_state_by_count_cmp);
 	for (i = 0; i < pm->nstates; i++) {
 		pg_state_format(byst[i].state, name, sizeof name);
@@ -424,7 +425,8 @@ mon_pg_stat_json(struct mon *m)
 	size_t i;
 
 	byst = xcalloc(pm->nstates ? pm->nstates : 1, sizeof *byst);
-	memcpy(byst, pm->states, pm->nstates * sizeof *byst);
+	if (pm->nstates > 0)
+		memcpy(byst, pm->states, pm->nstates * sizeof *byst);
 	qsort(byst, pm->nstates, sizeof *byst, mon_state_count_cmp);
 	for (i = 0; i < pm->nstates; i++) {
 		pg_state_format(byst[i].state, name, sizeof name);

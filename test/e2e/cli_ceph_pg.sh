@@ -482,6 +482,11 @@ EOF
 	    "$(comp pg dump_stuck in)" = "inactive"
 	check "completion without a monitor: no stall" test \
 	    $((($(date +%s%N) - start) / 1000000)) -lt 1500
+	# Under ASan+UBSan (configure --enable-sanitizers), a report in the
+	# daemon's log is a failure even where the daemon went on.
+	grep -A 8 -m 3 -e "runtime error" -e "Sanitizer" "$T/log.$BACKEND" \
+	    >"$T/out"
+	check "the daemon's log holds no sanitizer report" test ! -s "$T/out"
 }
 
 for b in lmdb leveldb; do
