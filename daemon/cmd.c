@@ -176,7 +176,7 @@ static const struct cmd_entry cmd_table[] = {
 	    { A_INT("pool", 0, 0, 4294967295.0), A_STRS("states", 0),
 		A_OPTSTR("poolstr", "--pool") },
 	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool (an id) and state",
-	    "pg ls [POOL] [STATES...] [--pool NAME]" },
+	    "pg ls [POOL] [STATES...] [--pool POOLSTR]" },
 	{ "pg ls-by-pool", { A_STR("poolstr", 1), A_STRS("states", 0) },
 	    CMD_READ, cmd_mon_pg_ls_by_pool, "list the PGs of a pool, by state",
 	    "pg ls-by-pool POOLSTR [STATES...]" },
@@ -229,7 +229,7 @@ static const struct cmd_entry cmd_table[] = {
 		A_CHOICE("channel", 0, cmd_choice_channel) },
 	    CMD_READ, cmd_mon_log_last,
 	    "show the last cluster log entries, of LEVEL (info) or worse",
-	    "log last [N] [debug|info|sec|warn|error] "
+	    "log last [NUM] [debug|info|sec|warn|error] "
 	    "[*|cluster|audit|cephadm]" },
 	{ "log dump", { { 0 } }, CMD_READ, cmd_admin_log_dump,
 	    "dump the recent in-memory debug log", "log dump" },

@@ -345,11 +345,12 @@ int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
  * Then mon_pg_walk_next() until it returns 1 appends the data's JSON text
  * (the shape of mapmon(8)'s reply) to t->buf, t being one writer per walk
  * or per thread (map/pg.h), and then sets *status to the reply's status
- * ("listed 12 pgs"; the caller frees it).  Each call settles (mon_settle())
- * and writes at most MON_PG_WALK_PGS PGs, having looked at no more than
- * MON_PG_WALK_LOOK, so that it holds the loop for well under a
- * millisecond; the data before the PGs (the summary of `pg dump') comes
- * from the first call.  The PGs go in pool id and seed order, each once,
+ * ("dumped all", "listed 12 pgs", Ceph's "ok" of dump_stuck; the caller
+ * frees it).  Each call settles (mon_settle()) and writes at most
+ * MON_PG_WALK_PGS PGs, having looked at no more than MON_PG_WALK_LOOK, so
+ * that it holds the loop for well under a millisecond; the data around
+ * the PGs (the summary, pools and OSDs of `pg dump') comes from the first
+ * call.  The PGs go in pool id and seed order, each once,
  * as it is when its slice is written: one that commits between two slices
  * is in either state, and a pool created meanwhile is listed when its id
  * comes after the walk's place.  A walk must be freed before its monitor.
