@@ -123,6 +123,7 @@ struct cf_arg {
 	double fmin, fmax;
 	char **choices;
 	size_t nchoices;
+	int osdname; /* an int that takes "osd.N" and "N" too */
 };
 
 struct cf_cmd {
@@ -801,8 +802,11 @@ cf_wrong_type(const struct cf_arg *a)
 				v = json_real(cf_pct(50) ? 1.0 : 0.5);
 			break;
 		case 2:
+			/* "1" is an OSD's name, as Ceph's clients send it. */
 			if (a->type != CF_STRING && a->type != CF_CHOICE)
-				v = json_string(cf_pct(50) ? "1" : "");
+				v = json_string(cf_pct(50) ?
+					a->osdname ? "osd." : "1" :
+					"");
 			break;
 		case 3:
 			if (a->type != CF_FLAG)
@@ -1192,6 +1196,7 @@ cf_parse_arg(struct cf_arg *a, json_t *d, char **cause)
 	a->type = (enum cf_type)i;
 	a->kind = cf_kind_of(name, a->type);
 	a->required = json_is_true(json_object_get(d, "required"));
+	a->osdname = json_is_true(json_object_get(d, "osdname"));
 	min = json_object_get(d, "min");
 	max = json_object_get(d, "max");
 	if (json_is_number(min) && json_is_number(max)) {
