@@ -1,0 +1,833 @@
+/*
+ * test_crush.c: the placement hierarchy (map/crush.h): its operations and
+ * their refusals, its codecs, its tree walk, and the placement function's
+ * properties (mapmon-protocol(7), PLACEMENT).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "common/enc.h"
+#include "common/mapmon.h"
+#include "map/crush.h"
+
+/* Fails the test unless rc is 0, printing the cause. */
+static void
+ok(int rc, char *cause)
+{
+	cr_assert_eq(rc, 0, "operation failed (%d): %s", rc,
+	    cause ? cause : "(no cause)");
+	free(cause);
+}
+
+#define W(x) ((uint64_t)((x)*65536.0 + 0.5))
+
+/* call (which sets `why`) succeeds. */
+#define OK(call)                                                               \
+	do {                                                                   \
+		char *why = NULL;                                              \
+		int rc_ = (call);                                              \
+		ok(rc_, why);                                                  \
+	} while (0)
+
+/* call (which sets `why`) is refused as refused() says, on map c. */
+#define REFUSED(call, err, want)                                               \
+	do {                                                                   \
+		char *why = NULL;                                              \
+		int rc_ = (call);                                              \
+		refused(rc_, why, err, want, c, before);                       \
+	} while (0)
+
+/* The encoding of c, to compare maps byte for byte. */
+static struct enc_buf
+encoded(const struct crush *c)
+{
+	struct enc_buf b = { 0 };
+
+	crush_encode(c, &b);
+	return b;
+}
+
+/*
+ * An operation was refused with -err, a one-line cause containing want,
+ * and c is still exactly before.
+ */
+static void
+refused(int rc, char *cause, int err, const char *want, const struct crush *c,
+    const struct crush *before)
+{
+	struct enc_buf a = encoded(c), b = encoded(before);
+
+	cr_assert_eq(rc, -err, "expected -%d, got %d (%s)", err, rc,
+	    cause ? cause : "no cause");
+	cr_assert_not_null(cause, "a refusal without a cause");
+	cr_assert_null(strchr(cause, '\n'), "cause is not one line: %s", cause);
+	cr_assert_not_null(strstr(cause, want), "cause '%s' lacks '%s'", cause,
+	    want);
+	cr_assert(crush_equal(c, before),
+	    "a refused operation changed the map (%s)", cause);
+	cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+	    "a refused operation changed the encoding (%s)", cause);
+	enc_buf_free(&a);
+	enc_buf_free(&b);
+	free(cause);
+}
+
+static int32_t
+id_of(const struct crush *c, const char *name)
+{
+	int32_t id;
+
+	cr_assert_eq(crush_item_id(c, name, &id), 0, "no item %s", name);
+	return id;
+}
+
+static int32_t
+parent_of(const struct crush *c, const char *name)
+{
+	struct crush_bucket_info bi;
+	int32_t id = id_of(c, name);
+
+	if (id >= 0)
+		return crush_osd_parent(c, id);
+	cr_assert_eq(crush_bucket_get(c, id, &bi), 0);
+	return bi.parent;
+}
+
+static uint64_t
+bucket_weight(const struct crush *c, const char *name)
+{
+	struct crush_bucket_info bi;
+
+	cr_assert_eq(crush_bucket_get(c, id_of(c, name), &bi), 0);
+	return bi.weight;
+}
+
+/* Put osd at "host=HOST" (created under default) with weight w. */
+static void
+add_osd(struct crush *c, int32_t osd, double w, const char *host)
+{
+	char loc[80];
+	const char *l[1] = { loc };
+
+	snprintf(loc, sizeof loc, "host=%s", host);
+	OK(crush_osd_add(c, osd, w, l, 1, &why));
+}
+
+Test(crush, default_map)
+{
+	struct crush *c = crush_new_default();
+	struct crush_rule_info ri;
+	struct crush_bucket_info bi;
+
+	cr_assert_eq(id_of(c, "default"), -1);
+	cr_assert_eq(crush_bucket_get(c, -1, &bi), 0);
+	cr_assert_eq(bi.type, CRUSH_TYPE_ROOT);
+	cr_assert_eq(bi.nitems, 0);
+	cr_assert_eq(crush_rule_count(c), 1);
+	cr_assert_eq(crush_rule_get(c, 0, &ri), 0);
+	cr_assert_str_eq(ri.name, "replicated_rule");
+	cr_assert_eq(ri.root, -1);
+	cr_assert_eq(ri.domain, CRUSH_TYPE_HOST);
+	cr_assert_null(ri.device_class);
+	cr_assert_eq(crush_rule_id(c, "replicated_rule"), 0);
+	cr_assert_eq(crush_rule_id(c, "nope"), -1);
+	crush_free(c);
+}
+
+Test(crush, types)
+{
+	static const char *names[] = { "osd", "host", "rack", "room",
+		"datacenter", "root" };
+	static const int ids[] = { 0, 1, 3, 7, 8, 11 };
+	size_t i;
+
+	for (i = 0; i < nitems(names); i++) {
+		cr_assert_eq(crush_type_id(names[i]), ids[i]);
+		cr_assert_str_eq(crush_type_name(ids[i]), names[i]);
+	}
+	cr_assert_eq(crush_type_id("chassis"), -1);
+	cr_assert_null(crush_type_name(2));
+}
+
+Test(crush, osd_add_creates_buckets_under_default)
+{
+	struct crush *c = crush_new_default();
+	const char *l[] = { "rack=r1", "host=h2" };
+
+	add_osd(c, 0, 1.0, "h1");
+	add_osd(c, 1, 2.5, "h1");
+	cr_assert_eq(parent_of(c, "h1"), -1, "h1 not under default");
+	cr_assert_eq(parent_of(c, "osd.0"), id_of(c, "h1"));
+	cr_assert_eq(bucket_weight(c, "h1"), W(3.5));
+	OK(crush_osd_add(c, 2, 0.5, l, 2, &why));
+	cr_assert_eq(parent_of(c, "h2"), id_of(c, "r1"));
+	cr_assert_eq(parent_of(c, "r1"), -1);
+	cr_assert_eq(bucket_weight(c, "r1"), W(0.5));
+	cr_assert_eq(bucket_weight(c, "default"), W(4.0));
+	cr_assert_eq(crush_osd_weight(c, 1), W(2.5));
+	/* The ids are Ceph's: the lowest free negative one. */
+	cr_assert_eq(id_of(c, "h1"), -2);
+	cr_assert_eq(id_of(c, "h2"), -3);
+	cr_assert_eq(id_of(c, "r1"), -4);
+	cr_assert_eq(crush_max_osd(c), 3);
+	crush_free(c);
+}
+
+Test(crush, osd_add_moves_and_sets_weight)
+{
+	struct crush *c = crush_new_default();
+	const char *l[] = { "host=h2" };
+
+	add_osd(c, 0, 1.0, "h1");
+	OK(crush_osd_add(c, 0, 3.0, l, 1, &why));
+	cr_assert_eq(parent_of(c, "osd.0"), id_of(c, "h2"));
+	cr_assert_eq(bucket_weight(c, "h1"), 0);
+	cr_assert_eq(bucket_weight(c, "h2"), W(3.0));
+	OK(crush_osd_set(c, 0, 2.0, l, 1, &why));
+	cr_assert_eq(crush_osd_weight(c, 0), W(2.0));
+	crush_free(c);
+}
+
+Test(crush, create_or_move_keeps_weight)
+{
+	struct crush *c = crush_new_default();
+	const char *l1[] = { "host=h1" }, *l2[] = { "host=h2", "rack=r9" };
+	struct crush *before;
+
+	OK(crush_osd_create_or_move(c, 4, 1.5, l1, 1, &why));
+	cr_assert_eq(crush_osd_weight(c, 4), W(1.5));
+	/* Already there: nothing changes, the weight given is ignored. */
+	before = crush_copy(c);
+	OK(crush_osd_create_or_move(c, 4, 9.0, l1, 1, &why));
+	cr_assert(crush_equal(c, before));
+	/* Elsewhere: moved, weight kept. */
+	OK(crush_osd_create_or_move(c, 4, 9.0, l2, 2, &why));
+	cr_assert_eq(parent_of(c, "osd.4"), id_of(c, "h2"));
+	cr_assert_eq(parent_of(c, "h2"), id_of(c, "r9"));
+	cr_assert_eq(parent_of(c, "r9"), id_of(c, "default"));
+	cr_assert_eq(crush_osd_weight(c, 4), W(1.5));
+	crush_free(before);
+	crush_free(c);
+}
+
+Test(crush, bucket_add_and_move)
+{
+	struct crush *c = crush_new_default();
+	const char *to_r1[] = { "rack=r1" },
+		   *to_dc[] = { "datacenter=dc1", "root=default" };
+	int32_t id;
+
+	OK(crush_bucket_add(c, "r1", "rack", NULL, 0, &id, &why));
+	cr_assert_eq(id, -2);
+	cr_assert_eq(parent_of(c, "r1"), 0,
+	    "add-bucket without a location makes a top bucket");
+	add_osd(c, 0, 2.0, "h1");
+	OK(crush_move(c, "h1", to_r1, 1, &why));
+	cr_assert_eq(parent_of(c, "h1"), id_of(c, "r1"));
+	cr_assert_eq(bucket_weight(c, "default"), 0);
+	cr_assert_eq(bucket_weight(c, "r1"), W(2.0));
+	/* A missing bucket on the way is created; it ends at default. */
+	OK(crush_move(c, "r1", to_dc, 2, &why));
+	cr_assert_eq(parent_of(c, "r1"), id_of(c, "dc1"));
+	cr_assert_eq(parent_of(c, "dc1"), -1);
+	cr_assert_eq(bucket_weight(c, "default"), W(2.0));
+	/* Moving where it is already is no change. */
+	OK(crush_move(c, "h1", to_r1, 1, &why));
+	/* An OSD moves too, keeping its weight. */
+	OK(crush_move(c, "osd.0", (const char *[]){ "host=h7" }, 1, &why));
+	cr_assert_eq(parent_of(c, "h7"), -1);
+	cr_assert_eq(crush_osd_weight(c, 0), W(2.0));
+	/* With a location, add-bucket places it. */
+	OK(crush_bucket_add(c, "h9", "host", to_r1, 1, NULL, &why));
+	cr_assert_eq(parent_of(c, "h9"), id_of(c, "r1"));
+	crush_free(c);
+}
+
+Test(crush, remove)
+{
+	struct crush *c = crush_new_default();
+
+	add_osd(c, 0, 1.0, "h1");
+	add_osd(c, 1, 1.0, "h1");
+	OK(crush_remove(c, "osd.0", &why));
+	cr_assert_not(crush_osd_exists(c, 0));
+	cr_assert_eq(bucket_weight(c, "h1"), W(1.0));
+	OK(crush_osd_remove(c, 1, &why));
+	OK(crush_remove(c, "h1", &why));
+	cr_assert_eq(crush_item_id(c, "h1", &(int32_t){ 0 }), -1);
+	/* The freed id is given again. */
+	OK(crush_bucket_add(c, "h2", "host", NULL, 0, NULL, &why));
+	cr_assert_eq(id_of(c, "h2"), -2);
+	crush_free(c);
+}
+
+Test(crush, reweight_updates_every_ancestor)
+{
+	struct crush *c = crush_new_default();
+	const char *l[] = { "rack=r1", "host=h1" };
+
+	OK(crush_osd_add(c, 0, 1.0, l, 2, &why));
+	add_osd(c, 1, 1.0, "h1");
+	OK(crush_osd_reweight(c, 0, 4.25, &why));
+	cr_assert_eq(crush_osd_weight(c, 0), W(4.25));
+	cr_assert_eq(bucket_weight(c, "h1"), W(5.25));
+	cr_assert_eq(bucket_weight(c, "r1"), W(5.25));
+	cr_assert_eq(bucket_weight(c, "default"), W(5.25));
+	OK(crush_osd_reweight(c, 1, 0, &why));
+	cr_assert_eq(bucket_weight(c, "default"), W(4.25));
+	OK(crush_osd_reweight(c, 1, CRUSH_WEIGHT_MAX, &why));
+	cr_assert_eq(crush_osd_weight(c, 1), 65536000000ULL);
+	crush_free(c);
+}
+
+Test(crush, device_classes_and_shadow_weights)
+{
+	struct crush *c = crush_new_default();
+
+	add_osd(c, 0, 1.0, "h1");
+	add_osd(c, 1, 2.0, "h1");
+	add_osd(c, 2, 4.0, "h2");
+	OK(crush_osd_set_class(c, 0, "ssd", &why));
+	OK(crush_osd_set_class(c, 1, "hdd", &why));
+	OK(crush_osd_set_class(c, 2, "ssd", &why));
+	cr_assert_str_eq(crush_osd_class(c, 0), "ssd");
+	cr_assert_eq(crush_bucket_class_weight(c, -1, "ssd"), W(5.0));
+	cr_assert_eq(crush_bucket_class_weight(c, -1, "hdd"), W(2.0));
+	cr_assert_eq(crush_bucket_class_weight(c, id_of(c, "h1"), "ssd"),
+	    W(1.0));
+	cr_assert_eq(crush_bucket_class_weight(c, -1, "nvme"), 0);
+	/* The same class again is no change. */
+	OK(crush_osd_set_class(c, 0, "ssd", &why));
+	OK(crush_osd_rm_class(c, 0, &why));
+	cr_assert_null(crush_osd_class(c, 0));
+	cr_assert_eq(crush_bucket_class_weight(c, -1, "ssd"), W(4.0));
+	OK(crush_osd_rm_class(c, 0, &why));
+	OK(crush_osd_set_class(c, 0, "nvme", &why));
+	cr_assert_eq(crush_bucket_class_weight(c, -1, "nvme"), W(1.0));
+	crush_free(c);
+}
+
+Test(crush, rules)
+{
+	struct crush *c = crush_new_default();
+	const uint32_t in_use[] = { 0, 2 };
+	struct crush_rule_info ri;
+	uint32_t id;
+
+	add_osd(c, 0, 1.0, "h1");
+	OK(crush_osd_set_class(c, 0, "ssd", &why));
+	OK(crush_rule_create(c, "fast", "default", "host", "ssd", &id, &why));
+	cr_assert_eq(id, 1);
+	OK(crush_rule_create(c, "by_osd", "h1", "osd", NULL, &id, &why));
+	cr_assert_eq(id, 2);
+	cr_assert_eq(crush_rule_get(c, 1, &ri), 0);
+	cr_assert_str_eq(ri.device_class, "ssd");
+	cr_assert_eq(ri.root, -1);
+	OK(crush_rule_remove(c, "fast", in_use, 2, &why));
+	cr_assert_eq(crush_rule_get(c, 1, &ri), -1);
+	/* The lowest free id again. */
+	OK(crush_rule_create(c, "again", "default", "osd", NULL, &id, &why));
+	cr_assert_eq(id, 1);
+	cr_assert_eq(crush_rule_count(c), 3);
+	cr_assert_eq(crush_rule_at(c, 1, &ri), 0);
+	cr_assert_str_eq(ri.name, "again");
+	crush_free(c);
+}
+
+/* Every bad input: refused with Ceph's errno and one line; no change. */
+Test(crush, bad_input_refused_map_unchanged)
+{
+	struct crush *c = crush_new_default(), *before;
+	const char *rack_r1[] = { "rack=r1" };
+	const uint32_t in_use[] = { 0 };
+	char long_name[CRUSH_NAME_MAX + 2];
+	int32_t id;
+
+	add_osd(c, 0, 1.0, "h1");
+	add_osd(c, 1, 1.0, "h1");
+	OK(crush_osd_add(c, 2, 1.0, (const char *[]){ "rack=r1", "host=h2" }, 2,
+	    &why));
+	OK(crush_osd_set_class(c, 0, "ssd", &why));
+	before = crush_copy(c);
+	memset(long_name, 'a', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+
+	/* Types. */
+	REFUSED(crush_bucket_add(c, "x", "chassis", NULL, 0, &id, &why), EINVAL,
+	    "unknown bucket type 'chassis'");
+	REFUSED(crush_bucket_add(c, "x", "osd", NULL, 0, &id, &why), EINVAL,
+	    "invalid bucket type 'osd'");
+	REFUSED(
+	    crush_osd_add(c, 3, 1.0, (const char *[]){ "shelf=s1" }, 1, &why),
+	    EINVAL, "unknown type 'shelf'");
+	REFUSED(crush_move(c, "h1", (const char *[]){ "row=x" }, 1, &why),
+	    EINVAL, "unknown type 'row'");
+	REFUSED(crush_rule_create(c, "r", "default", "shelf", NULL, NULL, &why),
+	    EINVAL, "unknown type shelf");
+	/* Names. */
+	REFUSED(crush_bucket_add(c, "h1", "host", NULL, 0, &id, &why), EEXIST,
+	    "h1 already exists");
+	REFUSED(crush_bucket_add(c, "a b", "host", NULL, 0, &id, &why), EINVAL,
+	    "invalid bucket name");
+	REFUSED(crush_bucket_add(c, long_name, "host", NULL, 0, &id, &why),
+	    EINVAL, "invalid bucket name");
+	REFUSED(crush_bucket_add(c, "", "host", NULL, 0, &id, &why), EINVAL,
+	    "invalid bucket name");
+	REFUSED(crush_bucket_add(c, "osd.7", "host", NULL, 0, &id, &why),
+	    EINVAL, "osd.N names the OSDs");
+	REFUSED(crush_rule_create(c, "replicated_rule", "default", "host", NULL,
+		    NULL, &why),
+	    EEXIST, "already exists");
+	REFUSED(crush_osd_set_class(c, 1, "s s", &why), EINVAL,
+	    "invalid device class name");
+	/* Cycles, and the order of types. */
+	REFUSED(
+	    crush_move(c, "default", (const char *[]){ "host=h1" }, 1, &why),
+	    ELOOP, "'h1' is beneath 'default'");
+	REFUSED(crush_move(c, "r1", (const char *[]){ "host=h2" }, 1, &why),
+	    ELOOP, "'h2' is beneath 'r1'");
+	REFUSED(crush_move(c, "r1", rack_r1, 1, &why), ELOOP, "under itself");
+	REFUSED(crush_move(c, "h1", (const char *[]){ "host=h2" }, 1, &why),
+	    EINVAL, "a host is not above a host");
+	REFUSED(crush_bucket_add(c, "h3", "host", (const char *[]){ "rack=h3" },
+		    1, &id, &why),
+	    ELOOP, "under itself");
+	REFUSED(
+	    crush_move(c, "h1", (const char *[]){ "rack=default" }, 1, &why),
+	    EINVAL, "'default' is a root, not a rack");
+	REFUSED(crush_move(c, "h1", (const char *[]){ "rack=osd.1" }, 1, &why),
+	    EINVAL, "is an OSD");
+	/* Locations. */
+	REFUSED(crush_osd_add(c, 3, 1.0, (const char *[]){ "host" }, 1, &why),
+	    EINVAL, "expected TYPE=NAME");
+	REFUSED(crush_osd_add(c, 3, 1.0, (const char *[]){ "host=" }, 1, &why),
+	    EINVAL, "expected TYPE=NAME");
+	REFUSED(crush_osd_add(c, 3, 1.0, (const char *[]){ "host=a", "host=b" },
+		    2, &why),
+	    EINVAL, "type 'host' appears twice");
+	REFUSED(crush_osd_add(c, 3, 1.0, (const char *[]){ "host=x", "rack=x" },
+		    2, &why),
+	    EINVAL, "'x' appears twice");
+	REFUSED(crush_osd_add(c, 3, 1.0, (const char *[]){ "osd=x" }, 1, &why),
+	    EINVAL, "an OSD holds no items");
+	REFUSED(crush_osd_add(c, 3, 1.0, NULL, 0, &why), EINVAL,
+	    "no location given for osd.3");
+	REFUSED(crush_move(c, "h1", NULL, 0, &why), EINVAL,
+	    "no location given");
+	REFUSED(crush_osd_add(c, -1, 1.0, rack_r1, 1, &why), EINVAL,
+	    "out of range");
+	REFUSED(crush_osd_add(c, CRUSH_MAX_DEVICES, 1.0, rack_r1, 1, &why),
+	    EINVAL, "out of range");
+	/* Weights. */
+	REFUSED(crush_osd_add(c, 3, -1.0, rack_r1, 1, &why), EINVAL,
+	    "weight -1 of osd.3 is negative");
+	REFUSED(crush_osd_add(c, 3, NAN, rack_r1, 1, &why), EINVAL,
+	    "weight of osd.3 is not a number");
+	REFUSED(crush_osd_reweight(c, 0, 1e6 + 1, &why), EINVAL,
+	    "is above 1e+06");
+	REFUSED(crush_osd_reweight(c, 0, INFINITY, &why), EINVAL, "is above");
+	REFUSED(crush_osd_reweight(c, 0, -0.5, &why), EINVAL, "negative");
+	REFUSED(crush_osd_reweight(c, 0, NAN, &why), EINVAL, "not a number");
+	/* Things that are not there. */
+	REFUSED(crush_osd_reweight(c, 9, 1.0, &why), ENOENT,
+	    "'osd.9' does not appear in the crush map");
+	REFUSED(crush_osd_set(c, 9, 1.0, rack_r1, 1, &why), ENOENT,
+	    "does not exist");
+	REFUSED(crush_osd_remove(c, 9, &why), ENOENT, "does not appear");
+	REFUSED(crush_remove(c, "nope", &why), ENOENT, "does not appear");
+	REFUSED(crush_remove(c, "osd.99999999", &why), ENOENT,
+	    "does not appear");
+	REFUSED(crush_move(c, "nope", rack_r1, 1, &why), ENOENT,
+	    "item nope does not exist");
+	REFUSED(crush_move(c, "osd.9", rack_r1, 1, &why), ENOENT,
+	    "item osd.9 does not exist");
+	REFUSED(crush_osd_set_class(c, 9, "ssd", &why), ENOENT,
+	    "does not appear");
+	REFUSED(crush_osd_rm_class(c, 9, &why), ENOENT, "does not appear");
+	/* Rules. */
+	REFUSED(crush_rule_create(c, "r", "missing", "host", NULL, NULL, &why),
+	    ENOENT, "root item missing does not exist");
+	REFUSED(crush_rule_create(c, "r", "h1", "host", NULL, NULL, &why),
+	    EINVAL, "failure domain host is not below host h1");
+	REFUSED(crush_rule_create(c, "r", "default", "root", NULL, NULL, &why),
+	    EINVAL, "is not below");
+	REFUSED(
+	    crush_rule_create(c, "r", "default", "host", "nvme", NULL, &why),
+	    EINVAL, "device class nvme does not exist");
+	REFUSED(crush_rule_remove(c, "replicated_rule", in_use, 1, &why), EBUSY,
+	    "crush rule replicated_rule (0) is in use");
+	REFUSED(crush_rule_remove(c, "nope", NULL, 0, &why), ENOENT,
+	    "rule nope does not exist");
+	/* Removing what is not empty or what a rule takes. */
+	REFUSED(crush_remove(c, "h1", &why), ENOTEMPTY,
+	    "bucket 'h1' is not empty: it holds 2 items");
+	REFUSED(crush_remove(c, "default", &why), ENOTEMPTY, "not empty");
+	/* Classes. */
+	REFUSED(crush_osd_set_class(c, 0, "hdd", &why), EBUSY,
+	    "osd.0 has already bound to class 'ssd'");
+
+	/* A bucket a rule takes, once empty, is still refused. */
+	OK(crush_bucket_add(c, "empty_root", "root", NULL, 0, NULL, &why));
+	OK(crush_rule_create(c, "on_empty", "empty_root", "host", NULL, NULL,
+	    &why));
+	crush_free(before);
+	before = crush_copy(c);
+	REFUSED(crush_remove(c, "empty_root", &why), EBUSY,
+	    "in use by crush rule 'on_empty'");
+	crush_free(before);
+	crush_free(c);
+}
+
+Test(crush, too_many_classes_and_rules)
+{
+	struct crush *c = crush_new_default(), *before;
+	char name[32];
+	int i;
+
+	for (i = 0; i <= CRUSH_MAX_CLASSES; i++) {
+		snprintf(name, sizeof name, "h%d", i);
+		add_osd(c, i, 1.0, name);
+	}
+	for (i = 0; i < CRUSH_MAX_CLASSES; i++) {
+		snprintf(name, sizeof name, "c%d", i);
+		OK(crush_osd_set_class(c, i, name, &why));
+	}
+	before = crush_copy(c);
+	REFUSED(crush_osd_set_class(c, CRUSH_MAX_CLASSES, "onemore", &why),
+	    ENOSPC, "too many device classes");
+	/* A class already known is fine. */
+	OK(crush_osd_set_class(c, CRUSH_MAX_CLASSES, "c0", &why));
+	for (i = 1; i < CRUSH_MAX_RULES; i++) {
+		snprintf(name, sizeof name, "rule%d", i);
+		OK(crush_rule_create(c, name, "default", "host", NULL, NULL,
+		    &why));
+	}
+	crush_free(before);
+	before = crush_copy(c);
+	REFUSED(
+	    crush_rule_create(c, "last", "default", "host", NULL, NULL, &why),
+	    ENOSPC, "too many rules");
+	crush_free(before);
+	crush_free(c);
+}
+
+/* A map with everything: racks, hosts, classes, unequal weights, rules. */
+static struct crush *
+sample_map(void)
+{
+	struct crush *c = crush_new_default();
+	char host[16], rack[16];
+	const char *l[2] = { host, rack };
+	int i;
+
+	for (i = 0; i < 24; i++) {
+		snprintf(host, sizeof host, "host=h%d", i / 3);
+		snprintf(rack, sizeof rack, "rack=r%d", i / 9);
+		OK(crush_osd_add(c, i, 0.5 + (i % 5) * 0.75, l, 2, &why));
+		OK(crush_osd_set_class(c, i, i % 4 == 0 ? "ssd" : "hdd", &why));
+	}
+	OK(crush_bucket_add(c, "spare", "host", NULL, 0, NULL, &why));
+	OK(crush_rule_create(c, "rack_ssd", "default", "rack", "ssd", NULL,
+	    &why));
+	OK(crush_rule_create(c, "by_osd", "r1", "osd", NULL, NULL, &why));
+	return c;
+}
+
+Test(crush, copy_and_equal)
+{
+	struct crush *c = sample_map(), *d = crush_copy(c);
+
+	cr_assert(crush_equal(c, d));
+	OK(crush_osd_reweight(d, 3, 7.0, &why));
+	cr_assert_not(crush_equal(c, d));
+	crush_free(d);
+	d = crush_copy(c);
+	OK(crush_osd_rm_class(d, 3, &why));
+	cr_assert_not(crush_equal(c, d));
+	crush_free(d);
+	d = crush_copy(c);
+	OK(crush_move(d, "h1", (const char *[]){ "rack=r2" }, 1, &why));
+	cr_assert_not(crush_equal(c, d));
+	crush_free(d);
+	d = crush_copy(c);
+	OK(crush_rule_remove(d, "by_osd", NULL, 0, &why));
+	cr_assert_not(crush_equal(c, d));
+	crush_free(d);
+	crush_free(c);
+}
+
+Test(crush, encode_decode_round_trip)
+{
+	struct crush *maps[3], *d;
+	struct enc_buf a, b;
+	char *cause = NULL;
+	size_t i;
+
+	maps[0] = crush_new();
+	maps[1] = crush_new_default();
+	maps[2] = sample_map();
+	for (i = 0; i < nitems(maps); i++) {
+		a = encoded(maps[i]);
+		d = crush_decode(a.data, a.len, &cause);
+		cr_assert_not_null(d, "decode failed: %s", cause);
+		cr_assert(crush_equal(maps[i], d));
+		b = encoded(d);
+		cr_assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+		enc_buf_free(&a);
+		enc_buf_free(&b);
+		crush_free(d);
+		crush_free(maps[i]);
+	}
+}
+
+/* A decoder either refuses with a cause or gives a map that re-encodes. */
+static void
+decode_safely(const uint8_t *p, size_t len)
+{
+	struct crush *d, *e;
+	struct enc_buf a;
+	char *cause = NULL;
+
+	d = crush_decode(p, len, &cause);
+	if (d == NULL) {
+		cr_assert_not_null(cause, "refused without a cause");
+		cr_assert_eq(strncmp(cause, "crush: ", 7), 0, "%s", cause);
+		free(cause);
+		return;
+	}
+	a = encoded(d);
+	e = crush_decode(a.data, a.len, &cause);
+	cr_assert_not_null(e, "a decoded map does not decode again: %s", cause);
+	cr_assert(crush_equal(d, e));
+	enc_buf_free(&a);
+	crush_free(d);
+	crush_free(e);
+}
+
+Test(crush, decode_refuses_truncations_and_bad_lengths)
+{
+	struct crush *c = sample_map();
+	struct enc_buf a = encoded(c);
+	uint8_t *p = xmalloc(a.len + 8);
+	char *cause = NULL;
+	size_t i, len;
+	uint32_t seed = 12345;
+
+	/* Every truncation is refused. */
+	for (len = 0; len < a.len; len++) {
+		cr_assert_null(crush_decode(a.data, len, &cause),
+		    "a record cut at %zu bytes of %zu decoded", len, a.len);
+		cr_assert_not_null(cause);
+		free(cause);
+		cause = NULL;
+	}
+	/* Huge counts and lengths in every 32-bit field position. */
+	for (i = 0; i + 4 <= a.len; i++) {
+		memcpy(p, a.data, a.len);
+		p[i] = p[i + 1] = p[i + 2] = p[i + 3] = 0xff;
+		decode_safely(p, a.len);
+		p[i] = 0x7f;
+		decode_safely(p, a.len);
+	}
+	/* Trailing bytes, and random corruption. */
+	memcpy(p, a.data, a.len);
+	p[a.len] = 0;
+	cr_assert_null(crush_decode(p, a.len + 1, &cause));
+	free(cause);
+	for (i = 0; i < 20000; i++) {
+		size_t at;
+
+		memcpy(p, a.data, a.len);
+		seed = seed * 1103515245u + 12345u;
+		at = (seed >> 8) % a.len;
+		seed = seed * 1103515245u + 12345u;
+		p[at] ^= (uint8_t)(1u << ((seed >> 16) % 8));
+		decode_safely(p, a.len);
+	}
+	/* A newer compat version is refused by name. */
+	memcpy(p, a.data, a.len);
+	p[1] = CRUSH_STRUCT_V + 1;
+	cr_assert_null(crush_decode(p, a.len, &cause));
+	cr_assert_not_null(strstr(cause, "newer"));
+	free(cause);
+	free(p);
+	enc_buf_free(&a);
+	crush_free(c);
+}
+
+Test(crush, json_dump_shape)
+{
+	struct crush *c = sample_map();
+	json_t *j = crush_to_json(c), *b, *rule, *steps;
+	json_t *first_item;
+	size_t i;
+
+	cr_assert_eq(json_array_size(json_object_get(j, "devices")), 24);
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(j, "devices"), 0), "class")),
+	    "ssd");
+	cr_assert_eq(json_array_size(json_object_get(j, "types")), 6);
+	b = json_array_get(json_object_get(j, "buckets"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(b, "id")), -1);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "name")),
+	    "default");
+	cr_assert_str_eq(json_string_value(json_object_get(b, "type_name")),
+	    "root");
+	cr_assert_eq(json_integer_value(json_object_get(b, "type_id")), 11);
+	cr_assert_eq(json_integer_value(json_object_get(b, "weight")),
+	    (json_int_t)bucket_weight(c, "default"));
+	first_item = json_array_get(json_object_get(b, "items"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(first_item, "pos")), 0);
+	rule = NULL;
+	for (i = 0; i < json_array_size(json_object_get(j, "rules")); i++) {
+		json_t *r = json_array_get(json_object_get(j, "rules"), i);
+
+		if (strcmp(json_string_value(json_object_get(r, "rule_name")),
+			"rack_ssd") == 0)
+			rule = r;
+	}
+	cr_assert_not_null(rule);
+	steps = json_object_get(rule, "steps");
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_array_get(steps, 0), "item_name")),
+	    "default~ssd");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(json_array_get(steps, 1), "op")),
+	    "chooseleaf_firstn");
+	cr_assert_str_eq(json_string_value(
+			     json_object_get(json_array_get(steps, 1), "type")),
+	    "rack");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(json_array_get(steps, 2), "op")),
+	    "emit");
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(j, "tunables"), "choose_total_tries")),
+	    50);
+	json_decref(j);
+	cr_assert_null(crush_rule_to_json(c, 77));
+	crush_free(c);
+}
+
+Test(crush, json_round_trip_and_refusals)
+{
+	struct crush *c = sample_map(), *d;
+	json_t *j = crush_to_json(c), *k;
+	char *cause = NULL, *text;
+
+	d = crush_from_json(j, &cause);
+	cr_assert_not_null(d, "%s", cause);
+	cr_assert(crush_equal(c, d));
+	crush_free(d);
+	/* Through text, as a client receives it. */
+	text = json_dumps(j, JSON_COMPACT);
+	k = json_loads(text, 0, NULL);
+	d = crush_from_json(k, &cause);
+	cr_assert_not_null(d, "%s", cause);
+	cr_assert(crush_equal(c, d));
+	crush_free(d);
+	json_decref(k);
+	free(text);
+
+	/* A stated weight that is not the items' sum. */
+	k = json_deep_copy(j);
+	json_object_set_new(json_array_get(json_object_get(k, "buckets"), 0),
+	    "weight", json_integer(1));
+	cr_assert_null(crush_from_json(k, &cause));
+	cr_assert_not_null(strstr(cause, "sum"), "%s", cause);
+	free(cause);
+	json_decref(k);
+	/* A rule on a bucket that does not exist. */
+	k = json_deep_copy(j);
+	json_object_set_new(
+	    json_array_get(
+		json_object_get(json_array_get(json_object_get(k, "rules"), 0),
+		    "steps"),
+		0),
+	    "item", json_integer(-500));
+	cr_assert_null(crush_from_json(k, &cause));
+	cr_assert_not_null(cause);
+	free(cause);
+	json_decref(k);
+	/* An item twice. */
+	k = json_deep_copy(j);
+	json_array_append(
+	    json_object_get(json_array_get(json_object_get(k, "buckets"), 1),
+		"items"),
+	    json_array_get(
+		json_object_get(
+		    json_array_get(json_object_get(k, "buckets"), 2), "items"),
+		0));
+	cr_assert_null(crush_from_json(k, &cause));
+	cr_assert_not_null(cause);
+	free(cause);
+	json_decref(k);
+	/* Not a map at all. */
+	k = json_pack("{s:[]}", "buckets");
+	cr_assert_null(crush_from_json(k, &cause));
+	cr_assert_not_null(cause);
+	free(cause);
+	json_decref(k);
+	json_decref(j);
+	crush_free(c);
+}
+
+Test(crush, tree_walk)
+{
+	struct crush *c = crush_new_default();
+	struct crush_tree_node *nodes;
+	json_t *j, *kids;
+	size_t n;
+
+	add_osd(c, 3, 1.0, "hb");
+	add_osd(c, 1, 2.0, "hb");
+	add_osd(c, 2, 1.0, "ha");
+	OK(crush_osd_set_class(c, 1, "ssd", &why));
+	OK(crush_bucket_add(c, "lone", "root", NULL, 0, NULL, &why));
+	n = crush_tree(c, &nodes);
+	cr_assert_eq(n, 7);
+	/* Top buckets by id, lowest first: lone (-4) before default (-1). */
+	cr_assert_eq(nodes[0].id, id_of(c, "lone"));
+	cr_assert_eq(nodes[0].depth, 0);
+	cr_assert_eq(nodes[1].id, -1);
+	cr_assert_eq(nodes[1].nchildren, 2);
+	/* Buckets by name; OSDs by class ("" before "ssd"), then id. */
+	cr_assert_eq(nodes[2].id, id_of(c, "ha"));
+	cr_assert_eq(nodes[2].depth, 1);
+	cr_assert_eq(nodes[3].id, 2);
+	cr_assert_eq(nodes[3].depth, 2);
+	cr_assert_eq(nodes[4].id, id_of(c, "hb"));
+	cr_assert_eq(nodes[5].id, 3);
+	cr_assert_eq(nodes[6].id, 1);
+	cr_assert_eq(nodes[6].weight, W(2.0));
+	cr_assert_eq(nodes[6].parent, id_of(c, "hb"));
+	free(nodes);
+	j = crush_tree_to_json(c);
+	cr_assert_eq(json_array_size(json_object_get(j, "nodes")), 7);
+	cr_assert_eq(json_array_size(json_object_get(j, "stray")), 0);
+	/* Ceph lists children in the reverse of the walk. */
+	kids = json_object_get(json_array_get(json_object_get(j, "nodes"), 1),
+	    "children");
+	cr_assert_eq(json_integer_value(json_array_get(kids, 0)),
+	    id_of(c, "hb"));
+	cr_assert_eq(json_integer_value(json_array_get(kids, 1)),
+	    id_of(c, "ha"));
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_array_get(json_object_get(j, "nodes"), 6),
+			     "device_class")),
+	    "ssd");
+	cr_assert_eq(json_real_value(json_object_get(
+			 json_array_get(json_object_get(j, "nodes"), 6),
+			 "crush_weight")),
+	    2.0);
+	json_decref(j);
+	crush_free(c);
+}
