@@ -831,3 +831,596 @@ Test(crush, tree_walk)
 	json_decref(j);
 	crush_free(c);
 }
+
+/*
+ * The placement function's properties.
+ */
+
+/* nh hosts h0.. of per OSDs each (ids host * per + i), weight w(i). */
+static struct crush *
+hosts_map(int nh, int per, double (*w)(int))
+{
+	struct crush *c = crush_new_default();
+	int h, i;
+
+	for (h = 0; h < nh; h++) {
+		char host[16];
+
+		snprintf(host, sizeof host, "h%d", h);
+		for (i = 0; i < per; i++)
+			add_osd(c, h * per + i, w != NULL ? w(i) : 1.0, host);
+	}
+	return c;
+}
+
+/* n OSD states, all up and fully in. */
+static struct crush_osd_state *
+all_up(size_t n)
+{
+	struct crush_osd_state *st = xcalloc(n, sizeof *st);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		st[i].up = 1;
+		st[i].reweight = CRUSH_WEIGHT_ONE;
+	}
+	return st;
+}
+
+/* The up sets of PGs 1.0 .. 1.(npg-1): sets[pg * size ...], lens[pg]. */
+struct mapping {
+	uint32_t npg;
+	unsigned size;
+	int32_t *sets;
+	int *lens;
+};
+
+static struct mapping
+map_all(const struct crush *c, uint32_t rule, const struct crush_osd_state *st,
+    size_t nst, uint32_t npg, unsigned size)
+{
+	struct mapping m = { npg, size, NULL, NULL };
+	uint32_t s;
+
+	m.sets = xcalloc((size_t)npg * size, sizeof *m.sets);
+	m.lens = xcalloc(npg, sizeof *m.lens);
+	for (s = 0; s < npg; s++) {
+		m.lens[s] = crush_map_pg(c, rule, st, nst, 1, s, size,
+		    m.sets + (size_t)s * size);
+		cr_assert_geq(m.lens[s], 0);
+	}
+	return m;
+}
+
+static void
+mapping_free(struct mapping *m)
+{
+	free(m->sets);
+	free(m->lens);
+}
+
+static int
+has(const struct mapping *m, uint32_t pg, int32_t osd)
+{
+	int i;
+
+	for (i = 0; i < m->lens[pg]; i++)
+		if (m->sets[(size_t)pg * m->size + i] == osd)
+			return 1;
+	return 0;
+}
+
+static int
+same_set(const struct mapping *a, const struct mapping *b, uint32_t pg)
+{
+	return a->lens[pg] == b->lens[pg] &&
+	    memcmp(a->sets + (size_t)pg * a->size,
+		b->sets + (size_t)pg * b->size,
+		(size_t)a->lens[pg] * sizeof *a->sets) == 0;
+}
+
+/* The bucket of type t above osd. */
+static int32_t
+ancestor(const struct crush *c, int32_t osd, int t)
+{
+	struct crush_bucket_info bi;
+	int32_t id = crush_osd_parent(c, osd);
+
+	while (id != 0) {
+		cr_assert_eq(crush_bucket_get(c, id, &bi), 0);
+		if (bi.type == t)
+			return id;
+		id = bi.parent;
+	}
+	return 0;
+}
+
+/* No two members of any set under one bucket of type t. */
+static void
+assert_spread(const struct crush *c, const struct mapping *m, int t)
+{
+	uint32_t pg;
+	int i, j;
+
+	for (pg = 0; pg < m->npg; pg++)
+		for (i = 0; i < m->lens[pg]; i++)
+			for (j = i + 1; j < m->lens[pg]; j++)
+				cr_assert_neq(
+				    ancestor(c,
+					m->sets[(size_t)pg * m->size + i], t),
+				    ancestor(c,
+					m->sets[(size_t)pg * m->size + j], t),
+				    "PG 1.%x has two copies under one %s", pg,
+				    crush_type_name(t));
+}
+
+static double
+w_uneven(int i)
+{
+	return 0.5 + (i % 4) * 0.5;
+}
+
+Test(crush_place, hosts_as_domain_no_two_copies_under_one_host)
+{
+	struct crush *c = crush_new_default();
+	struct crush_osd_state *st = all_up(64);
+	struct mapping m;
+	uint32_t pg;
+	int h, i, osd = 0;
+
+	/* Ten hosts of 1 to 6 OSDs, unequal weights. */
+	for (h = 0; h < 10; h++) {
+		char host[16];
+
+		snprintf(host, sizeof host, "h%d", h);
+		for (i = 0; i <= h % 6; i++, osd++)
+			add_osd(c, osd, w_uneven(osd), host);
+	}
+	m = map_all(c, 0, st, 64, 20000, 3);
+	for (pg = 0; pg < m.npg; pg++)
+		cr_assert_eq(m.lens[pg], 3, "PG 1.%x is short", pg);
+	assert_spread(c, &m, CRUSH_TYPE_HOST);
+	mapping_free(&m);
+	/*
+	 * Up to as many copies as hosts: never two on one host.  (Sets may
+	 * be short: the last copies must find the hosts left within 51
+	 * attempts, and h0 weighs 0.5 of 44, as in Ceph.)
+	 */
+	m = map_all(c, 0, st, 64, 2000, 10);
+	for (pg = 0; pg < m.npg; pg++)
+		cr_assert_geq(m.lens[pg], 6, "PG 1.%x has %d copies", pg,
+		    m.lens[pg]);
+	assert_spread(c, &m, CRUSH_TYPE_HOST);
+	mapping_free(&m);
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, racks_as_domain_no_two_copies_under_one_rack)
+{
+	struct crush *c = crush_new_default();
+	struct crush_osd_state *st = all_up(64);
+	struct mapping m;
+	char host[16], rack[16];
+	const char *l[2] = { host, rack };
+	uint32_t pg, rule;
+	int i;
+
+	/* Four racks of three hosts of two OSDs. */
+	for (i = 0; i < 24; i++) {
+		snprintf(host, sizeof host, "host=h%d", i / 2);
+		snprintf(rack, sizeof rack, "rack=r%d", i / 6);
+		OK(crush_osd_add(c, i, w_uneven(i), l, 2, &why));
+	}
+	OK(crush_rule_create(c, "by_rack", "default", "rack", NULL, &rule,
+	    &why));
+	m = map_all(c, rule, st, 64, 20000, 3);
+	for (pg = 0; pg < m.npg; pg++)
+		cr_assert_eq(m.lens[pg], 3);
+	assert_spread(c, &m, CRUSH_TYPE_RACK);
+	mapping_free(&m);
+	/* Five copies over four racks: short sets of four. */
+	m = map_all(c, rule, st, 64, 2000, 5);
+	for (pg = 0; pg < m.npg; pg++)
+		cr_assert_eq(m.lens[pg], 4, "PG 1.%x has %d copies", pg,
+		    m.lens[pg]);
+	assert_spread(c, &m, CRUSH_TYPE_RACK);
+	mapping_free(&m);
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, reweight_moves_only_pgs_to_or_from_that_osd)
+{
+	struct crush *c = hosts_map(8, 4, w_uneven);
+	struct crush_osd_state *st = all_up(32);
+	struct mapping a, b;
+	uint32_t pg, moved = 0, had = 0, has_after = 0;
+
+	a = map_all(c, 0, st, 32, 20000, 3);
+	st[13].reweight = 0x8000; /* 0.5 */
+	b = map_all(c, 0, st, 32, 20000, 3);
+	for (pg = 0; pg < a.npg; pg++) {
+		had += has(&a, pg, 13);
+		has_after += has(&b, pg, 13);
+		if (same_set(&a, &b, pg))
+			continue;
+		moved++;
+		cr_assert(has(&a, pg, 13) || has(&b, pg, 13),
+		    "PG 1.%x moved without osd.13", pg);
+	}
+	cr_assert_gt(moved, 0);
+	/* At reweight 0.5 it keeps about half its PGs (is_out's hash). */
+	cr_assert(fabs((double)has_after / had - 0.5) < 0.05,
+	    "osd.13 kept %u of %u PGs", has_after, had);
+	mapping_free(&a);
+	mapping_free(&b);
+	free(st);
+	crush_free(c);
+}
+
+/*
+ * A crush weight change alters its host's weight too, so (as in Ceph) PGs
+ * move into or out of that host, to or from any of its OSDs: every PG that
+ * moves has a copy in that host before or after, and most of the moved
+ * copies are the OSD's own.
+ */
+Test(crush_place, crush_weight_moves_only_pgs_to_or_from_that_host)
+{
+	struct crush *c = hosts_map(8, 4, w_uneven), *d;
+	struct crush_osd_state *st = all_up(32);
+	struct mapping a, b;
+	int32_t host;
+	uint32_t pg, moved = 0, with_osd = 0;
+	int i, in_host;
+
+	d = crush_copy(c);
+	OK(crush_osd_reweight(d, 13, 3.0, &why));
+	host = crush_osd_parent(c, 13);
+	a = map_all(c, 0, st, 32, 20000, 3);
+	b = map_all(d, 0, st, 32, 20000, 3);
+	for (pg = 0; pg < a.npg; pg++) {
+		if (same_set(&a, &b, pg))
+			continue;
+		moved++;
+		in_host = 0;
+		for (i = 0; i < a.lens[pg]; i++)
+			in_host |= crush_osd_parent(c,
+				       a.sets[(size_t)pg * 3 + i]) == host;
+		for (i = 0; i < b.lens[pg]; i++)
+			in_host |= crush_osd_parent(c,
+				       b.sets[(size_t)pg * 3 + i]) == host;
+		cr_assert(in_host,
+		    "PG 1.%x moved without a copy in osd.13's host", pg);
+		with_osd += has(&b, pg, 13) && !has(&a, pg, 13);
+	}
+	cr_assert_gt(moved, 0);
+	cr_assert_gt(with_osd * 2, moved, "only %u of %u moves went to osd.13",
+	    with_osd, moved);
+	mapping_free(&a);
+	mapping_free(&b);
+	free(st);
+	crush_free(c);
+	crush_free(d);
+}
+
+Test(crush_place, marking_out_or_down_moves_only_pgs_that_had_it)
+{
+	struct crush *c = hosts_map(8, 4, w_uneven);
+	struct crush_osd_state *st = all_up(32);
+	struct mapping a, b;
+	uint32_t pg, moved;
+	int pass;
+
+	a = map_all(c, 0, st, 32, 20000, 3);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			st[6].reweight = 0; /* out */
+		else
+			st[6].up = 0; /* down */
+		b = map_all(c, 0, st, 32, 20000, 3);
+		moved = 0;
+		for (pg = 0; pg < a.npg; pg++) {
+			cr_assert_not(has(&b, pg, 6), "PG 1.%x kept osd.6", pg);
+			if (same_set(&a, &b, pg))
+				continue;
+			moved++;
+			cr_assert(has(&a, pg, 6),
+			    "PG 1.%x moved but never had osd.6", pg);
+			cr_assert_eq(b.lens[pg], 3);
+		}
+		cr_assert_gt(moved, 0);
+		mapping_free(&b);
+		st[6].reweight = CRUSH_WEIGHT_ONE;
+	}
+	mapping_free(&a);
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, adding_a_host_moves_its_share)
+{
+	struct crush *c = hosts_map(16, 4, NULL), *d;
+	struct crush_osd_state *st = all_up(68);
+	struct mapping a, b;
+	const double share = 4.0 / (64 + 4);
+	uint32_t pg;
+	long moved = 0, onto = 0, total = 0;
+	int i, j, found;
+
+	d = crush_copy(c);
+	for (i = 64; i < 68; i++)
+		add_osd(d, i, 1.0, "new");
+	a = map_all(c, 0, st, 68, 50000, 3);
+	b = map_all(d, 0, st, 68, 50000, 3);
+	for (pg = 0; pg < a.npg; pg++) {
+		total += a.lens[pg];
+		for (i = 0; i < b.lens[pg]; i++) {
+			int32_t osd = b.sets[(size_t)pg * 3 + i];
+
+			for (j = 0, found = 0; j < a.lens[pg]; j++)
+				found |= a.sets[(size_t)pg * 3 + j] == osd;
+			moved += !found;
+			onto += osd >= 64;
+		}
+	}
+	cr_assert(fabs((double)moved / total / share - 1) < 0.2,
+	    "moved %.4f of the copies, expected about %.4f",
+	    (double)moved / total, share);
+	cr_assert(fabs((double)onto / total / share - 1) < 0.2,
+	    "the new host holds %.4f of the copies, expected about %.4f",
+	    (double)onto / total, share);
+	mapping_free(&a);
+	mapping_free(&b);
+	free(st);
+	crush_free(c);
+	crush_free(d);
+}
+
+/* Hosts of equal total weight; OSD weights 0.5, 1, 1.5, 2 within each. */
+static double
+w_spread(int i)
+{
+	return 0.5 + (i % 4) * 0.5;
+}
+
+Test(crush_place, per_osd_counts_within_ten_percent_of_weighted_mean)
+{
+	struct crush *c = hosts_map(8, 8, w_spread);
+	struct crush_osd_state *st = all_up(64);
+	struct mapping m;
+	long count[64] = { 0 };
+	double total_w = 0, expect, dev, worst = 0;
+	uint32_t pg;
+	int i;
+
+	m = map_all(c, 0, st, 64, 100000, 3);
+	for (pg = 0; pg < m.npg; pg++) {
+		cr_assert_eq(m.lens[pg], 3);
+		for (i = 0; i < 3; i++)
+			count[m.sets[(size_t)pg * 3 + i]]++;
+	}
+	for (i = 0; i < 64; i++)
+		total_w += (double)crush_osd_weight(c, i);
+	for (i = 0; i < 64; i++) {
+		expect = 300000.0 * (double)crush_osd_weight(c, i) / total_w;
+		dev = fabs(count[i] - expect) / expect;
+		if (dev > worst)
+			worst = dev;
+		cr_assert(dev < 0.10,
+		    "osd.%d holds %ld copies, the weighted mean is %.0f", i,
+		    count[i], expect);
+	}
+	cr_log_info("worst per-OSD deviation %.2f%%", worst * 100);
+	mapping_free(&m);
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, class_rules_draw_only_their_class)
+{
+	struct crush *c = hosts_map(6, 4, w_uneven);
+	struct crush_osd_state *st = all_up(24);
+	struct mapping m;
+	uint32_t pg, rule;
+	long ssd_copies[24] = { 0 };
+	int i;
+
+	/* osd 0 and 1 of each host are ssd; host 5 has none. */
+	for (i = 0; i < 24; i++)
+		if (i % 4 < 2 && i < 20)
+			OK(crush_osd_set_class(c, i, "ssd", &why));
+		else
+			OK(crush_osd_set_class(c, i, "hdd", &why));
+	OK(crush_rule_create(c, "fast", "default", "host", "ssd", &rule, &why));
+	m = map_all(c, rule, st, 24, 20000, 3);
+	for (pg = 0; pg < m.npg; pg++) {
+		cr_assert_eq(m.lens[pg], 3);
+		for (i = 0; i < 3; i++) {
+			int32_t osd = m.sets[(size_t)pg * 3 + i];
+
+			cr_assert_str_eq(crush_osd_class(c, osd), "ssd");
+			ssd_copies[osd]++;
+		}
+	}
+	assert_spread(c, &m, CRUSH_TYPE_HOST);
+	/* By class weight: osd.1 (weight 1) about twice osd.0 (0.5). */
+	cr_assert(fabs((double)ssd_copies[1] / ssd_copies[0] - 2) < 0.2,
+	    "osd.1 %ld copies, osd.0 %ld", ssd_copies[1], ssd_copies[0]);
+	mapping_free(&m);
+	/* Five ssd hosts: six copies give sets of five. */
+	m = map_all(c, rule, st, 24, 1000, 6);
+	for (pg = 0; pg < m.npg; pg++)
+		cr_assert_eq(m.lens[pg], 5);
+	mapping_free(&m);
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, short_and_empty_sets)
+{
+	struct crush *c = hosts_map(3, 2, NULL), *e = crush_new_default();
+	struct crush_osd_state *st = all_up(6);
+	int32_t up[CRUSH_MAX_SIZE + 5];
+	uint32_t s, rule;
+	int n, i;
+
+	for (s = 0; s < 500; s++) {
+		cr_assert_eq(crush_map_pg(c, 0, st, 6, 1, s, 5, up), 3);
+		cr_assert_eq(crush_map_pg(c, 0, st, 6, 1, s, 0, up), 0);
+		cr_assert_eq(crush_map_pg(e, 0, st, 6, 1, s, 3, up), 0);
+	}
+	cr_assert_eq(crush_map_pg(c, 7, st, 6, 1, 0, 3, up), -1);
+	/* A whole host down: its OSDs never appear, sets of two. */
+	st[2].up = st[3].up = 0;
+	for (s = 0; s < 500; s++) {
+		n = crush_map_pg(c, 0, st, 6, 1, s, 3, up);
+		cr_assert_eq(n, 2);
+		for (i = 0; i < n; i++)
+			cr_assert(up[i] != 2 && up[i] != 3);
+	}
+	/* OSDs past the states given count as out. */
+	for (s = 0; s < 500; s++)
+		cr_assert_eq(crush_map_pg(c, 0, st, 2, 1, s, 3, up), 1);
+	/* Everything down: empty sets. */
+	for (i = 0; i < 6; i++)
+		st[i].up = 0;
+	for (s = 0; s < 500; s++)
+		cr_assert_eq(crush_map_pg(c, 0, st, 6, 1, s, 3, up), 0);
+	/* size is at most CRUSH_MAX_SIZE. */
+	crush_free(c);
+	free(st);
+	c = hosts_map(12, 1, NULL);
+	st = all_up(12);
+	cr_assert_eq(crush_map_pg(c, 0, st, 12, 1, 0, 15, up), CRUSH_MAX_SIZE);
+	/* A class rule whose class no OSD has any more maps nothing. */
+	OK(crush_osd_set_class(c, 0, "ssd", &why));
+	OK(crush_rule_create(c, "fast", "default", "host", "ssd", &rule, &why));
+	cr_assert_eq(crush_map_pg(c, rule, st, 12, 1, 0, 3, up), 1);
+	OK(crush_osd_rm_class(c, 0, &why));
+	cr_assert_eq(crush_map_pg(c, rule, st, 12, 1, 0, 3, up), 0);
+	free(st);
+	crush_free(c);
+	crush_free(e);
+}
+
+Test(crush_place, osd_domain_rule_chooses_distinct_osds)
+{
+	struct crush *c = hosts_map(2, 5, w_uneven);
+	struct crush_osd_state *st = all_up(10);
+	struct mapping m;
+	uint32_t pg, rule;
+	int i, j;
+
+	OK(crush_rule_create(c, "in_h1", "h1", "osd", NULL, &rule, &why));
+	m = map_all(c, rule, st, 10, 5000, 3);
+	for (pg = 0; pg < m.npg; pg++) {
+		cr_assert_eq(m.lens[pg], 3);
+		for (i = 0; i < 3; i++) {
+			int32_t a = m.sets[(size_t)pg * 3 + i];
+
+			cr_assert(a >= 5 && a < 10, "osd.%d is not in h1", a);
+			for (j = i + 1; j < 3; j++)
+				cr_assert_neq(a, m.sets[(size_t)pg * 3 + j]);
+		}
+	}
+	mapping_free(&m);
+	/*
+	 * Six copies of five OSDs: five, unless the attempts run out before
+	 * the lightest (0.5 of 6) is drawn.
+	 */
+	m = map_all(c, rule, st, 10, 1000, 6);
+	for (pg = 0, i = 0; pg < m.npg; pg++) {
+		cr_assert(m.lens[pg] == 5 || m.lens[pg] == 4);
+		i += m.lens[pg] == 5;
+	}
+	cr_assert_gt(i, 900, "only %d of 1000 sets hold all five", i);
+	mapping_free(&m);
+	free(st);
+	crush_free(c);
+}
+
+/*
+ * crush_placement_map_pg() is crush_map_pg(), bit for bit, whatever the
+ * OSDs' states: its shortcuts only skip attempts that must fail.
+ */
+Test(crush_place, placement_form_equals_the_function)
+{
+	struct crush *c = sample_map();
+	struct crush_osd_state *st = all_up(24);
+	struct crush_placement *pl;
+	struct crush_rule_info ri;
+	int32_t a[CRUSH_MAX_SIZE], b[CRUSH_MAX_SIZE];
+	uint32_t s, round = 0, x = 99;
+	size_t k;
+	int i, na, nb;
+
+	for (round = 0; round < 12; round++) {
+		/* Ever more OSDs down, out or partly in. */
+		for (i = 0; i < 24; i++) {
+			x = x * 1103515245u + 12345u;
+			if ((x >> 16) % 12 < round) {
+				switch ((x >> 8) % 3) {
+				case 0:
+					st[i].up = 0;
+					break;
+				case 1:
+					st[i].reweight = 0;
+					break;
+				default:
+					st[i].reweight = (x >> 4) & 0xffff;
+				}
+			}
+		}
+		pl = crush_placement_new(c, st, 24);
+		for (k = 0; k < crush_rule_count(c); k++) {
+			cr_assert_eq(crush_rule_at(c, k, &ri), 0);
+			for (s = 0; s < 1500; s++) {
+				na = crush_map_pg(c, ri.id, st, 24, 3, s, 4, a);
+				nb = crush_placement_map_pg(pl, ri.id, 3, s, 4,
+				    b);
+				cr_assert_eq(na, nb,
+				    "rule %u PG 3.%x: %d vs %d", ri.id, s, na,
+				    nb);
+				cr_assert_arr_eq(a, b, (size_t)na * sizeof *a);
+			}
+		}
+		cr_assert_eq(crush_placement_map_pg(pl, 99, 3, 0, 4, b), -1);
+		crush_placement_free(pl);
+	}
+	free(st);
+	crush_free(c);
+}
+
+Test(crush_place, deterministic_across_copies_and_codecs)
+{
+	struct crush *c = sample_map(), *d, *e;
+	struct crush_osd_state *st = all_up(24);
+	struct enc_buf b;
+	json_t *j;
+	int32_t x[4], y[4], z[4];
+	uint32_t s;
+	int n;
+
+	b = encoded(c);
+	d = crush_decode(b.data, b.len, &(char *){ NULL });
+	j = crush_to_json(c);
+	e = crush_from_json(j, &(char *){ NULL });
+	cr_assert_not_null(d);
+	cr_assert_not_null(e);
+	st[5].up = 0;
+	st[9].reweight = 0x6000;
+	for (s = 0; s < 5000; s++) {
+		n = crush_map_pg(c, 1, st, 24, 2, s, 4, x);
+		cr_assert_eq(crush_map_pg(d, 1, st, 24, 2, s, 4, y), n);
+		cr_assert_eq(crush_map_pg(e, 1, st, 24, 2, s, 4, z), n);
+		cr_assert_arr_eq(x, y, (size_t)n * sizeof *x);
+		cr_assert_arr_eq(x, z, (size_t)n * sizeof *x);
+	}
+	json_decref(j);
+	enc_buf_free(&b);
+	free(st);
+	crush_free(c);
+	crush_free(d);
+	crush_free(e);
+}
