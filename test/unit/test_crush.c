@@ -17,6 +17,7 @@
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "map/crush.h"
+#include "map/placement.h"
 
 /* Fails the test unless rc is 0, printing the cause. */
 static void
@@ -1423,4 +1424,175 @@ Test(crush_place, deterministic_across_copies_and_codecs)
 	crush_free(c);
 	crush_free(d);
 	crush_free(e);
+}
+
+/*
+ * The test vectors of mapmon-protocol(7), read from the page itself, so
+ * that the page and the function cannot drift apart.
+ */
+
+/* The hierarchy of the page's vectors, and its OSDs' states. */
+static struct crush *
+vector_map(struct crush_osd_state *st)
+{
+	static const struct {
+		int32_t osd;
+		double w;
+		const char *cls, *rack, *host;
+	} o[] = {
+		{ 0, 1.0, "hdd", "rack=r0", "host=h0" },
+		{ 1, 2.0, "hdd", "rack=r0", "host=h0" },
+		{ 2, 0.5, "ssd", "rack=r0", "host=h0" },
+		{ 3, 1.0, "hdd", "rack=r0", "host=h1" },
+		{ 4, 1.0, "ssd", "rack=r0", "host=h1" },
+		{ 5, 3.0, "hdd", "rack=r1", "host=h2" },
+		{ 6, 1.0, "ssd", "rack=r1", "host=h2" },
+		{ 7, 1.5, "hdd", "rack=r1", "host=h3" },
+		{ 8, 1.5, "hdd", "rack=r1", "host=h3" },
+		{ 9, 1.0, "ssd", "rack=r1", "host=h3" },
+	};
+	struct crush *c = crush_new_default();
+	size_t i;
+
+	for (i = 0; i < nitems(o); i++) {
+		const char *l[2] = { o[i].rack, o[i].host };
+
+		OK(crush_osd_add(c, o[i].osd, o[i].w, l, 2, &why));
+		OK(crush_osd_set_class(c, o[i].osd, o[i].cls, &why));
+		st[i].up = 1;
+		st[i].reweight = CRUSH_WEIGHT_ONE;
+	}
+	OK(crush_rule_create(c, "by_rack", "default", "rack", NULL, NULL,
+	    &why));
+	OK(crush_rule_create(c, "fast", "default", "host", "ssd", NULL, &why));
+	st[4].up = 0;
+	st[7].reweight = 0;
+	st[1].reweight = 0x8000;
+	/* The ids the page gives. */
+	cr_assert_eq(id_of(c, "h0"), -2);
+	cr_assert_eq(id_of(c, "r0"), -3);
+	cr_assert_eq(id_of(c, "h1"), -4);
+	cr_assert_eq(id_of(c, "h2"), -5);
+	cr_assert_eq(id_of(c, "r1"), -6);
+	cr_assert_eq(id_of(c, "h3"), -7);
+	return c;
+}
+
+/* The literal lines between the page's vector markers, joined. */
+static char **
+vector_lines(size_t *n)
+{
+	const char *top = getenv("top_srcdir");
+	char *path, line[512], **lines = NULL;
+	FILE *f;
+	int in = 0;
+
+	if (top == NULL || *top == '\0')
+		top = CRUSH_TEST_SRCDIR;
+	xasprintf(&path, "%s/man/mapmon-protocol.7", top);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s", path);
+	*n = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, ".\\\" crush-vectors-begin") == 0) {
+			in = 1;
+			continue;
+		}
+		if (strcmp(line, ".\\\" crush-vectors-end") == 0)
+			break;
+		if (!in || line[0] == '.' || line[strspn(line, " ")] == '\0')
+			continue;
+		/* A value continued on the next line joins its name. */
+		if (line[strspn(line, " ")] == '=' && *n > 0) {
+			char *j;
+
+			xasprintf(&j, "%s %s", lines[*n - 1], line);
+			free(lines[*n - 1]);
+			lines[*n - 1] = j;
+			continue;
+		}
+		lines = xreallocarray(lines, *n + 1, sizeof *lines);
+		lines[(*n)++] = xstrdup(line);
+	}
+	fclose(f);
+	cr_assert(in, "no vectors in %s", path);
+	free(path);
+	return lines;
+}
+
+Test(crush_vectors, the_pages_vectors_hold)
+{
+	struct crush_osd_state st[10];
+	struct crush *c = vector_map(st);
+	char **lines, rule[64] = "", list[128];
+	unsigned long long want, hash;
+	unsigned pool, seed, r, size = 0, checked = 0, sets = 0;
+	long long want_draw, w;
+	int32_t up[CRUSH_MAX_SIZE], item;
+	size_t n, i;
+	int rid = -1, len, off, k;
+
+	lines = vector_lines(&n);
+	for (i = 0; i < n; i++) {
+		const char *l = lines[i] + strspn(lines[i], " ");
+
+		if (sscanf(l, "k(%u.%x) = %llx", &pool, &seed, &want) == 3) {
+			cr_assert_eq(placement_pgkey(pool, seed), want, "%s",
+			    l);
+			checked++;
+		} else if (sscanf(l, "a(%u.%x, %u) = %llx", &pool, &seed, &r,
+			       &want) == 4) {
+			cr_assert_eq(crush_attempt_key(pool, seed, r), want,
+			    "%s", l);
+			checked++;
+		} else if (sscanf(l, "h(a(%u.%x, %u), %d) = %llx", &pool, &seed,
+			       &r, &item, &want) == 5) {
+			cr_assert_eq(
+			    crush_item_hash(crush_attempt_key(pool, seed, r),
+				item),
+			    want, "%s", l);
+			checked++;
+		} else if (sscanf(l, "draw(%llx, %lld) = %lld", &hash, &w,
+			       &want_draw) == 3) {
+			cr_assert_eq(crush_draw(hash, (uint64_t)w), want_draw,
+			    "%s", l);
+			checked++;
+		} else if (sscanf(l, "%63[a-z_], size %u:", rule, &size) == 2) {
+			rid = crush_rule_id(c, rule);
+			cr_assert_geq(rid, 0, "no rule %s", rule);
+		} else {
+			/* Sets: "POOL.SEED -> [a,b,c]" one or more times. */
+			cr_assert_geq(rid, 0, "a set before its rule: %s", l);
+			while (sscanf(l, "%u.%x -> [%127[0-9,]]%n", &pool,
+				   &seed, list, &off) == 3 ||
+			    sscanf(l, "%u.%x -> []%n", &pool, &seed, &off) ==
+				2) {
+				char got[128] = "";
+
+				if (l[off - 2] == '[')
+					list[0] = '\0';
+				len = crush_map_pg(c, (uint32_t)rid, st, 10,
+				    pool, seed, size, up);
+				for (k = 0; k < len; k++)
+					snprintf(got + strlen(got),
+					    sizeof got - strlen(got), "%s%d",
+					    k ? "," : "", up[k]);
+				cr_assert_str_eq(got, list,
+				    "%s, size %u: %u.%x "
+				    "-> [%s], the page says [%s]",
+				    rule, size, pool, seed, got, list);
+				sets++;
+				l += off;
+				l += strspn(l, " ");
+			}
+			cr_assert_eq(*l, '\0', "cannot read '%s'", l);
+		}
+	}
+	cr_assert_geq(checked, 10, "only %u values", checked);
+	cr_assert_geq(sets, 25, "only %u sets", sets);
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	crush_free(c);
 }
