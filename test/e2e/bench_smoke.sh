@@ -2,7 +2,7 @@
 # bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
 # speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
 # real mapmond until clean (and again after pg_num grows), ingest, bigpool
-# with small pools, log, and the usage errors.  Speaks TAP.  Needs
+# with small pools, log, placement, and the usage errors.  Speaks TAP.  Needs
 # $top_builddir.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
@@ -179,6 +179,21 @@ check "log exits 0" test $? -eq 0
 for c in disabled gathered written; do
 	check "log: $c figure" grep -Eq "^$c [0-9]+\.[0-9]+$" "$T/out"
 done
+
+# placement: a small cluster, one run; every case prints its figures.
+"$BENCH" placement --osds 32 --hosts 4 --pgs 4000 --runs 1 --single 1000 \
+    >"$T/out" 2>"$T/err"
+check "placement exits 0" test $? -eq 0
+for c in flat_equal crush_equal crush_client_equal flat_weighted \
+    crush_weighted flat_tenth_down crush_tenth_down crush_all_down \
+    crush_client_all_down_64th; do
+	check "placement: $c figures" \
+	    grep -Eq "^$c [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$" "$T/out"
+done
+check "placement: one PG's p50 and p99" \
+    grep -Eq '^# one PG, .* p50 [0-9]+ ns, p99 [0-9]+ ns' "$T/out"
+"$BENCH" placement --pgs 2 --pools 4 >/dev/null 2>&1
+check "placement --pgs below --pools: exit 64" test $? -eq 64
 
 # --mon-conf: its lines reach the generated config (a bad key fails the run).
 printf '[mon]\npropose_interval = 5ms\n' >"$T/good.conf"

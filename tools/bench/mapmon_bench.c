@@ -1,8 +1,8 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, bigpool and log.  This file holds the dispatch and
- * osd-sim; the others are in bench_cold.c, bench_ingest.c,
- * bench_bigpool.c and bench_log.c.
+ * osd-sim, ingest, bigpool, log and placement.  This file holds the
+ * dispatch and osd-sim; the others are in bench_cold.c, bench_ingest.c,
+ * bench_bigpool.c, bench_log.c and bench_place.c.
  */
 #include "config.h"
 
@@ -23,6 +23,7 @@
 #include "tools/bench/bench_cold.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
+#include "tools/bench/bench_place.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/osd_sim.h"
 
@@ -38,6 +39,7 @@ usage(int code)
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
+	    "       mapmon-bench placement [options]\n"
 	    "       mapmon-bench SUBCOMMAND -h    (the options of each)\n");
 	exit(code);
 }
@@ -352,6 +354,8 @@ main(int argc, char **argv)
 		return bench_bigpool_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "placement") == 0)
+		return bench_place_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
 	usage(MAPMON_EXIT_USAGE);
 }
