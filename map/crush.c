@@ -1843,6 +1843,7 @@ crush_validate(struct crush *c, char **cause)
 {
 	uint32_t i, j;
 	int32_t *parent_b, *parent_d, osd;
+	char **names = NULL;
 	size_t k, m;
 	int rc = -1;
 
@@ -1858,11 +1859,6 @@ crush_validate(struct crush *c, char **cause)
 		if (!crush_name_ok(b->name) || crush_osd_name(b->name, &osd)) {
 			xasprintf(cause, "crush: bucket %d has an invalid name",
 			    b->id);
-			goto out;
-		}
-		if (crush_bucket_by_name(c, b->name) != b) {
-			xasprintf(cause,
-			    "crush: bucket name '%s' appears twice", b->name);
 			goto out;
 		}
 		for (j = 0; j < b->nitems; j++) {
@@ -1901,6 +1897,19 @@ crush_validate(struct crush *c, char **cause)
 			*pp = b->id;
 		}
 	}
+	/* Names once each: sorted, so a record of many buckets stays cheap. */
+	names = xreallocarray(NULL, c->nbuckets ? c->nbuckets : 1,
+	    sizeof *names);
+	for (i = 0, m = 0; i < c->max_buckets; i++)
+		if (c->buckets[i].id != 0)
+			names[m++] = c->buckets[i].name;
+	qsort(names, m, sizeof *names, crush_strcmp_p);
+	for (k = 1; k < m; k++)
+		if (strcmp(names[k - 1], names[k]) == 0) {
+			xasprintf(cause,
+			    "crush: bucket name '%s' appears twice", names[k]);
+			goto out;
+		}
 	for (i = 0; i < c->max_devices; i++) {
 		if (c->devices[i].exists && parent_d[i] == 0) {
 			xasprintf(cause, "crush: osd.%u is in no bucket", i);
@@ -1956,6 +1965,7 @@ crush_validate(struct crush *c, char **cause)
 	}
 	rc = 0;
 out:
+	free(names);
 	free(parent_b);
 	free(parent_d);
 	return rc;

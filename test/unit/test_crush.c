@@ -771,6 +771,15 @@ Test(crush, json_round_trip_and_refusals)
 	cr_assert_not_null(cause);
 	free(cause);
 	json_decref(k);
+	/* Two buckets of one name. */
+	k = json_deep_copy(j);
+	json_object_set_new(json_array_get(json_object_get(k, "buckets"), 1),
+	    "name", json_string("default"));
+	cr_assert_null(crush_from_json(k, &cause));
+	cr_assert_not_null(strstr(cause, "'default' appears twice"), "%s",
+	    cause);
+	free(cause);
+	json_decref(k);
 	/* Not a map at all. */
 	k = json_pack("{s:[]}", "buckets");
 	cr_assert_null(crush_from_json(k, &cause));
