@@ -1014,7 +1014,10 @@ main(int argc, char **argv)
 	    strcmp(c->prefix, "log last") == 0) {
 		json_array_foreach(data, i, e)
 			mapmon_fmt_log_entry(stdout, e, mapmon_who());
-	} else
+	} else {
+		if (mapmon_fmt_status_for_stderr(c->prefix) && *status != '\0')
+			fprintf(stderr, "%s\n", status);
 		mapmon_print(c->prefix, sess.cmd, data);
+	}
 	mapmon_exit(0);
 }

@@ -315,9 +315,9 @@ fmt_osd_tree(FILE *f, const json_t *d)
 		fmt_table_add(&t, fmt_weight(fmt_num(n, "crush_weight")));
 		fmt_table_add(&t, xstrdup(fmt_str(n, "name")));
 		fmt_table_add(&t, xstrdup(fmt_str(n, "status")));
-		fmt_table_add(&t, fmt_f5(fmt_num(n, "reweight")));
+		fmt_table_add(&t, fmt_weight(fmt_num(n, "reweight")));
 		fmt_table_add(&t,
-		    fmt_f5(json_object_get(n, "primary_affinity") != NULL ?
+		    fmt_weight(json_object_get(n, "primary_affinity") != NULL ?
 			    fmt_num(n, "primary_affinity") :
 			    1.0));
 	}
@@ -883,6 +883,12 @@ int
 mapmon_fmt_data_for_stdout(const char *prefix)
 {
 	return strcmp(prefix, "osd create") == 0;
+}
+
+int
+mapmon_fmt_status_for_stderr(const char *prefix)
+{
+	return strcmp(prefix, "osd getmap") == 0;
 }
 
 static void
