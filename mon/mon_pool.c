@@ -160,7 +160,8 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	if (rule != NULL && strcmp(rule, MON_POOL_RULE) != 0) {
 		mon_pool_refuse(done, arg, -ENOENT,
 		    "specified rule %.*s "
-		    "doesn't exist (mapmon has the one rule %s)",
+		    "doesn't exist (mapmon has the one rule %s until placement "
+		    "rules come)",
 		    64, rule, MON_POOL_RULE);
 		return;
 	}
@@ -443,7 +444,8 @@ mon_pool_set(struct mon *m, const char *name, const char *key,
 		if (strcmp(value, MON_POOL_RULE) != 0) {
 			mon_pool_refuse(done, arg, -ENOENT,
 			    "crush rule %.*s "
-			    "does not exist (mapmon has the one rule %s)",
+			    "does not exist (mapmon has the one rule %s until "
+			    "placement rules come)",
 			    64, value, MON_POOL_RULE);
 			return;
 		}
