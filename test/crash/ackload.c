@@ -719,8 +719,12 @@ load_setup(struct load *l)
 		}
 	}
 	json_array_foreach(osds, i, v) {
+		/* "reweight"; "weight" of a monitor that has none. */
 		if (json_unpack(v, "{s:I, s:I, s:F}", "osd", &id, "in", &in,
-		    "weight", &w) != 0 || id < 0 || id >= l->nosd)
+			json_object_get(v, "reweight") != NULL ? "reweight" :
+								 "weight",
+			&w) != 0 ||
+		    id < 0 || id >= l->nosd)
 			continue;
 		l->osd_in[id] = in != 0;
 		l->osd_weight[id] = w;
@@ -1182,9 +1186,14 @@ check_main(int argc, char **argv)
 		    NULL)
 			continue;
 		obj = observed_get(&o, key, attr, sizeof attr);
-		/* osd dump calls the reweight "weight". */
-		field = obj == NULL ? NULL : json_object_get(obj,
-		    strcmp(attr, "reweight") == 0 ? "weight" : attr);
+		/*
+		 * osd dump's "reweight"; a monitor that has none calls it
+		 * "weight" (now Ceph's in/out weight, 0 once out).
+		 */
+		field = obj == NULL ? NULL : json_object_get(obj, attr);
+		if (field == NULL && obj != NULL &&
+		    strcmp(attr, "reweight") == 0)
+			field = json_object_get(obj, "weight");
 		sent = json_object_get(e, "sent");
 		ok = value_matches(field, acked);
 		json_array_foreach(sent, i, v)
