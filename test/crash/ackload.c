@@ -654,7 +654,7 @@ load_setup(struct load *l)
 		{ "mon.max_pgs", "100000000" },
 	};
 	json_t *dump = NULL, *pools, *osds, *v;
-	const char *name;
+	const char *name, *wkey;
 	json_int_t id, pg_num, size, in;
 	double w;
 	size_t i;
@@ -720,10 +720,11 @@ load_setup(struct load *l)
 	}
 	json_array_foreach(osds, i, v) {
 		/* "reweight"; "weight" of a monitor that has none. */
+		wkey = "reweight";
+		if (json_object_get(v, wkey) == NULL)
+			wkey = "weight";
 		if (json_unpack(v, "{s:I, s:I, s:F}", "osd", &id, "in", &in,
-			json_object_get(v, "reweight") != NULL ? "reweight" :
-								 "weight",
-			&w) != 0 ||
+			wkey, &w) != 0 ||
 		    id < 0 || id >= l->nosd)
 			continue;
 		l->osd_in[id] = in != 0;
