@@ -327,8 +327,7 @@ void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
-int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
-json_t *mon_osd_tree_json(struct mon *);
+int mon_health_status(struct mon *); /* 0 OK, 1 WARN, 2 ERR */
 json_t *mon_osd_stat_json(struct mon *);
 /*
  * `df' (O(pools): from the figures kept as beacons come) and `osd df'

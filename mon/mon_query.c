@@ -166,12 +166,6 @@ mon_osd_tree_of_json(const struct osdmap *om, unsigned mask)
 	return json_pack("{s:o, s:[]}", "nodes", nodes, "stray");
 }
 
-json_t *
-mon_osd_tree_json(struct mon *m)
-{
-	return mon_osd_tree_of_json(&m->osdmap, 0);
-}
-
 int
 mon_osdmap_at(struct mon *m, uint32_t epoch, struct osdmap *out, char **status)
 {
