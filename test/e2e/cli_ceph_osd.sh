@@ -201,7 +201,8 @@ EOF
 	done
 	expect 0 "osd pool create rbd 8 8" osd pool create rbd 8 8
 	run -f json osd pool get rbd all
-	# The hazard: the third word is PGP_NUM, never a size.
+	# The old hazard: the third word is PGP_NUM, never a size (an 8-way
+	# pool where Ceph makes 8 PGs of 3).
 	check "rbd 8 8: 8 PGs, pgp_num 8, size 3, min_size 2" test \
 	    "$(jget pg_num pgp_num size min_size | tr '\n' ' ')" = "8 8 3 2 "
 
