@@ -326,6 +326,8 @@ bench_run_mapmond(const struct bench_run_opts *ro, int *code)
 	return path;
 }
 
+static int bench_conf_sets(const char *text, const char *key);
+
 struct bench_mon *
 bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
     char **cause)
@@ -352,8 +354,13 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 	if ((port = bench_free_port(cause)) == -1)
 		goto fail;
 	snprintf(bm->addr, sizeof bm->addr, "127.0.0.1:%d", port);
-	xasprintf(&text, "[mon]\ndata = %s\nbind = %s\n%s%s", bm->dir,
-	    bm->addr, su->conf, extra != NULL ? extra : "");
+	/* The benchmarks delete the pools they made, as an operator would. */
+	xasprintf(&text, "[mon]\ndata = %s\nbind = %s\n%s%s%s", bm->dir,
+	    bm->addr,
+	    extra != NULL && bench_conf_sets(extra, "mon_allow_pool_delete") ?
+		"" :
+		"mon_allow_pool_delete = true\n",
+	    su->conf, extra != NULL ? extra : "");
 	if (bench_write_file(bm->conf, text, cause) == -1) {
 		free(text);
 		goto fail;
