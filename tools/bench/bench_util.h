@@ -24,6 +24,20 @@
 long bench_arg_long(const char *opt, const char *s, long lo, long hi);
 
 /*
+ * Seconds, whole or decimal ("0.5"), of option opt within lo_ms..hi_ms,
+ * returned in milliseconds; otherwise prints which and exits 64.
+ */
+long bench_arg_seconds(const char *opt, const char *s, long lo_ms, long hi_ms);
+
+/*
+ * A size in bytes of option opt: a whole number with an optional K, M, G
+ * or T (1024-based, case-insensitive, a B after it optional), within
+ * lo..hi; otherwise prints which and exits 64.
+ */
+uint64_t bench_arg_size(const char *opt, const char *s, uint64_t lo,
+    uint64_t hi);
+
+/*
  * The contents of the file path given to option opt (malloc'd, the caller
  * frees); otherwise prints why and exits 64 (a usage error).
  */

@@ -1,0 +1,203 @@
+#!/bin/bash
+# bench_osdsim.sh: the OSD simulator (mapmon-bench osd-sim) fails like a
+# population of real OSDs, against a real mapmond: --until-clean with no
+# PGs, the undersized states with fewer OSDs than a pool's size, kills and
+# revivals through --fail, --revive and the control FIFO, an OSD marked
+# down while alive booting again, noup respected, the control's errors, and
+# a clean stop.  Speaks TAP.  Needs $top_builddir and $top_srcdir.
+#
+# One backend (LMDB, no fsync): what is tested is the simulator's
+# behaviour, which no store setting changes; the monitor's side of each
+# decision has its own tests on both backends.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+
+. "${top_srcdir:-.}/test/lib/ops_lib.sh"
+BENCH=$top_builddir/tools/mapmon-bench
+JG=$top_builddir/test/lib/json_get
+SPID=
+
+sim_cleanup() {
+	[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null
+	ops_cleanup
+}
+trap sim_cleanup EXIT
+
+mm() { "$MAPMON" -m "$ADDR" "$@"; }
+jv() { "$JG" "$2" <"$1"; }	# jv FILE PATH
+
+# wait_for SECONDS CMD...: until CMD succeeds, every 0.1 s.
+wait_for() {
+	local n=$(($1 * 10)) i
+	shift
+	for i in $(seq 1 "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# osd_up ID: 1 or 0 as the map says.
+osd_up() {
+	mm -f json osd dump >"$T/dump" 2>/dev/null || return 1
+	local i
+	for i in $(seq 0 $(($(jv "$T/dump" osds.#) - 1))); do
+		if [ "$(jv "$T/dump" osds.$i.osd)" = "$1" ]; then
+			jv "$T/dump" osds.$i.up
+			return 0
+		fi
+	done
+	return 1
+}
+is_up() { [ "$(osd_up "$1")" = 1 ]; }
+is_down() { [ "$(osd_up "$1")" = 0 ]; }
+# state_count STATE: PGs in that state (pg stat).
+state_count() {
+	local i
+	mm -f json pg stat >"$T/ps" 2>/dev/null || return 1
+	for i in $(seq 0 $(($(jv "$T/ps" pgs_by_state.#) - 1))); do
+		if [ "$(jv "$T/ps" pgs_by_state.$i.state_name)" = "$1" ]; then
+			jv "$T/ps" pgs_by_state.$i.count
+			return 0
+		fi
+	done
+	echo 0
+}
+# start_sim ARGS...: the simulator in the background, output in $T/sim.out
+# and $T/sim.err.
+start_sim() {
+	"$BENCH" osd-sim -m "$ADDR" "$@" >"$T/sim.out" 2>"$T/sim.err" &
+	SPID=$!
+}
+# stop_sim: SIGTERM, wait; sets SIM_RC.
+stop_sim() {
+	kill -TERM "$SPID"
+	wait "$SPID"
+	SIM_RC=$?
+	SPID=
+}
+check_diag() {
+	tail -n 5 "$T/sim.out" "$T/sim.err" 2>/dev/null
+}
+
+mkconf "$T/mon.conf" "$T/data" '[mon]' 'max_pg_per_osd = 1000'
+check "mkfs" mkfs "$T/mon.conf"
+check "mapmond starts" start_daemon "$T/mon.conf" "$T/mon.log"
+
+# No PGs: --until-clean returns once every OSD is up.
+"$BENCH" osd-sim -m "$ADDR" --osds 2 --until-clean --duration 20 \
+    >"$T/sim.out" 2>"$T/sim.err"
+check "--until-clean with no PGs exits 0" test $? -eq 0
+check "... saying every OSD is up" grep -q 'no pgs; all 2 osds up' "$T/sim.out"
+check "... and the map has both up" eval 'is_up 0 && is_up 1'
+
+# Fewer OSDs than the size: never active+clean.
+mm osd pool create small 16 3 >/dev/null 2>&1
+mm osd pool create wide 8 5 >/dev/null 2>&1
+start_sim --osds 2 --interval 200
+check "size 3 on 2 OSDs: 16 PGs active+undersized+degraded" \
+    wait_for 15 eval '[ "$(state_count active+undersized+degraded)" = 16 ]'
+check "size 5 (min_size 3) on 2 OSDs: 8 PGs undersized+degraded+peered" \
+    wait_for 5 eval '[ "$(state_count undersized+degraded+peered)" = 8 ]'
+check "no PG active+clean" test "$(state_count active+clean)" = 0
+wait_for 5 eval '[ "$(jv "$T/ps" num_objects)" -gt 0 ]'
+mm -f json pg stat >"$T/ps"
+objs=$(jv "$T/ps" num_objects)
+mm -f json pg query 1.0 >"$T/q" 2>&1
+check "pg query 1.0: two OSDs up" test "$(jv "$T/q" up.#)" = 2
+lba=$(jv "$T/q" last_became_active)
+check "pg query 1.0: last_became_active set ($lba)" \
+    eval 'case $lba in 20*) true ;; *) false ;; esac'
+qo=$(jv "$T/q" stat_sum.num_objects)
+check "pg query 1.0: a copy of each of its $qo objects degraded" \
+    eval '[ "${qo:-0}" -gt 0 ] &&
+    [ "$(jv "$T/q" stat_sum.num_objects_degraded)" = "$qo" ]'
+check "pg stat counts degraded objects ($objs objects)" \
+    eval '[ "$(jv "$T/ps" degraded_objects)" -gt 0 ]'
+mm -s >"$T/s" 2>&1
+check "status shows the degraded data" grep -q 'degraded' "$T/s"
+stop_sim
+check "SIGTERM: the simulator exits 0" test "$SIM_RC" -eq 0
+mm osd pool delete small small --yes-i-really-really-mean-it >/dev/null 2>&1
+mm osd pool delete wide wide --yes-i-really-really-mean-it >/dev/null 2>&1
+
+# Six OSDs, a pool of size 3; kills and revivals on demand.
+mm osd pool create rbd 64 3 >/dev/null 2>&1
+CTL=$T/sim.ctl
+start_sim --osds 6 --interval 200 --control "$CTL" --fail 5@1 \
+    --revive 5@2.5
+check "the control FIFO is made" wait_for 5 test -p "$CTL"
+check "every PG active+clean" wait_for 20 eval \
+    '[ "$(state_count active+clean)" = 64 ]'
+check "--fail 5@1: osd.5 killed" wait_for 5 grep -q 'osd.5 killed' "$T/sim.out"
+check "--revive 5@2.5: osd.5 revived" wait_for 5 grep -q 'osd.5 revived' \
+    "$T/sim.out"
+echo 'kill 4' >"$CTL"
+echo status >"$CTL"
+check "FIFO kill 4: status shows it killed" wait_for 5 \
+    grep -q 'running 0-3,5; killed 4; stopped none' "$T/sim.out"
+echo 'revive osd.4' >"$CTL"
+echo status >"$CTL"
+check "FIFO revive osd.4: running again" wait_for 5 \
+    grep -q 'running 0-5; killed none; stopped none' "$T/sim.out"
+printf 'jump 3\nkill x\nkill 9\nrevive 2\nstatus now\nkill\n' >"$CTL"
+check "bad control lines: each one said" wait_for 5 eval \
+    '[ "$(grep -c "control:" "$T/sim.err")" = 6 ]'
+check "... the unknown command named" grep -q \
+    "unknown command 'jump' (kill, revive, stop or status)" "$T/sim.err"
+check "... the bad id named" grep -q "kill: 'x' is not an OSD id" "$T/sim.err"
+check "... an OSD not simulated" grep -q \
+    "kill 9: osd.9 is not one of the simulator's (0 to 5)" "$T/sim.err"
+check "... an OSD already running" grep -q "revive 2: osd.2 is running" \
+    "$T/sim.err"
+check "the simulator runs on" kill -0 "$SPID"
+
+# Marked down while alive: it says so and boots again.
+mm osd down 1 >/dev/null 2>&1
+check "osd down 1: the simulator says it was wrongly marked down" \
+    wait_for 5 grep -Eq 'osd.1: map e[0-9]+ wrongly marked me down at e[0-9]+' \
+    "$T/sim.out"
+check "... and osd.1 is up again" wait_for 5 is_up 1
+
+# noup: it waits, quietly, and boots once the flag is gone.
+echo status >"$CTL"
+wait_for 5 eval '[ "$(grep -c "status at epoch" "$T/sim.out")" -ge 4 ]'
+boots0=$(grep 'status at epoch' "$T/sim.out" | tail -n 1 |
+    sed 's/.* \([0-9]*\) boots sent/\1/')
+mm osd set noup >/dev/null 2>&1
+mm osd down 2 >/dev/null 2>&1
+sleep 3
+check "noup: osd.2 stays down" is_down 2
+check "noup: the simulator says once that it waits" \
+    test "$(grep -c 'osd.2: the noup flag is set' "$T/sim.out")" = 1
+mm osd unset noup >/dev/null 2>&1
+check "noup unset: osd.2 boots" wait_for 5 is_up 2
+echo status >"$CTL"
+wait_for 5 eval '[ "$(grep -c "status at epoch" "$T/sim.out")" -ge 5 ]'
+boots1=$(grep 'status at epoch' "$T/sim.out" | tail -n 1 |
+    sed 's/.* \([0-9]*\) boots sent/\1/')
+check "noup: one boot sent for it, none while the flag was set ($boots0, then $boots1)" \
+    test "$((boots1 - boots0))" = 1
+
+stop_sim
+check "SIGTERM: exit 0" test "$SIM_RC" -eq 0
+check "the FIFO it made is removed" test ! -e "$CTL"
+
+# Usage errors.
+"$BENCH" osd-sim -m "$ADDR" --osds 6 --fail 6@1 >/dev/null 2>"$T/err"
+check "--fail of an OSD past --osds: exit 64" test $? -eq 64
+check "... naming the range" grep -q 'the OSDs are 0 to 5' "$T/err"
+"$BENCH" osd-sim -m "$ADDR" --fail 3 >/dev/null 2>"$T/err"
+check "--fail without @SECONDS: exit 64" test $? -eq 64
+"$BENCH" osd-sim -m "$ADDR" --revive 1@x >/dev/null 2>"$T/err"
+check "--revive with bad seconds: exit 64" test $? -eq 64
+"$BENCH" osd-sim -m "$ADDR" --heartbeat-grace 0 >/dev/null 2>"$T/err"
+check "--heartbeat-grace 0: exit 64" test $? -eq 64
+"$BENCH" osd-sim -m "$ADDR" --osd-size 12Q >/dev/null 2>"$T/err"
+check "--osd-size 12Q: exit 64" test $? -eq 64
+: >"$T/plain"
+"$BENCH" osd-sim -m "$ADDR" --control "$T/plain" --duration 1 >/dev/null \
+    2>"$T/err"
+check "--control on a regular file: exit 1" test $? -eq 1
+check "... saying it is not a FIFO" grep -q 'exists and is not a FIFO' "$T/err"
+
+check "mapmond stops" stop_daemon
+done_testing
