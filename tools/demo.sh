@@ -2,10 +2,12 @@
 # tools/demo.sh: README command 1 (./dev.sh demo runs it after the build).
 #
 # A live demo cluster on this machine: mapmond on LMDB in a local folder,
-# six simulated OSDs (mapmon-bench osd-sim) that boot, peer and keep
-# reporting changing PG stats, and three pools.  It prints what to type
-# next and runs in the foreground until Ctrl-C, which stops the simulator
-# and the monitor cleanly.  See usage() for the options.
+# six simulated OSDs (mapmon-bench osd-sim) that boot, peer, heartbeat each
+# other and keep reporting changing PG stats, and three pools.  It prints
+# what to type next, killing an OSD through the simulator's control FIFO
+# among it, and runs in the foreground until Ctrl-C, which stops the
+# simulator (its OSDs mark themselves down) and the monitor cleanly.  See
+# usage() for the options.
 set -u
 
 usage() {
@@ -68,6 +70,7 @@ dir=$(cd "$dir" && pwd)
 conf=$dir/mapmon.conf
 log=$dir/mapmond.log
 simlog=$dir/osd-sim.log
+ctl=$dir/sim.ctl
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -165,7 +168,9 @@ for p in "rbd 64 3" "cephfs.data 32 3" "cephfs.meta 16 3"; do
 done
 
 say "starting $osds simulated OSDs (mapmon-bench osd-sim, log: $simlog)"
-setsid "$BENCH" osd-sim -m "$addr" --osds "$osds" -q >"$simlog" 2>&1 &
+[ -f "$simlog" ] && mv -f "$simlog" "$simlog.old"
+setsid "$BENCH" osd-sim -m "$addr" --osds "$osds" --control "$ctl" \
+    >"$simlog" 2>&1 &
 SPID=$!
 
 # Wait until every OSD is up and reporting (at most 30 s).
@@ -190,6 +195,7 @@ fi
 sleep 1	# the first reports: PGs peering, then active
 
 m="$build/tools/mapmon -m $addr"
+victim=$((osds > 3 ? 3 : osds - 1))
 echo
 mm -s
 cat <<EOF
@@ -208,7 +214,29 @@ its PGs peer again:
     $m osd out $((osds - 1))
     $m osd in $((osds - 1))
 
+Kill an OSD: the simulator stops it answering its peers, which report it
+to the monitor; once two of them have not heard from it for longer than the
+grace ([mon] osd_heartbeat_grace, 20 s), -w shows it marked down and its
+PGs peer again on the others:
+
+    echo 'kill $victim' > $ctl
+    $m health detail
+    $m pg map 1.0
+    echo status > $ctl
+    echo 'revive $victim' > $ctl
+
+The simulator writes what it did and its view ('status') in $simlog.
 EOF
+if mm df >/dev/null 2>&1; then
+	cat <<EOF
+
+What the OSDs store, as they report it in their beacons:
+
+    $m df
+    $m osd df
+EOF
+fi
+echo
 if [ -n "$for_s" ]; then
 	if [ -n "${nottyfor:-}" ]; then
 		say "no terminal on stdin: stopping in $for_s s (--for SECONDS)"
