@@ -49,6 +49,10 @@ struct mon_params {
 	int64_t min_epochs;
 	int64_t pg_stale_timeout_ms;
 	int64_t osd_down_out_interval_ms;	/* 0: never */
+	int64_t osd_heartbeat_grace_ms; /* failure reports count past it */
+	int64_t osd_min_down_reporters; /* reports that mark an OSD down */
+	int64_t osd_report_timeout_ms;	/* no beacon for this long: down */
+	double osd_min_in_ratio;	/* no automatic out below it */
 	int64_t data_size_warn;		/* bytes */
 	int64_t data_avail_warn;		/* percent */
 	int64_t data_avail_crit;		/* percent */
@@ -235,6 +239,28 @@ void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
  */
 void mon_osd_beacon(struct mon *, int32_t id, const struct statfs_osd *statfs,
     mon_done_cb *, void *);
+
+/*
+ * A failure report (mapmon-protocol(7), "FAILURE REPORTS"; the rules in
+ * mapmond(8), "LIVENESS"): reporter has failed to reach target for
+ * failed_for seconds, or, with cancel, reaches it again and withdraws its
+ * report.  Answered at once, with data {"reporters", "counted", "needed",
+ * "marked_down"}: when the report completes what marks target down, the
+ * mark-down is staged first.  -EINVAL for a report about the reporter
+ * itself and a failed_for that is negative, not finite or past 10^9
+ * seconds.  A report that cannot count is ignored, as Ceph drops it: rc 0
+ * with a status saying why and data {"ignored": true}, for an unknown or
+ * down reporter and an unknown or already down target.
+ */
+void mon_osd_failure(struct mon *, int32_t target, int32_t reporter,
+    double failed_for, int cancel, mon_done_cb *, void *);
+/*
+ * An OSD stopping cleanly marks itself down: answered after the commit,
+ * with data {"down": true}.  rc 0 at once for one already down, and for
+ * one that stays up because the nodown flag is set ({"down": false}, the
+ * status saying so); -ENOENT for one that does not exist.
+ */
+void mon_osd_mark_me_down(struct mon *, int32_t id, mon_done_cb *, void *);
 
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);

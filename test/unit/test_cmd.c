@@ -540,6 +540,8 @@ static const char *const every_prefix[] = {
 	"pg map",
 	"pg dump_stuck",
 	"osd beacon",
+	"osd failure",
+	"osd mark-me-down",
 	"pg report",
 	"log last",
 	"log dump",
@@ -596,6 +598,9 @@ Test(cmd, descriptions_list_every_command)
 		    every_prefix[i]);
 	}
 	cr_assert(has_flag(find_desc(cmds, "pg report"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "osd failure"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "osd failure"), "write"));
+	cr_assert(has_flag(find_desc(cmds, "osd mark-me-down"), "hidden"));
 	cr_assert(has_flag(find_desc(cmds, "subscribe"), "hidden"));
 	cr_assert(!has_flag(find_desc(cmds, "status"), "hidden"));
 	cr_assert(has_flag(find_desc(cmds, "config set"), "admin"));
@@ -786,6 +791,124 @@ Test(cmd, osd_beacon_checks_its_capacity)
 	    "{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":7}");
 	refused(-ENOENT, "osd.5 does not exist",
 	    "{\"prefix\":\"osd beacon\",\"id\":5}");
+}
+
+/*
+ * Failure reports and mark-me-down in their JSON forms: the answers'
+ * data, what is refused (EINVAL) and what is ignored (rc 0), and a
+ * mark-down by two reporters once the grace is set short at run time.
+ */
+Test(cmd, osd_failure_reports_and_mark_me_down)
+{
+	json_t *d;
+	char *status = NULL;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		json_decref(ok("{\"prefix\":\"osd create\"}"));
+		json_decref(ok("{\"prefix\":\"osd boot\",\"id\":%d}", i));
+	}
+	d = ok("{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	       "\"failed_for\":21.5}");
+	cr_assert_eq(jint(d, "reporters"), 1);
+	cr_assert_eq(jint(d, "needed"), 2);
+	cr_assert(json_is_false(json_object_get(d, "marked_down")));
+	json_decref(d);
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":0,\"reporter\":1,\"failed_for\":0,"
+			 "\"cancel\":true}"),
+	    0);
+	cr_assert_str_eq(status, "osd.1 cancelled its report of osd.0");
+	cr_assert_eq(jint(d, "reporters"), 0);
+	free(status);
+	json_decref(d);
+
+	refused(-EINVAL, "osd.1 reported itself",
+	    "{\"prefix\":\"osd failure\",\"target\":1,\"reporter\":1,"
+	    "\"failed_for\":1}");
+	refused(-EINVAL,
+	    "argument 'failed_for' must be between 0 and 1e+09, "
+	    "not -1",
+	    "{\"prefix\":\"osd failure\",\"target\":0,"
+	    "\"reporter\":1,\"failed_for\":-1}");
+	refused(-EINVAL, "argument 'failed_for' must be a number",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	    "\"failed_for\":\"20\"}");
+	refused(-EINVAL, "missing argument 'reporter'",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"failed_for\":1}");
+	refused(-EINVAL, "argument 'cancel' must be a boolean",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	    "\"failed_for\":1,\"cancel\":1}");
+	refused(-EINVAL, "argument 'target' must be between 0 and 65535",
+	    "{\"prefix\":\"osd failure\",\"target\":-1,\"reporter\":1,"
+	    "\"failed_for\":1}");
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":9,\"reporter\":1,\"failed_for\":30}"),
+	    0);
+	cr_assert_str_eq(status,
+	    "report of osd.9 ignored: osd.9 does not "
+	    "exist");
+	cr_assert(json_is_true(json_object_get(d, "ignored")));
+	free(status);
+	json_decref(d);
+
+	/* A short grace, set at run time: two reporters mark osd.0 down. */
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.osd_heartbeat_grace\",\"value\":\"100ms\"}"));
+	usleep(150000); /* the grace the monitor gives after its start */
+	json_decref(ok("{\"prefix\":\"osd failure\",\"target\":0,"
+		       "\"reporter\":1,\"failed_for\":5}"));
+	d = ok("{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":2,"
+	       "\"failed_for\":5}");
+	cr_assert(json_is_true(json_object_get(d, "marked_down")));
+	json_decref(d);
+	for (i = 0; i < 100; i++) {
+		d = ok("{\"prefix\":\"osd stat\"}");
+		if (jint(d, "num_up_osds") == 3)
+			i = 1000;
+		json_decref(d);
+		usleep(10000);
+	}
+	cr_assert_eq(i, 1001, "osd.0 not marked down");
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":0,\"reporter\":1,\"failed_for\":6}"),
+	    0);
+	cr_assert_str_eq(status,
+	    "report of osd.0 ignored: osd.0 is already "
+	    "down");
+	free(status);
+	json_decref(d);
+
+	/* Mark-me-down: after the commit; then at once; unknown: ENOENT. */
+	d = ok("{\"prefix\":\"osd mark-me-down\",\"id\":3}");
+	cr_assert(json_is_true(json_object_get(d, "down")));
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd stat\"}");
+	cr_assert_eq(jint(d, "num_up_osds"), 2, "answered before the commit");
+	json_decref(d);
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd mark-me-down\","
+			 "\"id\":3}"),
+	    0);
+	cr_assert_str_eq(status, "osd.3 is already down");
+	free(status);
+	json_decref(d);
+	refused(-ENOENT, "osd.7 does not exist",
+	    "{\"prefix\":\"osd mark-me-down\",\"id\":7}");
+	refused(-EINVAL, "missing argument 'id'",
+	    "{\"prefix\":\"osd mark-me-down\"}");
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"nodown\"}"));
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd mark-me-down\","
+			 "\"id\":2}"),
+	    0);
+	cr_assert_str_eq(status, "osd.2 stays up: the nodown flag is set");
+	cr_assert(json_is_false(json_object_get(d, "down")));
+	free(status);
+	json_decref(d);
 }
 
 Test(cmd, osd_lifecycle)

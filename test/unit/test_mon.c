@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +417,506 @@ Test(mon, beacon_records_liveness_and_capacity)
 	mon_osd_beacon(mon, 0, NULL, answer_cb, &a);
 	wait_for(&a);
 	cr_assert_eq(a.rc, -EAGAIN, "beacon of a down osd: %s", a.status);
+}
+
+/* ---- liveness: failure reports, mark-me-down, beacon timeout ---- */
+
+/* Run the loop for ms milliseconds. */
+static void
+run_for(int64_t ms)
+{
+	int64_t end = stamp_mono() + ms * 1000;
+
+	while (stamp_mono() < end)
+		turn();
+}
+
+/* A failure report; it is answered at once.  Its rc (a has the rest). */
+static int
+failure(int32_t target, int32_t reporter, double failed_for, int cancel,
+    struct answer *a)
+{
+	memset(a, 0, sizeof *a);
+	mon_osd_failure(mon, target, reporter, failed_for, cancel, answer_cb,
+	    a);
+	cr_assert(a->done, "a failure report is answered at once");
+	return a->rc;
+}
+
+static json_int_t
+data_int(const struct answer *a, const char *key)
+{
+	json_t *v = json_object_get(a->data, key);
+
+	cr_assert(json_is_integer(v), "no %s in the answer (%s)", key,
+	    a->status);
+	return json_integer_value(v);
+}
+
+static int
+data_true(const struct answer *a, const char *key)
+{
+	return json_is_true(json_object_get(a->data, key));
+}
+
+/*
+ * Short liveness parameters (grace_ms, two reporters), and the loop run
+ * until the grace the monitor gives after its start is over.
+ */
+static void
+live_params(int64_t grace_ms)
+{
+	params.osd_heartbeat_grace_ms = grace_ms;
+	params.osd_min_down_reporters = 2;
+	mon_set_params(mon, &params);
+	while (stamp_mono() <= mon->start_mono + grace_ms * 1000)
+		turn();
+}
+
+/* Whether osd id is up in the working map (what the next commit holds). */
+static int
+work_up(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(&mon->work, id);
+
+	return o != NULL && o->up;
+}
+
+static int
+committed_up(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(mon_osdmap(mon), id);
+
+	return o != NULL && o->up;
+}
+
+/* Whether the committed cluster log holds a line starting with text. */
+static int
+log_has(const char *text)
+{
+	json_t *a = mon_log_last_json(mon, 200), *e;
+	size_t i;
+	int found = 0;
+
+	json_array_foreach(a, i, e)
+		if (strncmp(json_string_value(json_object_get(e, "message")),
+			text, strlen(text)) == 0)
+			found = 1;
+	json_decref(a);
+	return found;
+}
+
+/* How many live reports the monitor holds, about every OSD. */
+static uint32_t
+reports_held(void)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < mon->nlive; i++)
+		n += mon->live[i].nreports;
+	return n;
+}
+
+/*
+ * Two distinct up reporters past the grace mark the target down, and only
+ * it; one reporter, however long and often it reports, does not.
+ */
+Test(mon, two_reporters_mark_an_osd_down_one_does_not)
+{
+	struct answer a;
+	uint32_t epoch;
+	int i;
+
+	make_osds(4);
+	live_params(300);
+	/* One reporter, repeating for three graces: nothing. */
+	for (i = 0; i < 10; i++) {
+		cr_assert_eq(failure(3, 1, 1.0 + 0.1 * i, 0, &a), 0, "%s",
+		    a.status);
+		cr_assert_eq(data_int(&a, "reporters"), 1);
+		cr_assert_eq(data_int(&a, "counted"), 1);
+		cr_assert_eq(data_int(&a, "needed"), 2);
+		cr_assert(!data_true(&a, "marked_down"));
+		json_decref(a.data);
+		run_for(100);
+	}
+	cr_assert(work_up(3), "one reporter marked osd.3 down");
+	cr_assert_not_null(strstr(a.status, "1 of 2 reporters"), "%s",
+	    a.status);
+
+	epoch = mon_osdmap(mon)->epoch;
+	cr_assert_eq(failure(0, 1, 2.5, 0, &a), 0);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 3.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 2);
+	cr_assert_eq(data_int(&a, "counted"), 2);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	cr_assert_str_eq(a.status,
+	    "osd.0 reported failed by osd.2: marked "
+	    "down");
+	json_decref(a.data);
+	settle();
+	cr_assert(!committed_up(0));
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
+			  "osd.2 for 2.5 s"),
+	    "the cluster log names the reporters");
+	/* Nothing a reporter sends marks down more than its target. */
+	cr_assert(committed_up(1) && committed_up(2) && committed_up(3));
+	/* The reports went with the target. */
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+}
+
+/* A cancelled report stops counting. */
+Test(mon, a_cancelled_report_stops_counting)
+{
+	struct answer a;
+
+	make_osds(3);
+	live_params(300);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 1, 0, 1, &a), 0, "%s", a.status);
+	cr_assert_str_eq(a.status, "osd.1 cancelled its report of osd.0");
+	cr_assert_eq(data_int(&a, "reporters"), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 1);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	run_for(50);
+	cr_assert(work_up(0));
+	/* A cancel without a report is a no-op, said so. */
+	cr_assert_eq(failure(0, 1, 0, 1, &a), 0);
+	cr_assert_str_eq(a.status, "osd.1 had no report of osd.0 to cancel");
+	json_decref(a.data);
+}
+
+/* A report not repeated within the grace ages out. */
+Test(mon, an_aged_out_report_stops_counting)
+{
+	struct answer a;
+
+	make_osds(3);
+	live_params(300);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	run_for(400);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1, "the old report stands");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	cr_assert(work_up(0));
+	/* Repeated, it counts again. */
+	cr_assert_eq(failure(0, 1, 5.4, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+}
+
+/*
+ * The grace is honoured to within a tick: reports that pass it between
+ * two reports mark the target down when they pass it, not before, and not
+ * a tick later (they would age out first here).
+ */
+Test(mon, the_grace_is_honoured_within_one_tick)
+{
+	struct answer a;
+	int64_t t0, down_at = 0;
+
+	make_osds(3);
+	live_params(500);
+	t0 = stamp_mono();
+	/* Failed for 0.2 s of a 0.5 s grace: they count from t0 + 0.3 s. */
+	cr_assert_eq(failure(0, 1, 0.2, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 0.2, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 0);
+	json_decref(a.data);
+	while (stamp_mono() - t0 < 2000000 && down_at == 0) {
+		turn();
+		if (!work_up(0))
+			down_at = stamp_mono();
+	}
+	cr_assert_neq(down_at, 0, "osd.0 not marked down");
+	cr_assert_geq(down_at - t0, 300000,
+	    "marked down %lld us after the "
+	    "reports, before the grace",
+	    (long long)(down_at - t0));
+	cr_assert_leq(down_at - t0, 300000 + 1000000,
+	    "marked down %lld us "
+	    "after the reports",
+	    (long long)(down_at - t0));
+	settle();
+	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
+			  "osd.2 for 0."));
+}
+
+/* A reporter marked down loses its reports; a boot clears those about it. */
+Test(mon, reports_go_with_a_down_reporter_and_a_booted_target)
+{
+	struct answer a;
+
+	make_osds(4);
+	live_params(300);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(osd_down(1), 0);
+	cr_assert_eq(osd_boot(1), 0);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1, "osd.1's report was kept");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+
+	/* osd.0 boots again, at a new address: the reports about it go. */
+	cr_assert_eq(failure(3, 0, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	memset(&a, 0, sizeof a);
+	mon_osd_boot(mon, 0, "127.0.0.1:6801", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1,
+	    "a report from before the "
+	    "boot counted");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+
+	/* osd.0 goes down: its own report of osd.3 goes with it. */
+	cr_assert_eq(mon_osd_live(mon, 3)->nreports, 1);
+	cr_assert_eq(osd_down(0), 0);
+	cr_assert_eq(mon_osd_live(mon, 3)->nreports, 0);
+	cr_assert_eq(failure(3, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+}
+
+/* nodown keeps a reported OSD up, its reports kept; unset, it goes down. */
+Test(mon, nodown_keeps_reported_osds_up_until_unset)
+{
+	struct answer a;
+	int i;
+
+	make_osds(3);
+	live_params(300);
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert(!data_true(&a, "marked_down"));
+	cr_assert_str_eq(a.status,
+	    "osd.0 reported failed by osd.2: it stays "
+	    "up, the nodown flag is set");
+	json_decref(a.data);
+	run_for(150);
+	cr_assert(committed_up(0) && work_up(0));
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 2,
+	    "the reports are "
+	    "kept");
+
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	/* Unset: the standing reports mark it down, without a new one. */
+	for (i = 0; i < 100 && work_up(0); i++)
+		turn();
+	cr_assert(!work_up(0), "osd.0 still up once nodown is unset");
+	settle();
+	cr_assert(!committed_up(0));
+}
+
+/* An OSD stopping cleanly marks itself down, answered after the commit. */
+Test(mon, mark_me_down_is_answered_after_the_commit)
+{
+	struct answer a = { 0 };
+	uint32_t epoch;
+
+	make_osds(2);
+	epoch = mon_osdmap(mon)->epoch;
+	mon_osd_mark_me_down(mon, 0, answer_cb, &a);
+	cr_assert(!a.done, "answered before the commit");
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_str_eq(a.status, "osd.0 marked itself down");
+	cr_assert(data_true(&a, "down"));
+	json_decref(a.data);
+	cr_assert(!committed_up(0), "answered before osd.0 is down");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert(log_has("osd.0 marked itself down"));
+
+	/* Already down: at once. */
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 0, answer_cb, &a);
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "osd.0 is already down");
+	json_decref(a.data);
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 7, answer_cb, &a);
+	cr_assert_eq(a.rc, -ENOENT);
+
+	/* nodown: it stays up, and is told so. */
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 1, answer_cb, &a);
+	wait_for(&a);
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 1, answer_cb, &a);
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "osd.1 stays up: the nodown flag is set");
+	cr_assert(!data_true(&a, "down"));
+	json_decref(a.data);
+	settle();
+	cr_assert(committed_up(1));
+}
+
+/* An up OSD with no beacon or PG report for osd_report_timeout goes down. */
+Test(mon, an_osd_without_beacons_is_marked_down)
+{
+	struct answer a;
+	int64_t t0;
+
+	make_osds(3);
+	params.osd_report_timeout_ms = 300;
+	mon_set_params(mon, &params);
+	t0 = stamp_mono();
+	/* osd.0 beacons; osd.1 and osd.2 stay silent. */
+	while (stamp_mono() - t0 < 1800000) {
+		memset(&a, 0, sizeof a);
+		mon_osd_beacon(mon, 0, NULL, answer_cb, &a);
+		cr_assert_eq(a.rc, 0);
+		run_for(50);
+	}
+	settle();
+	cr_assert(committed_up(0), "a beaconing OSD was marked down");
+	cr_assert(!committed_up(1) && !committed_up(2));
+	cr_assert(log_has("osd.1 marked down: no beacon for "));
+	cr_assert(log_has("osd.2 marked down: no beacon for "));
+	cr_assert(!log_has("osd.0 marked down"));
+}
+
+/*
+ * After a restart every OSD gets a fresh grace: reports count once the
+ * grace has passed since the start, and beacons are awaited from the start.
+ */
+Test(mon, a_restart_starts_every_clock_afresh)
+{
+	struct answer a;
+	int64_t start;
+	int i;
+
+	make_osds(4);
+	params.osd_heartbeat_grace_ms = 400;
+	params.osd_min_down_reporters = 2;
+	params.osd_report_timeout_ms = 1200;
+	close_mon();
+	open_mon();
+	start = mon->start_mono;
+	/* Reports of a long failure, at once: not before the start's grace. */
+	cr_assert_eq(failure(0, 1, 60.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 60.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 0, "counted right after a start");
+	json_decref(a.data);
+	run_for(100);
+	cr_assert(work_up(0));
+	/* Repeated past it: down. */
+	while (stamp_mono() <= start + 400000)
+		turn();
+	cr_assert_eq(failure(0, 1, 61.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 61.0, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+
+	/* osd.1 and osd.2 beacon; osd.3 is silent since the start. */
+	for (i = 0; stamp_mono() - start < 1000000; i++) {
+		mon_osd_beacon(mon, 1, NULL, answer_cb, &a);
+		mon_osd_beacon(mon, 2, NULL, answer_cb, &a);
+		run_for(50);
+	}
+	cr_assert(work_up(3), "osd.3 marked down before the timeout");
+	while (stamp_mono() - start < 2500000 && work_up(3)) {
+		mon_osd_beacon(mon, 1, NULL, answer_cb, &a);
+		mon_osd_beacon(mon, 2, NULL, answer_cb, &a);
+		run_for(50);
+	}
+	cr_assert(!work_up(3), "osd.3 still up past the timeout");
+	cr_assert(work_up(1) && work_up(2));
+	settle();
+	cr_assert(log_has("osd.3 marked down: no beacon for 1 s since the "
+			  "monitor started"));
+}
+
+/* Bad reports: EINVAL when malformed, ignored (rc 0) when moot; never counted. */
+Test(mon, bad_failure_reports_are_refused_or_ignored)
+{
+	struct answer a;
+
+	make_osds(3);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(osd_create(-1, NULL), 0); /* osd.3: never booted */
+	live_params(200);
+
+	cr_assert_eq(failure(1, 1, 5.0, 0, &a), -EINVAL);
+	cr_assert_str_eq(a.status,
+	    "osd.1 reported itself: a failure report "
+	    "names another osd");
+	cr_assert_eq(failure(0, 1, -1.0, 0, &a), -EINVAL);
+	cr_assert_not_null(strstr(a.status, "failed_for -1 out of range"), "%s",
+	    a.status);
+	cr_assert_eq(failure(0, 1, NAN, 0, &a), -EINVAL);
+	cr_assert_not_null(strstr(a.status, "failed_for"), "%s", a.status);
+	cr_assert_eq(failure(0, 1, INFINITY, 0, &a), -EINVAL);
+	cr_assert_eq(failure(0, 1, 2e9, 0, &a), -EINVAL);
+
+	cr_assert_eq(failure(9, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.9 ignored: osd.9 does not "
+	    "exist");
+	cr_assert(data_true(&a, "ignored"));
+	json_decref(a.data);
+	cr_assert_eq(failure(2, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.2 ignored: osd.2 is "
+	    "already down");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 9, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.9 "
+	    "does not exist");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.2 "
+	    "is down");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 3, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.3 "
+	    "is down");
+	json_decref(a.data);
+	cr_assert_eq(failure(3, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.3 ignored: osd.3 is "
+	    "already down");
+	json_decref(a.data);
+
+	/* None of them is held, and nothing moved. */
+	cr_assert_eq(reports_held(), 0);
+	cr_assert_eq(mon->nfailing, 0);
+	run_for(300);
+	cr_assert(committed_up(0) && committed_up(1));
+	/* A valid one after all that is the first. */
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1);
+	json_decref(a.data);
 }
 
 Test(mon, pool_create_places_every_pg_in_creating)
