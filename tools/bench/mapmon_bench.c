@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "common/mapmon.h"
+#include "conf/conf.h"
 #include "net/client.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
@@ -32,8 +33,8 @@ usage(int code)
 {
 	fprintf(code == 0 ? stdout : stderr,
 	    "usage: mapmon-bench coldstart [options]\n"
-	    "       mapmon-bench osd-sim -m ADDR --osds N [--until-clean] "
-	    "[--duration S]\n"
+	    "       mapmon-bench osd-sim [-c CONF] -m ADDR --osds N "
+	    "[--until-clean] [--duration S]\n"
 	    "                    [--window W] [--batch B] [--interval MS] "
 	    "[-qv]\n"
 	    "                    [--heartbeat-interval S] "
@@ -277,6 +278,29 @@ sim_main_duration(evutil_socket_t fd, short what, void *arg)
 	sim_main_stop_sim(sm);
 }
 
+/*
+ * The monitor's [mon] osd_heartbeat_grace from its config file, so that
+ * the simulated OSDs report after the grace the monitor counts with (a
+ * real OSD reads the same key).  0, or -1 after printing every error.
+ */
+static int
+sim_main_conf_grace(const char *path, int *grace_ms)
+{
+	struct conf *c;
+	char **errors;
+	size_t nerrors, i;
+
+	if ((c = conf_load(path, &errors, &nerrors)) == NULL) {
+		for (i = 0; i < nerrors; i++)
+			fprintf(stderr, "mapmon-bench: %s\n", errors[i]);
+		conf_errors_free(errors, nerrors);
+		return -1;
+	}
+	*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	conf_free(c);
+	return 0;
+}
+
 static int
 osd_sim_main(int argc, char **argv)
 {
@@ -301,8 +325,9 @@ osd_sim_main(int argc, char **argv)
 	struct sim_ctl_at *at = NULL;
 	struct event *sig_int, *sig_term, *dur_ev = NULL;
 	struct timeval tv;
-	const char *control = NULL;
+	const char *control = NULL, *conf_path = NULL;
 	size_t nat = 0, i;
+	int grace_given = 0;
 	long duration = 0;
 	char *cause = NULL;
 	int ch;
@@ -314,7 +339,8 @@ osd_sim_main(int argc, char **argv)
 	p.addr = getenv("MAPMON_MON");
 	if (p.addr == NULL)
 		p.addr = "127.0.0.1:6788";
-	while ((ch = getopt_long(argc, argv, "m:qvh", longopts, NULL)) != -1) {
+	while (
+	    (ch = getopt_long(argc, argv, "c:m:qvh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			p.addr = optarg;
@@ -349,6 +375,10 @@ osd_sim_main(int argc, char **argv)
 		case 'G':
 			p.heartbeat_grace_ms = (int)bench_arg_seconds(
 			    "--heartbeat-grace", optarg, 100, 86400000);
+			grace_given = 1;
+			break;
+		case 'c':
+			conf_path = optarg;
 			break;
 		case 'B':
 			p.beacon_interval_ms = (int)bench_arg_seconds(
@@ -391,6 +421,11 @@ osd_sim_main(int argc, char **argv)
 			free(at);
 			return MAPMON_EXIT_USAGE;
 		}
+	}
+	if (conf_path != NULL && !grace_given &&
+	    sim_main_conf_grace(conf_path, &p.heartbeat_grace_ms) == -1) {
+		free(at);
+		return MAPMON_EXIT_CONFIG;
 	}
 	sm.nosds = p.nosds;
 	signal(SIGPIPE, SIG_IGN);

@@ -167,7 +167,7 @@ struct osd_sim {
 	int stop_told;
 	int stop_timeout_ms;
 	int markdowns;		       /* mark-me-downs in flight */
-	int markdowns_refused;	       /* of osd_sim_stop()'s */
+	int markdowns_failed;	       /* of osd_sim_stop()'s, not down */
 	int quiet[OSD_SIM_REQ_NKINDS]; /* a refusal told, none taken since */
 
 	/* Each OSD's effective weight at the last map (0: not eligible). */
@@ -1431,49 +1431,48 @@ osd_sim_beacon_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* The end of osd_sim_stop(): NULL when every mark-me-down was taken. */
+/* The end of osd_sim_stop(): NULL when every OSD marked itself down. */
 static void
 osd_sim_tell_stopped(struct osd_sim *s)
 {
-	if (s->markdowns == 0 && s->markdowns_refused == 0)
+	if (s->markdowns == 0 && s->markdowns_failed == 0)
 		osd_sim_tell(s, OSD_SIM_STOPPED, NULL);
 	else if (s->markdowns == 0)
-		osd_sim_tell(s, OSD_SIM_STOPPED, "%d osd mark-me-down refused",
-		    s->markdowns_refused);
+		osd_sim_tell(s, OSD_SIM_STOPPED,
+		    "%d osd mark-me-down refused "
+		    "or left up",
+		    s->markdowns_failed);
 	else
 		osd_sim_tell(s, OSD_SIM_STOPPED,
-		    "%d osd mark-me-down "
-		    "refused, %d unanswered after %d ms",
-		    s->markdowns_refused, s->markdowns, s->stop_timeout_ms);
+		    "%d osd mark-me-down refused "
+		    "or left up, %d unanswered after %d ms",
+		    s->markdowns_failed, s->markdowns, s->stop_timeout_ms);
 }
 
 static void
-osd_sim_markdown_done(void *arg, int rc, const char *status,
-    mapmon_unused json_t *data)
+osd_sim_markdown_done(void *arg, int rc, const char *status, json_t *data)
 {
 	struct osd_sim_req *r = arg;
 	struct osd_sim *s = r->sim;
-	int all = r->all;
+	int all = r->all, down;
 	int32_t id = r->id;
 
 	free(r);
 	if (s->freeing)
 		return;
 	s->markdowns--;
+	/* rc 0 with "down": false is the nodown flag keeping it up. */
+	down = rc == 0 && json_is_true(json_object_get(data, "down"));
 	if (rc == 0)
 		s->quiet[OSD_SIM_REQ_MARKDOWN] = 0;
-	else {
-		if (all)
-			s->markdowns_refused++;
-		if (!s->dead)
-			osd_sim_refused(s, OSD_SIM_REQ_MARKDOWN,
-			    "osd mark-me-down", id, status);
-	}
+	else if (!s->dead)
+		osd_sim_refused(s, OSD_SIM_REQ_MARKDOWN, "osd mark-me-down", id,
+		    status);
+	if (!down && all)
+		s->markdowns_failed++;
 	if (rc == 0 && !all)
-		osd_sim_tell(s, OSD_SIM_NOTICE,
-		    "osd.%d stopped: it marked "
-		    "itself down",
-		    id);
+		osd_sim_tell(s, OSD_SIM_NOTICE, "osd.%d stopped: %s", id,
+		    down ? "it marked itself down" : status);
 	if (s->stopping && s->markdowns == 0 && !s->stop_told) {
 		s->stop_told = 1;
 		evtimer_del(s->stop_ev);
