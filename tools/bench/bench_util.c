@@ -854,8 +854,7 @@ bench_up_created(void *arg, int rc, const char *status,
 		bench_up_fail(arg, "osd pool create: %s", status);
 }
 
-/* Whether the config text sets key (a line "key = ..."), in any section. */
-static int
+int
 bench_conf_sets(const char *text, const char *key)
 {
 	const char *line = text;
@@ -985,6 +984,8 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	sp.window = p->shape.window;
 	sp.batch = p->shape.batch;
 	sp.live_interval_ms = p->live_interval_ms;
+	if (p->heartbeat_grace_ms > 0)
+		sp.heartbeat_grace_ms = p->heartbeat_grace_ms;
 	if ((up->sim = osd_sim_new(base, &sp, bench_up_event, up, cause)) ==
 	    NULL) {
 		free(up->pool_prefix);

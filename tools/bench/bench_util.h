@@ -230,6 +230,9 @@ struct bench_shape {
 void bench_shape_defaults(struct bench_shape *);
 int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
 
+/* Whether the config text sets key (a line "key = ..."), in any section. */
+int bench_conf_sets(const char *text, const char *key);
+
 /*
  * The extra config lines of a monitor for a bring-up of pgs PGs in shape:
  * a [mon] section with the limits of mapmon.conf(5) the bring-up needs
@@ -248,6 +251,7 @@ struct bench_up_params {
 	long pgs;			/* PGs in all, >= shape.pools */
 	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
 	double timeout;			/* seconds; <= 0: none */
+	int heartbeat_grace_ms;		/* osd_sim's; 0: its default */
 	bench_up_clean_cb *on_clean;
 	void *arg;
 };

@@ -99,6 +99,9 @@ struct osd_sim_params {
 	int window;			/* reports in flight, >= 1 */
 	int batch;			/* most PGs in one report, >= 1 */
 	int live_interval_ms;		/* < 0: stop reporting once clean */
+	int live_spread;		/* <= 1: every PG at each interval; N:
+					   in N slices spread over it, by
+					   primary OSD id modulo N */
 	int connect_timeout_ms;		/* <= 0: none */
 	int heartbeat_interval_ms;	/* >= 1 */
 	int heartbeat_grace_ms;		/* >= 1 */
@@ -148,9 +151,13 @@ struct osd_sim_stats {
 	uint64_t cancels_sent;		/* of those, cancels */
 	uint64_t beacons_sent;
 	uint64_t boots_sent;
-	uint64_t wrongly_down; /* times a running OSD was marked down */
-	uint64_t hb_rebuilds;  /* heartbeat peer sets computed */
-	double hb_rebuild_ms;  /* the last one took */
+	uint64_t wrongly_down;	   /* times a running OSD was marked down */
+	size_t npeering;	   /* of npgs, whose current up set no
+				  answered report carries yet */
+	int64_t peering_done_mono; /* stamp_mono() when an answer last
+				      brought npeering to 0 */
+	uint64_t hb_rebuilds;	   /* heartbeat peer sets computed */
+	double hb_rebuild_ms;	   /* the last one took */
 };
 
 /* What the simulator knows of one of its OSDs (osd_sim_osd()). */
@@ -213,6 +220,12 @@ int osd_sim_revive(struct osd_sim *, int32_t id, char **cause);
  * osd_sim_kill().
  */
 int osd_sim_stop_osd(struct osd_sim *, int32_t id, char **cause);
+
+/*
+ * Change live_interval_ms and live_spread (osd_sim_params) from now on:
+ * the load of a benchmark that measures in two regimes.
+ */
+void osd_sim_set_live(struct osd_sim *, int interval_ms, int spread);
 
 /*
  * Stop every running OSD cleanly (as osd_sim_stop_osd()) and stop
