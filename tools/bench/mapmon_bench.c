@@ -1,8 +1,8 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, bigpool and log.  This file holds the dispatch and
- * osd-sim; the others are in bench_cold.c, bench_ingest.c,
- * bench_bigpool.c and bench_log.c.
+ * osd-sim, ingest, bigpool, detect and log.  This file holds the dispatch
+ * and osd-sim; the others are in bench_cold.c, bench_ingest.c,
+ * bench_bigpool.c, bench_detect.c and bench_log.c.
  */
 #include "config.h"
 
@@ -22,6 +22,7 @@
 #include "net/client.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
+#include "tools/bench/bench_detect.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
 #include "tools/bench/bench_util.h"
@@ -44,6 +45,7 @@ usage(int code)
 	    "                    [--fail ID@S]... [--revive ID@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
+	    "       mapmon-bench detect [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
 	    "       mapmon-bench SUBCOMMAND -h    (the options of each)\n");
 	exit(code);
@@ -516,6 +518,8 @@ main(int argc, char **argv)
 		return bench_ingest_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bigpool") == 0)
 		return bench_bigpool_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "detect") == 0)
+		return bench_detect_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
