@@ -97,6 +97,11 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .runtime = 1,
 	    .help = "an up OSD without a beacon or PG report for this long "
 		    "is marked down" },
+	[CONF_MON_OSD_MIN_IN_RATIO] = {
+	    .section = "mon", .name = "osd_min_in_ratio", .type = CONF_FLOAT,
+	    .def = "0.75", .fmin = 0, .fmax = 1, .runtime = 1,
+	    .help = "no automatic out that would leave fewer than this "
+		    "fraction of OSDs in" },
 	[CONF_MON_DATA_SIZE_WARN] = {
 	    .section = "mon", .name = "data_size_warn", .type = CONF_SIZE,
 	    .def = "15G", .min = MIB, .max = TIB, .runtime = 1,

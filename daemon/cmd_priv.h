@@ -132,7 +132,8 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
     cmd_mon_pool_rename, cmd_mon_pool_delete, cmd_mon_pool_set,
     cmd_mon_pool_get, cmd_mon_pg_stat, cmd_mon_pg_dump, cmd_mon_pg_ls,
     cmd_mon_pg_query, cmd_mon_pg_map, cmd_mon_pg_dump_stuck, cmd_mon_log_last,
-    cmd_mon_subscribe;
+    cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
+    cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;
 
 /* cmd_admin.c: the daemon's own commands. */
 cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,

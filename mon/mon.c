@@ -566,6 +566,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	}
 	mon_disk_check(m);
+	mon_capacity_open(m);
 	/* The health of the loaded state is what the log last said. */
 	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
@@ -612,6 +613,7 @@ mon_free(struct mon *m)
 	mon_clog_clear(m);
 	free(m->store_error_text);
 	mon_live_clear(m);
+	mon_capacity_clear(m);
 	free(m);
 }
 
@@ -684,5 +686,5 @@ mon_check_derived(struct mon *m, char **cause)
 		    why);
 		return -1;
 	}
-	return 0;
+	return mon_capacity_check(m, cause);
 }

@@ -261,6 +261,21 @@ void mon_osd_failure(struct mon *, int32_t target, int32_t reporter,
  * status saying so); -ENOENT for one that does not exist.
  */
 void mon_osd_mark_me_down(struct mon *, int32_t id, mon_done_cb *, void *);
+/*
+ * `osd set-full-ratio', `osd set-backfillfull-ratio' and `osd
+ * set-nearfull-ratio': one of the osdmap's full ratios becomes ratio, in
+ * the next epoch, with a cluster log line.  -EINVAL for a ratio outside
+ * 0 .. 1, or one that would break nearfull_ratio <= backfillfull_ratio <=
+ * full_ratio (the status names the order and the values); rc 0 at once
+ * when the ratio already is that.
+ */
+enum mon_ratio {
+	MON_RATIO_FULL,
+	MON_RATIO_BACKFILLFULL,
+	MON_RATIO_NEARFULL,
+};
+void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
+    mon_done_cb *, void *);
 
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
@@ -268,6 +283,13 @@ json_t *mon_health_json(struct mon *, int detail);
 int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
 json_t *mon_osd_tree_json(struct mon *);
 json_t *mon_osd_stat_json(struct mon *);
+/*
+ * `df' (O(pools): from the figures kept as beacons come) and `osd df'
+ * (every OSD, one pass), in Ceph's shapes; the capacity is what the OSDs'
+ * beacons said since the monitor started (mapmon(8), "Capacity").
+ */
+json_t *mon_df_json(struct mon *);
+json_t *mon_osd_df_json(struct mon *);
 json_t *mon_pool_ls_json(struct mon *, int detail);
 int mon_pool_get_json(struct mon *, const char *name, const char *key,
     json_t **out, char **status);
@@ -360,9 +382,10 @@ int mon_osdmap_inc_get(struct mon *, uint32_t epoch, struct osdmap_inc *out,
     char **cause);
 
 /*
- * Recount the derived figures from every PG and compare them with the
- * maintained ones; 0 when equal, else -1 with *cause naming the first
- * difference.  (Tests and `mapmon-store verify`.)
+ * Recount the derived figures from every PG, and the capacity figures from
+ * every OSD, and compare them with the maintained ones; 0 when equal, else
+ * -1 with *cause naming the first difference.  (Tests and `mapmon-store
+ * verify`.)
  */
 int mon_check_derived(struct mon *, char **cause);
 

@@ -218,6 +218,7 @@ mon_osd_beacon(struct mon *m, int32_t id, const struct statfs_osd *statfs,
 	if (statfs != NULL) {
 		l->statfs = *statfs;
 		l->has_statfs = 1;
+		mon_capacity_osd(m, id);
 	}
 	mon_now(done, arg, 0, NULL, "beacon from osd.%d", id);
 }

@@ -23,6 +23,7 @@
 
 #include "common/enc.h"
 #include "mon/mon.h"
+#include "mon/mon_capacity.h"
 #include "mon/mon_pgindex.h"
 #include "mon/mon_record.h"
 #include "map/pgmap.h"
@@ -244,6 +245,7 @@ struct mon {
 	int64_t failure_due_mono;    /* when it is armed for (0: not) */
 	int64_t report_check_mono;   /* no beacon timeout before this */
 	int64_t out_check;	     /* no automatic out before this (wall) */
+	struct mon_capacity cap;     /* mon_capacity.h */
 };
 
 /*
@@ -303,6 +305,9 @@ void mon_stage_pool(struct mon *, const struct osdmap_pool *);
 /* Also drops what the pending proposal staged for the pool. */
 void mon_stage_remove_pool(struct mon *, uint32_t id);
 void mon_stage_flags(struct mon *, uint32_t flags);
+/* New full ratios (each < 0: unchanged). */
+void mon_stage_ratios(struct mon *, double full, double backfillfull,
+    double nearfull);
 /* Make PGs [from, to) of pool (the committer fills their stats). */
 void mon_stage_newpgs(struct mon *, uint32_t pool, uint32_t from, uint32_t to);
 /* A PG's new stat, replacing what the pending proposal holds for it. */

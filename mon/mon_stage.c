@@ -151,6 +151,22 @@ mon_stage_flags(struct mon *m, uint32_t flags)
 }
 
 void
+mon_stage_ratios(struct mon *m, double full, double backfillfull,
+    double nearfull)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+
+	mon_stage_inc(m, p);
+	if (full >= 0)
+		p->inc.new_full_ratio = m->work.full_ratio = full;
+	if (backfillfull >= 0)
+		p->inc.new_backfillfull_ratio = m->work.backfillfull_ratio =
+		    backfillfull;
+	if (nearfull >= 0)
+		p->inc.new_nearfull_ratio = m->work.nearfull_ratio = nearfull;
+}
+
+void
 mon_stage_newpgs(struct mon *m, uint32_t pool, uint32_t from, uint32_t to)
 {
 	struct mon_proposal *p = mon_stage_pending(m);
