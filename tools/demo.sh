@@ -172,8 +172,10 @@ done
 
 say "starting $osds simulated OSDs (mapmon-bench osd-sim, log: $simlog)"
 [ -f "$simlog" ] && mv -f "$simlog" "$simlog.old"
+# Stores of 1 TiB: the simulated clients' writes take most of an hour to
+# reach the point where they stop (3/4 full, mapmon-bench(1)).
 setsid "$BENCH" osd-sim -c "$conf" -m "$addr" --osds "$osds" \
-    --control "$ctl" >"$simlog" 2>&1 &
+    --osd-size 1T --control "$ctl" >"$simlog" 2>&1 &
 SPID=$!
 
 # Wait until every OSD is up and reporting (at most 30 s).
@@ -219,9 +221,8 @@ its PGs peer again:
 
 Kill an OSD: the simulator stops it answering its peers, which report it
 to the monitor; once two of them have not heard from it for longer than the
-grace ([mon] osd_heartbeat_grace: 10 s in this demo's $conf,
-20 s by default), -w shows it marked down and its PGs peer again on the
-others:
+grace ([mon] osd_heartbeat_grace: 10 s in this demo's mapmon.conf, 20 s
+by default), -w shows it marked down and its PGs peer again on the others:
 
     echo 'kill $victim' > $ctl
     $m health detail

@@ -111,6 +111,16 @@ CTL=$MAPMON_DEMO_DIR/sim.ctl
 check "it prints how to kill an OSD through the simulator's FIFO" \
     grep -qF -- "echo 'kill 3' > $CTL" "$OUT"
 check "... and how to revive it" grep -qF -- "echo 'revive 3' > $CTL" "$OUT"
+for c in " df" " osd df"; do
+	check "it prints what the OSDs store: mapmon -m $ADDR$c" \
+	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
+done
+osd_kb() {	# the size osd df gives osd.0, in KiB
+	"$MAPMON" -m "$ADDR" -f json osd df 2>/dev/null | "$JG" nodes.0.kb
+}
+check "osd df: the 1 TiB store the simulated osd.0 reports" \
+    eval 'for i in $(seq 1 50); do [ "$(osd_kb)" = 1073741824 ] && break;
+    sleep 0.1; done; [ "$(osd_kb)" = 1073741824 ]'
 check "the simulator's control FIFO is there" test -p "$CTL"
 echo status >"$CTL"
 wait_grep() {	# wait_grep PATTERN FILE: at most 5 s

@@ -663,6 +663,8 @@ osd_sim_lost_one(const struct osd_sim *s, const struct osd_sim_pg *pg)
 	return 0;
 }
 
+static void osd_sim_beacon_tick(evutil_socket_t, short, void *);
+
 static void
 osd_sim_update(void *arg, const struct osdmap *m)
 {
@@ -777,6 +779,8 @@ osd_sim_update(void *arg, const struct osdmap *m)
 		osd_sim_tell(s, OSD_SIM_BOOTED, NULL);
 		if (s->freeing)
 			return;
+		/* The first beacons at once: the monitor knows the stores. */
+		osd_sim_beacon_tick(-1, 0, s);
 	}
 	osd_sim_boot_check(s, stamp_mono());
 	osd_sim_check_clean(s);
