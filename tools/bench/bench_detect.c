@@ -1016,9 +1016,14 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 			    o->watch_interval_ms);
 		else
 			snprintf(load, sizeof load, "full");
+		if (e->t_action == 0) {
+			printf("| %s | %s | %s | not run | | | | | |\n",
+			    e->what, load, detect_ids(e, ids, sizeof ids));
+			continue;
+		}
 		printf("| %s | %s | %s | %zu | %s", e->what, load,
 		    detect_ids(e, ids, sizeof ids), e->npgs, cell[0]);
-		if (e->nids > 1)
+		if (e->nids > 1 && e->t_first > 0)
 			printf(" (first %.3f)", e->t_first - e->t_action);
 		printf(" | %s | %s | %.3f | %.3f |\n", cell[1], cell[2], e->p99,
 		    e->max);
@@ -1049,10 +1054,16 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 		for (k = 1; k < 3; k++)
 			snprintf(cell[k], sizeof cell[k],
 			    isnan(span[k]) ? "" : "%.3f", span[k]);
-		fprintf(f, "%s,%d,%s,%zu,%.3f,%.3f,%s,%s,%.3f,%.3f,%.3f,%zu\n",
-		    e->what, e->watched, detect_ids(e, ids, sizeof ids),
-		    e->npgs, e->t_last - e->t_action, e->t_first - e->t_action,
-		    cell[1], cell[2], e->p50, e->p99, e->max, e->probes);
+		span[0] = detect_span(e->t_action, e->t_last);
+		snprintf(cell[0], sizeof cell[0], isnan(span[0]) ? "" : "%.3f",
+		    span[0]);
+		fprintf(f, "%s,%d,\"%s\",%zu,%s,", e->what, e->watched,
+		    detect_ids(e, ids, sizeof ids), e->npgs, cell[0]);
+		span[0] = detect_span(e->t_action, e->t_first);
+		snprintf(cell[0], sizeof cell[0], isnan(span[0]) ? "" : "%.3f",
+		    span[0]);
+		fprintf(f, "%s,%s,%s,%.3f,%.3f,%.3f,%zu\n", cell[0], cell[1],
+		    cell[2], e->p50, e->p99, e->max, e->probes);
 	}
 	fclose(f);
 	free(path);
@@ -1071,13 +1082,15 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 	for (i = 0; i < DETECT_EVENTS; i++) {
 		e = &r->events[i];
 		json_array_append_new(a,
-		    json_pack("{s:s, s:b, s:s, s:I, s:f, "
-			      "s:f, s:o, s:o, s:f, s:f, s:f, s:I}",
+		    json_pack("{s:s, s:b, s:s, s:I, s:o, "
+			      "s:o, s:o, s:o, s:f, s:f, s:f, s:I}",
 			"step", e->what, "watched", e->watched, "osds",
 			detect_ids(e, ids, sizeof ids), "pgs_moved",
 			(json_int_t)e->npgs, "to_map_s",
-			e->t_last - e->t_action, "first_to_map_s",
-			e->t_first - e->t_action, "map_to_committed_s",
+			detect_json_span(detect_span(e->t_action, e->t_last)),
+			"first_to_map_s",
+			detect_json_span(detect_span(e->t_action, e->t_first)),
+			"map_to_committed_s",
 			detect_json_span(
 			    detect_span(e->t_last, e->t_committed)),
 			"map_to_pushed_s",
@@ -1146,8 +1159,20 @@ detect_run_one(const struct detect_opts *o)
 
 	memset(&r, 0, sizeof r);
 	r.o = o;
+	/*
+	 * The subscriber may lag a burst of pushes (a snapshot of every PG,
+	 * then the commits that moved thousands): room for 1 GiB of them
+	 * rather than the 64M that drops a reader that does not read, as an
+	 * operator would give a manager-like client.  A lag shows in the
+	 * times to the pushes.
+	 */
 	more = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
-	xasprintf(&extra, "[mon]\nosd_heartbeat_grace = %dms\n%s", o->grace_ms,
+	xasprintf(&extra, "[mon]\nosd_heartbeat_grace = %dms\n%s%s",
+	    o->grace_ms,
+	    o->mon_conf != NULL &&
+		    bench_conf_sets(o->mon_conf, "max_client_output") ?
+		"" :
+		"max_client_output = 1G\n",
 	    more);
 	free(more);
 	bm = bench_mon_new(o->mapmond, o->setup, extra, &cause);
@@ -1222,7 +1247,8 @@ detect_run_one(const struct detect_opts *o)
 	if (r.error == NULL && (failed || n == 0))
 		xasprintf(&r.error, "status probe: %s",
 		    failed ? "a status failed" : "no answer");
-	if (r.error != NULL) {
+	/* A run that failed after the steady window still tells its steps. */
+	if (r.error != NULL && r.t_steady1 == 0) {
 		cause = r.error;
 		r.error = NULL;
 		goto out;
@@ -1237,9 +1263,13 @@ detect_run_one(const struct detect_opts *o)
 		    &e->p50, &e->p99, &e->max);
 	}
 	rc = detect_write(o, &r, rate, steady_n, sp50, sp99, smax) == 0 &&
-		r.false_downs == 0 ?
+		r.false_downs == 0 && r.error == NULL ?
 	    0 :
 	    1;
+	if (r.error != NULL) {
+		cause = r.error;
+		r.error = NULL;
+	}
 	if (r.false_downs > 0)
 		fprintf(stderr,
 		    "mapmon-bench: detect: %d OSDs marked down "
