@@ -625,7 +625,11 @@ detect_map(void *arg, const struct osdmap *m)
 	 * once the simulator's reports are answered: placing every PG takes
 	 * a good part of a second at 221,568 PGs, on the thread that runs
 	 * the simulated OSDs.  (The subscriber stamps each push as it comes.)
+	 * A kill's PGs are known already: their new sets, from this map, are
+	 * a few thousand placements.
 	 */
+	if (e->watched && !e->revive)
+		detect_expect(r, e);
 	evtimer_del(r->timer);
 	r->phase = DETECT_WAIT_COMMIT;
 	r->t_phase = now;
@@ -725,6 +729,9 @@ detect_poll(mapmon_unused evutil_socket_t fd, mapmon_unused short what,
 		pending = st.npeering;
 		if (!e->watched)
 			detect_point(e, now - e->t_last, pending);
+		else if (e->exp != NULL)
+			detect_point(e, now - e->t_last,
+			    detect_pending(r, e, &last));
 		if (pending > 0)
 			return;
 		/* When the last answer came, not when it was looked at. */
@@ -735,7 +742,8 @@ detect_poll(mapmon_unused evutil_socket_t fd, mapmon_unused short what,
 		if (e->revive)
 			detect_pgs_with(r, e);
 		if (e->watched) {
-			detect_expect(r, e);
+			if (e->exp == NULL)
+				detect_expect(r, e);
 			r->phase = DETECT_WAIT_PGS;
 			r->t_phase = now;
 			detect_timer_in(r, r->o->timeout);
@@ -978,6 +986,7 @@ static int
 detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
     size_t steady_n, double sp50, double sp99, double smax)
 {
+	static const struct bench_plot_style style = { 1, 0, 3, 1 };
 	struct bench_plot_series ps[DETECT_EVENTS];
 	struct detect_event *e;
 	json_t *doc, *a;
@@ -1121,12 +1130,12 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 		ps[i].colour = i % DETECT_ROUND2 + 1;
 		ps[i].dashed = e->watched;
 	}
-	drawn = bench_plot(o->outdir, "detect",
-	    "PGs moved by a kill or a "
-	    "revival, not yet on their new up set",
+	drawn = bench_plot_styled(o->outdir, "detect",
+	    "PGs moved by a kill or "
+	    "a revival, not yet on their new up set",
 	    "seconds since the map "
 	    "change reached a subscriber",
-	    "PGs", ps, DETECT_EVENTS, &cause);
+	    "PGs", &style, ps, DETECT_EVENTS, &cause);
 	if (drawn == -1)
 		rc = -1;
 	if (drawn == 1)
