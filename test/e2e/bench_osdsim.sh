@@ -118,6 +118,7 @@ stop_sim() {
 	wait "$SPID"
 	SIM_RC=$?
 	SPID=
+	cat "$T/sim.err" >>"$T/sim.allerr"
 }
 check_diag() {
 	tail -n 5 "$T/sim.out" "$T/sim.err" 2>/dev/null
@@ -133,6 +134,7 @@ check "mapmond starts" start_daemon "$T/mon.conf" "$T/mon.log"
 "$BENCH" osd-sim -m "$ADDR" --osds 2 --until-clean --duration 20 \
     >"$T/sim.out" 2>"$T/sim.err"
 check "--until-clean with no PGs exits 0" test $? -eq 0
+cat "$T/sim.err" >>"$T/sim.allerr"
 check "... saying every OSD is up" grep -q 'no pgs; all 2 osds up' "$T/sim.out"
 check "... and the map has both up" eval 'is_up 0 && is_up 1'
 
@@ -277,6 +279,7 @@ check "the FIFO it made is removed" test ! -e "$CTL"
 "$BENCH" osd-sim -m "$ADDR" --osds 6 --duration 3 -q >"$T/sim.out" \
     2>"$T/sim.err"
 check "--duration 3: exit 0" test $? -eq 0
+cat "$T/sim.err" >>"$T/sim.allerr"
 check "... every OSD down after it" eval \
     'mm -f json osd stat >"$T/os" && [ "$(jv "$T/os" num_up_osds)" = 0 ]'
 
@@ -302,5 +305,10 @@ printf '[mon]\nosd_heartbeat_grace = often\n' >"$T/bad.conf"
 check "-c with a bad grace: exit 78" test $? -eq 78
 check "... naming the file and line" grep -q 'bad.conf:2' "$T/err"
 
+cat "$T/sim.err" "$T/err" >>"$T/sim.allerr" 2>/dev/null
+check "no sanitizer report from the simulator" eval '! grep -q -e \
+    AddressSanitizer -e LeakSanitizer -e "runtime error:" "$T/sim.allerr"'
 check "mapmond stops" stop_daemon
+check "no sanitizer report from mapmond" eval '! grep -q -e \
+    AddressSanitizer -e LeakSanitizer -e "runtime error:" "$T/mon.log"'
 done_testing

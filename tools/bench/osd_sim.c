@@ -704,7 +704,8 @@ osd_sim_update(void *arg, const struct osdmap *m)
 		s->nelig = m->max_osd;
 		moved = 1;
 	}
-	memset(s->gone, 0, s->nelig * sizeof *s->gone);
+	if (s->nelig > 0)
+		memset(s->gone, 0, s->nelig * sizeof *s->gone);
 	for (k = 0; k < m->max_osd; k++) {
 		o = &m->osds[k];
 		w = 0;
