@@ -986,7 +986,7 @@ static int
 detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
     size_t steady_n, double sp50, double sp99, double smax)
 {
-	static const struct bench_plot_style style = { 1, 0, 3, 1 };
+	static const struct bench_plot_style style = { 1, 0, 3, 1, 1 };
 	struct bench_plot_series ps[DETECT_EVENTS];
 	struct detect_event *e;
 	json_t *doc, *a;
@@ -1119,10 +1119,10 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 
 	for (i = 0; i < DETECT_EVENTS; i++) {
 		e = &r->events[i];
-		snprintf(label[i], sizeof label[i], "%s %s, %zu PGs: %s",
+		snprintf(label[i], sizeof label[i], "%s %s (%zu PGs): %s",
 		    e->what, detect_ids(e, ids, sizeof ids), e->npgs,
-		    e->watched ? "not yet pushed (lighter load)" :
-				 "not yet committed (full load)");
+		    e->watched ? "pushed, lighter load" :
+				 "committed, full load");
 		ps[i].name = label[i];
 		ps[i].n = e->np;
 		ps[i].x = e->pt;

@@ -86,10 +86,11 @@ plot_write_gp(const char *path, const char *base, const char *title,
 	fprintf(f,
 	    "set terminal svg size %d,%d background '#ffffff'\n"
 	    "set output '%s.svg'\nset title '%s'\nset xlabel '%s'\n"
-	    "set ylabel '%s'\n%sset grid\n"
-	    "set key outside right top Left reverse\nset xrange [0:*]\n",
+	    "set ylabel '%s'\n%sset grid\nset key %s\nset xrange [0:*]\n",
 	    PLOT_W, PLOT_H, base, title, xlabel, ylabel,
-	    st->log_y ? "set logscale y\n" : "");
+	    st->log_y ? "set logscale y\n" : "",
+	    st->key_below ? "below Left reverse" :
+			    "outside right top Left reverse");
 	if (st->ticks_first && ns > 0 && s[0].n > 0) {
 		fprintf(f, "set xtics (");
 		for (i = 0; i < s[0].n; i++)
@@ -141,7 +142,7 @@ bench_plot(const char *dir, const char *base, const char *title,
     const char *xlabel, const char *ylabel,
     const struct bench_plot_series *s, size_t ns, char **cause)
 {
-	static const struct bench_plot_style cold = { 1, 1, 0, 0 };
+	static const struct bench_plot_style cold = { 1, 1, 0, 0, 0 };
 
 	return bench_plot_styled(dir, base, title, xlabel, ylabel, &cold, s, ns,
 	    cause);

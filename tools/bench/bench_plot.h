@@ -35,12 +35,13 @@ int bench_plot(const char *dir, const char *base, const char *title,
     const char *xlabel, const char *ylabel,
     const struct bench_plot_series *s, size_t ns, char **cause);
 
-/* How a plot is drawn; bench_plot() is { 1, 1, 0, 0 }. */
+/* How a plot is drawn; bench_plot() is { 1, 1, 0, 0, 0 }. */
 struct bench_plot_style {
 	int log_y;	 /* a logarithmic y axis */
 	int ticks_first; /* a tick at each x of the first series */
 	int x_decimals;	 /* digits after the point of x in the data */
 	int steps;	 /* each series as steps, not lines and points */
+	int key_below;	 /* the key under the plot, not beside it */
 };
 
 /* bench_plot() drawn as st says. */
