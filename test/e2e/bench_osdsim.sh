@@ -139,8 +139,11 @@ check "... saying every OSD is up" grep -q 'no pgs; all 2 osds up' "$T/sim.out"
 check "... and the map has both up" eval 'is_up 0 && is_up 1'
 
 # Fewer OSDs than the size: never active+clean.
-mm osd pool create small 16 3 >/dev/null 2>&1
-mm osd pool create wide 8 5 >/dev/null 2>&1
+# Pools made with the form every version takes, then sized.
+mm osd pool create small 16 >/dev/null 2>&1
+mm osd pool create wide 8 >/dev/null 2>&1
+mm osd pool set wide size 5 >/dev/null 2>&1
+mm osd pool set wide min_size 3 >/dev/null 2>&1
 start_sim --osds 2 --interval 200
 check "size 3 on 2 OSDs: 16 PGs active+undersized+degraded" \
     wait_for 15 eval '[ "$(state_count active+undersized+degraded)" = 16 ]'
@@ -165,17 +168,17 @@ mm -s >"$T/s" 2>&1
 check "status shows the degraded data" grep -q 'degraded' "$T/s"
 stop_sim
 check "SIGTERM: the simulator exits 0" test "$SIM_RC" -eq 0
-mm osd pool delete small small --yes-i-really-really-mean-it >/dev/null 2>&1
-mm osd pool delete wide wide --yes-i-really-really-mean-it >/dev/null 2>&1
 
-# Six OSDs, a pool of size 3; kills and revivals on demand.
-mm osd pool create rbd 64 3 >/dev/null 2>&1
+# Six OSDs, one more pool (88 PGs: small and wide are full on six);
+# kills and revivals on demand.
+mm osd pool create rbd 64 >/dev/null 2>&1
+ALL=88
 CTL=$T/sim.ctl
 start_sim -c "$T/mon.conf" --osds 6 --interval 200 --control "$CTL" \
     --fail 5@2
 check "the control FIFO is made" wait_for 5 test -p "$CTL"
 check "every PG active+clean" wait_for 20 eval \
-    '[ "$(state_count active+clean)" = 64 ]'
+    '[ "$(state_count active+clean)" = "$ALL" ]'
 on5=$(on_osd 5)
 check "--fail 5@2: osd.5 killed" wait_for 5 grep -q 'osd.5 killed' "$T/sim.out"
 ms=$(time_down 5)
@@ -186,7 +189,7 @@ check "the monitor names the reporters" wait_for 2 eval 'mm log last 30 |
 check "... its $on5 PGs get new up sets without it" \
     wait_for 5 eval '[ "$(on_osd 5)" = 0 ]'
 check "... and are active+clean again on the others" wait_for 10 eval \
-    '[ "$(state_count active+clean)" = 64 ]'
+    '[ "$(state_count active+clean)" = "$ALL" ]'
 mm health detail >"$T/hd" 2>&1
 check "health detail: osd.5 is down" grep -q 'osd.5 is down' "$T/hd"
 
@@ -206,7 +209,7 @@ check "FIFO revive osd.4 5: both boot" wait_for 5 eval 'is_up 4 && is_up 5'
 check "... and hold PGs again" wait_for 5 eval \
     '[ "$(on_osd 4)" -gt 0 ] && [ "$(on_osd 5)" -gt 0 ]'
 check "... every PG active+clean" wait_for 10 eval \
-    '[ "$(state_count active+clean)" = 64 ]'
+    '[ "$(state_count active+clean)" = "$ALL" ]'
 check "no OSD was wrongly marked down meanwhile" \
     test "$(grep -c 'wrongly marked me down' "$T/sim.out")" = 0
 echo status >"$CTL"

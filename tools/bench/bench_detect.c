@@ -1179,7 +1179,7 @@ detect_run_one(const struct detect_opts *o)
 	xasprintf(&extra, "[mon]\nosd_heartbeat_grace = %dms\n%s%s",
 	    o->grace_ms,
 	    o->mon_conf != NULL &&
-		    bench_conf_sets(o->mon_conf, "max_client_output") ?
+		    bench_conf_has(o->mon_conf, "max_client_output") ?
 		"" :
 		"max_client_output = 1G\n",
 	    more);
@@ -1416,7 +1416,7 @@ bench_detect_main(int argc, char **argv)
 		return MAPMON_EXIT_USAGE;
 	}
 	if (o.mon_conf != NULL &&
-	    bench_conf_sets(o.mon_conf, "osd_heartbeat_grace")) {
+	    bench_conf_has(o.mon_conf, "osd_heartbeat_grace")) {
 		fprintf(stderr,
 		    "mapmon-bench: detect: --mon-conf sets "
 		    "osd_heartbeat_grace: give it with --grace, which the "

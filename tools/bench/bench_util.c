@@ -854,7 +854,8 @@ bench_up_created(void *arg, int rc, const char *status,
 		bench_up_fail(arg, "osd pool create: %s", status);
 }
 
-int
+/* Whether the config text sets key (a line "key = ..."), in any section. */
+static int
 bench_conf_sets(const char *text, const char *key)
 {
 	const char *line = text;
@@ -869,6 +870,12 @@ bench_conf_sets(const char *text, const char *key)
 			line++;
 	}
 	return 0;
+}
+
+int
+bench_conf_has(const char *text, const char *key)
+{
+	return text != NULL && bench_conf_sets(text, key);
 }
 
 char *

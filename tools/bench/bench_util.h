@@ -230,8 +230,11 @@ struct bench_shape {
 void bench_shape_defaults(struct bench_shape *);
 int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
 
-/* Whether the config text sets key (a line "key = ..."), in any section. */
-int bench_conf_sets(const char *text, const char *key);
+/*
+ * Whether the config text (may be NULL) sets key (a line "key = ..."), in
+ * any section.
+ */
+int bench_conf_has(const char *text, const char *key);
 
 /*
  * The extra config lines of a monitor for a bring-up of pgs PGs in shape:
