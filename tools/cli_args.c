@@ -26,6 +26,9 @@ static const struct {
 	{ "ints", CLI_ARG_INTS },
 	{ "flag", CLI_ARG_FLAG },
 	{ "json", CLI_ARG_JSON },
+	{ "osd", CLI_ARG_OSD },
+	{ "osds", CLI_ARG_OSDS },
+	{ "value", CLI_ARG_VALUE },
 };
 
 static void
@@ -85,7 +88,20 @@ cli_arg_metavar(const struct cli_arg *a)
 static int
 cli_arg_is_list(const struct cli_arg *a)
 {
-	return a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS;
+	return a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
+	    a->type == CLI_ARG_OSDS;
+}
+
+/* Is w one of a's choices? */
+static int
+cli_arg_is_choice(const struct cli_arg *a, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchoices; i++)
+		if (strcmp(w, a->choices[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /* One argument's part of a usage line, without brackets. */
@@ -97,8 +113,7 @@ cli_arg_usage(const struct cli_arg *a)
 
 	if (a->type == CLI_ARG_FLAG)
 		return xstrdup(a->option);
-	if ((a->type == CLI_ARG_CHOICE || cli_arg_is_list(a)) &&
-	    a->nchoices > 0) {
+	if (a->nchoices > 0) {
 		choices = xstrdup(a->choices[0]);
 		for (i = 1; i < a->nchoices; i++) {
 			xasprintf(&tmp, "%s|%s", choices, a->choices[i]);
@@ -106,18 +121,22 @@ cli_arg_usage(const struct cli_arg *a)
 			choices = tmp;
 		}
 	}
-	mv = choices != NULL ? choices : cli_arg_metavar(a);
-	if (cli_arg_is_list(a))
-		xasprintf(&s, "%s...", mv);
+	mv = cli_arg_metavar(a);
+	if (a->type == CLI_ARG_OSDS && choices != NULL)
+		/* "IDS...|any|all": the ids, or a word for every OSD. */
+		xasprintf(&s, "%s...|%s", mv, choices);
+	else if (cli_arg_is_list(a))
+		xasprintf(&s, "%s...", choices != NULL ? choices : mv);
 	else if (a->type == CLI_ARG_JSON)
 		xasprintf(&s, "<%s:json>", mv);
 	else
-		s = xstrdup(mv);
+		s = xstrdup(choices != NULL ? choices : mv);
 	if (a->option != NULL) {
 		xasprintf(&tmp, "%s %s", a->option, s);
 		free(s);
 		s = tmp;
 	}
+	free(choices);
 	free(mv);
 	return s;
 }
@@ -165,15 +184,14 @@ cli_arg_from_json(const json_t *j, struct cli_arg *a, char **cause)
 	json_error_t err;
 	const char *name, *type, *option = NULL;
 	json_t *min = NULL, *max = NULL, *choices = NULL, *v;
-	int required = 0, osdname = 0;
+	int required = 0;
 	size_t i;
 
 	memset(a, 0, sizeof *a);
 	if (json_unpack_ex((json_t *)j, &err, 0,
-		"{s:s, s:s, s?:b, s?:o, s?:o, s?:o, s?:s, s?:b}", "name", &name,
+		"{s:s, s:s, s?:b, s?:o, s?:o, s?:o, s?:s}", "name", &name,
 		"type", &type, "required", &required, "min", &min, "max", &max,
-		"choices", &choices, "option", &option, "osdname",
-		&osdname) == -1) {
+		"choices", &choices, "option", &option) == -1) {
 		xasprintf(cause, "%s", err.text);
 		return -1;
 	}
@@ -187,7 +205,6 @@ cli_arg_from_json(const json_t *j, struct cli_arg *a, char **cause)
 	a->type = cli_arg_types[i].type;
 	a->name = xstrdup(name);
 	a->required = required;
-	a->osdname = osdname;
 	if (option != NULL)
 		a->option = xstrdup(option);
 	if (a->type == CLI_ARG_FLAG && a->option == NULL) {
@@ -480,7 +497,7 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 	long long ll;
 	json_t *v = NULL;
 	double d;
-	size_t i;
+	int osd;
 
 	mv = cli_arg_metavar(a);
 	snprintf(lo, sizeof lo, type == CLI_ARG_FLOAT ? "%g" : "%.0f", a->min);
@@ -488,15 +505,17 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 	switch (type) {
 	case CLI_ARG_INT:
 	case CLI_ARG_INTS:
-		/* Ceph's CephOsdName: "osd.3" is 3. */
-		num = a->osdname && strncmp(w, "osd.", 4) == 0 ? w + 4 : w;
+	case CLI_ARG_OSD:
+	case CLI_ARG_OSDS:
+		/* An OSD is N or osd.N, as Ceph's CephOsdName takes it. */
+		osd = type == CLI_ARG_OSD || type == CLI_ARG_OSDS;
+		num = osd && strncmp(w, "osd.", 4) == 0 ? w + 4 : w;
 		errno = 0;
 		ll = strtoll(num, &end, 10);
 		if (*num == '\0' || *end != '\0' || errno == ERANGE) {
 			xasprintf(cause,
-			    a->osdname ? "%s: '%s' is not an OSD "
-					 "id (N or osd.N)" :
-					 "%s: '%s' is not an integer",
+			    osd ? "%s: '%s' is not an OSD id (N or osd.N)" :
+				  "%s: '%s' is not an integer",
 			    mv, w);
 			break;
 		}
@@ -524,10 +543,7 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 	default:
 		if (a->nchoices > 0 &&
 		    (type == CLI_ARG_CHOICE || type == CLI_ARG_STRINGS)) {
-			for (i = 0; i < a->nchoices; i++)
-				if (strcmp(w, a->choices[i]) == 0)
-					break;
-			if (i == a->nchoices) {
+			if (!cli_arg_is_choice(a, w)) {
 				list = cli_arg_choice_list(a, " or ");
 				xasprintf(cause, "%s: '%s' is not one of %s",
 				    mv, w, list);
@@ -633,8 +649,13 @@ cli_args_positionals(const struct cli_cmd *c, json_t *obj, char *const *pos,
 			list = json_array();
 			for (; *p < npos; (*p)++) {
 				why = NULL;
-				if ((v = cli_arg_value(a, a->type, pos[*p],
-					 &why)) == NULL) {
+				/* Ceph's any and all: every OSD, first only. */
+				if (a->type == CLI_ARG_OSDS &&
+				    json_array_size(list) == 0 &&
+				    cli_arg_is_choice(a, pos[*p]))
+					v = json_string(pos[*p]);
+				else if ((v = cli_arg_value(a, a->type, pos[*p],
+					      &why)) == NULL) {
 					/* The list ends at a word it refuses. */
 					if (json_array_size(list) == 0 &&
 					    a->required) {
@@ -717,9 +738,7 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 				    "(use mapmon raw)", a->name);
 				goto fail;
 			}
-			if ((v = cli_arg_value(a, a->type == CLI_ARG_STRINGS ?
-			    CLI_ARG_STRING : a->type == CLI_ARG_INTS ?
-			    CLI_ARG_INT : a->type, iv, cause)) == NULL)
+			if ((v = cli_arg_value(a, a->type, iv, cause)) == NULL)
 				goto fail;
 			if (cli_arg_is_list(a)) {
 				if ((list = json_object_get(obj, a->name)) ==
@@ -772,7 +791,7 @@ fail:
 static char *
 cli_arg_takes(const struct cli_arg *a)
 {
-	char *s, *list, lo[32], hi[32];
+	char *s, *tmp, *list, lo[32], hi[32];
 	const char *what;
 	int list_of = cli_arg_is_list(a);
 
@@ -780,19 +799,23 @@ cli_arg_takes(const struct cli_arg *a)
 		return xstrdup("a flag: given or not");
 	if (a->type == CLI_ARG_JSON)
 		return xstrdup("JSON, no command-line form (mapmon raw)");
-	if (a->nchoices > 0) {
+	if (a->nchoices > 0 && a->type != CLI_ARG_OSDS) {
 		list = cli_arg_choice_list(a, ", ");
 		xasprintf(&s, "%s %s", list_of ? "any of" : "one of", list);
 		free(list);
 		return s;
 	}
 	switch (a->type) {
+	case CLI_ARG_OSD:
+	case CLI_ARG_OSDS:
+		what = list_of ? "OSD ids (N or osd.N)" :
+				 "an OSD id (N or osd.N)";
+		snprintf(lo, sizeof lo, "%.0f", a->min);
+		snprintf(hi, sizeof hi, "%.0f", a->max);
+		break;
 	case CLI_ARG_INT:
 	case CLI_ARG_INTS:
-		what = a->osdname ? (list_of ? "OSD ids (N or osd.N)" :
-					       "an OSD id (N or osd.N)") :
-		    list_of	  ? "integers" :
-				    "an integer";
+		what = list_of ? "integers" : "an integer";
 		snprintf(lo, sizeof lo, "%.0f", a->min);
 		snprintf(hi, sizeof hi, "%.0f", a->max);
 		break;
@@ -801,6 +824,8 @@ cli_arg_takes(const struct cli_arg *a)
 		snprintf(lo, sizeof lo, "%g", a->min);
 		snprintf(hi, sizeof hi, "%g", a->max);
 		break;
+	case CLI_ARG_VALUE:
+		return xstrdup("a word or a number");
 	default:
 		return xstrdup(list_of ? "words" : "a word");
 	}
@@ -812,6 +837,14 @@ cli_arg_takes(const struct cli_arg *a)
 		xasprintf(&s, "%s, %s or less", what, hi);
 	else
 		s = xstrdup(what);
+	if (a->nchoices > 0) {
+		/* CLI_ARG_OSDS: a word for every OSD in place of the ids. */
+		list = cli_arg_choice_list(a, " or ");
+		xasprintf(&tmp, "%s; or %s for every OSD", s, list);
+		free(list);
+		free(s);
+		s = tmp;
+	}
 	return s;
 }
 

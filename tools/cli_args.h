@@ -8,14 +8,16 @@
  * [DESC, ...]}; nothing is cached on disk.  Words are matched against the
  * prefixes (the longest wins), the rest are mapped to the arguments:
  * arguments with an "option" ("--pool P", a flag's literal) anywhere after
- * the prefix, the others positional in order, a "strings"/"ints" argument
- * taking the words that follow as long as they fit it.  As Ceph's CLI
- * does, an optional positional that a word does not fit (a pool id given
- * "active") is passed over and the word goes to the next.  Types, bounds
- * and choices are checked here, so that a usage error never reaches the
- * monitor; every message and usage line names an argument by its metavar,
- * its name in capitals ("PG_NUM"), and an "osd.N" is taken where the
- * table marks an int argument "osdname", as Ceph's CephOsdName.
+ * the prefix, the others positional in order, a "strings"/"ints"/"osds"
+ * argument taking the words that follow as long as they fit it.  As Ceph's
+ * CLI matches words (validate_command()), an optional positional that a
+ * word does not fit (an int, a float, a choice, an OSD id) is passed over,
+ * and the word goes to the next: `osd tree down' is the states, not the
+ * epoch; `pg ls 1 active' a pool and a state.  Types, bounds and choices
+ * are checked here, so that a usage error never reaches the monitor; every
+ * message and usage line names an argument by its metavar, its name in
+ * capitals ("PG_NUM"), and an OSD ("osd"/"osds" types) is taken as "N" or
+ * "osd.N", as Ceph's CephOsdName.
  *
  * Errors follow common/mapmon.h: NULL or -1 and a one-line *cause the
  * caller frees.
@@ -33,10 +35,13 @@ enum cli_arg_type {
 	CLI_ARG_INT,
 	CLI_ARG_FLOAT,
 	CLI_ARG_CHOICE,
-	CLI_ARG_STRINGS,	/* the rest of the words, an array */
-	CLI_ARG_INTS,		/* the rest of the words, an array of ints */
-	CLI_ARG_FLAG,		/* its literal "option" given: true */
-	CLI_ARG_JSON,		/* no command-line form */
+	CLI_ARG_STRINGS, /* the words that follow, an array */
+	CLI_ARG_INTS,	 /* the ints that follow, an array */
+	CLI_ARG_FLAG,	 /* its literal "option" given: true */
+	CLI_ARG_JSON,	 /* no command-line form */
+	CLI_ARG_OSD,	 /* an OSD id: "3" or "osd.3", sent as 3 */
+	CLI_ARG_OSDS,	 /* the OSD ids that follow, or a choice */
+	CLI_ARG_VALUE,	 /* a string or a number, sent as a string */
 };
 
 struct cli_arg {
@@ -45,10 +50,13 @@ struct cli_arg {
 	int required;
 	int has_min, has_max;
 	double min, max;	/* bounds of ints and floats */
-	char **choices;		/* CLI_ARG_CHOICE; a list's items */
+	/*
+	 * CLI_ARG_CHOICE's words; CLI_ARG_STRINGS' words, when given;
+	 * CLI_ARG_OSDS' words for every OSD ("any", "all"), first only.
+	 */
+	char **choices;
 	size_t nchoices;
 	char *option;		/* "--pool", or NULL for a positional */
-	int osdname;		/* an int that may be written "osd.N" */
 };
 
 #define CLI_CMD_READ 0x1

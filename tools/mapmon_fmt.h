@@ -33,8 +33,9 @@ int mapmon_fmt_data_for_stdout(const char *prefix);
 
 /*
  * Is the status of read command prefix printed on stderr, as Ceph's CLI
- * prints it (`pg dump': "dumped all"; `pg dump_stuck': "ok")?  Other
- * reads print their data alone.
+ * prints it (`osd getmap': "got osdmap epoch 5"; `pg dump': "dumped all";
+ * `pg dump_stuck': "ok")?  Other reads' statuses are mapmon's own and are
+ * not printed: their data is printed alone.
  */
 int mapmon_fmt_status_to_stderr(const char *prefix);
 

@@ -113,7 +113,7 @@ comp() {
 # The refusals: EXIT|ARGS|STDERR (a grep pattern)|WHAT IT HOLDS.  ARGS are
 # split on blanks.  EXIT "ARGS" is the CLI's own refusal of an argument:
 # EINVAL (22) in Ceph's CLI, $ARGS_RC here.
-ARGS_RC=${ARGS_RC:-64}
+ARGS_RC=${ARGS_RC:-22}
 ERRNO_TABLE='
 2|pg ls 9|^Error ENOENT: pool 9 does not exist$|seen on ceph 16.2.15: pg ls 99
 22|pg ls bogus|^Error EINVAL: '"'"'bogus'"'"' is not a valid pg state, available choices: stale+creating+active|seen on ceph 16.2.15; PGMap.cc process_pg_map_command

@@ -15,7 +15,8 @@
 #   - a silent OSD (marked down by the beacon timeout, the others kept up
 #     by their beacons);
 #   - noout and osd_min_in_ratio holding the automatic out back, once;
-#   - a restart (since when, no longer why).
+#   - a restart (since when, no longer why);
+# and nothing in the daemon's log from the sanitizers (an ASan+UBSan build).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -266,6 +267,9 @@ EOF
 	    'jget checks.OSD_DOWN.detail.0.message | grep -q \
 	    "^osd\.[0-9] is down since 20[0-9-]*T[0-9:]*$"'
 	check "mapmond stops" stop_daemon
+	# Under ASan+UBSan, what they report lands in the daemon's log.
+	check "no sanitizer report in the daemon's log" \
+	    not grep -q 'Sanitizer\|runtime error' "$T/log.$BACKEND"
 }
 
 for b in lmdb leveldb; do
