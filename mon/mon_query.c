@@ -846,6 +846,7 @@ mon_pg_dump_stuck_walk(struct mon *m, const char *const *what, size_t n,
     int64_t threshold, struct mon_pg_walk **out, char **status)
 {
 	unsigned types = 0;
+	int64_t now;
 	size_t i, k;
 
 	for (i = 0; i < n; i++) {
@@ -864,9 +865,14 @@ mon_pg_dump_stuck_walk(struct mon *m, const char *const *what, size_t n,
 	*out = mon_pg_walk_new(m, MON_WALK_STUCK);
 	(*out)->stuck = types;
 	(*out)->brief = 0;
-	(*out)->cutoff = stamp_now() -
-	    (threshold >= 0 ? threshold * 1000000 :
-			      m->params.pg_stuck_threshold_ms * 1000);
+	now = stamp_now();
+	if (threshold < 0)
+		(*out)->cutoff = now - m->params.pg_stuck_threshold_ms * 1000;
+	else if (threshold > now / 1000000)
+		/* Longer than the clock has run: no PG has been stuck so. */
+		(*out)->cutoff = INT64_MIN;
+	else
+		(*out)->cutoff = now - threshold * 1000000;
 	return 0;
 }
 

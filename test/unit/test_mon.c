@@ -3318,6 +3318,9 @@ Test(mon, stuck_undersized_and_degraded)
 	cr_assert_eq(stuck_count("inactive", 0), 0);
 	cr_assert_eq(stuck_count("stale", 0), 0);
 	cr_assert_eq(stuck_count("undersized", 3600), 0);
+	/* Longer than the clock has run, as a client may send: none. */
+	cr_assert_eq(stuck_count("unclean", 550201614775819), 0);
+	cr_assert_eq(stuck_count("unclean", INT64_MAX), 0);
 
 	report_unstamped(PG_STATE_ACTIVE | PG_STATE_CLEAN);
 	st = &pgmap_pool(mon_pgmap(mon), 1)->pgs[0];
