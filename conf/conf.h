@@ -115,6 +115,8 @@ enum conf_key {
 	CONF_LOG_DEBUG_EVENT,
 	/* [metrics] */
 	CONF_METRICS_BIND,
+	/* [osd] */
+	CONF_OSD_BEACON_INTERVAL,
 	CONF_NKEYS
 };
 

@@ -19,9 +19,8 @@
 #define HOUR (MINUTE * 60)
 #define DAY (HOUR * 24)
 
-const char *const conf_sections[] = {
-	"mon", "store", "store.leveldb", "store.lmdb", "log", "metrics", NULL
-};
+const char *const conf_sections[] = { "mon", "store", "store.leveldb",
+	"store.lmdb", "log", "metrics", "osd", NULL };
 
 static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
 static const char *const conf_sync_choices[] = { "commit", "none", NULL };
@@ -269,5 +268,12 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "",
 	    .help = "address of the Prometheus /metrics endpoint (empty: "
 		    "off)" },
+
+	/* [osd] */
+	[CONF_OSD_BEACON_INTERVAL] = {
+	    .section = "osd", .name = "beacon_interval",
+	    .type = CONF_DURATION, .def = "5s", .min = 10, .max = HOUR,
+	    .help = "how often an OSD sends its beacon (OSDs read it; the "
+		    "monitor does not)" },
 };
 /* clang-format on */

@@ -283,12 +283,14 @@ sim_main_duration(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The monitor's [mon] osd_heartbeat_grace from its config file, so that
- * the simulated OSDs report after the grace the monitor counts with (a
- * real OSD reads the same key).  0, or -1 after printing every error.
+ * What an OSD reads of the config file: the monitor's [mon]
+ * osd_heartbeat_grace, so that the simulated OSDs report after the grace
+ * the monitor counts with (a real OSD reads the same key), and [osd]
+ * beacon_interval; each only where the command line did not set it
+ * (grace_ms or beacon_ms NULL).  0, or -1 after printing every error.
  */
 static int
-sim_main_conf_grace(const char *path, int *grace_ms)
+sim_main_conf(const char *path, int *grace_ms, int *beacon_ms)
 {
 	struct conf *c;
 	char **errors;
@@ -300,7 +302,10 @@ sim_main_conf_grace(const char *path, int *grace_ms)
 		conf_errors_free(errors, nerrors);
 		return -1;
 	}
-	*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	if (grace_ms != NULL)
+		*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	if (beacon_ms != NULL)
+		*beacon_ms = (int)conf_int(c, CONF_OSD_BEACON_INTERVAL);
 	conf_free(c);
 	return 0;
 }
@@ -331,7 +336,7 @@ osd_sim_main(int argc, char **argv)
 	struct timeval tv;
 	const char *control = NULL, *conf_path = NULL;
 	size_t nat = 0, i;
-	int grace_given = 0;
+	int grace_given = 0, beacon_given = 0;
 	long duration = 0;
 	char *cause = NULL;
 	int ch;
@@ -387,6 +392,7 @@ osd_sim_main(int argc, char **argv)
 		case 'B':
 			p.beacon_interval_ms = (int)bench_arg_seconds(
 			    "--beacon-interval", optarg, 10, 86400000);
+			beacon_given = 1;
 			break;
 		case 'S':
 			p.osd_size = bench_arg_size("--osd-size", optarg,
@@ -426,8 +432,9 @@ osd_sim_main(int argc, char **argv)
 			return MAPMON_EXIT_USAGE;
 		}
 	}
-	if (conf_path != NULL && !grace_given &&
-	    sim_main_conf_grace(conf_path, &p.heartbeat_grace_ms) == -1) {
+	if (conf_path != NULL &&
+	    sim_main_conf(conf_path, grace_given ? NULL : &p.heartbeat_grace_ms,
+		beacon_given ? NULL : &p.beacon_interval_ms) == -1) {
 		free(at);
 		return MAPMON_EXIT_CONFIG;
 	}
