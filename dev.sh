@@ -33,7 +33,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
-liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev"
+liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
 test_packages="libcriterion-dev mandoc clang-format"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
