@@ -19,9 +19,8 @@
 #define HOUR (MINUTE * 60)
 #define DAY (HOUR * 24)
 
-const char *const conf_sections[] = {
-	"mon", "store", "store.leveldb", "store.lmdb", "log", "metrics", NULL
-};
+const char *const conf_sections[] = { "mon", "store", "store.leveldb",
+	"store.lmdb", "log", "metrics", "auth", NULL };
 
 static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
 static const char *const conf_sync_choices[] = { "commit", "none", NULL };
@@ -37,6 +36,11 @@ static const char *const conf_compression_choices[] = { "none", "snappy",
 		.help = "log levels L/G of " what,                             \
 	}
 
+/*
+ * One row per key, laid out by hand (clang-format would put every member
+ * on a line of its own and make the table three times as long).
+ */
+/* clang-format off */
 const struct conf_option conf_options[CONF_NKEYS] = {
 	/* [mon] */
 	[CONF_MON_NAME] = {
@@ -228,4 +232,33 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "",
 	    .help = "address of the Prometheus /metrics endpoint (empty: "
 		    "off)" },
+
+	/* [auth] */
+	[CONF_AUTH_REQUIRED] = {
+	    .section = "auth", .name = "required", .type = CONF_BOOL,
+	    .def = "false",
+	    .help = "every client must authenticate; off: one without a key "
+		    "may do anything" },
+	[CONF_AUTH_ALLOW_INSECURE] = {
+	    .section = "auth", .name = "allow_insecure", .type = CONF_BOOL,
+	    .def = "false",
+	    .help = "let a non-loopback bind run without auth (warns; "
+		    "AUTH_INSECURE)" },
+	[CONF_AUTH_KEYRING] = {
+	    .section = "auth", .name = "keyring", .type = CONF_STRING,
+	    .def = "/etc/mapmon/client.admin.keyring",
+	    .help = "where mapmond --mkfs writes the client.admin keyring "
+		    "(mode 0600)" },
+	[CONF_AUTH_FAIL_DELAY] = {
+	    .section = "auth", .name = "fail_delay", .type = CONF_DURATION,
+	    .def = "200ms", .min = 0, .max = 10 * SEC, .runtime = 1,
+	    .help = "delay of an address's next attempt after a failure, "
+		    "doubled per failure" },
+	[CONF_AUTH_FAIL_DELAY_MAX] = {
+	    .section = "auth", .name = "fail_delay_max",
+	    .type = CONF_DURATION, .def = "10s", .min = 0, .max = 10 * MINUTE,
+	    .runtime = 1,
+	    .help = "the longest delay after failed attempts from one "
+		    "address" },
 };
+/* clang-format on */

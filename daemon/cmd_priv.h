@@ -149,6 +149,10 @@ int cmd_admin_free(struct cmd_ctx *, int64_t deadline);
 /* Per-command counters as {"prefix": {...}} (new reference). */
 json_t *cmd_counters_json(void);
 
+/* cmd_auth.c: the auth commands. */
+cmd_exec_fn cmd_auth_add, cmd_auth_get_or_create, cmd_auth_get,
+    cmd_auth_get_key, cmd_auth_ls, cmd_auth_caps, cmd_auth_rm, cmd_auth_rotate;
+
 /* cmd_pgreport.c */
 cmd_exec_fn cmd_pgreport_json;
 /* The entry of a prefix, or NULL. */

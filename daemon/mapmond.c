@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include "common/log.h"
 #include "common/mapmon.h"
@@ -44,6 +46,7 @@
 #include "mon/mon.h"
 #include "mon/mon_conf.h"
 #include "daemon/notify.h"
+#include "net/keyring.h"
 #include "net/server.h"
 
 static struct {
@@ -302,23 +305,54 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-/* --mkfs: a new store under [mon] data. */
+/*
+ * --mkfs: a new store under [mon] data, and the keyring of client.admin at
+ * [auth] keyring.  The keyring is written first, as a new file, and
+ * removed again when the store cannot be made: either both exist or
+ * neither does (an admin key nobody holds would lock everyone out).
+ */
 static int
 mapmond_mkfs(const struct conf *c)
 {
+	static const char *const caps[] = { "mon", "allow *" };
 	struct store_options so;
+	struct keyring *kr;
 	const char *data = conf_str(c, CONF_MON_DATA);
+	const char *path = conf_str(c, CONF_AUTH_KEYRING);
+	uint8_t key[KEYRING_KEY_LEN];
 	char *fsid, *cause;
+	int rc;
 
+	if (RAND_bytes(key, sizeof key) != 1) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: cannot make the admin key: "
+		    "the system's random generator failed\n");
+		return 1;
+	}
+	kr = keyring_new();
+	keyring_add(kr, "client.admin", key, caps, 1);
+	rc = keyring_write(path, kr, &cause);
+	keyring_free(kr);
+	if (rc == -1) {
+		OPENSSL_cleanse(key, sizeof key);
+		fprintf(stderr, "mapmond: --mkfs: %s ([auth] keyring)\n",
+		    cause);
+		free(cause);
+		return 1;
+	}
 	mon_conf_store_options(c, &so);
-	if (mon_mkfs(data, &so, conf_str(c, CONF_MON_NAME),
-	    conf_str(c, CONF_MON_BIND), &fsid, &cause) == -1) {
+	rc = mon_mkfs_auth(data, &so, conf_str(c, CONF_MON_NAME),
+	    conf_str(c, CONF_MON_BIND), key, &fsid, &cause);
+	OPENSSL_cleanse(key, sizeof key);
+	if (rc == -1) {
+		unlink(path);
 		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
 		free(cause);
 		return 1;
 	}
 	printf("mapmond: created a %s store in %s/store for cluster %s\n",
 	    so.backend, data, fsid);
+	printf("mapmond: wrote the keyring of client.admin to %s\n", path);
 	free(fsid);
 	return 0;
 }

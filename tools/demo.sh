@@ -116,6 +116,8 @@ cat >"$conf" <<EOF
 [mon]
 data = $dir/data
 bind = 127.0.0.1:$port
+[auth]
+keyring = $dir/client.admin.keyring
 [store]
 backend = lmdb
 EOF

@@ -157,6 +157,8 @@ suite() {
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 5ms
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = commit

@@ -79,6 +79,8 @@ data = $D
 bind = 127.0.0.1:0
 propose_interval = 2ms
 max_pg_per_osd = 1000
+[auth]
+keyring = $D.keyring
 [store]
 backend = lmdb
 sync = none

@@ -111,6 +111,8 @@ suite() {
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 2ms
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = none
@@ -466,7 +468,7 @@ EOF
 
 	# bash completion, from the monitor's table
 	check "completion: first words" test "$(comp "")" = \
-	    "config health log mon osd perf pg status store version watch raw help"
+	    "auth config health log mon osd perf pg status store version watch raw help"
 	check "completion: a partial word" test "$(comp osd po)" = pool
 	check "completion: subcommands" test "$(comp osd pool "")" = \
 	    "create delete get ls rename set"

@@ -119,6 +119,8 @@ for BACKEND in $BACKENDS; do
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 5ms
+[auth]
+keyring = $T/$BACKEND.keyring
 [store]
 backend = $BACKEND
 [store.leveldb]

@@ -34,12 +34,13 @@ now_ms() {
 
 # mkconf FILE DATADIR [LINE...]: a config for a test daemon (port 0, no
 # fsync unless a LINE says otherwise: LINEs are appended as they are, so
-# later sections may follow).
+# later sections may follow; the admin keyring is DATADIR.keyring).
 mkconf() {
 	local f=$1 d=$2
 	shift 2
 	mkdir -p "$d"
 	{
+		printf '[auth]\nkeyring = %s.keyring\n' "$d"
 		printf '[mon]\ndata = %s\nbind = 127.0.0.1:0\n' "$d"
 		printf 'propose_interval = 2ms\n'
 		printf '[store]\nsync = none\n'

@@ -93,6 +93,8 @@ data = $D
 bind = 127.0.0.1:0
 max_connections = $((LOAD_CONNS * 2 + 96))
 max_client_output = 16M
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = commit

@@ -83,11 +83,15 @@ write_conf(struct daemon *d, const char *extra)
 	FILE *f = fopen(d->conf, "w");
 
 	cr_assert_not_null(f);
-	fprintf(f, "[mon]\ndata = %s/data\n%s\n"
-	    "propose_interval = 2ms\n%s\n[store]\nbackend = %s\nsync = none\n"
-	    "[log]\ndebug_mon = 1/5\n", d->dir, extra != NULL &&
-	    strstr(extra, "bind") != NULL ? "" : "bind = 127.0.0.1:0",
-	    extra ? extra : "", TEST_BACKEND);
+	fprintf(f,
+	    "[mon]\ndata = %s/data\n%s\n"
+	    "propose_interval = 2ms\n%s\n[auth]\nkeyring = %s/keyring\n"
+	    "[store]\nbackend = %s\nsync = none\n[log]\ndebug_mon = 1/5\n",
+	    d->dir,
+	    extra != NULL && strstr(extra, "bind") != NULL ?
+		"" :
+		"bind = 127.0.0.1:0",
+	    extra ? extra : "", d->dir, TEST_BACKEND);
 	fclose(f);
 }
 
@@ -549,6 +553,14 @@ static const char *const every_prefix[] = {
 	"perf dump",
 	"store stat",
 	"store compact",
+	"auth add",
+	"auth get-or-create",
+	"auth get",
+	"auth get-key",
+	"auth ls",
+	"auth caps",
+	"auth rm",
+	"auth rotate",
 	"subscribe",
 };
 

@@ -352,8 +352,10 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 	if ((port = bench_free_port(cause)) == -1)
 		goto fail;
 	snprintf(bm->addr, sizeof bm->addr, "127.0.0.1:%d", port);
-	xasprintf(&text, "[mon]\ndata = %s\nbind = %s\n%s%s", bm->dir,
-	    bm->addr, su->conf, extra != NULL ? extra : "");
+	xasprintf(&text,
+	    "[mon]\ndata = %s\nbind = %s\n[auth]\nkeyring = "
+	    "%s/client.admin.keyring\n%s%s",
+	    bm->dir, bm->addr, bm->dir, su->conf, extra != NULL ? extra : "");
 	if (bench_write_file(bm->conf, text, cause) == -1) {
 		free(text);
 		goto fail;
