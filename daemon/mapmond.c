@@ -160,6 +160,9 @@ mapmond_limits(const struct conf *c, struct server_limits *l)
 	/* The server raises it to max_frame plus a header if need be. */
 	l->max_partial_input = (size_t)conf_int(c,
 	    CONF_MON_MAX_PARTIAL_INPUT);
+	l->auth_required = conf_int(c, CONF_AUTH_REQUIRED) != 0;
+	l->auth_fail_delay_ms = (int)conf_int(c, CONF_AUTH_FAIL_DELAY);
+	l->auth_fail_delay_max_ms = (int)conf_int(c, CONF_AUTH_FAIL_DELAY_MAX);
 }
 
 void
