@@ -259,6 +259,13 @@ int conf_parse_address(const char *s, char *host, size_t hostlen,
     uint16_t *port, char **cause);
 
 /*
+ * conf_bind_loopback: 1 when the address s ("HOST:PORT", as [mon] bind)
+ * is on loopback only (127.0.0.0/8, ::1, localhost), 0 otherwise (every
+ * address, another name, or an address that does not parse).
+ */
+int conf_bind_loopback(const char *s);
+
+/*
  * conf_parse_size: parses "4096", "64K", "64M", "64MB", "1g", "2T" into
  * bytes (1024-based).  Returns 0, or -1 with *cause (caller frees).
  */

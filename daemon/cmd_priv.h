@@ -23,10 +23,18 @@ enum cmd_type {
 	CMD_JSON,
 };
 
+/*
+ * What a command needs of an entity's mon caps (mapmond(8),
+ * AUTHENTICATION): CMD_READ allow r, CMD_WRITE allow w, CMD_ADMIN allow x
+ * (allow * is all three), CMD_OPEN nothing beyond being authenticated.
+ * An OSD's own commands (cmd.c's cmd_self table) are also allowed to
+ * allow profile osd, for the OSD's own id.
+ */
 #define CMD_READ 0x1
 #define CMD_WRITE 0x2
 #define CMD_ADMIN 0x4
 #define CMD_HIDDEN 0x8
+#define CMD_OPEN 0x10
 
 #define CMD_MAXARGS 4
 

@@ -427,6 +427,20 @@ mapmond_hello(void *arg, json_t **reply)
 	json_object_set_new(*reply, "fsid", json_string(mm->fsid));
 }
 
+/* An entity's key, for the handshake: the committed one. */
+static int
+mapmond_key(void *arg, const char *name, uint8_t *key)
+{
+	const struct mon_auth_entity *e;
+
+	(void)arg;
+	if (mapmond_mon == NULL ||
+	    (e = mon_auth_find(mapmond_mon, name)) == NULL)
+		return -1;
+	memcpy(key, e->key, MON_AUTH_KEY_LEN);
+	return 0;
+}
+
 /*
  * The command layer's callbacks, until shutdown.  Once the monitor is
  * gone (mapmond_stopping), requests still arriving on open connections
@@ -469,6 +483,7 @@ mapmond_listen(const struct conf *c)
 {
 	static const struct server_ops ops = {
 		.hello = mapmond_hello,
+		.key = mapmond_key,
 		.request = mapmond_request,
 		.binary = mapmond_binary,
 		.closed = mapmond_closed,
@@ -482,6 +497,25 @@ mapmond_listen(const struct conf *c)
 		log_warnx("[mon] bind '%s': %s", bind, cause);
 		free(cause);
 		return -1;
+	}
+	/*
+	 * Without authentication anyone who reaches the port may change the
+	 * maps: beyond loopback, only when asked for, and said out loud.
+	 */
+	if (!conf_int(c, CONF_AUTH_REQUIRED) && !conf_bind_loopback(bind)) {
+		if (!conf_int(c, CONF_AUTH_ALLOW_INSECURE)) {
+			log_warnx(
+			    "[mon] bind %s is not loopback and [auth] "
+			    "required is off: refusing to serve it without "
+			    "authentication (turn [auth] required on, or set "
+			    "[auth] allow_insecure = true)",
+			    bind);
+			return -1;
+		}
+		log_warnx("serving %s without authentication: anyone who "
+			  "can reach it may change the maps ([auth] "
+			  "allow_insecure; health AUTH_INSECURE)",
+		    bind);
 	}
 	mapmond_limits(c, &limits);
 	mapmond_cmd = cmd_new(mapmond_base, mapmond_mon, mapmond_conf,

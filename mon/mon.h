@@ -57,6 +57,8 @@ struct mon_params {
 	int64_t max_pg_per_osd;		/* pg_num x size, per OSD in (>= 3) */
 	int64_t max_pgs;		/* PGs of all pools */
 	int64_t max_osd;		/* OSD ids are below it */
+	/* Serving without authentication beyond loopback: AUTH_INSECURE. */
+	int auth_insecure;
 };
 void mon_params_defaults(struct mon_params *);
 

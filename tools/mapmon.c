@@ -10,6 +10,12 @@
  *
  * --connect-timeout bounds the connection and everything up to the reply
  * (for watch: up to the subscriptions' answers).
+ *
+ * The key (mapmon(8), AUTHENTICATION) is entity -n's (client.admin) in the
+ * keyring of -k, else $MAPMON_KEYRING, else [auth] keyring of the config
+ * given with -c or $MAPMON_CONF, else /etc/mapmon/client.admin.keyring;
+ * a keyring named by -k or the environment must be there, the others may
+ * be missing (the HELLO then offers no key).  A refused key exits 13.
  */
 #include "config.h"
 
@@ -34,6 +40,8 @@
 #include "tools/osdmap_cache.h"
 
 #define MAPMON_DEFAULT_CONF SYSCONFDIR "/mapmon/mapmon.conf"
+/* Where mapmond --mkfs writes it by default ([auth] keyring). */
+#define MAPMON_DEFAULT_KEYRING "/etc/mapmon/client.admin.keyring"
 #define MAPMON_DEFAULT_ADDR "127.0.0.1:6788"
 #define MAPMON_DEFAULT_TIMEOUT_MS 10000
 
@@ -51,7 +59,10 @@ static struct {
 	int help;
 	int version;
 	int list_commands;
-} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0 };
+	const char *name;    /* -n */
+	const char *keyring; /* -k */
+} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, NULL,
+	NULL };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -84,23 +95,31 @@ static void
 mapmon_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: mapmon [-c CONF] [-m HOST:PORT] "
-	    "[-f plain|json|json-pretty]\n"
-	    "              [--connect-timeout S] COMMAND...\n"
+	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-n NAME] [-k KEYRING]\n"
+	    "              [-f plain|json|json-pretty] [--connect-timeout S] "
+	    "COMMAND...\n"
 	    "       mapmon -s | -w | -h | --version\n"
-	    "  -c CONF            config file for [mon] bind (default "
-	    "$MAPMON_CONF or\n"
-	    "                     %s)\n"
+	    "  -c CONF            config file for [mon] bind and [auth] "
+	    "keyring "
+	    "(default\n"
+	    "                     $MAPMON_CONF or %s)\n"
 	    "  -m HOST:PORT       the monitor (default $MAPMON_MON, else the "
 	    "config's\n"
 	    "                     [mon] bind, else %s)\n"
+	    "  -n NAME            the entity to authenticate as (default "
+	    "$MAPMON_NAME,\n"
+	    "                     else client.admin)\n"
+	    "  -k KEYRING         its keyring (default $MAPMON_KEYRING, else "
+	    "the "
+	    "config's\n"
+	    "                     [auth] keyring, else %s)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
 	    "  -s                 status\n"
 	    "  -w                 watch the cluster log and health\n"
 	    "  -h, --help         this help and the monitor's commands\n"
 	    "  --version          the version of mapmon\n",
-	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR,
+	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR, MAPMON_DEFAULT_KEYRING,
 	    MAPMON_DEFAULT_TIMEOUT_MS / 1000);
 }
 
@@ -214,6 +233,12 @@ mapmon_conn_failed(int err, const char *msg)
 {
 	if (err == -EBUSY)
 		mapmon_refused(err, msg);
+	/* A refused key or handshake: one line and 13, as any EACCES. */
+	if (err == -EACCES) {
+		fprintf(stderr, "mapmon: %s\n",
+		    msg != NULL ? msg : strerror(-err));
+		mapmon_exit(EACCES);
+	}
 	fprintf(stderr, "mapmon: %s\n", msg != NULL ? msg :
 	    strerror(-err));
 	if (err == -ETIMEDOUT)
@@ -261,7 +286,8 @@ mapmon_connect(void)
 	}
 	sess.cl = mclient_new(sess.base, sess.addr, opts.timeout_ms, NULL,
 	    mapmon_on_error, NULL);
-	mclient_set_name(sess.cl, "client.admin");
+	mclient_set_name(sess.cl,
+	    opts.name != NULL ? opts.name : "client.admin");
 	sess.deadline = evtimer_new(sess.base, mapmon_on_deadline, NULL);
 	tv.tv_sec = opts.timeout_ms / 1000;
 	tv.tv_usec = (opts.timeout_ms % 1000) * 1000;
@@ -440,6 +466,68 @@ mapmon_resolve_addr(void)
 	return addr;
 }
 
+/*
+ * [auth] keyring of the config given with -c or $MAPMON_CONF (malloc'd),
+ * or NULL when none is given; a config that does not load exits 78.
+ */
+static char *
+mapmon_conf_keyring(void)
+{
+	const char *path = opts.conf_path;
+	struct conf *c;
+	char **errors, *keyring;
+	size_t i, nerrors;
+
+	if (path == NULL &&
+	    ((path = getenv("MAPMON_CONF")) == NULL || *path == '\0'))
+		return NULL;
+	if ((c = conf_load(path, &errors, &nerrors)) == NULL) {
+		for (i = 0; i < nerrors; i++)
+			fprintf(stderr, "%s\n", errors[i]);
+		conf_errors_free(errors, nerrors);
+		mapmon_exit(MAPMON_EXIT_CONFIG);
+	}
+	keyring = xstrdup(conf_str(c, CONF_AUTH_KEYRING));
+	conf_free(c);
+	return keyring;
+}
+
+/*
+ * The key every connection of this run offers (see the top of this
+ * file).  A keyring named by -k or $MAPMON_KEYRING must be read; one of
+ * the config or the default may be missing (no key), but not unreadable
+ * or bad.  Failures exit 13 with the reason.
+ */
+static void
+mapmon_resolve_auth(void)
+{
+	const char *name = opts.name, *path = opts.keyring, *env;
+	char *conf_keyring = NULL, *cause = NULL;
+	int must = 1;
+
+	if (name == NULL &&
+	    ((name = getenv("MAPMON_NAME")) == NULL || *name == '\0'))
+		name = "client.admin";
+	if (path == NULL && (env = getenv("MAPMON_KEYRING")) != NULL &&
+	    *env != '\0')
+		path = env;
+	if (path == NULL) {
+		must = 0;
+		conf_keyring = mapmon_conf_keyring();
+		path = conf_keyring != NULL ? conf_keyring :
+					      MAPMON_DEFAULT_KEYRING;
+	}
+	if (!must && access(path, F_OK) == -1 && errno == ENOENT)
+		(void)mclient_default_auth(NULL, NULL, NULL);
+	else if (mclient_default_auth(name, path, &cause) == -1) {
+		fprintf(stderr, "mapmon: %s\n", cause);
+		free(cause);
+		free(conf_keyring);
+		mapmon_exit(EACCES);
+	}
+	free(conf_keyring);
+}
+
 /* The value of an option: "-m X", "-mX", "--mon X" or "--mon=X". */
 static const char *
 mapmon_opt_value(int argc, char **argv, int *i, const char *shortname,
@@ -536,6 +624,12 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 		} else if (mapmon_is_opt(a, "-m", "--mon")) {
 			opts.mon = mapmon_opt_value(argc, argv, &i, "-m",
 			    "--mon");
+		} else if (mapmon_is_opt(a, "-n", "--name")) {
+			opts.name = mapmon_opt_value(argc, argv, &i, "-n",
+			    "--name");
+		} else if (mapmon_is_opt(a, "-k", "--keyring")) {
+			opts.keyring = mapmon_opt_value(argc, argv, &i, "-k",
+			    "--keyring");
 		} else if (mapmon_is_opt(a, "-f", "--format")) {
 			v = mapmon_opt_value(argc, argv, &i, "-f", "--format");
 			mapmon_set_format(v);
@@ -949,6 +1043,7 @@ main(int argc, char **argv)
 	if (mclient_parse_addr(sess.addr, &host, &port, &cause) == -1)
 		mapmon_usage_error(NULL, "%s", cause);
 	free(host);
+	mapmon_resolve_auth();
 	if (opts.help)
 		mapmon_help();
 	if (n == 0 && !opts.list_commands)

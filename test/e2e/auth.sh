@@ -5,6 +5,13 @@
 # mapmond --mkfs writes the admin keyring (mode 0600) and refuses to
 # replace one; the auth commands answer with Ceph's words, JSON and exit
 # statuses, and what they change is committed (a restart keeps it).
+#
+# Then, once: no key and a wrong key exit 13 (logged, the next attempt
+# from the address delayed), an unknown entity is refused in the same
+# words, an r key reads but cannot write, osd.3 cannot act as osd.5, a
+# rotated key fails at once and its sessions close while the new one
+# works, a keyring others may read is refused, and a non-loopback bind
+# without auth refuses to start (with allow_insecure: AUTH_INSECURE).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/test/lib/ops_lib.sh"
 JSON_GET=$top_builddir/test/lib/json_get
@@ -156,4 +163,184 @@ suite() {
 for b in lmdb leveldb; do
 	suite "$b"
 done
+
+# now_ms: a monotonic-enough clock in milliseconds.
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# as NAME KEYRING ARGS...: mapmon as entity NAME.
+as() {
+	local name=$1 kr=$2
+	shift 2
+	mm -n "$name" -k "$kr" "$@"
+}
+
+live() {
+	local conf=$T/live.conf log=$T/live.log t0 t1 wpid st i
+	unset TAP_PER_BACKEND
+	mkconf "$conf" "$T/live" "[auth]" "required = true" \
+	    "fail_delay = 400ms"
+	check "live: mkfs" mkfs "$conf"
+	check "live: daemon starts" start_daemon "$conf" "$log"
+	for i in 0 1 2 3 4 5; do
+		mm osd create "$i" || break
+	done
+	check "create OSDs 0 to 5" test "$rc" -eq 0
+
+	# No key: the hello is refused, and nothing else.
+	printf '[auth]\nkeyring = %s/none.keyring\n' "$T" >"$T/nokey.conf"
+	env -u MAPMON_KEYRING MAPMON_CONF="$T/nokey.conf" "$MAPMON" -m "$ADDR" \
+	    --connect-timeout 2 status >"$T/out" 2>"$T/err"
+	st=$?
+	DIAG=$(cat "$T/err")
+	check "no key: exit 13" test "$st" -eq 13
+	check "no key: one line says so" test "$(wc -l <"$T/err")" -eq 1 -a \
+	    -n "$(grep 'authentication required' "$T/err")"
+
+	# A wrong key: 13, logged, and the next attempt waits.
+	sed 's/key = ./key = A/; s/key = AA/key = BA/' "$MAPMON_KEYRING" \
+	    >"$T/wrong.keyring"
+	chmod 600 "$T/wrong.keyring"
+	check "the wrong keyring differs" differ "$T/wrong.keyring" \
+	    "$MAPMON_KEYRING"
+	t0=$(ms)
+	expect 13 "a wrong key" -k "$T/wrong.keyring" status
+	check "refused authentication as client.admin: authentication failed" \
+	    err_has "refused authentication as client.admin: authentication failed"
+	DIAG=$(tail -n 5 "$log")
+	check "the failure is logged with the peer" grep -q \
+	    "127.0.0.1:[0-9]* (client.admin): authentication as client.admin failed" \
+	    "$log"
+	expect 0 "the right key after it" status
+	t1=$(ms)
+	check "... waited for the address's delay (both: $((t1 - t0)) ms)" \
+	    test $((t1 - t0)) -ge 400
+	t0=$(ms)
+	expect 0 "and then no more" status
+	t1=$(ms)
+	check "... once it succeeded ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 380
+	sed 's/client.admin/client.ghost/' "$T/wrong.keyring" >"$T/ghost.keyring"
+	chmod 600 "$T/ghost.keyring"
+	expect 13 "an entity that does not exist" -n client.ghost \
+	    -k "$T/ghost.keyring" status
+	check "is refused in the same words" \
+	    err_has "refused authentication as client.ghost: authentication failed$"
+	sleep 1	# the delays of the failures above
+
+	# Caps.
+	expect 0 "make client.ro" auth get-or-create client.ro mon 'allow r'
+	cp "$T/out" "$T/ro.keyring"
+	chmod 600 "$T/ro.keyring"
+	as client.ro "$T/ro.keyring" osd dump
+	check "an r key reads" test "$rc" -eq 0
+	as client.ro "$T/ro.keyring" osd out 1
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "an r key cannot write: exit 13" test "$rc" -eq 13
+	check "... access denied, and why" err_has \
+	    "access denied: client.ro may not run 'osd out': it needs mon 'allow rw'"
+	check "... and an audit line in the log" grep -q \
+	    "audit: 127.0.0.1:[0-9]* (client.ro): access denied" "$log"
+	as client.ro "$T/ro.keyring" auth ls
+	check "an r key cannot run admin commands" test "$rc" -eq 13
+	as client.ro "$T/ro.keyring" osd pool delete p p \
+	    --yes-i-really-really-mean-it
+	check "pool delete needs allow *" test "$rc" -eq 13
+	expect 0 "make osd.3" auth get-or-create osd.3 mon 'allow profile osd'
+	cp "$T/out" "$T/osd3.keyring"
+	chmod 600 "$T/osd3.keyring"
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":3}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 boots as itself" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":5}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 cannot boot as osd.5: exit 13" test "$rc" -eq 13
+	check "... and says why" err_has "acts for osd.3 only"
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"pg report","osd":5,"pgs":[]}'
+	check "osd.3 cannot report for osd.5" test "$rc" -eq 13
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"pg report","osd":3,"pgs":[]}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 reports for itself" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" osd out 3
+	check "osd.3 cannot mark itself out" test "$rc" -eq 13
+	as osd.3 "$T/osd3.keyring" status
+	check "osd.3 reads" test "$rc" -eq 0
+	expect 0 "caps change" auth caps client.ro mon 'allow rw'
+	as client.ro "$T/ro.keyring" osd out 1
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "new caps apply to the next command" test "$rc" -eq 0
+	DIAG=
+
+	# Rotation: the old key fails at once, its sessions close.
+	expect 0 "make client.w" auth get-or-create client.w mon 'allow r'
+	cp "$T/out" "$T/w.old"
+	chmod 600 "$T/w.old"
+	"$MAPMON" -m "$ADDR" -n client.w -k "$T/w.old" -w >"$T/watch" \
+	    2>"$T/watch.err" &
+	wpid=$!
+	PIDS="$PIDS $wpid"
+	for i in $(seq 1 50); do
+		grep -q . "$T/watch" 2>/dev/null && break
+		sleep 0.1
+	done
+	check "a watch runs as client.w" kill -0 "$wpid"
+	expect 0 "auth rotate client.w" auth rotate client.w
+	cp "$T/out" "$T/w.new"
+	chmod 600 "$T/w.new"
+	for i in $(seq 1 50); do
+		kill -0 "$wpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	check "its session was closed" eval '! kill -0 "$wpid" 2>/dev/null'
+	wait "$wpid" 2>/dev/null
+	as client.w "$T/w.old" status
+	check "the old key fails at once (exit 13)" test "$rc" -eq 13
+	sleep 0.5	# its address's delay
+	as client.w "$T/w.new" status
+	check "the new key works" test "$rc" -eq 0
+
+	# A keyring others may read.
+	chmod 640 "$T/w.new"
+	as client.w "$T/w.new" status
+	DIAG=$(cat "$T/err")
+	check "a group-readable keyring is refused (exit 13)" test "$rc" -eq 13
+	check "... saying so" err_has "readable by group or others (mode 0640)"
+	DIAG=
+	stop_daemon TERM
+
+	# A non-loopback bind without auth.
+	mkconf "$T/open.conf" "$T/open" "[auth]" "required = false"
+	sed -i 's/^bind = .*/bind = 0.0.0.0:0/' "$T/open.conf"
+	check "open: mkfs" mkfs "$T/open.conf"
+	"$MAPMOND" -d -c "$T/open.conf" 2>"$T/open.log" &
+	wpid=$!
+	PIDS="$PIDS $wpid"
+	wait "$wpid"
+	st=$?
+	DIAG=$(tail -n 3 "$T/open.log")
+	check "a non-loopback bind without auth refuses to start (exit 1)" \
+	    test "$st" -eq 1
+	check "... saying why" grep -q "is not loopback and \[auth\] required is off" \
+	    "$T/open.log"
+	printf '[auth]\nallow_insecure = true\n' >>"$T/open.conf"
+	"$MAPMOND" -d -c "$T/open.conf" 2>"$T/open.log" &
+	DPID=$!
+	PORT=
+	for i in $(seq 1 100); do
+		PORT=$(sed -n 's/.* listening on 0\.0\.0\.0:\([0-9]*\)$/\1/p' \
+		    "$T/open.log")
+		[ -n "$PORT" ] && break
+		sleep 0.05
+	done
+	ADDR=127.0.0.1:$PORT
+	check "with allow_insecure it starts" test -n "$PORT"
+	check "... and warns" grep -q "serving 0.0.0.0:0 without authentication" \
+	    "$T/open.log"
+	env -u MAPMON_KEYRING MAPMON_CONF="$T/nokey.conf" "$MAPMON" -m "$ADDR" \
+	    -f json health detail >"$T/out" 2>"$T/err"
+	check "... serves a client without a key" test $? -eq 0
+	check "... and shows AUTH_INSECURE" test "$(jget \
+	    checks.AUTH_INSECURE.severity)" = HEALTH_WARN
+	DIAG=
+	stop_daemon TERM
+}
+live
 done_testing
