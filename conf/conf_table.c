@@ -236,7 +236,7 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	/* [auth] */
 	[CONF_AUTH_REQUIRED] = {
 	    .section = "auth", .name = "required", .type = CONF_BOOL,
-	    .def = "false",
+	    .def = "true",
 	    .help = "every client must authenticate; off: one without a key "
 		    "may do anything" },
 	[CONF_AUTH_ALLOW_INSECURE] = {

@@ -163,6 +163,7 @@ keyring = $D.keyring
 backend = $BACKEND
 sync = commit
 EOF
+	export MAPMON_KEYRING=$D.keyring
 	if "$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1; then
 		ok "mapmond --mkfs"
 	else

@@ -87,6 +87,7 @@ sync = none
 CONF
 "$MAPMOND" --mkfs -c "$T/mon.conf" >/dev/null 2>"$T/err"
 check "mapmond --mkfs" test $? -eq 0
+export MAPMON_KEYRING=$D.keyring
 "$MAPMOND" -d -c "$T/mon.conf" 2>"$T/mon.log" &
 DPID=$!
 port=

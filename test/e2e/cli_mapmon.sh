@@ -119,6 +119,7 @@ sync = none
 EOF
 	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
 	check "mapmond --mkfs" test $? -eq 0
+	export MAPMON_KEYRING=$D.keyring
 	check "mapmond starts and answers" start_daemon
 
 	# Addressing: -m, MAPMON_MON, -c's [mon] bind, MAPMON_CONF.

@@ -386,6 +386,13 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 		    bm->log);
 		goto fail;
 	}
+	/* The bench's clients are the admin, with the key mkfs wrote. */
+	xasprintf(&text, "%s/client.admin.keyring", bm->dir);
+	if (mclient_default_auth("client.admin", text, cause) == -1) {
+		free(text);
+		goto fail;
+	}
+	free(text);
 	return bm;
 fail:
 	bench_mon_free(bm);
