@@ -34,7 +34,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
 liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
-test_packages="libcriterion-dev mandoc clang-format"
+# prometheus brings promtool, which checks /metrics (its server is not
+# wanted: stop_service_installed stops it).
+test_packages="libcriterion-dev mandoc clang-format prometheus"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
@@ -64,6 +66,20 @@ install_missing() {
 	$sudo apt-get update -qq
 	# shellcheck disable=SC2086
 	$sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+# A package installed only for a tool may start a server on this machine
+# (prometheus listens on 9090): stop and disable it if this run installed it.
+stop_service_installed() {
+	case " ${missing:-} " in
+	*" $1 "*) ;;
+	*) return 0 ;;
+	esac
+	if command -v systemctl >/dev/null 2>&1 &&
+	    systemctl is-enabled "$1" >/dev/null 2>&1; then
+		say "stopping the $1 service the package started (only $2 is used)"
+		${sudo:-} systemctl disable --now "$1" >/dev/null 2>&1 || true
+	fi
 }
 
 # Configure $build (once) with the arguments given.
@@ -193,11 +209,13 @@ demo)
 	;;
 test)
 	install_missing "$test_packages"
+	stop_service_installed prometheus promtool
 	build
 	tests
 	;;
 sanitize)
 	install_missing "$test_packages"
+	stop_service_installed prometheus promtool
 	build="$top/build-asan"
 	build --enable-sanitizers
 	sanitize

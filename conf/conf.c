@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 struct conf_value {
 	int64_t i;	/* INT, SIZE, DURATION, BOOL, ENUM */
+	double d;	/* FLOAT */
 	char *s;	/* STRING, ADDRESS */
 	int level[2];	/* LOGLEVEL: file, gather */
 	int line;	/* line of the file that set it; 0: not from a file */
@@ -243,6 +245,50 @@ conf_parse_duration_err(const char *s, int64_t *out, struct conf_err *e)
 	conf_err_set(e, "units are ms, s, m, h and d, as in 20ms or 2s",
 	    "bad duration '%s'", s);
 	return -1;
+}
+
+/*
+ * A decimal number as the file writes it: an optional '-', digits with at
+ * most one '.', at least one digit, and an optional exponent.  strtod()
+ * alone would take blanks, "nan", "inf" and hex as well.
+ */
+static int
+conf_parse_float_err(const char *s, double *out, struct conf_err *e)
+{
+	const char *p = s;
+	size_t digits = 0;
+	char *end;
+	double d;
+
+	if (*p == '-')
+		p++;
+	for (; isdigit((unsigned char)*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (digits > 0 && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			digits = 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (digits == 0 || *p != '\0') {
+		conf_err_set(e, "give a decimal number, as in 0.75",
+		    "bad number '%s'", s);
+		return -1;
+	}
+	errno = 0;
+	d = strtod(s, &end);
+	if (*end != '\0' || !isfinite(d) || (errno == ERANGE && d != 0)) {
+		conf_err_set(e, "too large", "bad number '%s'", s);
+		return -1;
+	}
+	*out = d;
+	return 0;
 }
 
 static int
@@ -468,6 +514,23 @@ conf_format_duration(int64_t ms)
 	return s;
 }
 
+char *
+conf_format_float(double d)
+{
+	char *s;
+	int prec;
+
+	/* The fewest digits that read back the same: 0.75, not 0.7500..01. */
+	for (prec = 1; prec < 17; prec++) {
+		xasprintf(&s, "%.*g", prec, d);
+		if (strtod(s, NULL) == d)
+			return s;
+		free(s);
+	}
+	xasprintf(&s, "%.17g", d);
+	return s;
+}
+
 /* A number of the key's type as the file writes it (for bounds). */
 static char *
 conf_format_number(enum conf_type type, int64_t v)
@@ -537,6 +600,20 @@ conf_value_parse(enum conf_key key, const char *text, struct conf_value *v,
 		return conf_parse_enum_err(text, o->choices, &v->i, e);
 	case CONF_LOGLEVEL:
 		return conf_parse_loglevel_err(text, v->level, e);
+	case CONF_FLOAT:
+		if (conf_parse_float_err(text, &v->d, e) != 0)
+			return -1;
+		if (v->d < o->fmin || v->d > o->fmax) {
+			lo = conf_format_float(o->fmin);
+			hi = conf_format_float(o->fmax);
+			xasprintf(&detail, "must be between %s and %s", lo, hi);
+			conf_err_set(e, detail, "value %s out of range", text);
+			free(detail);
+			free(lo);
+			free(hi);
+			return -1;
+		}
+		return 0;
 	case CONF_ADDRESS:
 		if (conf_parse_address_err(text, host, sizeof host, &port,
 		    e) != 0)
@@ -670,6 +747,14 @@ conf_int(const struct conf *c, enum conf_key key)
 	default:
 		return 0;
 	}
+}
+
+double
+conf_float(const struct conf *c, enum conf_key key)
+{
+	if ((unsigned)key >= CONF_NKEYS || conf_options[key].type != CONF_FLOAT)
+		return 0;
+	return c->v[key].d;
 }
 
 const char *
@@ -811,6 +896,8 @@ conf_format(const struct conf *c, enum conf_key key)
 	case CONF_LOGLEVEL:
 		xasprintf(&s, "%d/%d", v->level[0], v->level[1]);
 		return s;
+	case CONF_FLOAT:
+		return conf_format_float(v->d);
 	case CONF_STRING:
 	case CONF_ADDRESS:
 		if (conf_needs_quotes(v->s)) {
@@ -838,6 +925,8 @@ conf_equal(const struct conf *a, const struct conf *b, enum conf_key key)
 	case CONF_LOGLEVEL:
 		return va->level[0] == vb->level[0] &&
 		    va->level[1] == vb->level[1];
+	case CONF_FLOAT:
+		return va->d == vb->d;
 	default:
 		return va->i == vb->i;
 	}
@@ -885,6 +974,19 @@ conf_parse_size(const char *s, int64_t *out, char **cause)
 	struct conf_err e = { NULL, NULL };
 
 	if (conf_parse_size_err(s, out, &e) != 0) {
+		xasprintf(cause, "%s: %s", e.what, e.detail);
+		conf_err_clear(&e);
+		return -1;
+	}
+	return 0;
+}
+
+int
+conf_parse_float(const char *s, double *out, char **cause)
+{
+	struct conf_err e = { NULL, NULL };
+
+	if (conf_parse_float_err(s, out, &e) != 0) {
 		xasprintf(cause, "%s: %s", e.what, e.detail);
 		conf_err_clear(&e);
 		return -1;

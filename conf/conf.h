@@ -15,13 +15,15 @@
  *     a daemon can exit 78 (MAPMON_EXIT_CONFIG) at start, or keep its old
  *     configuration on SIGHUP.
  *  2. Values are held typed, in one unit each: sizes in bytes, durations in
- *     milliseconds, bools as 0/1, enums as an index into their choices.
+ *     milliseconds, bools as 0/1, enums as an index into their choices,
+ *     floats as doubles.
  *  3. The text forms are those of the file: sizes "64M" (K/M/G/T, 1024-based,
  *     case-insensitive, optional B), durations "20ms" (ms/s/m/h/d; a bare
  *     number only for 0), bools true/false/yes/no/on/off/1/0, log levels
  *     "L/G" (a bare "L" means L/L), addresses "HOST:PORT" ("[::1]:6788" for
- *     IPv6).  conf_format() writes the canonical form, which conf_set()
- *     parses back to the same value.
+ *     IPv6), floats in decimal ("0.75", "1e-3"; never nan, inf or hex).
+ *     conf_format() writes the canonical form, which conf_set() parses
+ *     back to the same value.
  *  4. A struct conf is a plain value: not shared, not locked; the daemon
  *     loads a new one on SIGHUP and compares it key by key with conf_equal().
  *  5. Asking a key for the wrong type (conf_int() of a string key) is a
@@ -49,6 +51,7 @@ enum conf_type {
 	CONF_STRING,   /* free text */
 	CONF_ADDRESS,  /* "HOST:PORT" as written; "" where the default is "" */
 	CONF_LOGLEVEL, /* "L/G": log file level / gather (memory ring) level */
+	CONF_FLOAT,    /* a decimal number, as in 0.75 */
 };
 
 /* One per key, in table order: CONF_<SECTION>_<KEY>, dots as underscores. */
@@ -62,6 +65,10 @@ enum conf_key {
 	CONF_MON_MIN_EPOCHS,
 	CONF_MON_PG_STALE_TIMEOUT,
 	CONF_MON_OSD_DOWN_OUT_INTERVAL,
+	CONF_MON_OSD_HEARTBEAT_GRACE,
+	CONF_MON_OSD_MIN_DOWN_REPORTERS,
+	CONF_MON_OSD_REPORT_TIMEOUT,
+	CONF_MON_OSD_MIN_IN_RATIO,
 	CONF_MON_DATA_SIZE_WARN,
 	CONF_MON_DATA_AVAIL_WARN,
 	CONF_MON_DATA_AVAIL_CRIT,
@@ -123,8 +130,9 @@ enum conf_leveldb_compression {
 
 /*
  * One key.  min/max bound INT, SIZE (bytes), DURATION (milliseconds) and
- * each half of a LOGLEVEL; other types ignore them.  def is written as the
- * file would write it, in the canonical form conf_format() produces.
+ * each half of a LOGLEVEL; fmin/fmax bound a FLOAT; other types ignore
+ * them.  def is written as the file would write it, in the canonical form
+ * conf_format() produces.
  */
 struct conf_option {
 	const char *section; /* "mon", "store.leveldb" */
@@ -132,6 +140,7 @@ struct conf_option {
 	enum conf_type type;
 	const char *def;
 	int64_t min, max;
+	double fmin, fmax;
 	const char *const *choices; /* CONF_ENUM only; NULL-terminated */
 	int runtime;		    /* may change without a restart */
 	const char *help;	    /* one line, no trailing full stop */
@@ -196,6 +205,9 @@ int conf_line(const struct conf *c, enum conf_key key);
  * (0/1) or ENUM (index into choices) key.  0 for other types.
  */
 int64_t conf_int(const struct conf *c, enum conf_key key);
+
+/* conf_float: the value of a FLOAT key; 0 for other types. */
+double conf_float(const struct conf *c, enum conf_key key);
 
 /*
  * conf_str: the value of a STRING or ADDRESS key ("" when empty), or the
@@ -277,6 +289,19 @@ int conf_parse_size(const char *s, int64_t *out, char **cause);
  * guess.  Returns 0, or -1 with *cause (caller frees).
  */
 int conf_parse_duration(const char *s, int64_t *ms, char **cause);
+
+/*
+ * conf_parse_float: parses a decimal number ("0.75", "-2", "1e-3", ".5")
+ * into *out; nan, inf, hex, blanks and a value past a double's range are
+ * errors.  Returns 0, or -1 with *cause (caller frees).
+ */
+int conf_parse_float(const char *s, double *out, char **cause);
+
+/*
+ * conf_format_float: the shortest decimal text that parses back to d
+ * ("0.75", "1", "1e-05").  Caller frees.
+ */
+char *conf_format_float(double d);
 
 /*
  * conf_format_size: bytes in the largest unit that divides them exactly:

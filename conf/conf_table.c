@@ -36,10 +36,7 @@ static const char *const conf_compression_choices[] = { "none", "snappy",
 		.help = "log levels L/G of " what,                             \
 	}
 
-/*
- * One row per key, laid out by hand (clang-format would put every member
- * on a line of its own and make the table three times as long).
- */
+/* A table laid out by hand, a row a key. */
 /* clang-format off */
 const struct conf_option conf_options[CONF_NKEYS] = {
 	/* [mon] */
@@ -82,6 +79,28 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .type = CONF_DURATION, .def = "10m", .min = 0, .max = 7 * DAY,
 	    .runtime = 1,
 	    .help = "an OSD down for this long is marked out (0: never)" },
+	[CONF_MON_OSD_HEARTBEAT_GRACE] = {
+	    .section = "mon", .name = "osd_heartbeat_grace",
+	    .type = CONF_DURATION, .def = "20s", .min = 100, .max = HOUR,
+	    .runtime = 1,
+	    .help = "failure reports count once the target has failed for "
+		    "longer than this" },
+	[CONF_MON_OSD_MIN_DOWN_REPORTERS] = {
+	    .section = "mon", .name = "osd_min_down_reporters",
+	    .type = CONF_INT, .def = "2", .min = 1, .max = 1000, .runtime = 1,
+	    .help = "distinct up OSDs whose failure reports mark an OSD "
+		    "down" },
+	[CONF_MON_OSD_REPORT_TIMEOUT] = {
+	    .section = "mon", .name = "osd_report_timeout",
+	    .type = CONF_DURATION, .def = "15m", .min = SEC, .max = 7 * DAY,
+	    .runtime = 1,
+	    .help = "an up OSD without a beacon or PG report for this long "
+		    "is marked down" },
+	[CONF_MON_OSD_MIN_IN_RATIO] = {
+	    .section = "mon", .name = "osd_min_in_ratio", .type = CONF_FLOAT,
+	    .def = "0.75", .fmin = 0, .fmax = 1, .runtime = 1,
+	    .help = "no automatic out that would leave fewer than this "
+		    "fraction of OSDs in" },
 	[CONF_MON_DATA_SIZE_WARN] = {
 	    .section = "mon", .name = "data_size_warn", .type = CONF_SIZE,
 	    .def = "15G", .min = MIB, .max = TIB, .runtime = 1,

@@ -119,6 +119,61 @@ cmd_mon_osd_beacon(struct cmd_req *r, json_t *cmd)
 	    v != NULL ? &st : NULL, cmd_done, r);
 }
 
+void
+cmd_mon_osd_failure(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_failure(r->ctx->mon, (int32_t)cmd_get_int(cmd, "target", 0),
+	    (int32_t)cmd_get_int(cmd, "reporter", 0),
+	    json_number_value(json_object_get(cmd, "failed_for")),
+	    json_is_true(json_object_get(cmd, "cancel")), cmd_done, r);
+}
+
+void
+cmd_mon_osd_mark_me_down(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_mark_me_down(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
+	    cmd_done, r);
+}
+
+void
+cmd_mon_df(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0, "df", mon_df_json(r->ctx->mon));
+}
+
+void
+cmd_mon_osd_df(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0, "osd df", mon_osd_df_json(r->ctx->mon));
+}
+
+static void
+cmd_mon_osd_set_ratio(struct cmd_req *r, json_t *cmd, enum mon_ratio which)
+{
+	mon_osd_set_ratio(r->ctx->mon, which,
+	    json_number_value(json_object_get(cmd, "ratio")), cmd_done, r);
+}
+
+void
+cmd_mon_osd_set_full_ratio(struct cmd_req *r, json_t *cmd)
+{
+	cmd_mon_osd_set_ratio(r, cmd, MON_RATIO_FULL);
+}
+
+void
+cmd_mon_osd_set_backfillfull_ratio(struct cmd_req *r, json_t *cmd)
+{
+	cmd_mon_osd_set_ratio(r, cmd, MON_RATIO_BACKFILLFULL);
+}
+
+void
+cmd_mon_osd_set_nearfull_ratio(struct cmd_req *r, json_t *cmd)
+{
+	cmd_mon_osd_set_ratio(r, cmd, MON_RATIO_NEARFULL);
+}
+
 /* The "ids" list (checked: 1..n ints in range) into a new array. */
 static int32_t *
 cmd_mon_ids(json_t *cmd, size_t *n)

@@ -11,8 +11,7 @@
 #include "map/osdmap.h"
 #include "map/placement.h"
 
-#define OSDMAP_STRUCT_V 1
-#define OSDMAP_INC_STRUCT_V 1
+#define OSDMAP_INC_STRUCT_V OSDMAP_STRUCT_V
 
 static const char *const osdmap_flag_names[] = {
 	"noout", "noup", "nodown", "noin", "pause"
@@ -22,6 +21,23 @@ void
 osdmap_init(struct osdmap *m)
 {
 	memset(m, 0, sizeof *m);
+	m->full_ratio = OSDMAP_FULL_RATIO;
+	m->backfillfull_ratio = OSDMAP_BACKFILLFULL_RATIO;
+	m->nearfull_ratio = OSDMAP_NEARFULL_RATIO;
+}
+
+/* A ratio a map may hold: a number from 0 to 1. */
+static int
+osdmap_ratio_ok(double r)
+{
+	return r >= 0.0 && r <= 1.0;
+}
+
+/* A ratio an incremental may carry: negative (unchanged) or a ratio. */
+static int
+osdmap_new_ratio_ok(double r)
+{
+	return r < 0.0 || osdmap_ratio_ok(r);
 }
 
 void
@@ -211,6 +227,9 @@ osdmap_inc_init(struct osdmap_inc *inc, uint32_t epoch)
 	memset(inc, 0, sizeof *inc);
 	inc->epoch = epoch;
 	inc->new_flags = -1;
+	inc->new_full_ratio = -1;
+	inc->new_backfillfull_ratio = -1;
+	inc->new_nearfull_ratio = -1;
 }
 
 void
@@ -377,6 +396,15 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 			return -1;
 		}
 	}
+	if (!osdmap_new_ratio_ok(inc->new_full_ratio) ||
+	    !osdmap_new_ratio_ok(inc->new_backfillfull_ratio) ||
+	    !osdmap_new_ratio_ok(inc->new_nearfull_ratio)) {
+		xasprintf(cause,
+		    "incremental of epoch %u: a full ratio is "
+		    "not from 0 to 1",
+		    inc->epoch);
+		return -1;
+	}
 
 	m->epoch = inc->epoch;
 	m->modified = inc->modified;
@@ -384,6 +412,12 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 		m->flags = (uint32_t)inc->new_flags & OSDMAP_FLAGS_ALL;
 	if (inc->new_pool_max > m->pool_max)
 		m->pool_max = inc->new_pool_max;
+	if (inc->new_full_ratio >= 0)
+		m->full_ratio = inc->new_full_ratio;
+	if (inc->new_backfillfull_ratio >= 0)
+		m->backfillfull_ratio = inc->new_backfillfull_ratio;
+	if (inc->new_nearfull_ratio >= 0)
+		m->nearfull_ratio = inc->new_nearfull_ratio;
 	for (i = 0; i < inc->nremoved_osds; i++)
 		osdmap_remove_osd(m, inc->removed_osds[i]);
 	for (i = 0; i < inc->nosds; i++)
@@ -452,6 +486,26 @@ osdmap_inc_changes_placement(const struct osdmap *before,
 }
 
 /* Binary encodings. */
+
+/* A double as the 64 bits of its IEEE 754 form: exact both ways. */
+static void
+osdmap_put_double(struct enc_buf *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof v);
+	enc_buf_put_u64(b, v);
+}
+
+static double
+osdmap_get_double(struct enc_reader *r)
+{
+	uint64_t v = enc_get_u64(r);
+	double d;
+
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
 
 static void
 osdmap_osd_encode(const struct osdmap_osd *o, struct enc_buf *b)
@@ -549,6 +603,10 @@ osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 	enc_buf_put_u32(b, (uint32_t)m->npools);
 	for (i = 0; i < m->npools; i++)
 		osdmap_pool_encode(&m->pools[i], b);
+	/* Version 2. */
+	osdmap_put_double(b, m->full_ratio);
+	osdmap_put_double(b, m->backfillfull_ratio);
+	osdmap_put_double(b, m->nearfull_ratio);
 	enc_buf_record_end(b, start);
 }
 
@@ -561,13 +619,15 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 	const char *why;
 	char *fsid;
 	uint32_t i, n;
+	int v;
 
 	osdmap_clear(m);
 	enc_reader_init(&r, p, len);
-	if (enc_reader_record(&r, OSDMAP_STRUCT_V, &body, &why) == -1) {
+	if ((v = enc_reader_record(&r, OSDMAP_STRUCT_V, &body, &why)) == -1) {
 		xasprintf(cause, "osdmap: %s", why);
 		return -1;
 	}
+	m->struct_v = (uint8_t)v;
 	m->epoch = enc_get_u32(&body);
 	m->created = (int64_t)enc_get_u64(&body);
 	m->modified = (int64_t)enc_get_u64(&body);
@@ -593,6 +653,15 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 		if (osdmap_pool_decode(&body, &pool) == -1)
 			goto bad;
 		osdmap_set_pool(m, &pool);
+	}
+	if (v >= 2) {
+		m->full_ratio = osdmap_get_double(&body);
+		m->backfillfull_ratio = osdmap_get_double(&body);
+		m->nearfull_ratio = osdmap_get_double(&body);
+		if (!osdmap_ratio_ok(m->full_ratio) ||
+		    !osdmap_ratio_ok(m->backfillfull_ratio) ||
+		    !osdmap_ratio_ok(m->nearfull_ratio))
+			goto bad;
 	}
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
@@ -626,6 +695,10 @@ osdmap_inc_encode(const struct osdmap_inc *inc, struct enc_buf *b)
 	enc_buf_put_u32(b, (uint32_t)inc->nremoved_pools);
 	for (i = 0; i < inc->nremoved_pools; i++)
 		enc_buf_put_u32(b, inc->removed_pools[i]);
+	/* Version 2. */
+	osdmap_put_double(b, inc->new_full_ratio);
+	osdmap_put_double(b, inc->new_backfillfull_ratio);
+	osdmap_put_double(b, inc->new_nearfull_ratio);
 	enc_buf_record_end(b, start);
 }
 
@@ -639,10 +712,12 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 	const char *why;
 	uint32_t i, n;
 	int64_t flags;
+	int v;
 
 	osdmap_inc_init(inc, 0);
 	enc_reader_init(&r, p, len);
-	if (enc_reader_record(&r, OSDMAP_INC_STRUCT_V, &body, &why) == -1) {
+	if ((v = enc_reader_record(&r, OSDMAP_INC_STRUCT_V, &body, &why)) ==
+	    -1) {
 		xasprintf(cause, "osdmap incremental: %s", why);
 		return -1;
 	}
@@ -677,6 +752,15 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 		goto bad;
 	for (i = 0; i < n; i++)
 		osdmap_inc_remove_pool(inc, enc_get_u32(&body));
+	if (v >= 2) {
+		inc->new_full_ratio = osdmap_get_double(&body);
+		inc->new_backfillfull_ratio = osdmap_get_double(&body);
+		inc->new_nearfull_ratio = osdmap_get_double(&body);
+		if (!osdmap_new_ratio_ok(inc->new_full_ratio) ||
+		    !osdmap_new_ratio_ok(inc->new_backfillfull_ratio) ||
+		    !osdmap_new_ratio_ok(inc->new_nearfull_ratio))
+			goto bad;
+	}
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -715,8 +799,9 @@ osdmap_pool_to_json(const struct osdmap_pool *p)
 	    "created_epoch", (json_int_t)p->created_epoch);
 }
 
-json_t *
-osdmap_to_json(const struct osdmap *m)
+/* `osd dump' but the full ratios, which osdmap_to_json() adds. */
+static json_t *
+osdmap_to_json_maps(const struct osdmap *m)
 {
 	json_t *osds, *pools;
 	char c[STAMP_BUFSIZE], mod[STAMP_BUFSIZE], flags[64];
@@ -741,6 +826,18 @@ osdmap_to_json(const struct osdmap *m)
 	    "max_osd", (json_int_t)m->max_osd,
 	    "pools", pools,
 	    "osds", osds);
+}
+
+json_t *
+osdmap_to_json(const struct osdmap *m)
+{
+	json_t *o = osdmap_to_json_maps(m);
+
+	json_object_set_new(o, "full_ratio", json_real(m->full_ratio));
+	json_object_set_new(o, "backfillfull_ratio",
+	    json_real(m->backfillfull_ratio));
+	json_object_set_new(o, "nearfull_ratio", json_real(m->nearfull_ratio));
+	return o;
 }
 
 json_t *
@@ -775,6 +872,15 @@ osdmap_inc_to_json(const struct osdmap_inc *inc)
 		json_object_set_new(o, "new_flags", json_string(
 		    osdmap_flags_format((uint32_t)inc->new_flags, flags,
 		    sizeof flags)));
+	if (inc->new_full_ratio >= 0)
+		json_object_set_new(o, "new_full_ratio",
+		    json_real(inc->new_full_ratio));
+	if (inc->new_backfillfull_ratio >= 0)
+		json_object_set_new(o, "new_backfillfull_ratio",
+		    json_real(inc->new_backfillfull_ratio));
+	if (inc->new_nearfull_ratio >= 0)
+		json_object_set_new(o, "new_nearfull_ratio",
+		    json_real(inc->new_nearfull_ratio));
 	return o;
 }
 
@@ -864,10 +970,20 @@ osdmap_from_json(json_t *j, struct osdmap *m, char **cause)
 		xasprintf(cause, "osdmap: %s", err.text);
 		return -1;
 	}
+	/* An older monitor's map has no ratios: the defaults stay. */
+	if (json_unpack_ex(j, &err, 0, "{s?F, s?F, s?F}", "full_ratio",
+		&m->full_ratio, "backfillfull_ratio", &m->backfillfull_ratio,
+		"nearfull_ratio", &m->nearfull_ratio) == -1) {
+		xasprintf(cause, "osdmap: %s", err.text);
+		return -1;
+	}
 	if (!json_is_array(pools) || !json_is_array(osds) || epoch < 0 ||
 	    epoch > UINT32_MAX || stamp_parse(created, &m->created) == -1 ||
 	    stamp_parse(modified, &m->modified) == -1 ||
-	    osdmap_flags_parse(flags, &m->flags) == -1) {
+	    osdmap_flags_parse(flags, &m->flags) == -1 ||
+	    !osdmap_ratio_ok(m->full_ratio) ||
+	    !osdmap_ratio_ok(m->backfillfull_ratio) ||
+	    !osdmap_ratio_ok(m->nearfull_ratio)) {
 		xasprintf(cause, "osdmap: malformed header fields");
 		goto bad;
 	}
@@ -912,10 +1028,20 @@ osdmap_inc_from_json(json_t *j, struct osdmap_inc *inc, char **cause)
 		xasprintf(cause, "osdmap incremental: %s", err.text);
 		return -1;
 	}
+	if (json_unpack_ex(j, &err, 0, "{s?F, s?F, s?F}", "new_full_ratio",
+		&inc->new_full_ratio, "new_backfillfull_ratio",
+		&inc->new_backfillfull_ratio, "new_nearfull_ratio",
+		&inc->new_nearfull_ratio) == -1) {
+		xasprintf(cause, "osdmap incremental: %s", err.text);
+		return -1;
+	}
 	if (!json_is_array(osds) || !json_is_array(rosds) ||
 	    !json_is_array(pools) || !json_is_array(rpools) || epoch <= 0 ||
 	    epoch > UINT32_MAX || stamp_parse(modified, &inc->modified) == -1 ||
-	    (flags != NULL && osdmap_flags_parse(flags, &f) == -1)) {
+	    (flags != NULL && osdmap_flags_parse(flags, &f) == -1) ||
+	    !osdmap_new_ratio_ok(inc->new_full_ratio) ||
+	    !osdmap_new_ratio_ok(inc->new_backfillfull_ratio) ||
+	    !osdmap_new_ratio_ok(inc->new_nearfull_ratio)) {
 		xasprintf(cause, "osdmap incremental: malformed fields");
 		goto bad;
 	}

@@ -39,6 +39,23 @@
 #define OSDMAP_POOL_SIZE_MAX 10		/* = PLACEMENT_MAX_SIZE */
 #define OSDMAP_PG_NUM_MAX 1048576	/* per pool */
 
+/*
+ * The full ratios' defaults, Ceph's: an OSD whose store is used past
+ * nearfull_ratio of its size is nearfull (a warning), past
+ * backfillfull_ratio refuses backfills, past full_ratio refuses writes.
+ */
+#define OSDMAP_FULL_RATIO 0.95
+#define OSDMAP_BACKFILLFULL_RATIO 0.90
+#define OSDMAP_NEARFULL_RATIO 0.85
+
+/*
+ * The version of the binary records osdmap_encode() and
+ * osdmap_inc_encode() write: 2 added the full ratios (a version 1 record
+ * decodes with the default ratios, and an incremental of version 1 changes
+ * none).
+ */
+#define OSDMAP_STRUCT_V 2
+
 struct osdmap_osd {
 	int32_t id;
 	uint8_t exists;
@@ -72,6 +89,11 @@ struct osdmap {
 	size_t npools;		/* pools[] sorted by id */
 	struct osdmap_pool *pools;
 	uint32_t pool_max;	/* highest pool id ever given; never reused */
+	double full_ratio;	/* 0 .. 1, nearfull <= backfillfull <= full */
+	double backfillfull_ratio;
+	double nearfull_ratio;
+	/* The record version it was decoded from; 0 when built in memory. */
+	uint8_t struct_v;
 };
 
 struct osdmap_inc {
@@ -87,9 +109,15 @@ struct osdmap_inc {
 	struct osdmap_pool *pools;	/* upserts, by id */
 	size_t nremoved_pools;
 	uint32_t *removed_pools;
+	double new_full_ratio; /* < 0: unchanged */
+	double new_backfillfull_ratio;
+	double new_nearfull_ratio;
 };
 
-/* An empty map of epoch 0 (the caller sets fsid and stamps). */
+/*
+ * An empty map of epoch 0 with the default full ratios (the caller sets
+ * fsid and stamps).
+ */
 void osdmap_init(struct osdmap *);
 void osdmap_clear(struct osdmap *);
 /* A deep copy into *dst (cleared first). */
@@ -149,7 +177,7 @@ void osdmap_inc_remove_pool(struct osdmap_inc *, uint32_t id);
 /*
  * Apply inc to m: m->epoch must be inc->epoch - 1.  Returns 0, or -1 with
  * *cause when the incremental does not fit the map (wrong epoch, an id out
- * of range); m is unchanged then.
+ * of range, a ratio above 1); m is unchanged then.
  */
 int osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc,
     char **cause);
@@ -168,19 +196,31 @@ int osdmap_inc_changes_placement(const struct osdmap *before,
 int osdmap_inc_moves_pgs(const struct osdmap *before,
     const struct osdmap_inc *inc);
 
-/* Binary records for the store. */
+/*
+ * Binary records for the store, of version OSDMAP_STRUCT_V; the decoders
+ * read every version up to it (osdmap_decode() sets m->struct_v) and
+ * refuse a ratio that is not a number from 0 to 1.
+ */
 void osdmap_encode(const struct osdmap *, struct enc_buf *);
 int osdmap_decode(const void *p, size_t len, struct osdmap *, char **cause);
 void osdmap_inc_encode(const struct osdmap_inc *, struct enc_buf *);
 int osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *,
     char **cause);
 
-/* JSON: the full map in `osd dump` shape, an OSD, a pool, an incremental. */
+/*
+ * JSON: the full map in `osd dump` shape (with Ceph's "full_ratio",
+ * "backfillfull_ratio" and "nearfull_ratio"), an OSD, a pool, an
+ * incremental (its "new_full_ratio" and the others only when it changes
+ * them, as "new_flags").
+ */
 json_t *osdmap_to_json(const struct osdmap *);
 json_t *osdmap_osd_to_json(const struct osdmap_osd *);
 json_t *osdmap_pool_to_json(const struct osdmap_pool *);
 json_t *osdmap_inc_to_json(const struct osdmap_inc *);
-/* From JSON (what a client receives); 0, or -1 with *cause. */
+/*
+ * From JSON (what a client receives); 0, or -1 with *cause.  A map without
+ * the ratios (an older monitor's) gets the defaults.
+ */
 int osdmap_from_json(json_t *, struct osdmap *, char **cause);
 int osdmap_inc_from_json(json_t *, struct osdmap_inc *, char **cause);
 

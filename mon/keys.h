@@ -9,6 +9,8 @@
  *   "M"                     monmap
  *   "O" be32 epoch          full osdmap of that epoch
  *   "I" be32 epoch          osdmap incremental that made that epoch
+ *                           (both of OSDMAP_STRUCT_V; older epochs may be
+ *                           of an older version, read as ever)
  *   "P" be32 pool be32 seed one PG stat record per PG
  *   "V" be64 ver be32 chunk pgmap incremental: the PG ids changed in that
  *                           version, in chunks of at most KEYS_PGINC_CHUNK

@@ -38,6 +38,10 @@ mon_params_defaults(struct mon_params *p)
 	p->min_epochs = 500;
 	p->pg_stale_timeout_ms = 60 * 1000;
 	p->osd_down_out_interval_ms = 600 * 1000;
+	p->osd_heartbeat_grace_ms = 20 * 1000;
+	p->osd_min_down_reporters = 2;
+	p->osd_report_timeout_ms = 900 * 1000;
+	p->osd_min_in_ratio = 0.75;
 	p->data_size_warn = 15LL << 30;
 	p->data_avail_warn = 30;
 	p->data_avail_crit = 5;
@@ -541,7 +545,7 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	mon_mark_stale(m, mono);
-	mon_auto_out(m, stamp_now());
+	mon_live_tick(m, mono, stamp_now());
 	mon_proposal_spare_trim(m, mono);
 	if (mono - m->disk_checked_mono >= 5 * 1000000LL)
 		mon_disk_check(m);
@@ -622,7 +626,7 @@ mon_open(struct event_base *base, struct store *store,
 	if (mon_auth_load(m, cause) == -1)
 		goto fail;
 
-	if (mon_pipeline_start(m, cause) == -1)
+	if (mon_pipeline_start(m, cause) == -1 || mon_live_init(m, cause) == -1)
 		goto fail;
 	m->tick = event_new(base, -1, EV_PERSIST, mon_tick_cb, m);
 	if (m->tick == NULL || event_add(m->tick, &tv) == -1) {
@@ -630,6 +634,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	}
 	mon_disk_check(m);
+	mon_capacity_open(m);
 	/* The health of the loaded state is what the log last said. */
 	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
@@ -655,6 +660,7 @@ mon_stop(struct mon *m, int64_t deadline)
 	m->stopped = 1;
 	if (m->tick != NULL)
 		event_del(m->tick);
+	mon_live_stop(m);
 	return rc;
 }
 
@@ -675,7 +681,8 @@ mon_free(struct mon *m)
 	mon_clog_clear(m);
 	mon_auth_clear(m);
 	free(m->store_error_text);
-	free(m->live);
+	mon_live_clear(m);
+	mon_capacity_clear(m);
 	free(m);
 }
 
@@ -683,6 +690,7 @@ void
 mon_set_params(struct mon *m, const struct mon_params *p)
 {
 	m->params = *p;
+	mon_live_poke(m);
 	mon_stage_propose(m);
 }
 
@@ -747,5 +755,5 @@ mon_check_derived(struct mon *m, char **cause)
 		    why);
 		return -1;
 	}
-	return 0;
+	return mon_capacity_check(m, cause);
 }

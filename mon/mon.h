@@ -49,6 +49,10 @@ struct mon_params {
 	int64_t min_epochs;
 	int64_t pg_stale_timeout_ms;
 	int64_t osd_down_out_interval_ms;	/* 0: never */
+	int64_t osd_heartbeat_grace_ms; /* failure reports count past it */
+	int64_t osd_min_down_reporters; /* reports that mark an OSD down */
+	int64_t osd_report_timeout_ms;	/* no beacon for this long: down */
+	double osd_min_in_ratio;	/* no automatic out below it */
 	int64_t data_size_warn;		/* bytes */
 	int64_t data_avail_warn;		/* percent */
 	int64_t data_avail_crit;		/* percent */
@@ -354,12 +358,56 @@ int mon_auth_get_key_json(struct mon *, const char *name, json_t **out,
     char **status);
 json_t *mon_auth_ls_json(struct mon *);
 
+/*
+ * A failure report (mapmon-protocol(7), "FAILURE REPORTS"; the rules in
+ * mapmond(8), "LIVENESS"): reporter has failed to reach target for
+ * failed_for seconds, or, with cancel, reaches it again and withdraws its
+ * report.  Answered at once, with data {"reporters", "counted", "needed",
+ * "marked_down"}: when the report completes what marks target down, the
+ * mark-down is staged first.  -EINVAL for a report about the reporter
+ * itself and a failed_for that is negative, not finite or past 10^9
+ * seconds.  A report that cannot count is ignored, as Ceph drops it: rc 0
+ * with a status saying why and data {"ignored": true}, for an unknown or
+ * down reporter and an unknown or already down target.
+ */
+void mon_osd_failure(struct mon *, int32_t target, int32_t reporter,
+    double failed_for, int cancel, mon_done_cb *, void *);
+/*
+ * An OSD stopping cleanly marks itself down: answered after the commit,
+ * with data {"down": true}.  rc 0 at once for one already down, and for
+ * one that stays up because the nodown flag is set ({"down": false}, the
+ * status saying so); -ENOENT for one that does not exist.
+ */
+void mon_osd_mark_me_down(struct mon *, int32_t id, mon_done_cb *, void *);
+/*
+ * `osd set-full-ratio', `osd set-backfillfull-ratio' and `osd
+ * set-nearfull-ratio': one of the osdmap's full ratios becomes ratio, in
+ * the next epoch, with a cluster log line.  -EINVAL for a ratio outside
+ * 0 .. 1, or one that would break nearfull_ratio <= backfillfull_ratio <=
+ * full_ratio (the status names the order and the values); rc 0 at once
+ * when the ratio already is that.
+ */
+enum mon_ratio {
+	MON_RATIO_FULL,
+	MON_RATIO_BACKFILLFULL,
+	MON_RATIO_NEARFULL,
+};
+void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
+    mon_done_cb *, void *);
+
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
 int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
 json_t *mon_osd_tree_json(struct mon *);
 json_t *mon_osd_stat_json(struct mon *);
+/*
+ * `df' (O(pools): from the figures kept as beacons come) and `osd df'
+ * (every OSD, one pass), in Ceph's shapes; the capacity is what the OSDs'
+ * beacons said since the monitor started (mapmon(8), "Capacity").
+ */
+json_t *mon_df_json(struct mon *);
+json_t *mon_osd_df_json(struct mon *);
 json_t *mon_pool_ls_json(struct mon *, int detail);
 int mon_pool_get_json(struct mon *, const char *name, const char *key,
     json_t **out, char **status);
@@ -452,9 +500,10 @@ int mon_osdmap_inc_get(struct mon *, uint32_t epoch, struct osdmap_inc *out,
     char **cause);
 
 /*
- * Recount the derived figures from every PG and compare them with the
- * maintained ones; 0 when equal, else -1 with *cause naming the first
- * difference.  (Tests and `mapmon-store verify`.)
+ * Recount the derived figures from every PG, and the capacity figures from
+ * every OSD, and compare them with the maintained ones; 0 when equal, else
+ * -1 with *cause naming the first difference.  (Tests and `mapmon-store
+ * verify`.)
  */
 int mon_check_derived(struct mon *, char **cause);
 

@@ -76,6 +76,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		placement_free(m->placement);
 		m->placement = osdmap_placement(&m->osdmap);
 		m->perf.osdmap_epochs++;
+		mon_capacity_commit(m, &p->inc);
 	}
 	if (p->pgmap_version != 0) {
 		m->pgmap.version = p->pgmap_version;
@@ -199,6 +200,8 @@ mon_apply_undo(struct mon *m, struct mon_proposal *p)
 	pending = m->pending;
 	m->pending = NULL;
 	osdmap_copy(&m->work, &m->osdmap);
+	/* OSDs it marked down or out are up or in again: look again. */
+	mon_live_poke(m);
 	mon_apply_answer(p, rc, why);
 	if (pending != NULL) {
 		mon_apply_answer(pending, rc, why);

@@ -41,6 +41,11 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->pg_stale_timeout_ms = conf_int(c, CONF_MON_PG_STALE_TIMEOUT);
 	p->osd_down_out_interval_ms =
 	    conf_int(c, CONF_MON_OSD_DOWN_OUT_INTERVAL);
+	p->osd_heartbeat_grace_ms = conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	p->osd_min_down_reporters = conf_int(c,
+	    CONF_MON_OSD_MIN_DOWN_REPORTERS);
+	p->osd_report_timeout_ms = conf_int(c, CONF_MON_OSD_REPORT_TIMEOUT);
+	p->osd_min_in_ratio = conf_float(c, CONF_MON_OSD_MIN_IN_RATIO);
 	p->data_size_warn = conf_int(c, CONF_MON_DATA_SIZE_WARN);
 	p->data_avail_warn = conf_int(c, CONF_MON_DATA_AVAIL_WARN);
 	p->data_avail_crit = conf_int(c, CONF_MON_DATA_AVAIL_CRIT);

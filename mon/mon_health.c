@@ -154,18 +154,71 @@ mon_health_count_pgs(struct mon_health_in *in)
 	}
 }
 
+/*
+ * OSDMAP_FLAGS, as Ceph raises it: "noout,nodown flag(s) set".  With
+ * nodown, the detail lists the OSDs it keeps up that the failure reports
+ * would mark down (their reports are kept, mapmond(8) "LIVENESS").
+ */
+static int
+mon_health_osdmap_flags(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+	uint32_t flags = m->osdmap.flags & OSDMAP_FLAGS_ALL, f;
+	int64_t now = stamp_mono();
+	char text[64], why[192];
+	uint32_t n;
+	size_t i;
+
+	if (flags == 0)
+		return 0;
+	for (f = flags; f != 0; f &= f - 1)
+		c->count++;
+	mon_health_summary(c, "%s flag(s) set",
+	    osdmap_flags_format(flags, text, sizeof text));
+	if (!(flags & OSDMAP_FLAG_NODOWN))
+		return 1;
+	for (i = 0; i < m->nfailing; i++) {
+		n = mon_live_describe(m, m->failing[i], now, why, sizeof why);
+		if ((int64_t)n < m->params.osd_min_down_reporters)
+			continue;
+		mon_health_detail(c,
+		    "osd.%d is kept up by nodown: reported failed by %s",
+		    m->failing[i], why);
+	}
+	return 1;
+}
+
 static int
 mon_health_osd_down(const struct mon_health_in *in,
     struct mon_health_check *c)
 {
-	const struct osdmap *om = &in->m->osdmap;
+	const struct mon *m = in->m;
+	const struct osdmap *om = &m->osdmap;
+	const struct osdmap_osd *o;
+	char since[STAMP_BUFSIZE];
+	const char *why;
 	uint32_t k;
 
 	for (k = 0; k < om->max_osd; k++) {
-		if (om->osds[k].exists && !om->osds[k].up && om->osds[k].in) {
-			c->count++;
+		o = &om->osds[k];
+		if (!o->exists || o->up || !o->in)
+			continue;
+		c->count++;
+		if (o->down_stamp == 0) {
 			mon_health_detail(c, "osd.%u is down", k);
+			continue;
 		}
+		/* To the second: "2026-12-02T00:10:11". */
+		stamp_format(o->down_stamp, since, sizeof since);
+		since[19] = '\0';
+		why = k < m->nlive ? m->live[k].down_why : NULL;
+		if (why != NULL)
+			mon_health_detail(c, "osd.%u is down since %s (%s)", k,
+			    since, why);
+		else
+			mon_health_detail(c, "osd.%u is down since %s", k,
+			    since);
 	}
 	if (c->count == 0)
 		return 0;
@@ -195,26 +248,38 @@ mon_health_too_few_osds(const struct mon_health_in *in,
 	return c->count > 0;
 }
 
+/*
+ * Append ", N pgs WORD" (", 1 pg WORD") to text when n > 0, as Ceph writes
+ * the parts of its PG checks' summaries; the first part has no comma.
+ */
+static void
+mon_health_pg_part(char *text, size_t len, int *first, uint64_t n,
+    const char *word)
+{
+	size_t off = strlen(text);
+
+	if (n == 0 || off >= len)
+		return;
+	snprintf(text + off, len - off, "%s%llu %s %s", *first ? "" : ", ",
+	    (unsigned long long)n, n == 1 ? "pg" : "pgs", word);
+	*first = 0;
+}
+
 static int
 mon_health_pg_availability(const struct mon_health_in *in,
     struct mon_health_check *c)
 {
-	char text[256];
-	size_t off;
+	char text[256] = "Reduced data availability: ";
+	int first = 1;
 
 	if (in->unavailable == 0)
 		return 0;
-	off = (size_t)snprintf(text, sizeof text, "Reduced data "
-	    "availability:");
-#define MON_PART(x, word) if ((x) > 0 && off < sizeof text)		\
-	off += (size_t)snprintf(text + off, sizeof text - off, "%s %llu pgs " \
-	    word, text[off - 1] == ':' ? "" : ",", (unsigned long long)(x))
-	MON_PART(in->inactive, "inactive");
-	MON_PART(in->stale, "stale");
-	MON_PART(in->down, "down");
-	MON_PART(in->incomplete, "incomplete");
-	MON_PART(in->unknown, "unknown");
-#undef MON_PART
+	mon_health_pg_part(text, sizeof text, &first, in->inactive, "inactive");
+	mon_health_pg_part(text, sizeof text, &first, in->stale, "stale");
+	mon_health_pg_part(text, sizeof text, &first, in->down, "down");
+	mon_health_pg_part(text, sizeof text, &first, in->incomplete,
+	    "incomplete");
+	mon_health_pg_part(text, sizeof text, &first, in->unknown, "unknown");
 	c->count = in->unavailable;
 	mon_health_summary(c, "%s", text);
 	if (in->detail)
@@ -223,28 +288,132 @@ mon_health_pg_availability(const struct mon_health_in *in,
 	return 1;
 }
 
+/*
+ * Ceph's summary: the objects degraded when there are some, then the PGs
+ * degraded and undersized, each part only when it is not 0.
+ */
 static int
 mon_health_pg_degraded(const struct mon_health_in *in,
     struct mon_health_check *c)
 {
 	const struct pgmap_sums *sums = &in->m->pgmap.sums;
 	uint64_t copies = sums->num_object_copies;
+	uint64_t objects = sums->num_objects_degraded;
+	char text[256] = "Degraded data redundancy: ";
+	int first = 1;
 
-	if (in->degraded == 0 && in->undersized == 0 &&
-	    sums->num_objects_degraded == 0)
+	if (in->degraded == 0 && in->undersized == 0 && objects == 0)
 		return 0;
+	if (objects > 0) {
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "%llu/%llu objects degraded (%.3f%%)",
+		    (unsigned long long)objects, (unsigned long long)copies,
+		    copies ? 100.0 * (double)objects / (double)copies : 0.0);
+		first = 0;
+	}
+	mon_health_pg_part(text, sizeof text, &first, in->degraded, "degraded");
+	mon_health_pg_part(text, sizeof text, &first, in->undersized,
+	    "undersized");
 	c->count = in->degraded + in->undersized;
-	mon_health_summary(c, "Degraded data redundancy: %llu/%llu objects "
-	    "degraded (%.3f%%), %llu pgs degraded, %llu pgs undersized",
-	    (unsigned long long)sums->num_objects_degraded,
-	    (unsigned long long)copies, copies ? 100.0 *
-	    (double)sums->num_objects_degraded / (double)copies : 0.0,
-	    (unsigned long long)in->degraded,
-	    (unsigned long long)in->undersized);
+	mon_health_summary(c, "%s", text);
 	if (in->detail)
 		mon_health_pg_lines(in->m, c, mon_health_degraded_state,
 		    "degraded");
 	return 1;
+}
+
+/*
+ * OSD_FULL, OSD_BACKFILLFULL, OSD_NEARFULL: Ceph's texts, from the OSDs'
+ * fullness kept as beacons come (mon_capacity.h); each OSD in its worst.
+ */
+static int
+mon_health_osd_fullness(const struct mon_health_in *in,
+    struct mon_health_check *c, enum mon_full_state state, const char *what,
+    const char *is)
+{
+	const struct mon *m = in->m;
+	uint32_t k;
+
+	if ((c->count = m->cap.nstate[state]) == 0)
+		return 0;
+	mon_health_summary(c, "%u %s osd(s)", (unsigned)c->count, what);
+	for (k = 0; k < m->cap.n; k++)
+		if (m->cap.osd[k].state == state)
+			mon_health_detail(c, "osd.%u is %s", k, is);
+	return 1;
+}
+
+static int
+mon_health_osd_full(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_FULL, "full", "full");
+}
+
+static int
+mon_health_osd_backfillfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_BACKFILL, "backfillfull",
+	    "backfill full");
+}
+
+static int
+mon_health_osd_nearfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_osd_fullness(in, c, MON_FULL_NEAR, "nearfull",
+	    "near full");
+}
+
+/*
+ * POOL_FULL, POOL_BACKFILLFULL, POOL_NEARFULL: as Ceph flags a pool by the
+ * worst OSD its rule may place its PGs on.  With one flat rule that is
+ * every OSD, so every pool takes the state of the fullest OSD, each pool
+ * in one check only.
+ */
+static int
+mon_health_pool_fullness(const struct mon_health_in *in,
+    struct mon_health_check *c, enum mon_full_state state, const char *what,
+    const char *is)
+{
+	const struct mon *m = in->m;
+	const struct osdmap *om = &m->osdmap;
+	int s;
+	size_t i;
+
+	for (s = MON_FULL_STATES - 1; s > MON_FULL_NONE; s--)
+		if (m->cap.nstate[s] > 0)
+			break;
+	if (s != (int)state || om->npools == 0)
+		return 0;
+	c->count = om->npools;
+	mon_health_summary(c, "%zu pool(s) %s", om->npools, what);
+	for (i = 0; i < om->npools; i++)
+		mon_health_detail(c, "pool '%s' is %s", om->pools[i].name, is);
+	return 1;
+}
+
+static int
+mon_health_pool_full(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_FULL, "full",
+	    "full (no space)");
+}
+
+static int
+mon_health_pool_backfillfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_BACKFILL,
+	    "backfillfull", "backfillfull");
+}
+
+static int
+mon_health_pool_nearfull(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_pool_fullness(in, c, MON_FULL_NEAR, "nearfull",
+	    "nearfull");
 }
 
 /* Free space in [from, below) percent: MON_DISK_CRIT's, MON_DISK_LOW's. */
@@ -345,10 +514,17 @@ static const struct {
 	int severity;
 	mon_health_eval_fn *eval;
 } mon_health_table[] = {
+	{ "OSDMAP_FLAGS", MON_HEALTH_WARN, mon_health_osdmap_flags },
 	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },
 	{ "TOO_FEW_OSDS", MON_HEALTH_WARN, mon_health_too_few_osds },
 	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
 	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
+	{ "OSD_FULL", MON_HEALTH_ERR, mon_health_osd_full },
+	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
+	{ "OSD_NEARFULL", MON_HEALTH_WARN, mon_health_osd_nearfull },
+	{ "POOL_FULL", MON_HEALTH_WARN, mon_health_pool_full },
+	{ "POOL_BACKFILLFULL", MON_HEALTH_WARN, mon_health_pool_backfillfull },
+	{ "POOL_NEARFULL", MON_HEALTH_WARN, mon_health_pool_nearfull },
 	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
 	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },

@@ -1,6 +1,7 @@
 /*
  * mon_osd.c: OSD operations (create, boot, down, in, out, reweight, rm,
- * flags), PG reports, and the timers that mark PGs stale and down OSDs out.
+ * flags), beacons, failure reports and mark-me-down, PG reports, and the
+ * timer that marks PGs stale (the liveness rules are mon_live.c's).
  *
  * Each operation checks its arguments against the working map (committed
  * plus proposed), stages the change, and answers after the commit; a change
@@ -18,6 +19,9 @@
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "mon/mon_priv.h"
+
+/* The longest failure a report may state: some 31 years. */
+#define MON_FAILED_FOR_MAX 1e9
 
 /* Answer at once (refusals and no-ops). */
 static void
@@ -214,15 +218,16 @@ mon_osd_beacon(struct mon *m, int32_t id, const struct statfs_osd *statfs,
 	if (statfs != NULL) {
 		l->statfs = *statfs;
 		l->has_statfs = 1;
+		mon_capacity_osd(m, id);
 	}
 	mon_now(done, arg, 0, NULL, "beacon from osd.%d", id);
 }
 
-/* Mark osd down in the working map, and its primary PGs stale. */
-static void
-mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
+void
+mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur, const char *why)
 {
 	struct osdmap_osd o = *cur;
+	struct mon_osd_live *l;
 
 	/* Before anything is staged: mon_stale_on_down() reads single PGs. */
 	mon_settle(m);
@@ -230,7 +235,10 @@ mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur)
 	o.down_at = mon_stage_next_epoch(m);
 	o.down_stamp = stamp_now();
 	mon_stage_osd(m, &o);
-	mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", o.id);
+	/* After the staging, which clears what an OSD going down loses. */
+	l = mon_osd_live(m, o.id);
+	free(l->down_why);
+	l->down_why = why != NULL ? xstrdup(why) : NULL;
 	mon_stale_on_down(m, o.id);
 }
 
@@ -247,7 +255,8 @@ mon_osd_down(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
 		cur = osdmap_osd(&m->work, ids[i]);
 		if (!cur->up)
 			continue;
-		mon_osd_mark_down(m, cur);
+		mon_osd_mark_down(m, cur, "marked down by command");
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", ids[i]);
 		changed++;
 	}
 	if (changed == 0) {
@@ -257,6 +266,145 @@ mon_osd_down(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
 	}
 	mon_stage_done(m, done, arg, mon_osd_ids_status("marked down", ids, n),
 	    NULL);
+}
+
+/* A failure report that cannot count: rc 0, as Ceph drops it. */
+static void mon_osd_failure_ignored(mon_done_cb *done, void *arg,
+    int32_t target, const char *fmt, ...) printflike(4, 5);
+
+static void
+mon_osd_failure_ignored(mon_done_cb *done, void *arg, int32_t target,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char *why;
+
+	va_start(ap, fmt);
+	xvasprintf(&why, fmt, ap);
+	va_end(ap);
+	mon_now(done, arg, 0, json_pack("{s:b}", "ignored", 1),
+	    "report of osd.%d ignored: %s", target, why);
+	free(why);
+}
+
+void
+mon_osd_failure(struct mon *m, int32_t target, int32_t reporter,
+    double failed_for, int cancel, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *t, *r;
+	struct mon_live_count c;
+	int64_t now = stamp_mono();
+	json_t *data;
+	int had;
+
+	if (target == reporter) {
+		mon_now(done, arg, -EINVAL, NULL,
+		    "osd.%d reported itself: a "
+		    "failure report names another osd",
+		    reporter);
+		return;
+	}
+	/* Written so that NaN fails too. */
+	if (!(failed_for >= 0 && failed_for <= MON_FAILED_FOR_MAX)) {
+		mon_now(done, arg, -EINVAL, NULL,
+		    "failed_for %g out of range: "
+		    "give the seconds osd.%d has failed to reach osd.%d, 0 to "
+		    "%.0f",
+		    failed_for, reporter, target, MON_FAILED_FOR_MAX);
+		return;
+	}
+	if ((r = osdmap_osd(&m->work, reporter)) == NULL) {
+		mon_osd_failure_ignored(done, arg, target,
+		    "reporter osd.%d "
+		    "does not exist",
+		    reporter);
+		return;
+	}
+	if (cancel) {
+		had = osdmap_osd(&m->work, target) != NULL &&
+		    mon_live_cancel(m, target, reporter, &c);
+		if (!had) {
+			mon_now(done, arg, 0, json_pack("{s:b}", "ignored", 1),
+			    "osd.%d had no report of osd.%d to cancel",
+			    reporter, target);
+			return;
+		}
+		mon_now(done, arg, 0,
+		    json_pack("{s:I, s:I, s:I, s:b}", "reporters",
+			(json_int_t)c.reports, "counted", (json_int_t)c.counted,
+			"needed", (json_int_t)m->params.osd_min_down_reporters,
+			"marked_down", c.marked_down),
+		    "osd.%d cancelled its report of osd.%d", reporter, target);
+		return;
+	}
+	if (!r->up) {
+		mon_osd_failure_ignored(done, arg, target,
+		    "reporter osd.%d is "
+		    "down",
+		    reporter);
+		return;
+	}
+	if ((t = osdmap_osd(&m->work, target)) == NULL) {
+		mon_osd_failure_ignored(done, arg, target,
+		    "osd.%d does not "
+		    "exist",
+		    target);
+		return;
+	}
+	if (!t->up) {
+		mon_osd_failure_ignored(done, arg, target,
+		    "osd.%d is already "
+		    "down",
+		    target);
+		return;
+	}
+	mon_live_report(m, target, reporter, now - (int64_t)(failed_for * 1e6),
+	    now, &c);
+	data = json_pack("{s:I, s:I, s:I, s:b}", "reporters",
+	    (json_int_t)c.reports, "counted", (json_int_t)c.counted, "needed",
+	    (json_int_t)m->params.osd_min_down_reporters, "marked_down",
+	    c.marked_down);
+	if (c.marked_down)
+		mon_now(done, arg, 0, data,
+		    "osd.%d reported failed by osd.%d: "
+		    "marked down",
+		    target, reporter);
+	else if (c.held)
+		mon_now(done, arg, 0, data,
+		    "osd.%d reported failed by osd.%d: "
+		    "it stays up, the nodown flag is set",
+		    target, reporter);
+	else
+		mon_now(done, arg, 0, data,
+		    "osd.%d reported failed by osd.%d: "
+		    "%u of %lld reporters needed past the grace",
+		    target, reporter, c.counted,
+		    (long long)m->params.osd_min_down_reporters);
+}
+
+void
+mon_osd_mark_me_down(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_osd *cur;
+	char status[64];
+
+	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
+		return;
+	if (!cur->up) {
+		mon_now(done, arg, 0, json_pack("{s:b}", "down", 1),
+		    "osd.%d is already down", id);
+		return;
+	}
+	/* Ceph's can_mark_down(): the OSD is told, and stays up. */
+	if (m->work.flags & OSDMAP_FLAG_NODOWN) {
+		mon_now(done, arg, 0, json_pack("{s:b}", "down", 0),
+		    "osd.%d stays up: the nodown flag is set", id);
+		return;
+	}
+	mon_osd_mark_down(m, cur, "marked itself down");
+	mon_stage_log(m, MON_LOG_INFO, "osd.%d marked itself down", id);
+	snprintf(status, sizeof status, "osd.%d marked itself down", id);
+	mon_stage_done(m, done, arg, status, json_pack("{s:b}", "down", 1));
 }
 
 static void
@@ -467,32 +615,6 @@ mon_mark_stale(struct mon *m, int64_t now_mono)
 			    cur->last_fresh) / 1000000);
 		}
 	}
-}
-
-/* OSDs down longer than osd_down_out_interval are marked out (not noout). */
-void
-mon_auto_out(struct mon *m, int64_t now)
-{
-	const struct osdmap_osd *o;
-	struct osdmap_osd n;
-	uint32_t k;
-	int64_t interval = m->params.osd_down_out_interval_ms * 1000;
-
-	if (interval <= 0 || (m->work.flags & OSDMAP_FLAG_NOOUT))
-		return;
-	for (k = 0; k < m->work.max_osd; k++) {
-		o = &m->work.osds[k];
-		if (!o->exists || o->up || !o->in || o->down_stamp == 0 ||
-		    now - o->down_stamp < interval)
-			continue;
-		n = *o;
-		n.in = 0;
-		mon_stage_osd(m, &n);
-		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked out after being "
-		    "down for %lld s", n.id, (long long)(now - o->down_stamp) /
-		    1000000);
-	}
-	mon_stage_propose(m);
 }
 
 /*

@@ -23,6 +23,7 @@
 
 #include "common/enc.h"
 #include "mon/mon.h"
+#include "mon/mon_capacity.h"
 #include "mon/mon_pgindex.h"
 #include "mon/mon_record.h"
 #include "map/pgmap.h"
@@ -122,16 +123,40 @@ struct mon_proposal {
 #define MON_HEALTH_ERR 2
 
 /*
+ * A failure report: reporter cannot reach the OSD it is kept for, and says
+ * so since failed_since_mono (its arrival less the failed_for it gave); it
+ * last came at arrived_mono (reporters repeat them while the failure lasts).
+ */
+struct mon_failure_report {
+	int32_t reporter;
+	int64_t failed_since_mono;
+	int64_t arrived_mono;
+};
+
+/* Why an automatic out was last held back (logged once per OSD). */
+#define MON_OUT_HELD_NOOUT 1
+#define MON_OUT_HELD_RATIO 2
+
+/*
  * What the monitor knows of an OSD between commits, in memory only, as
- * Ceph's monitor keeps it: when the OSD last sent a beacon or a PG report,
- * and the capacity its last beacon carried.  A restart starts every clock
- * afresh (mapmond(8), "Liveness").  mon->live[id], grown as ids report.
+ * Ceph's monitor keeps it: when the OSD last sent a beacon or a PG report
+ * (or booted), the capacity its last beacon carried, the failure reports
+ * about it and why it was last marked down.  A restart starts every clock
+ * afresh (mapmond(8), "LIVENESS").  mon->live[id], grown as ids report.
  */
 struct mon_osd_live {
 	int64_t last_report_mono; /* 0: nothing since the start */
 	int64_t last_report;	  /* the same, wall clock, us */
 	int has_statfs;
 	struct statfs_osd statfs; /* of the last beacon that had one */
+
+	/* Failure reports about this OSD, one per reporter (mon_live.c). */
+	struct mon_failure_report *reports;
+	uint32_t nreports;
+	uint32_t capreports;
+	uint8_t failing;  /* listed in mon->failing */
+	uint8_t out_held; /* MON_OUT_HELD_*, or 0 */
+	char *down_why;	  /* why it was last marked down, or NULL */
 };
 
 /* A raised health check (mon_health.c). */
@@ -224,6 +249,16 @@ struct mon {
 	/* The committed auth entities, in Ceph's order (mon_auth.c). */
 	struct mon_auth_entity *auth;
 	size_t nauth;
+
+	/* Liveness (mon_live.c). */
+	int32_t *failing; /* the OSDs with failure reports */
+	size_t nfailing;
+	size_t capfailing;
+	struct event *failure_timer; /* a report passes the grace */
+	int64_t failure_due_mono;    /* when it is armed for (0: not) */
+	int64_t report_check_mono;   /* no beacon timeout before this */
+	int64_t out_check;	     /* no automatic out before this (wall) */
+	struct mon_capacity cap;     /* mon_capacity.h */
 };
 
 /*
@@ -283,6 +318,9 @@ void mon_stage_pool(struct mon *, const struct osdmap_pool *);
 /* Also drops what the pending proposal staged for the pool. */
 void mon_stage_remove_pool(struct mon *, uint32_t id);
 void mon_stage_flags(struct mon *, uint32_t flags);
+/* New full ratios (each < 0: unchanged). */
+void mon_stage_ratios(struct mon *, double full, double backfillfull,
+    double nearfull);
 /* Make PGs [from, to) of pool (the committer fills their stats). */
 void mon_stage_newpgs(struct mon *, uint32_t pool, uint32_t from, uint32_t to);
 /* A PG's new stat, replacing what the pending proposal holds for it. */
@@ -340,8 +378,61 @@ void mon_apply_clear(struct mon *);
 
 /* mon_osd.c: timers' work on OSDs and PGs. */
 void mon_mark_stale(struct mon *, int64_t now_mono);
-void mon_auto_out(struct mon *, int64_t now);
 void mon_stale_on_down(struct mon *, int32_t osd);
+/*
+ * Stage cur (an up OSD of the working map) down, and its primary PGs
+ * stale; why (copied) is what OSD_DOWN's detail says of it.  The caller
+ * stages the cluster log line.
+ */
+void mon_osd_mark_down(struct mon *, const struct osdmap_osd *cur,
+    const char *why);
+
+/*
+ * mon_live.c: who is alive (mapmond(8), "LIVENESS"): failure reports, the
+ * beacon timeout, automatic out.  On the loop.
+ */
+/* Make the failure timer; -1 with *cause when it cannot be made. */
+int mon_live_init(struct mon *, char **cause);
+/* Stop the timer (mon_stop); free it and every record (mon_free). */
+void mon_live_stop(struct mon *);
+void mon_live_clear(struct mon *);
+/*
+ * Reporter's report that target has failed since failed_since_mono,
+ * arrived now_mono (both OSDs exist and are up), replacing its last one;
+ * then target is checked (mon_live_check_one()).  Returns what the check
+ * found.
+ */
+struct mon_live_count {
+	uint32_t reports; /* live reports held */
+	uint32_t counted; /* of them, failed for longer than the grace */
+	int marked_down;  /* the check staged target down */
+	int held;	  /* enough, but nodown keeps it up */
+};
+void mon_live_report(struct mon *, int32_t target, int32_t reporter,
+    int64_t failed_since_mono, int64_t now_mono, struct mon_live_count *out);
+/* Withdraw reporter's report of target; whether there was one. */
+int mon_live_cancel(struct mon *, int32_t target, int32_t reporter,
+    struct mon_live_count *out);
+/*
+ * The working map changed OSD was into now (was NULL: it is new; now
+ * NULL: it is removed), from mon_stage_osd() and mon_stage_remove_osd():
+ * reports go with a reporter or target marked down or removed, a boot
+ * clears those about the OSD and counts as a report, and the timers look
+ * again.
+ */
+void mon_live_staged(struct mon *, const struct osdmap_osd *was,
+    const struct osdmap_osd *now);
+/* The flags or the parameters changed: every rule is looked at again. */
+void mon_live_poke(struct mon *);
+/* The tick: failure reports, beacon timeouts, automatic out. */
+void mon_live_tick(struct mon *, int64_t now_mono, int64_t now);
+/*
+ * The reports about OSD id that count now (failed longer than the grace,
+ * repeated within it, from an up reporter), for the health's text: "osd.2,
+ * osd.9 for 21.3 s" into buf; how many.  Reads only.
+ */
+uint32_t mon_live_describe(const struct mon *, int32_t id, int64_t now_mono,
+    char *buf, size_t len);
 
 /*
  * mon_health.c: state in, checks out.  Reads the monitor, changes nothing

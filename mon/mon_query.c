@@ -77,8 +77,9 @@ mon_health_status(struct mon *m)
 	return worst;
 }
 
-json_t *
-mon_status_json(struct mon *m)
+/* `status' but its usage, which mon_status_json() adds. */
+static json_t *
+mon_status_maps_json(struct mon *m)
 {
 	const struct osdmap *om = &m->osdmap;
 	const struct pgmap *pm = &m->pgmap;
@@ -107,6 +108,23 @@ mon_status_json(struct mon *m)
 	    "misplaced_objects", (json_int_t)pm->sums.num_objects_misplaced,
 	    "unfound_objects", (json_int_t)pm->sums.num_objects_unfound,
 	    "pgs_by_state", mon_pgs_by_state_json(pm));
+}
+
+json_t *
+mon_status_json(struct mon *m)
+{
+	json_t *st = mon_status_maps_json(m);
+	json_t *pg = json_object_get(st, "pgmap");
+	const struct statfs_osd *sum = &m->cap.sum;
+
+	/* Ceph's usage line: the raw use of what the OSDs' beacons said. */
+	json_object_set_new(pg, "bytes_used",
+	    json_integer((json_int_t)(sum->total - sum->avail)));
+	json_object_set_new(pg, "bytes_avail",
+	    json_integer((json_int_t)sum->avail));
+	json_object_set_new(pg, "bytes_total",
+	    json_integer((json_int_t)sum->total));
+	return st;
 }
 
 json_t *

@@ -77,20 +77,31 @@ void
 mon_stage_osd(struct mon *m, const struct osdmap_osd *o)
 {
 	struct mon_proposal *p = mon_stage_pending(m);
+	const struct osdmap_osd *cur = osdmap_osd(&m->work, o->id);
+	struct osdmap_osd was, now = *o;
 
+	if (cur != NULL)
+		was = *cur;
 	mon_stage_inc(m, p);
 	osdmap_inc_set_osd(&p->inc, o);
 	osdmap_set_osd(&m->work, o);
+	mon_live_staged(m, cur != NULL ? &was : NULL, &now);
 }
 
 void
 mon_stage_remove_osd(struct mon *m, int32_t id)
 {
 	struct mon_proposal *p = mon_stage_pending(m);
+	const struct osdmap_osd *cur = osdmap_osd(&m->work, id);
+	struct osdmap_osd was;
 
+	if (cur != NULL)
+		was = *cur;
 	mon_stage_inc(m, p);
 	osdmap_inc_remove_osd(&p->inc, id);
 	osdmap_remove_osd(&m->work, id);
+	if (cur != NULL)
+		mon_live_staged(m, &was, NULL);
 }
 
 void
@@ -136,6 +147,23 @@ mon_stage_flags(struct mon *m, uint32_t flags)
 	mon_stage_inc(m, p);
 	p->inc.new_flags = flags;
 	m->work.flags = flags;
+	mon_live_poke(m);
+}
+
+void
+mon_stage_ratios(struct mon *m, double full, double backfillfull,
+    double nearfull)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+
+	mon_stage_inc(m, p);
+	if (full >= 0)
+		p->inc.new_full_ratio = m->work.full_ratio = full;
+	if (backfillfull >= 0)
+		p->inc.new_backfillfull_ratio = m->work.backfillfull_ratio =
+		    backfillfull;
+	if (nearfull >= 0)
+		p->inc.new_nearfull_ratio = m->work.nearfull_ratio = nearfull;
 }
 
 void

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +260,12 @@ fmt_status(FILE *f, const json_t *d)
 	fprintf(f, "    objects: %" JSON_INTEGER_FORMAT " objects, %s\n",
 	    fmt_int(pgmap, "num_objects"), bytes_format((uint64_t)
 	    fmt_int(pgmap, "data_bytes"), b, sizeof b));
-	fprintf(f, "    usage:   %s data\n", b);
+	fprintf(f, "    usage:   %s used, ",
+	    bytes_format((uint64_t)fmt_int(pgmap, "bytes_used"), b, sizeof b));
+	fprintf(f, "%s / ",
+	    bytes_format((uint64_t)fmt_int(pgmap, "bytes_avail"), b, sizeof b));
+	fprintf(f, "%s avail\n",
+	    bytes_format((uint64_t)fmt_int(pgmap, "bytes_total"), b, sizeof b));
 	states = json_object_get(pgmap, "pgs_by_state");
 	fprintf(f, "    pgs:     ");
 	if (json_array_size(states) == 0)
@@ -322,6 +328,9 @@ fmt_osd_dump(FILE *f, const json_t *d)
 	fprintf(f, "created %s\n", fmt_str(d, "created"));
 	fprintf(f, "modified %s\n", fmt_str(d, "modified"));
 	fprintf(f, "flags %s\n", fmt_str(d, "flags"));
+	fprintf(f, "full_ratio %g\n", fmt_num(d, "full_ratio"));
+	fprintf(f, "backfillfull_ratio %g\n", fmt_num(d, "backfillfull_ratio"));
+	fprintf(f, "nearfull_ratio %g\n", fmt_num(d, "nearfull_ratio"));
 	fprintf(f, "pool_max %" JSON_INTEGER_FORMAT "\n", fmt_int(d,
 	    "pool_max"));
 	fprintf(f, "\n");
@@ -342,6 +351,188 @@ fmt_osd_dump(FILE *f, const json_t *d)
 		    *fmt_str(o, "public_addr") ? fmt_str(o, "public_addr") :
 		    "-", up ? ",up" : "");
 	}
+}
+
+/* Bytes as Ceph's byte_u_t ("1.5 GiB"). */
+static char *
+fmt_bytes(json_int_t v)
+{
+	char b[BYTES_BUFSIZE];
+
+	return xstrdup(bytes_format(v > 0 ? (uint64_t)v : 0, b, sizeof b));
+}
+
+/*
+ * A count as Ceph's si_u_t ("87.45k", "3M"): 1000-based units, as many
+ * decimals (two at most) as fit in seven characters.
+ */
+static char *
+fmt_si(json_int_t v)
+{
+	static const char *const units[] = { "", "k", "M", "G", "T", "P", "E" };
+	uint64_t n = v > 0 ? (uint64_t)v : 0, mult = 1;
+	size_t u = 0;
+	char *s;
+	int prec;
+
+	while (n / mult >= 1000 && u + 1 < nitems(units)) {
+		mult *= 1000;
+		u++;
+	}
+	if (u == 0 || n % mult == 0) {
+		xasprintf(&s, "%" PRIu64 "%s", n / mult, units[u]);
+		return s;
+	}
+	for (prec = 2; prec > 0; prec--)
+		if (snprintf(NULL, 0, "%.*f%s", prec, (double)n / (double)mult,
+			units[u]) <= 7)
+			break;
+	xasprintf(&s, "%.*f%s", prec, (double)n / (double)mult, units[u]);
+	return s;
+}
+
+/* A percentage as Ceph's percentify(): "0" below 0.01, else two decimals. */
+static char *
+fmt_percent(double pct)
+{
+	char *s;
+
+	if (pct < 0.01)
+		return xstrdup("0");
+	xasprintf(&s, "%.2f", pct);
+	return s;
+}
+
+/*
+ * `osd df''s %USE and VAR, as Ceph's lowprecision_t: "-" for none (a
+ * negative value), "0" below 0.001, else two decimals.
+ */
+static char *
+fmt_lowprec(double v)
+{
+	char *s;
+
+	if (v < -0.01)
+		return xstrdup("-");
+	if (v < 0.001)
+		return xstrdup("0");
+	xasprintf(&s, "%.2f", v);
+	return s;
+}
+
+static void
+fmt_lowprec_print(FILE *f, double v)
+{
+	char *s = fmt_lowprec(v);
+
+	fputs(s, f);
+	free(s);
+}
+
+/* `df': Ceph's RAW STORAGE (a row per device class, then TOTAL), POOLS. */
+static void
+fmt_df(FILE *f, const json_t *d)
+{
+	static const char *const raw_heads[] = { "CLASS", "SIZE", "AVAIL",
+		"USED", "RAW USED", "%RAW USED" };
+	static const int raw_right[] = { 0, 1, 1, 1, 1, 1 };
+	static const char *const pool_heads[] = { "POOL", "ID", "PGS", "STORED",
+		"OBJECTS", "USED", "%USED", "MAX AVAIL" };
+	static const int pool_right[] = { 0, 1, 1, 1, 1, 1, 1, 1 };
+	struct fmt_table t = { nitems(raw_heads), raw_heads, raw_right, NULL,
+		0 };
+	const json_t *stats = json_object_get(d, "stats"), *c, *st;
+	const char *name;
+	json_t *p;
+	size_t i;
+
+	fprintf(f, "--- RAW STORAGE ---\n");
+	json_object_foreach(json_object_get(d, "stats_by_class"), name, c) {
+		fmt_table_add(&t, xstrdup(name));
+		fmt_table_add(&t, fmt_bytes(fmt_int(c, "total_bytes")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(c, "total_avail_bytes")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(c, "total_used_bytes")));
+		fmt_table_add(&t,
+		    fmt_bytes(fmt_int(c, "total_used_raw_bytes")));
+		fmt_table_add(&t,
+		    fmt_percent(100.0 * fmt_num(c, "total_used_raw_ratio")));
+	}
+	fmt_table_add(&t, xstrdup("TOTAL"));
+	fmt_table_add(&t, fmt_bytes(fmt_int(stats, "total_bytes")));
+	fmt_table_add(&t, fmt_bytes(fmt_int(stats, "total_avail_bytes")));
+	fmt_table_add(&t, fmt_bytes(fmt_int(stats, "total_used_bytes")));
+	fmt_table_add(&t, fmt_bytes(fmt_int(stats, "total_used_raw_bytes")));
+	fmt_table_add(&t,
+	    fmt_percent(100.0 * fmt_num(stats, "total_used_raw_ratio")));
+	fmt_table_print(f, &t);
+
+	fprintf(f, "\n--- POOLS ---\n");
+	t = (struct fmt_table){ nitems(pool_heads), pool_heads, pool_right,
+		NULL, 0 };
+	json_array_foreach(json_object_get(d, "pools"), i, p) {
+		st = json_object_get(p, "stats");
+		fmt_table_add(&t, xstrdup(fmt_str(p, "name")));
+		fmt_table_add(&t, fmt_i(fmt_int(p, "id")));
+		fmt_table_add(&t, fmt_i(fmt_int(p, "pgs")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(st, "stored")));
+		fmt_table_add(&t, fmt_si(fmt_int(st, "objects")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(st, "bytes_used")));
+		fmt_table_add(&t,
+		    fmt_percent(100.0 * fmt_num(st, "percent_used")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(st, "max_avail")));
+	}
+	fmt_table_print(f, &t);
+}
+
+/* `osd df': Ceph's columns, the TOTAL row, then MIN/MAX VAR and STDDEV. */
+static void
+fmt_osd_df(FILE *f, const json_t *d)
+{
+	static const char *const heads[] = { "ID", "CLASS", "WEIGHT",
+		"REWEIGHT", "SIZE", "RAW USE", "DATA", "OMAP", "META", "AVAIL",
+		"%USE", "VAR", "PGS", "STATUS" };
+	static const int right[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+	const json_t *sum = json_object_get(d, "summary");
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "nodes"), i, n) {
+		fmt_table_add(&t, fmt_i(fmt_int(n, "id")));
+		fmt_table_add(&t, xstrdup(fmt_str(n, "device_class")));
+		fmt_table_add(&t, fmt_f5(fmt_num(n, "crush_weight")));
+		fmt_table_add(&t, fmt_f5(fmt_num(n, "reweight")));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb") * 1024));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb_used") * 1024));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb_used_data") * 1024));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb_used_omap") * 1024));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb_used_meta") * 1024));
+		fmt_table_add(&t, fmt_bytes(fmt_int(n, "kb_avail") * 1024));
+		fmt_table_add(&t, fmt_lowprec(fmt_num(n, "utilization")));
+		fmt_table_add(&t, fmt_lowprec(fmt_num(n, "var")));
+		fmt_table_add(&t, fmt_i(fmt_int(n, "pgs")));
+		fmt_table_add(&t, xstrdup(fmt_str(n, "status")));
+	}
+	for (i = 0; i < 3; i++)
+		fmt_table_add(&t, xstrdup(""));
+	fmt_table_add(&t, xstrdup("TOTAL"));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb") * 1024));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb_used") * 1024));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb_used_data") * 1024));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb_used_omap") * 1024));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb_used_meta") * 1024));
+	fmt_table_add(&t, fmt_bytes(fmt_int(sum, "total_kb_avail") * 1024));
+	fmt_table_add(&t, fmt_lowprec(fmt_num(sum, "average_utilization")));
+	for (i = 0; i < 3; i++)
+		fmt_table_add(&t, xstrdup(""));
+	fmt_table_print(f, &t);
+	fprintf(f, "MIN/MAX VAR: ");
+	fmt_lowprec_print(f, fmt_num(sum, "min_var"));
+	fprintf(f, "/");
+	fmt_lowprec_print(f, fmt_num(sum, "max_var"));
+	fprintf(f, "  STDDEV: ");
+	fmt_lowprec_print(f, fmt_num(sum, "dev"));
+	fprintf(f, "\n");
 }
 
 static void
@@ -715,6 +906,10 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 		fmt_osd_dump(f, data);
 	else if (strcmp(prefix, "osd stat") == 0)
 		fmt_osd_stat(f, data);
+	else if (strcmp(prefix, "df") == 0)
+		fmt_df(f, data);
+	else if (strcmp(prefix, "osd df") == 0)
+		fmt_osd_df(f, data);
 	else if (strcmp(prefix, "osd create") == 0)
 		fprintf(f, "%" JSON_INTEGER_FORMAT "\n", fmt_int(data,
 		    "osdid"));

@@ -60,7 +60,8 @@ usage(void)
 	    "  verify                    decode every record, check the "
 	    "invariants\n"
 	    "  compact                   compact the whole store\n"
-	    "  copy --backend NAME DEST  copy into a new store at DEST\n"
+	    "  copy --backend NAME DEST  copy into a new store in data "
+	    "directory DEST\n"
 	    "  export [FILE]             every record as JSON (stdout)\n"
 	    "  import [FILE]             records from JSON (stdin)\n",
 	    progname);
@@ -590,6 +591,12 @@ rm_one(const char *p, mapmon_unused const struct stat *sb,
 	return remove(p);
 }
 
+/*
+ * DEST is a data directory, as --data names one: the copy is made in
+ * DEST/store, so that `mapmon-store --data DEST` and a monitor whose
+ * [mon] data is DEST find it.  DEST is made when absent (and removed again
+ * when the copy fails).
+ */
 static int
 cmd_copy(struct tool *t, int argc, char **argv)
 {
@@ -601,9 +608,9 @@ cmd_copy(struct tool *t, int argc, char **argv)
 	struct store *s, *d;
 	struct store_stats st;
 	struct progress p;
-	const char *backend = NULL;
-	char *cause = NULL;
-	int ch, error;
+	const char *backend = NULL, *dest;
+	char *cause = NULL, *path;
+	int ch, error, made_dest = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+b:", longopts, NULL)) != -1) {
@@ -621,10 +628,23 @@ cmd_copy(struct tool *t, int argc, char **argv)
 	}
 	if ((s = tool_open(t)) == NULL)
 		return EXIT_STORE;
+	dest = argv[optind];
+	if (mkdir(dest, 0755) == 0)
+		made_dest = 1;
+	else if (errno != EEXIST) {
+		warnx_("cannot make the data directory %s: %s", dest,
+		    strerror(errno));
+		store_close(s);
+		return EXIT_STORE;
+	}
+	xasprintf(&path, "%s/store", dest);
 	o.backend = backend;
-	if ((error = store_open(argv[optind], &o, STORE_CREATE, &d,
-	    &cause)) != 0)
+	if ((error = store_open(path, &o, STORE_CREATE, &d, &cause)) != 0) {
+		if (made_dest)
+			rmdir(dest);
+		free(path);
 		return tool_fail(s, error, cause);
+	}
 	p.tty = isatty(STDERR_FILENO);
 	p.start = now();
 	error = store_copy(s, d, copy_progress, &p, &cause);
@@ -633,7 +653,8 @@ cmd_copy(struct tool *t, int argc, char **argv)
 	if (error != 0) {
 		store_close(d);
 		/* A half-made copy is worth nothing: remove it. */
-		nftw(argv[optind], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		nftw(made_dest ? dest : path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		free(path);
 		return tool_fail(s, error, cause);
 	}
 	if (store_stat(d, &st, NULL) == 0) {
@@ -647,6 +668,7 @@ cmd_copy(struct tool *t, int argc, char **argv)
 	}
 	store_close(d);
 	store_close(s);
+	free(path);
 	return 0;
 }
 

@@ -259,8 +259,22 @@ live() {
 	as osd.3 "$T/osd3.keyring" raw '{"prefix":"pg report","osd":3,"pgs":[]}'
 	DIAG="exit $rc: $(cat "$T/err")"
 	check "osd.3 reports for itself" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" raw \
+	    '{"prefix":"osd failure","target":1,"reporter":5,"failed_for":30}'
+	check "osd.3 cannot report a failure as osd.5" test "$rc" -eq 13
+	as osd.3 "$T/osd3.keyring" raw \
+	    '{"prefix":"osd failure","target":1,"reporter":3,"failed_for":30}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 reports a failure as itself" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd beacon","id":5}'
+	check "osd.3 cannot send osd.5's beacon" test "$rc" -eq 13
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd mark-me-down","id":5}'
+	check "osd.3 cannot mark osd.5 down" test "$rc" -eq 13
 	as osd.3 "$T/osd3.keyring" osd out 3
 	check "osd.3 cannot mark itself out" test "$rc" -eq 13
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd mark-me-down","id":3}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 marks itself down" test "$rc" -eq 0
 	as osd.3 "$T/osd3.keyring" status
 	check "osd.3 reads" test "$rc" -eq 0
 	expect 0 "caps change" auth caps client.ro mon 'allow rw'

@@ -266,6 +266,89 @@ EOF
 	expect 0 "osd stat after unset" -f json osd stat
 	check "the flag is cleared" jis flags ""
 
+	# capacity: df, osd df, the usage line, the full ratios
+	expect 0 "status before any beacon" status
+	check "usage: nothing known yet" out_has \
+	    "^    usage:   0 B used, 0 B / 0 B avail$"
+	expect 0 "osd beacon with capacity" raw '{"prefix":"osd beacon","id":0,"statfs":{"total":107374182400,"used":21474836480,"avail":85899345920}}'
+	expect 0 "osd beacon of a nearfull osd" raw '{"prefix":"osd beacon","id":1,"statfs":{"total":107374182400,"used":92341796864,"avail":15032385536,"data":91268055040,"omap":536870912,"meta":536870912}}'
+	expect 0 "-s after beacons" -s
+	check "status: the usage line" out_has \
+	    "^    usage:   106 GiB used, 94 GiB / 200 GiB avail$"
+	check "status: the nearfull check" out_has "^            1 nearfull osd(s)$"
+	expect 0 "status -f json after beacons" -f json status
+	check "status json: pgmap usage" jkeys pgmap bytes_used bytes_avail \
+	    bytes_total
+	check "status json: bytes_total" jis pgmap.bytes_total 214748364800
+	expect 0 "df" df
+	check "df: raw storage" out_has "^--- RAW STORAGE ---$"
+	check "df: raw header" out_has \
+	    "^CLASS  *SIZE  *AVAIL  *USED  *RAW USED  *%RAW USED$"
+	check "df: total row" out_has \
+	    "^TOTAL  *200 GiB  *94 GiB  *106 GiB  *106 GiB  *53.00$"
+	check "df: pools" out_has "^--- POOLS ---$"
+	check "df: pools header" out_has \
+	    "^POOL  *ID  *PGS  *STORED  *OBJECTS  *USED  *%USED  *MAX AVAIL$"
+	# osd.1 has the least room to full_ratio, 14 - 5 GiB, a third of the
+	# weight: 27 GiB raw, 9 GiB for a pool of size 3.
+	check "df: pool row" out_has "^rbd  *1  *16  *0 B  *0  *0 B  *0  *9.0 GiB$"
+	expect 0 "df -f json" -f json df
+	check "df json: stats" jkeys stats total_bytes total_avail_bytes \
+	    total_used_bytes total_used_raw_bytes total_used_raw_ratio num_osds
+	check "df json: stats_by_class" jkeys . stats_by_class pools
+	check "df json: pool" jkeys pools.0 name id stats
+	check "df json: pool stats" jkeys pools.0.stats stored objects kb_used \
+	    bytes_used percent_used max_avail
+	check "df json: num_osds" jis stats.num_osds 2
+	check "df json: max_avail" jis pools.0.stats.max_avail 9663676416
+	expect 0 "osd df" osd df
+	check "osd df: header" out_has \
+	    "^ID  CLASS  *WEIGHT  REWEIGHT  *SIZE  RAW USE  *DATA  *OMAP  *META  *AVAIL  *%USE  *VAR  *PGS  STATUS$"
+	check "osd df: a row" out_has \
+	    "^ 1  *1.00000  *1.00000  *100 GiB  *86 GiB  *85 GiB  *512 MiB  *512 MiB  *14 GiB  *86.00  *1.62  *16  *up$"
+	check "osd df: an osd without a beacon" out_has \
+	    "^ 2  *1.00000  *1.00000  *0 B  *0 B  *0 B  *0 B  *0 B  *0 B  *0  *0  *16  *up$"
+	check "osd df: total row" out_has \
+	    "^  *TOTAL  *200 GiB  *106 GiB  *105 GiB  *512 MiB  *512 MiB  *94 GiB  *53.00 *$"
+	check "osd df: variance line" out_has \
+	    "^MIN/MAX VAR: 0/1.62  STDDEV: 40.77$"
+	expect 0 "osd df -f json" -f json osd df
+	check "osd df json: node" jkeys nodes.0 id name type type_id \
+	    crush_weight depth reweight kb kb_used kb_used_data kb_used_omap \
+	    kb_used_meta kb_avail utilization var pgs status
+	check "osd df json: summary" jkeys summary total_kb total_kb_used \
+	    total_kb_used_data total_kb_used_omap total_kb_used_meta \
+	    total_kb_avail average_utilization min_var max_var dev
+	check "osd df json: stray" jis stray.# 0
+	check "osd df json: kb_used" jis nodes.1.kb_used 90177536
+	expect 0 "health detail when nearfull" health detail
+	check "health detail: nearfull osd" out_has \
+	    "^\[WRN\] OSD_NEARFULL: 1 nearfull osd(s)$"
+	check "health detail: the osd named" out_has "^    osd\.1 is near full$"
+	check "health detail: the pool named" out_has \
+	    "^    pool 'rbd' is nearfull$"
+	expect 22 "a full ratio below backfillfull is EINVAL" \
+	    osd set-full-ratio 0.8
+	check "the refusal names the order" err_has \
+	    "^Error EINVAL: full_ratio 0.8 refused: the ratios must be nearfull_ratio <= backfillfull_ratio <= full_ratio, and would be 0.85, 0.9, 0.8$"
+	expect 0 "osd set-nearfull-ratio" osd set-nearfull-ratio 0.9
+	check "set-nearfull-ratio: Ceph's status" err_has \
+	    "^osd set-nearfull-ratio 0.9$"
+	expect 0 "osd set-backfillfull-ratio" osd set-backfillfull-ratio 0.9
+	expect 0 "osd set-full-ratio" osd set-full-ratio 0.96
+	expect 0 "osd dump with the ratios" osd dump
+	check "osd dump: full_ratio" out_has "^full_ratio 0.96$"
+	check "osd dump: backfillfull_ratio" out_has "^backfillfull_ratio 0.9$"
+	check "osd dump: nearfull_ratio" out_has "^nearfull_ratio 0.9$"
+	expect 0 "osd dump -f json with the ratios" -f json osd dump
+	check "osd dump json: the ratios" jkeys . full_ratio \
+	    backfillfull_ratio nearfull_ratio
+	expect 0 "health past the new ratio" health
+	check "86% is not nearfull at 0.9" eval '! out_has nearfull'
+	expect 0 "osd set-nearfull-ratio back" osd set-nearfull-ratio 0.85
+	expect 0 "osd set-full-ratio back" osd set-full-ratio 0.95
+	expect 0 "osd beacon: room again" raw '{"prefix":"osd beacon","id":1,"statfs":{"total":107374182400,"used":21474836480,"avail":85899345920}}'
+
 	# pg stat / dump / ls / query
 	expect 0 "pg stat" pg stat
 	check "pg stat plain" out_has "^16 pgs: 16 creating; 0 B data, 0 objects"
@@ -351,7 +434,8 @@ EOF
 	check "health plain" out_has "^HEALTH_WARN 1 osds down"
 	expect 0 "health detail" health detail
 	check "health detail: check line" out_has "^\[WRN\] OSD_DOWN: 1 osds down$"
-	check "health detail: detail line" out_has "^    osd\.2 is down$"
+	check "health detail: detail line" out_has \
+	    "^    osd\.2 is down since 20[0-9-]*T[0-9:]* (marked down by command)$"
 	expect 0 "health -f json" -f json health
 	check "health json: status" jis status HEALTH_WARN
 	check "health json: severity" jis checks.OSD_DOWN.severity HEALTH_WARN
@@ -359,8 +443,8 @@ EOF
 	    "1 osds down"
 	check "health json: count" jis checks.OSD_DOWN.summary.count 1
 	expect 0 "health detail -f json" -f json health detail
-	check "health detail json" jis checks.OSD_DOWN.detail.0.message \
-	    "osd.2 is down"
+	check "health detail json" eval '"$JG" checks.OSD_DOWN.detail.0.message \
+	    <"$T/out" | grep -q "^osd\.2 is down since .* (marked down by command)$"'
 	expect 0 "status with a check" status
 	check "status lists the check" out_has "^            1 osds down$"
 	expect 0 "osd boot again" osd boot 2
@@ -469,7 +553,7 @@ EOF
 
 	# bash completion, from the monitor's table
 	check "completion: first words" test "$(comp "")" = \
-	    "auth config health log mon osd perf pg status store version watch raw help"
+	    "auth config df health log mon osd perf pg status store version watch raw help"
 	check "completion: a partial word" test "$(comp osd po)" = pool
 	check "completion: subcommands" test "$(comp osd pool "")" = \
 	    "create delete get ls rename set"

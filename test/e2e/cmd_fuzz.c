@@ -973,6 +973,13 @@ cf_unknown_prefix(const struct cf_cmd *c)
 	return v;
 }
 
+/* A step that moves d off its value whatever its size (no libm here). */
+static double
+cf_beyond(double d)
+{
+	return (d < 0 ? -d : d) * 1e-12 + 1e-9;
+}
+
 /*
  * A command of c that the generic checks must refuse with EINVAL; *how
  * names the fault.
@@ -1035,8 +1042,13 @@ cf_wrong(const struct cf_cmd *c, const char **how)
 			a = &c->args[i];
 			*how = "out of bounds";
 			if (a->type == CF_FLOAT) {
-				v = json_real(cf_pct(50) ? a->fmin - 1e-9 :
-				    a->fmax + 1e-9);
+				/*
+				 * Past the bound by more than its last digit:
+				 * 1e9 + 1e-9 is 1e9 as a double.
+				 */
+				v = json_real(cf_pct(50) ?
+					a->fmin - cf_beyond(a->fmin) :
+					a->fmax + cf_beyond(a->fmax));
 				if (cf_pct(30))
 					json_real_set(v, cf_pct(50) ? -1e308 :
 					    1e308);

@@ -63,13 +63,13 @@ check "dump has one line per record" \
 check "dump escapes binary keys" \
 	grep -q '^\\x01\\x00\\\\\\x09\\xff	3	000102$' "$T/d1"
 check "copy LMDB -> LevelDB" \
-	quiet st copy --backend leveldb "$T/b/store"
+	quiet st copy --backend leveldb "$T/b"
 check "the copy is LevelDB" \
 	test -f "$T/b/store/CURRENT"
 st --data "$T/b" dump --full >"$T/d2"
 check "LevelDB dump is identical" cmp -s "$T/d1" "$T/d2"
 check "copy LevelDB -> LMDB" \
-	quiet st --data "$T/b" copy --backend lmdb "$T/c/store"
+	quiet st --data "$T/b" copy --backend lmdb "$T/c"
 st --data "$T/c" dump --full >"$T/d3"
 check "LMDB dump after the round trip is identical" cmp -s "$T/d1" "$T/d3"
 st export >"$T/e1.json"
@@ -122,7 +122,12 @@ check "compact LevelDB" \
 	sh -c '"$0" -c "$1" --data "$2" compact >/dev/null' "$tool" "$conf" "$T/b"
 check "copy refuses an existing destination" \
 	sh -c '! "$0" -c "$1" copy --backend leveldb "$2" 2>/dev/null' \
-	"$tool" "$conf" "$T/b/store"
+	"$tool" "$conf" "$T/b"
+check "copy into an existing directory without a store" \
+	sh -c 'mkdir "$2/empty" && "$0" -c "$1" copy --backend leveldb \
+	    "$2/empty" >/dev/null && test -f "$2/empty/store/CURRENT" &&
+	    "$0" -c "$1" --data "$2/empty" dump --full | cmp -s - "$2/d1"' \
+	"$tool" "$conf" "$T"
 check "an unknown backend is a usage error naming the compiled-in ones" \
 	sh -c '"$0" -c "$1" copy --backend rocksdb "$2" 2>"$3";
 	    test $? -eq 64 && grep -q "compiled in: lmdb, leveldb" "$3"' \

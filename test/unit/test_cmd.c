@@ -540,6 +540,11 @@ static const char *const every_prefix[] = {
 	"osd stat",
 	"osd set",
 	"osd unset",
+	"df",
+	"osd df",
+	"osd set-full-ratio",
+	"osd set-backfillfull-ratio",
+	"osd set-nearfull-ratio",
 	"osd pool create",
 	"osd pool ls",
 	"osd pool rename",
@@ -553,6 +558,8 @@ static const char *const every_prefix[] = {
 	"pg map",
 	"pg dump_stuck",
 	"osd beacon",
+	"osd failure",
+	"osd mark-me-down",
 	"pg report",
 	"log last",
 	"log dump",
@@ -617,6 +624,9 @@ Test(cmd, descriptions_list_every_command)
 		    every_prefix[i]);
 	}
 	cr_assert(has_flag(find_desc(cmds, "pg report"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "osd failure"), "hidden"));
+	cr_assert(has_flag(find_desc(cmds, "osd failure"), "write"));
+	cr_assert(has_flag(find_desc(cmds, "osd mark-me-down"), "hidden"));
 	cr_assert(has_flag(find_desc(cmds, "subscribe"), "hidden"));
 	cr_assert(!has_flag(find_desc(cmds, "status"), "hidden"));
 	cr_assert(has_flag(find_desc(cmds, "config set"), "admin"));
@@ -807,6 +817,233 @@ Test(cmd, osd_beacon_checks_its_capacity)
 	    "{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":7}");
 	refused(-ENOENT, "osd.5 does not exist",
 	    "{\"prefix\":\"osd beacon\",\"id\":5}");
+}
+
+/*
+ * Failure reports and mark-me-down in their JSON forms: the answers'
+ * data, what is refused (EINVAL) and what is ignored (rc 0), and a
+ * mark-down by two reporters once the grace is set short at run time.
+ */
+Test(cmd, osd_failure_reports_and_mark_me_down)
+{
+	json_t *d;
+	char *status = NULL;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		json_decref(ok("{\"prefix\":\"osd create\"}"));
+		json_decref(ok("{\"prefix\":\"osd boot\",\"id\":%d}", i));
+	}
+	d = ok("{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	       "\"failed_for\":21.5}");
+	cr_assert_eq(jint(d, "reporters"), 1);
+	cr_assert_eq(jint(d, "needed"), 2);
+	cr_assert(json_is_false(json_object_get(d, "marked_down")));
+	json_decref(d);
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":0,\"reporter\":1,\"failed_for\":0,"
+			 "\"cancel\":true}"),
+	    0);
+	cr_assert_str_eq(status, "osd.1 cancelled its report of osd.0");
+	cr_assert_eq(jint(d, "reporters"), 0);
+	free(status);
+	json_decref(d);
+
+	refused(-EINVAL, "osd.1 reported itself",
+	    "{\"prefix\":\"osd failure\",\"target\":1,\"reporter\":1,"
+	    "\"failed_for\":1}");
+	refused(-EINVAL,
+	    "argument 'failed_for' must be between 0 and 1e+09, not -1",
+	    "{\"prefix\":\"osd failure\",\"target\":0,"
+	    "\"reporter\":1,\"failed_for\":-1}");
+	refused(-EINVAL, "argument 'failed_for' must be a number",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	    "\"failed_for\":\"20\"}");
+	refused(-EINVAL, "missing argument 'reporter'",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"failed_for\":1}");
+	refused(-EINVAL, "argument 'cancel' must be a boolean",
+	    "{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":1,"
+	    "\"failed_for\":1,\"cancel\":1}");
+	refused(-EINVAL, "argument 'target' must be between 0 and 65535",
+	    "{\"prefix\":\"osd failure\",\"target\":-1,\"reporter\":1,"
+	    "\"failed_for\":1}");
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":9,\"reporter\":1,\"failed_for\":30}"),
+	    0);
+	cr_assert_str_eq(status,
+	    "report of osd.9 ignored: osd.9 does not exist");
+	cr_assert(json_is_true(json_object_get(d, "ignored")));
+	free(status);
+	json_decref(d);
+
+	/* A short grace, set at run time: two reporters mark osd.0 down. */
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.osd_heartbeat_grace\",\"value\":\"100ms\"}"));
+	usleep(150000); /* the grace the monitor gives after its start */
+	json_decref(ok("{\"prefix\":\"osd failure\",\"target\":0,"
+		       "\"reporter\":1,\"failed_for\":5}"));
+	d = ok("{\"prefix\":\"osd failure\",\"target\":0,\"reporter\":2,"
+	       "\"failed_for\":5}");
+	cr_assert(json_is_true(json_object_get(d, "marked_down")));
+	json_decref(d);
+	for (i = 0; i < 100; i++) {
+		d = ok("{\"prefix\":\"osd stat\"}");
+		if (jint(d, "num_up_osds") == 3)
+			i = 1000;
+		json_decref(d);
+		usleep(10000);
+	}
+	cr_assert_eq(i, 1001, "osd.0 not marked down");
+	cr_assert_eq(call(&d, &status,
+			 "{\"prefix\":\"osd failure\","
+			 "\"target\":0,\"reporter\":1,\"failed_for\":6}"),
+	    0);
+	cr_assert_str_eq(status,
+	    "report of osd.0 ignored: osd.0 is already down");
+	free(status);
+	json_decref(d);
+
+	/* Mark-me-down: after the commit; then at once; unknown: ENOENT. */
+	d = ok("{\"prefix\":\"osd mark-me-down\",\"id\":3}");
+	cr_assert(json_is_true(json_object_get(d, "down")));
+	json_decref(d);
+	d = ok("{\"prefix\":\"osd stat\"}");
+	cr_assert_eq(jint(d, "num_up_osds"), 2, "answered before the commit");
+	json_decref(d);
+	cr_assert_eq(
+	    call(&d, &status, "{\"prefix\":\"osd mark-me-down\",\"id\":3}"), 0);
+	cr_assert_str_eq(status, "osd.3 is already down");
+	free(status);
+	json_decref(d);
+	refused(-ENOENT, "osd.7 does not exist",
+	    "{\"prefix\":\"osd mark-me-down\",\"id\":7}");
+	refused(-EINVAL, "missing argument 'id'",
+	    "{\"prefix\":\"osd mark-me-down\"}");
+	/* The ratio is a float key, set at run time. */
+	d = ok("{\"prefix\":\"config set\",\"key\":"
+	       "\"mon.osd_min_in_ratio\",\"value\":\"0.6\"}");
+	cr_assert_str_eq(jstr(d, "value"), "0.6");
+	json_decref(d);
+	refused(-EINVAL,
+	    "mon.osd_min_in_ratio: value 1.5 out of range: must be between 0 "
+	    "and 1",
+	    "{\"prefix\":\"config set\",\"key\":\"mon.osd_min_in_ratio\","
+	    "\"value\":\"1.5\"}");
+	refused(-EINVAL, "bad number 'most'",
+	    "{\"prefix\":\"config set\",\"key\":\"mon.osd_min_in_ratio\","
+	    "\"value\":\"most\"}");
+	d = ok("{\"prefix\":\"config get\",\"key\":\"mon.osd_min_in_ratio\"}");
+	cr_assert_str_eq(jstr(d, "value"), "0.6");
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"nodown\"}"));
+	cr_assert_eq(
+	    call(&d, &status, "{\"prefix\":\"osd mark-me-down\",\"id\":2}"), 0);
+	cr_assert_str_eq(status, "osd.2 stays up: the nodown flag is set");
+	cr_assert(json_is_false(json_object_get(d, "down")));
+	free(status);
+	json_decref(d);
+}
+
+/* Every key of keys (NULL-terminated) is in the object o. */
+static void
+has_keys(json_t *o, const char *what, const char *const *keys)
+{
+	cr_assert(json_is_object(o), "%s is not an object", what);
+	for (; *keys != NULL; keys++)
+		cr_assert_not_null(json_object_get(o, *keys), "%s has no '%s'",
+		    what, *keys);
+}
+
+/* `df', `osd df' and the usage of `status' in Ceph's keys, from beacons. */
+Test(cmd, capacity_in_cephs_keys)
+{
+	static const char *const df_stats[] = { "total_bytes",
+		"total_avail_bytes", "total_used_bytes", "total_used_raw_bytes",
+		"total_used_raw_ratio", "num_osds", NULL };
+	static const char *const df_pool[] = { "name", "id", "stats", NULL };
+	static const char *const df_pool_stats[] = { "stored", "objects",
+		"kb_used", "bytes_used", "percent_used", "max_avail", NULL };
+	static const char *const node[] = { "id", "name", "type", "type_id",
+		"crush_weight", "depth", "reweight", "kb", "kb_used",
+		"kb_used_data", "kb_used_omap", "kb_used_meta", "kb_avail",
+		"utilization", "var", "pgs", "status", NULL };
+	static const char *const summary[] = { "total_kb", "total_kb_used",
+		"total_kb_used_data", "total_kb_used_omap",
+		"total_kb_used_meta", "total_kb_avail", "average_utilization",
+		"min_var", "max_var", "dev", NULL };
+	json_t *d, *p, *n;
+	char *st = NULL;
+
+	cluster_small(8);
+	json_decref(ok("{\"prefix\":\"osd beacon\",\"id\":0,\"statfs\":"
+		       "{\"total\":107374182400,\"used\":21474836480,"
+		       "\"avail\":85899345920,\"data\":20401094656,"
+		       "\"omap\":536870912,\"meta\":536870912}}"));
+
+	d = ok("{\"prefix\":\"df\"}");
+	has_keys(json_object_get(d, "stats"), "stats", df_stats);
+	cr_assert_eq(jint(d, "stats.total_bytes"), 107374182400);
+	cr_assert_eq(jint(d, "stats.total_used_raw_bytes"), 21474836480);
+	cr_assert_eq(jint(d, "stats.num_osds"), 1);
+	cr_assert(json_is_object(json_object_get(d, "stats_by_class")));
+	p = json_array_get(json_object_get(d, "pools"), 0);
+	has_keys(p, "pools[0]", df_pool);
+	has_keys(json_object_get(p, "stats"), "pools[0].stats", df_pool_stats);
+	cr_assert_str_eq(jstr(p, "name"), "rbd");
+	/* One OSD, size 1: (80 GiB - 5% of 100 GiB) raw. */
+	cr_assert_eq(jint(p, "stats.max_avail"), 80530636800);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"osd df\"}");
+	n = json_array_get(json_object_get(d, "nodes"), 0);
+	has_keys(n, "nodes[0]", node);
+	cr_assert_str_eq(jstr(n, "name"), "osd.0");
+	cr_assert_eq(jint(n, "kb_used"), 20971520);
+	cr_assert_eq(jint(n, "kb_used_omap"), 524288);
+	cr_assert_eq(jint(n, "pgs"), 8);
+	cr_assert_str_eq(jstr(n, "status"), "up");
+	cr_assert(json_is_array(json_object_get(d, "stray")));
+	has_keys(json_object_get(d, "summary"), "summary", summary);
+	json_decref(d);
+
+	d = ok("{\"prefix\":\"status\"}");
+	cr_assert_eq(jint(d, "pgmap.bytes_total"), 107374182400);
+	cr_assert_eq(jint(d, "pgmap.bytes_used"), 21474836480);
+	cr_assert_eq(jint(d, "pgmap.bytes_avail"), 85899345920);
+	json_decref(d);
+
+	/* The full ratios: Ceph's words, the order kept. */
+	cr_assert_eq(call(NULL, &st,
+			 "{\"prefix\":\"osd set-full-ratio\","
+			 "\"ratio\":0.97}"),
+	    0);
+	cr_assert_str_eq(st, "osd set-full-ratio 0.97");
+	free(st);
+	refused(-EINVAL, "nearfull_ratio <= backfillfull_ratio <= full_ratio",
+	    "{\"prefix\":\"osd set-nearfull-ratio\",\"ratio\":0.98}");
+	refused(-EINVAL, "must be between 0 and 1",
+	    "{\"prefix\":\"osd set-backfillfull-ratio\",\"ratio\":1.5}");
+	refused(-EINVAL, "must be a number",
+	    "{\"prefix\":\"osd set-full-ratio\",\"ratio\":\"x\"}");
+	json_decref(ok("{\"prefix\":\"osd set-nearfull-ratio\","
+		       "\"ratio\":0.1}"));
+	d = ok("{\"prefix\":\"osd dump\"}");
+	cr_assert(json_real_value(json_object_get(d, "full_ratio")) == 0.97);
+	cr_assert(
+	    json_real_value(json_object_get(d, "backfillfull_ratio")) == 0.9);
+	cr_assert(json_real_value(json_object_get(d, "nearfull_ratio")) == 0.1);
+	json_decref(d);
+
+	/* 20% used is past the nearfull ratio of 0.1 now. */
+	d = ok("{\"prefix\":\"health\",\"detail\":\"detail\"}");
+	cr_assert_str_eq(jstr(d, "checks.OSD_NEARFULL.summary.message"),
+	    "1 nearfull osd(s)");
+	cr_assert_str_eq(jstr(d, "checks.POOL_NEARFULL.summary.message"),
+	    "1 pool(s) nearfull");
+	json_decref(d);
 }
 
 Test(cmd, osd_lifecycle)
@@ -1639,16 +1876,25 @@ Test(cmd, subscribe_log_catch_up_in_chunks)
 {
 	struct aclient a;
 	json_t *d, *p, *e;
-	json_int_t last, seq = 0;
+	json_int_t last, prev, seq = 0;
 	size_t i, j, want;
 	int n;
 
 	for (n = 0; n < 300; n++)
 		json_decref(ok("{\"prefix\":\"osd %s\",\"key\":\"noout\"}",
 		    n % 2 == 0 ? "set" : "unset"));
-	d = ok("{\"prefix\":\"log last\",\"num\":1}");
-	last = jint(json_array_get(d, 0), "seq");
-	json_decref(d);
+	/*
+	 * The health lines of the last change (OSDMAP_FLAGS cleared) are
+	 * committed after it: wait until the log stands still.
+	 */
+	last = -1;
+	do {
+		prev = last;
+		usleep(100000);
+		d = ok("{\"prefix\":\"log last\",\"num\":1}");
+		last = jint(json_array_get(d, 0), "seq");
+		json_decref(d);
+	} while (last != prev);
 	cr_assert_gt(last, SUB_LOG_CHUNK);
 	want = ((size_t)last + SUB_LOG_CHUNK - 1) / SUB_LOG_CHUNK;
 	a_open(&a);

@@ -309,6 +309,22 @@ Test(bad, duration_not_a_number)
 	    "unit, as in 20ms or 2s");
 }
 
+Test(bad, float_out_of_range_and_malformed)
+{
+	EXPECT("[mon]\nosd_min_in_ratio = 1.5\n",
+	    "2: value 1.5 out of range for osd_min_in_ratio: must be between 0 "
+	    "and 1");
+	EXPECT("[mon]\nosd_min_in_ratio = -0.01\n",
+	    "2: value -0.01 out of range for osd_min_in_ratio: must be between "
+	    "0 and 1");
+	EXPECT("[mon]\nosd_min_in_ratio = 75%\n",
+	    "2: bad number '75%' for osd_min_in_ratio: give a decimal number, "
+	    "as in 0.75");
+	EXPECT("[mon]\nosd_min_in_ratio = nan\n",
+	    "2: bad number 'nan' for osd_min_in_ratio: give a decimal number, "
+	    "as in 0.75");
+}
+
 Test(bad, bad_bool)
 {
 	EXPECT("[store.leveldb]\nparanoid_checks = maybe\n",
@@ -688,6 +704,7 @@ Test(good, every_type)
 		    "propose_max_ops = 1000\n"
 		    "pg_stale_timeout = 2m\n"
 		    "osd_down_out_interval = 0\n"
+		    "osd_min_in_ratio = 0.5\n"
 		    "data_size_warn = 20GB\n"
 		    "idle_timeout = 1h\n"
 		    "max_frame = 1m\n"
@@ -715,6 +732,7 @@ Test(good, every_type)
 	cr_assert_eq(conf_int(c, CONF_MON_PROPOSE_MAX_OPS), 1000);
 	cr_assert_eq(conf_int(c, CONF_MON_PG_STALE_TIMEOUT), 120000);
 	cr_assert_eq(conf_int(c, CONF_MON_OSD_DOWN_OUT_INTERVAL), 0);
+	cr_assert_eq(conf_float(c, CONF_MON_OSD_MIN_IN_RATIO), 0.5);
 	cr_assert_eq(conf_int(c, CONF_MON_DATA_SIZE_WARN), 20LL << 30);
 	cr_assert_eq(conf_int(c, CONF_MON_IDLE_TIMEOUT), 3600000);
 	cr_assert_eq(conf_int(c, CONF_MON_MAX_FRAME), 1 << 20);
@@ -892,6 +910,79 @@ Test(good, durations)
 	free(cause);
 }
 
+Test(good, floats)
+{
+	static const struct {
+		const char *s;
+		double v;
+		const char *canonical;
+	} ok[] = {
+		{ "0", 0, "0" },
+		{ "1", 1, "1" },
+		{ "0.75", 0.75, "0.75" },
+		{ ".5", 0.5, "0.5" },
+		{ "5e-1", 0.5, "0.5" },
+		{ "-2.5", -2.5, "-2.5" },
+		{ "0.1", 0.1, "0.1" },
+		{ "1E3", 1000, "1e+03" },
+		{ "0.00001", 1e-5, "1e-05" },
+		{ "1.", 1, "1" },
+	};
+	static const char *const bad[] = {
+		"",
+		"x",
+		"0.5x",
+		"1,5",
+		"nan",
+		"NaN",
+		"inf",
+		"-inf",
+		"0x1p-1",
+		"+1",
+		" 1",
+		"1 ",
+		"1e",
+		"1e+",
+		".",
+		"-",
+		"e5",
+		"1.2.3",
+	};
+	char *cause, *f;
+	double v;
+	size_t i;
+
+	for (i = 0; i < nitems(ok); i++) {
+		cr_assert_eq(conf_parse_float(ok[i].s, &v, &cause), 0, "%s",
+		    ok[i].s);
+		cr_assert_eq(v, ok[i].v, "%s", ok[i].s);
+		f = conf_format_float(v);
+		cr_assert_str_eq(f, ok[i].canonical, "%s", ok[i].s);
+		cr_assert_eq(conf_parse_float(f, &v, &cause), 0);
+		cr_assert_eq(v, ok[i].v, "%s read back", f);
+		free(f);
+	}
+	for (i = 0; i < nitems(bad); i++) {
+		cr_assert_eq(conf_parse_float(bad[i], &v, &cause), -1, "%s",
+		    bad[i]);
+		xasprintf(&f,
+		    "bad number '%s': give a decimal number, as in "
+		    "0.75",
+		    bad[i]);
+		cr_assert_str_eq(cause, f);
+		free(f);
+		free(cause);
+	}
+	cr_assert_eq(conf_parse_float("1e999", &v, &cause), -1);
+	cr_assert_str_eq(cause, "bad number '1e999': too large");
+	free(cause);
+	cr_assert_eq(conf_parse_float("abc", &v, &cause), -1);
+	cr_assert_str_eq(cause,
+	    "bad number 'abc': give a decimal number, as "
+	    "in 0.75");
+	free(cause);
+}
+
 Test(good, bools)
 {
 	static const char *const yes[] = { "true", "yes", "on", "1", "TRUE",
@@ -979,6 +1070,8 @@ Test(table, sane)
 		/* "# " and the help fit 80 columns in the sample. */
 		cr_assert_leq(strlen(o->help), 76, "%s", o->name);
 		cr_assert_leq(o->min, o->max, "%s", o->name);
+		if (o->type == CONF_FLOAT)
+			cr_assert(o->fmin <= o->fmax, "%s", o->name);
 		cr_assert_eq(o->type == CONF_ENUM, o->choices != NULL, "%s",
 		    o->name);
 		for (j = 0; j < k; j++)
@@ -1006,6 +1099,10 @@ Test(table, decided_defaults_and_flags)
 	cr_assert_eq(conf_int(c, CONF_MON_MIN_EPOCHS), 500);
 	cr_assert_eq(conf_int(c, CONF_MON_PG_STALE_TIMEOUT), 60000);
 	cr_assert_eq(conf_int(c, CONF_MON_OSD_DOWN_OUT_INTERVAL), 600000);
+	cr_assert_eq(conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE), 20000);
+	cr_assert_eq(conf_int(c, CONF_MON_OSD_MIN_DOWN_REPORTERS), 2);
+	cr_assert_eq(conf_int(c, CONF_MON_OSD_REPORT_TIMEOUT), 900000);
+	cr_assert_eq(conf_float(c, CONF_MON_OSD_MIN_IN_RATIO), 0.75);
 	cr_assert_eq(conf_int(c, CONF_MON_DATA_SIZE_WARN), 15LL << 30);
 	cr_assert_eq(conf_int(c, CONF_MON_DATA_AVAIL_WARN), 30);
 	cr_assert_eq(conf_int(c, CONF_MON_DATA_AVAIL_CRIT), 5);
@@ -1055,6 +1152,9 @@ Test(table, decided_defaults_and_flags)
 
 	/* Wrong-type questions get a harmless answer. */
 	cr_assert_eq(conf_int(c, CONF_MON_NAME), 0);
+	cr_assert_eq(conf_int(c, CONF_MON_OSD_MIN_IN_RATIO), 0);
+	cr_assert_eq(conf_float(c, CONF_MON_PROPOSE_INTERVAL), 0);
+	cr_assert_null(conf_str(c, CONF_MON_OSD_MIN_IN_RATIO));
 	cr_assert_null(conf_str(c, CONF_MON_PROPOSE_INTERVAL));
 	conf_loglevel(c, CONF_MON_NAME, &l, &g);
 	cr_assert(l == 0 && g == 0);
@@ -1152,6 +1252,17 @@ other_values(enum conf_key k, char out[4][64])
 	case CONF_LOGLEVEL:
 		snprintf(out[n++], 64, "0/20");
 		snprintf(out[n++], 64, "20/0");
+		break;
+	case CONF_FLOAT:
+		s = conf_format_float(o->fmin);
+		snprintf(out[n++], 64, "%s", s);
+		free(s);
+		s = conf_format_float(o->fmax);
+		snprintf(out[n++], 64, "%s", s);
+		free(s);
+		s = conf_format_float((o->fmin + o->fmax) / 3);
+		snprintf(out[n++], 64, "%s", s);
+		free(s);
 		break;
 	}
 	return n;

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,724 @@ Test(mon, beacon_records_liveness_and_capacity)
 	cr_assert_eq(a.rc, -EAGAIN, "beacon of a down osd: %s", a.status);
 }
 
+/* ---- liveness: failure reports, mark-me-down, beacon timeout ---- */
+
+/* Run the loop for ms milliseconds. */
+static void
+run_for(int64_t ms)
+{
+	int64_t end = stamp_mono() + ms * 1000;
+
+	while (stamp_mono() < end)
+		turn();
+}
+
+/* A failure report; it is answered at once.  Its rc (a has the rest). */
+static int
+failure(int32_t target, int32_t reporter, double failed_for, int cancel,
+    struct answer *a)
+{
+	memset(a, 0, sizeof *a);
+	mon_osd_failure(mon, target, reporter, failed_for, cancel, answer_cb,
+	    a);
+	cr_assert(a->done, "a failure report is answered at once");
+	return a->rc;
+}
+
+static json_int_t
+data_int(const struct answer *a, const char *key)
+{
+	json_t *v = json_object_get(a->data, key);
+
+	cr_assert(json_is_integer(v), "no %s in the answer (%s)", key,
+	    a->status);
+	return json_integer_value(v);
+}
+
+static int
+data_true(const struct answer *a, const char *key)
+{
+	return json_is_true(json_object_get(a->data, key));
+}
+
+/*
+ * Short liveness parameters (grace_ms, two reporters), and the loop run
+ * until the grace the monitor gives after its start is over.
+ */
+static void
+live_params(int64_t grace_ms)
+{
+	params.osd_heartbeat_grace_ms = grace_ms;
+	params.osd_min_down_reporters = 2;
+	mon_set_params(mon, &params);
+	while (stamp_mono() <= mon->start_mono + grace_ms * 1000)
+		turn();
+}
+
+/* Whether osd id is up in the working map (what the next commit holds). */
+static int
+work_up(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(&mon->work, id);
+
+	return o != NULL && o->up;
+}
+
+static int
+committed_up(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(mon_osdmap(mon), id);
+
+	return o != NULL && o->up;
+}
+
+/* Whether one of the committed cluster log's last lines holds text. */
+static int
+log_has(const char *text)
+{
+	json_t *a = mon_log_last_json(mon, 200), *e;
+	size_t i;
+	int found = 0;
+
+	json_array_foreach(a, i, e)
+		found |= strstr(
+			     json_string_value(json_object_get(e, "message")),
+			     text) != NULL;
+	json_decref(a);
+	return found;
+}
+
+/* How many committed cluster log lines start with text. */
+static int
+log_count(const char *text)
+{
+	json_t *a = mon_log_last_json(mon, 500), *e;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(a, i, e)
+		if (strncmp(json_string_value(json_object_get(e, "message")),
+			text, strlen(text)) == 0)
+			n++;
+	json_decref(a);
+	return n;
+}
+
+static int
+committed_in(int32_t id)
+{
+	const struct osdmap_osd *o = osdmap_osd(mon_osdmap(mon), id);
+
+	return o != NULL && o->in;
+}
+
+/* How many live reports the monitor holds, about every OSD. */
+static uint32_t
+reports_held(void)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < mon->nlive; i++)
+		n += mon->live[i].nreports;
+	return n;
+}
+
+/*
+ * The health check code as `health detail' shows it: its summary into sum
+ * and its detail line i into line ("" when there is none); whether it is
+ * raised.
+ */
+static int
+health_check(const char *code, size_t i, char *sum, char *line, size_t len)
+{
+	json_t *h = mon_health_json(mon, 1), *c, *d;
+
+	c = json_object_get(json_object_get(h, "checks"), code);
+	sum[0] = line[0] = '\0';
+	if (c != NULL) {
+		snprintf(sum, len, "%s",
+		    json_string_value(json_object_get(
+			json_object_get(c, "summary"), "message")));
+		d = json_array_get(json_object_get(c, "detail"), i);
+		if (d != NULL)
+			snprintf(line, len, "%s",
+			    json_string_value(json_object_get(d, "message")));
+	}
+	json_decref(h);
+	return c != NULL;
+}
+
+/* "osd.N is down since 2026-12-02T00:10:11" then rest, exactly. */
+static void
+assert_down_since(const char *line, int32_t id, const char *rest)
+{
+	char head[64];
+	size_t n;
+
+	n = (size_t)snprintf(head, sizeof head, "osd.%d is down since ", id);
+	cr_assert(strncmp(line, head, n) == 0, "'%s'", line);
+	cr_assert_eq(strlen(line), n + 19 + strlen(rest), "'%s'", line);
+	cr_assert(line[n + 4] == '-' && line[n + 10] == 'T' &&
+		line[n + 13] == ':',
+	    "'%s': not a stamp", line);
+	cr_assert_str_eq(line + n + 19, rest);
+}
+
+/*
+ * Two distinct up reporters past the grace mark the target down, and only
+ * it; one reporter, however long and often it reports, does not.
+ */
+Test(mon, two_reporters_mark_an_osd_down_one_does_not)
+{
+	struct answer a;
+	uint32_t epoch;
+	int i;
+
+	make_osds(4);
+	live_params(300);
+	/* One reporter, repeating for three graces: nothing. */
+	for (i = 0; i < 10; i++) {
+		cr_assert_eq(failure(3, 1, 1.0 + 0.1 * i, 0, &a), 0, "%s",
+		    a.status);
+		cr_assert_eq(data_int(&a, "reporters"), 1);
+		cr_assert_eq(data_int(&a, "counted"), 1);
+		cr_assert_eq(data_int(&a, "needed"), 2);
+		cr_assert(!data_true(&a, "marked_down"));
+		json_decref(a.data);
+		run_for(100);
+	}
+	cr_assert(work_up(3), "one reporter marked osd.3 down");
+	cr_assert_not_null(strstr(a.status, "1 of 2 reporters"), "%s",
+	    a.status);
+
+	epoch = mon_osdmap(mon)->epoch;
+	cr_assert_eq(failure(0, 1, 2.5, 0, &a), 0);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 3.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 2);
+	cr_assert_eq(data_int(&a, "counted"), 2);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	cr_assert_str_eq(a.status,
+	    "osd.0 reported failed by osd.2: marked down");
+	json_decref(a.data);
+	settle();
+	cr_assert(!committed_up(0));
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
+			  "osd.2 for 2.5 s"),
+	    "the cluster log names the reporters");
+	/* Health says since when and why. */
+	{
+		char sum[256], line[256];
+
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		cr_assert_str_eq(sum, "1 osds down");
+		assert_down_since(line, 0,
+		    " (reported failed by osd.1, osd.2 for 2.5 s)");
+	}
+	/* Nothing a reporter sends marks down more than its target. */
+	cr_assert(committed_up(1) && committed_up(2) && committed_up(3));
+	/* The reports went with the target. */
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+}
+
+/* A cancelled report stops counting. */
+Test(mon, a_cancelled_report_stops_counting)
+{
+	struct answer a;
+
+	make_osds(3);
+	live_params(1000);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 1, 0, 1, &a), 0, "%s", a.status);
+	cr_assert_str_eq(a.status, "osd.1 cancelled its report of osd.0");
+	cr_assert_eq(data_int(&a, "reporters"), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 1);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	run_for(50);
+	cr_assert(work_up(0));
+	/* A cancel without a report is a no-op, said so. */
+	cr_assert_eq(failure(0, 1, 0, 1, &a), 0);
+	cr_assert_str_eq(a.status, "osd.1 had no report of osd.0 to cancel");
+	json_decref(a.data);
+}
+
+/* A report not repeated within the grace ages out. */
+Test(mon, an_aged_out_report_stops_counting)
+{
+	struct answer a;
+
+	make_osds(3);
+	live_params(300);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	run_for(400);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1, "the old report stands");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	cr_assert(work_up(0));
+	/* Repeated, it counts again. */
+	cr_assert_eq(failure(0, 1, 5.4, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+}
+
+/*
+ * The grace is honoured to within a tick: reports that pass it between
+ * two reports mark the target down when they pass it, not before, and not
+ * a tick later (they would age out first here).
+ */
+Test(mon, the_grace_is_honoured_within_one_tick)
+{
+	struct answer a;
+	int64_t t0, down_at = 0;
+
+	make_osds(3);
+	live_params(1000);
+	t0 = stamp_mono();
+	/* Failed for 0.5 s of a 1 s grace: they count from t0 + 0.5 s. */
+	cr_assert_eq(failure(0, 1, 0.5, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 0.5, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 0);
+	json_decref(a.data);
+	while (stamp_mono() - t0 < 2000000 && down_at == 0) {
+		turn();
+		if (!work_up(0))
+			down_at = stamp_mono();
+	}
+	cr_assert_neq(down_at, 0, "osd.0 not marked down");
+	cr_assert_geq(down_at - t0, 500000,
+	    "marked down %lld us after the reports, before the grace",
+	    (long long)(down_at - t0));
+	cr_assert_leq(down_at - t0, 500000 + 1000000,
+	    "marked down %lld us after the reports", (long long)(down_at - t0));
+	settle();
+	cr_assert(log_has("osd.0 marked down: reported failed by osd.1, "
+			  "osd.2 for 1."));
+}
+
+/* A reporter marked down loses its reports; a boot clears those about it. */
+Test(mon, reports_go_with_a_down_reporter_and_a_booted_target)
+{
+	struct answer a;
+
+	make_osds(4);
+	live_params(1000);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(osd_down(1), 0);
+	cr_assert_eq(osd_boot(1), 0);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1, "osd.1's report was kept");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+
+	/* osd.0 boots again, at a new address: the reports about it go. */
+	cr_assert_eq(failure(3, 0, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	memset(&a, 0, sizeof a);
+	mon_osd_boot(mon, 0, "127.0.0.1:6801", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1,
+	    "a report from before the boot counted");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+
+	/* osd.0 goes down: its own report of osd.3 goes with it. */
+	cr_assert_eq(mon_osd_live(mon, 3)->nreports, 1);
+	cr_assert_eq(osd_down(0), 0);
+	cr_assert_eq(mon_osd_live(mon, 3)->nreports, 0);
+	cr_assert_eq(failure(3, 2, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1);
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+}
+
+/* nodown keeps a reported OSD up, its reports kept; unset, it goes down. */
+Test(mon, nodown_keeps_reported_osds_up_until_unset)
+{
+	struct answer a;
+	int i;
+
+	make_osds(3);
+	live_params(1000);
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert(!data_true(&a, "marked_down"));
+	cr_assert_str_eq(a.status,
+	    "osd.0 reported failed by osd.2: it stays "
+	    "up, the nodown flag is set");
+	json_decref(a.data);
+	run_for(150);
+	cr_assert(committed_up(0) && work_up(0));
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 2, "the reports are kept");
+	/* ... and shown, under OSDMAP_FLAGS. */
+	{
+		char sum[256], line[256];
+
+		cr_assert_eq(failure(0, 1, 5.2, 0, &a), 0);
+		json_decref(a.data);
+		cr_assert_eq(failure(0, 2, 5.2, 0, &a), 0);
+		json_decref(a.data);
+		cr_assert(
+		    health_check("OSDMAP_FLAGS", 0, sum, line, sizeof sum));
+		cr_assert_str_eq(sum, "nodown flag(s) set");
+		cr_assert_str_eq(line,
+		    "osd.0 is kept up by nodown: reported failed by osd.1, "
+		    "osd.2 for 5.2 s");
+		cr_assert(!health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+	}
+
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	/* Unset: the standing reports mark it down, without a new one. */
+	for (i = 0; i < 100 && work_up(0); i++)
+		turn();
+	cr_assert(!work_up(0), "osd.0 still up once nodown is unset");
+	settle();
+	cr_assert(!committed_up(0));
+	{
+		char sum[256], line[256];
+
+		cr_assert(
+		    !health_check("OSDMAP_FLAGS", 0, sum, line, sizeof sum),
+		    "%s", sum);
+	}
+}
+
+/* noup: an OSD the reports marked down cannot boot until it is unset. */
+Test(mon, noup_keeps_a_reported_osd_down)
+{
+	struct answer a = { 0 };
+
+	make_osds(3);
+	live_params(1000);
+	mon_osd_set_flag(mon, "noup", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+	settle();
+	cr_assert(!committed_up(0));
+	cr_assert_eq(osd_boot(0), -EBUSY);
+	settle();
+	cr_assert(!committed_up(0), "booted despite noup");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noup", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_boot(0), 0);
+	cr_assert(committed_up(0));
+	cr_assert_eq(mon_osd_live(mon, 0)->nreports, 0);
+}
+
+/* An OSD stopping cleanly marks itself down, answered after the commit. */
+Test(mon, mark_me_down_is_answered_after_the_commit)
+{
+	struct answer a = { 0 };
+	uint32_t epoch;
+
+	make_osds(2);
+	epoch = mon_osdmap(mon)->epoch;
+	mon_osd_mark_me_down(mon, 0, answer_cb, &a);
+	cr_assert(!a.done, "answered before the commit");
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_str_eq(a.status, "osd.0 marked itself down");
+	cr_assert(data_true(&a, "down"));
+	json_decref(a.data);
+	cr_assert(!committed_up(0), "answered before osd.0 is down");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert(log_has("osd.0 marked itself down"));
+	{
+		char sum[256], line[256];
+
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		assert_down_since(line, 0, " (marked itself down)");
+	}
+
+	/* Already down: at once. */
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 0, answer_cb, &a);
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "osd.0 is already down");
+	json_decref(a.data);
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 7, answer_cb, &a);
+	cr_assert_eq(a.rc, -ENOENT);
+
+	/* nodown: it stays up, and is told so. */
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "nodown", 1, answer_cb, &a);
+	wait_for(&a);
+	memset(&a, 0, sizeof a);
+	mon_osd_mark_me_down(mon, 1, answer_cb, &a);
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "osd.1 stays up: the nodown flag is set");
+	cr_assert(!data_true(&a, "down"));
+	json_decref(a.data);
+	settle();
+	cr_assert(committed_up(1));
+	/* Several flags, as Ceph lists them; counted one each. */
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
+	wait_for(&a);
+	{
+		json_t *h = mon_health_json(mon, 0), *sum;
+
+		sum = json_object_get(
+		    json_object_get(json_object_get(h, "checks"),
+			"OSDMAP_FLAGS"),
+		    "summary");
+		cr_assert_str_eq(
+		    json_string_value(json_object_get(sum, "message")),
+		    "noout,nodown flag(s) set");
+		cr_assert_eq(json_integer_value(json_object_get(sum, "count")),
+		    2);
+		json_decref(h);
+	}
+}
+
+/*
+ * noout holds every automatic out back, logged once per OSD; unset, the
+ * OSD goes out within a tick.
+ */
+Test(mon, noout_holds_the_automatic_out_back)
+{
+	struct answer a = { 0 };
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	mon_set_params(mon, &params);
+	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	/* The rules looked at again (a parameter set): logged still once. */
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	cr_assert(committed_in(3), "out despite noout");
+	cr_assert_eq(log_count("osd.3 not marked out: the noout flag is set"),
+	    1, "the hold is logged once, not every tick");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noout", 0, answer_cb, &a);
+	wait_for(&a);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in once noout is unset");
+	cr_assert(log_has("osd.3 marked out after being down for "));
+}
+
+/*
+ * osd_min_in_ratio: no automatic out that would leave fewer than that
+ * fraction of the OSDs in; lowered, the held OSD goes out.
+ */
+Test(mon, min_in_ratio_holds_the_automatic_out_back)
+{
+	int i;
+
+	make_osds(4);
+	params.osd_down_out_interval_ms = 200;
+	params.osd_min_in_ratio = 0.75;
+	mon_set_params(mon, &params);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(osd_down(3), 0);
+	run_for(1200);
+	mon_set_params(mon, &params);
+	run_for(1300);
+	settle();
+	/* 3 of 4 in is not under 0.75: osd.2 goes; 2 of 4 would be. */
+	cr_assert(!committed_in(2), "osd.2 not marked out");
+	cr_assert(committed_in(3), "osd.3 out, leaving 2 of 4 in");
+	cr_assert_eq(log_count("osd.3 not marked out: 2 of 4 osds would be "
+			       "in, under osd_min_in_ratio 0.75"),
+	    1, "the hold is logged once");
+	params.osd_min_in_ratio = 0.5;
+	mon_set_params(mon, &params);
+	for (i = 0; i < 250 && committed_in(3); i++)
+		turn();
+	cr_assert(!committed_in(3), "still in under a ratio of 0.5");
+	cr_assert_eq(log_count("osd.3 marked out after being down for "), 1);
+}
+
+/* An up OSD with no beacon or PG report for osd_report_timeout goes down. */
+Test(mon, an_osd_without_beacons_is_marked_down)
+{
+	struct answer a;
+	int64_t t0;
+
+	make_osds(3);
+	params.osd_report_timeout_ms = 300;
+	mon_set_params(mon, &params);
+	t0 = stamp_mono();
+	/* osd.0 beacons; osd.1 and osd.2 stay silent. */
+	while (stamp_mono() - t0 < 1800000) {
+		memset(&a, 0, sizeof a);
+		mon_osd_beacon(mon, 0, NULL, answer_cb, &a);
+		cr_assert_eq(a.rc, 0);
+		run_for(50);
+	}
+	settle();
+	cr_assert(committed_up(0), "a beaconing OSD was marked down");
+	cr_assert(!committed_up(1) && !committed_up(2));
+	cr_assert(log_has("osd.1 marked down: no beacon for "));
+	cr_assert(log_has("osd.2 marked down: no beacon for "));
+	cr_assert(!log_has("osd.0 marked down"));
+}
+
+/*
+ * After a restart every OSD gets a fresh grace: reports count once the
+ * grace has passed since the start, and beacons are awaited from the start.
+ */
+Test(mon, a_restart_starts_every_clock_afresh)
+{
+	struct answer a;
+	int64_t start;
+	int i;
+
+	make_osds(4);
+	params.osd_heartbeat_grace_ms = 400;
+	params.osd_min_down_reporters = 2;
+	params.osd_report_timeout_ms = 1200;
+	close_mon();
+	open_mon();
+	start = mon->start_mono;
+	/* Reports of a long failure, at once: not before the start's grace. */
+	cr_assert_eq(failure(0, 1, 60.0, 0, &a), 0);
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 60.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "counted"), 0, "counted right after a start");
+	json_decref(a.data);
+	/* Repeated: up until the start's grace is over, then down. */
+	while (stamp_mono() - start < 1400000 && work_up(0)) {
+		cr_assert(stamp_mono() - start >= 400000 || work_up(0),
+		    "marked down before the start's grace");
+		if (failure(0, 1, 60.0, 0, &a) == 0)
+			json_decref(a.data);
+		if (failure(0, 2, 60.0, 0, &a) == 0)
+			json_decref(a.data);
+		run_for(20);
+		cr_assert(stamp_mono() - start > 400000 || work_up(0),
+		    "marked down before the start's grace");
+	}
+	cr_assert(!work_up(0), "osd.0 still up");
+
+	/* osd.1 and osd.2 beacon; osd.3 is silent since the start. */
+	for (i = 0; stamp_mono() - start < 1000000; i++) {
+		mon_osd_beacon(mon, 1, NULL, answer_cb, &a);
+		mon_osd_beacon(mon, 2, NULL, answer_cb, &a);
+		run_for(50);
+	}
+	cr_assert(work_up(3), "osd.3 marked down before the timeout");
+	while (stamp_mono() - start < 2500000 && work_up(3)) {
+		mon_osd_beacon(mon, 1, NULL, answer_cb, &a);
+		mon_osd_beacon(mon, 2, NULL, answer_cb, &a);
+		run_for(50);
+	}
+	cr_assert(!work_up(3), "osd.3 still up past the timeout");
+	cr_assert(work_up(1) && work_up(2));
+	settle();
+	cr_assert(log_has("osd.3 marked down: no beacon for "));
+	{
+		char sum[256], line[256];
+		const char *end = " s since the monitor started)";
+
+		cr_assert(health_check("OSD_DOWN", 1, sum, line, sizeof sum));
+		cr_assert(strlen(line) > strlen(end) &&
+			strcmp(line + strlen(line) - strlen(end), end) == 0,
+		    "%s", line);
+		cr_assert_not_null(strstr(line, " (no beacon for "), "%s",
+		    line);
+		/* Why is kept in memory only: after a restart, since when. */
+		close_mon();
+		open_mon();
+		cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+		assert_down_since(line, 0, "");
+		cr_assert(health_check("OSD_DOWN", 1, sum, line, sizeof sum));
+		assert_down_since(line, 3, "");
+	}
+}
+
+/* Bad reports: EINVAL when malformed, ignored (rc 0) when moot; never counted. */
+Test(mon, bad_failure_reports_are_refused_or_ignored)
+{
+	struct answer a;
+
+	make_osds(3);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(osd_create(-1, NULL), 0); /* osd.3: never booted */
+	live_params(200);
+
+	cr_assert_eq(failure(1, 1, 5.0, 0, &a), -EINVAL);
+	cr_assert_str_eq(a.status,
+	    "osd.1 reported itself: a failure report names another osd");
+	cr_assert_eq(failure(0, 1, -1.0, 0, &a), -EINVAL);
+	cr_assert_not_null(strstr(a.status, "failed_for -1 out of range"), "%s",
+	    a.status);
+	cr_assert_eq(failure(0, 1, NAN, 0, &a), -EINVAL);
+	cr_assert_not_null(strstr(a.status, "failed_for"), "%s", a.status);
+	cr_assert_eq(failure(0, 1, INFINITY, 0, &a), -EINVAL);
+	cr_assert_eq(failure(0, 1, 2e9, 0, &a), -EINVAL);
+
+	cr_assert_eq(failure(9, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.9 ignored: osd.9 does not exist");
+	cr_assert(data_true(&a, "ignored"));
+	json_decref(a.data);
+	cr_assert_eq(failure(2, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.2 ignored: osd.2 is already down");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 9, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.9 does not exist");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 2, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.2 is down");
+	json_decref(a.data);
+	cr_assert_eq(failure(0, 3, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.0 ignored: reporter osd.3 is down");
+	json_decref(a.data);
+	cr_assert_eq(failure(3, 1, 5.0, 0, &a), 0);
+	cr_assert_str_eq(a.status,
+	    "report of osd.3 ignored: osd.3 is already down");
+	json_decref(a.data);
+
+	/* None of them is held, and nothing moved. */
+	cr_assert_eq(reports_held(), 0);
+	cr_assert_eq(mon->nfailing, 0);
+	run_for(300);
+	cr_assert(committed_up(0) && committed_up(1));
+	/* A valid one after all that is the first. */
+	cr_assert_eq(failure(0, 1, 5.0, 0, &a), 0);
+	cr_assert_eq(data_int(&a, "reporters"), 1);
+	json_decref(a.data);
+}
+
 Test(mon, pool_create_places_every_pg_in_creating)
 {
 	const struct pgmap_pool *pp;
@@ -471,7 +1190,8 @@ Test(mon, pg_limits_count_pools_not_yet_committed)
 	cr_assert(!a.done, "the first create waits for its commit");
 	cr_assert(b.done, "the refusal is answered at once");
 	cr_assert_eq(b.rc, -ERANGE);
-	cr_assert_str_eq(b.status, "pg_num 51 size 3 would mean 753 total "
+	cr_assert_str_eq(b.status,
+	    "pg_num 51 size 3 would mean 753 total "
 	    "pgs, which exceeds max 750 (mon_max_pg_per_osd 250 * "
 	    "num_in_osds 3)");
 	memset(&b, 0, sizeof b);
@@ -501,7 +1221,8 @@ Test(mon, max_pgs_counts_a_pool_being_removed)
 	mon_pool_create(mon, "d", 60, 1, 0, answer_cb, &a);
 	cr_assert(a.done && !del.done);
 	cr_assert_eq(a.rc, -ERANGE);
-	cr_assert_str_eq(a.status, "pg_num 60 would mean 120 pgs in all "
+	cr_assert_str_eq(a.status,
+	    "pg_num 60 would mean 120 pgs in all "
 	    "pools, which exceeds max_pgs 100 (mon max_pgs, the monitor's "
 	    "memory bound)");
 	wait_for(&del);
@@ -532,8 +1253,9 @@ Test(mon, pg_num_grows_but_never_shrinks)
 	cr_assert_eq(a.rc, 0, "%s", a.status);
 	cr_assert_eq(pgmap_pool(mon_pgmap(mon), 1)->pg_num, 12);
 	cr_assert_eq(pgmap_state_count(mon_pgmap(mon), PG_STATE_CREATING), 4);
-	cr_assert_eq(pgmap_state_count(mon_pgmap(mon),
-	    PG_STATE_ACTIVE | PG_STATE_CLEAN), 8);
+	cr_assert_eq(
+	    pgmap_state_count(mon_pgmap(mon), PG_STATE_ACTIVE | PG_STATE_CLEAN),
+	    8);
 	cr_assert_eq(mon_pgmap(mon)->sums.num_objects, 80);
 	check_derived();
 }
@@ -599,9 +1321,10 @@ Test(mon, reports_move_pgs_to_active_clean_and_osd_down_makes_them_stale)
 
 	cr_assert_eq(osd_down(2), 0);
 	settle();
-	stale = pgmap_state_count(pm, PG_STATE_ACTIVE | PG_STATE_CLEAN |
-	    PG_STATE_STALE);
-	cr_assert_eq(stale, pm->osd[2].primary, "the down OSD's primaries "
+	stale = pgmap_state_count(pm,
+	    PG_STATE_ACTIVE | PG_STATE_CLEAN | PG_STATE_STALE);
+	cr_assert_eq(stale, pm->osd[2].primary,
+	    "the down OSD's primaries "
 	    "are stale");
 	cr_assert_gt(stale, 0);
 	cr_assert_eq(mon_health_status(mon), 1);
@@ -631,12 +1354,19 @@ Test(mon, health_checks_follow_the_state)
 	cr_assert_eq(osd_down(1), 0);
 	h = mon_health_json(mon, 1);
 	checks = json_object_get(h, "checks");
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
-	    json_object_get(checks, "OSD_DOWN"), "summary"), "message")),
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(checks, "OSD_DOWN"), "summary"),
+		"message")),
 	    "1 osds down");
-	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(
-	    json_object_get(json_object_get(checks, "OSD_DOWN"), "detail"), 0),
-	    "message")), "osd.1 is down");
+	assert_down_since(
+	    json_string_value(json_object_get(
+		json_array_get(
+		    json_object_get(json_object_get(checks, "OSD_DOWN"),
+			"detail"),
+		    0),
+		"message")),
+	    1, " (marked down by command)");
 	json_decref(h);
 	settle();
 	/* The change is in the cluster log. */
@@ -647,14 +1377,86 @@ Test(mon, health_checks_follow_the_state)
 		int found = 0;
 
 		json_array_foreach(h, i, e)
-			if (strstr(json_string_value(json_object_get(e,
-			    "message")), "Health check failed") &&
-			    strstr(json_string_value(json_object_get(e,
-			    "message")), "OSD_DOWN"))
+			if (strstr(json_string_value(
+				       json_object_get(e, "message")),
+				"Health check failed") &&
+			    strstr(json_string_value(
+				       json_object_get(e, "message")),
+				"OSD_DOWN"))
 				found = 1;
 		cr_assert(found, "OSD_DOWN logged");
 	}
 	json_decref(h);
+}
+
+/* 10 objects a PG, arg of them degraded. */
+static void
+report_fill_degraded(struct pg_stat *st, int size, void *arg)
+{
+	uint64_t objects = 10;
+
+	report_fill(st, size, &objects);
+	st->num_objects_degraded = (int64_t) * (const uint64_t *)arg;
+}
+
+static void
+report_degraded(uint32_t state, uint64_t degraded)
+{
+	mon_report_util_all(mon, state, report_fill_degraded, report_send,
+	    &degraded);
+}
+
+/*
+ * PG_DEGRADED and PG_AVAILABILITY follow the states the OSDs report, in
+ * Ceph's words: only the parts that are not 0, "1 pg" and "2 pgs".
+ */
+Test(mon, pg_health_follows_the_reported_states)
+{
+	const struct pgmap *pm = mon_pgmap(mon);
+	struct pg_stat st;
+	struct answer a = { 0 };
+	char sum[256], line[256];
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 16, 3), 0);
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
+	cr_assert(!health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum),
+	    "%s", sum);
+	cr_assert(!health_check("PG_DEGRADED", 0, sum, line, sizeof sum), "%s",
+	    sum);
+
+	report_degraded(
+	    PG_STATE_ACTIVE | PG_STATE_UNDERSIZED | PG_STATE_DEGRADED, 1);
+	cr_assert(health_check("PG_DEGRADED", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum,
+	    "Degraded data redundancy: 16/480 objects "
+	    "degraded (3.333%), 16 pgs degraded, 16 pgs undersized");
+	cr_assert(!health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum),
+	    "%s", sum);
+
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_UNDERSIZED, 0);
+	cr_assert(health_check("PG_DEGRADED", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "Degraded data redundancy: 16 pgs undersized");
+
+	report_degraded(PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
+	cr_assert(!health_check("PG_DEGRADED", 0, sum, line, sizeof sum), "%s",
+	    sum);
+	/* One PG peering: "1 pg inactive". */
+	mon_settle(mon);
+	st = pgmap_pool(pm, 1)->pgs[0];
+	st.state = PG_STATE_PEERING;
+	st.reported_seq++;
+	mon_pg_report(mon, st.acting_primary, &st, 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert(health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "Reduced data availability: 1 pg inactive");
+	cr_assert_eq(strncmp(line,
+			 "pg 1.0 is not active, current state "
+			 "peering",
+			 41),
+	    0, "%s", line);
 }
 
 /* Same PG stats: every field, compared through their encoding. */
@@ -671,8 +1473,9 @@ assert_same_pgs(const struct pgmap_pool *a, const struct pgmap_pool *b)
 		pg_stat_encode(&a->pgs[s], &ea);
 		pg_stat_encode(&b->pgs[s], &eb);
 		pg_id_format(a->pgs[s].pgid, id, sizeof id);
-		cr_assert(ea.len == eb.len && memcmp(ea.data, eb.data,
-		    ea.len) == 0, "PG %s differs after restart", id);
+		cr_assert(ea.len == eb.len &&
+			memcmp(ea.data, eb.data, ea.len) == 0,
+		    "PG %s differs after restart", id);
 	}
 	enc_buf_free(&ea);
 	enc_buf_free(&eb);
@@ -696,7 +1499,8 @@ assert_same_state(const struct osdmap *om, const struct pgmap *pm,
 		cr_assert_eq(now->pools[i].pg_num, pm->pools[i].pg_num);
 		assert_same_pgs(&now->pools[i], &pm->pools[i]);
 		cr_assert_eq(memcmp(&now->pools[i].sums, &pm->pools[i].sums,
-		    sizeof now->pools[i].sums), 0);
+				 sizeof now->pools[i].sums),
+		    0);
 	}
 	cr_assert_eq(memcmp(&now->sums, &pm->sums, sizeof now->sums), 0);
 	check_derived();
@@ -790,16 +1594,18 @@ report_all_until_applying(struct report_batch *b, uint64_t objects,
 	b->objects = objects;
 	slow.propose_interval_ms = 60000;
 	mon_set_params(mon, &slow);
-	mon_report_util_all(mon, PG_STATE_ACTIVE | PG_STATE_CLEAN,
-	    report_fill, report_nowait, b);
+	mon_report_util_all(mon, PG_STATE_ACTIVE | PG_STATE_CLEAN, report_fill,
+	    report_nowait, b);
 	if (out_osd >= 0)
 		mon_osd_out(mon, &out_osd, 1, answer_cb, &b->answers[b->n++]);
 	mon_set_params(mon, &params);
 	mon_propose_now(mon);
 	for (i = 0; mon->applying == NULL && i < 2000; i++)
 		turn();
-	cr_assert_not_null(mon->applying, "the commit of %zu PGs was not "
-	    "applied in slices", mon->inflight ? mon->inflight->npgs : 0);
+	cr_assert_not_null(mon->applying,
+	    "the commit of %zu PGs was not "
+	    "applied in slices",
+	    mon->inflight ? mon->inflight->npgs : 0);
 }
 
 Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
@@ -843,8 +1649,9 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	json_decref(a.data);
 	/* Reading a single PG finishes the apply first. */
 	cr_assert_eq(mon_pg_query_json(mon, "1.0", &q, &status), 0);
-	cr_assert_eq(json_integer_value(json_object_get(json_object_get(q,
-	    "stat_sum"), "num_objects")), 7);
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(q, "stat_sum"), "num_objects")),
+	    7);
 	json_decref(q);
 	free(status);
 	cr_assert_null(mon->applying);
@@ -904,8 +1711,10 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	q = walk_all(w, &status);
 	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
 	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
-	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
-	    json_object_get(q, "pg_stats_sum"), "stat_sum"), "num_objects")),
+	cr_assert_eq(
+	    json_integer_value(json_object_get(
+		json_object_get(json_object_get(q, "pg_stats_sum"), "stat_sum"),
+		"num_objects")),
 	    5000 * 13);
 	json_decref(q);
 	free(status);
@@ -1222,8 +2031,8 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	cr_assert_null(osdmap_pool_by_name(mon_osdmap(mon), "rbd"));
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 0);
 	h = mon_health_json(mon, 1);
-	cr_assert_not_null(json_object_get(json_object_get(h, "checks"),
-	    "STORE_ERROR"));
+	cr_assert_not_null(
+	    json_object_get(json_object_get(h, "checks"), "STORE_ERROR"));
 	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
 	    "HEALTH_ERR");
 	json_decref(h);
@@ -1245,7 +2054,7 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 		turn();
 		h = mon_health_json(mon, 0);
 		if (json_object_get(json_object_get(h, "checks"),
-		    "STORE_ERROR") == NULL) {
+			"STORE_ERROR") == NULL) {
 			json_decref(h);
 			break;
 		}
@@ -1255,6 +2064,30 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	cr_assert_eq(pool_create("rbd", 32, 3), 0);
 	cr_assert_eq(mon_pgmap(mon)->sums.num_pgs, 32);
 	check_derived();
+}
+
+/*
+ * A mark-down lost with a failed commit is decided again once the store
+ * works: the OSD is up again in the working map, and the beacon timeout
+ * looks at it again (nothing else would: it is the only OSD).
+ */
+Test(mon, a_mark_down_lost_to_a_failed_commit_is_made_again)
+{
+	int i;
+
+	make_osds(1);
+	params.osd_report_timeout_ms = 300;
+	mon_set_params(mon, &params);
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, -1), 0);
+	for (i = 0; i < 300 && !mon->store_error; i++)
+		turn();
+	cr_assert(mon->store_error, "no commit failed");
+	cr_assert(work_up(0), "the failed mark-down is still in the map");
+	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, 0), 0);
+	for (i = 0; i < 400 && committed_up(0); i++)
+		turn();
+	cr_assert(!committed_up(0), "osd.0 not marked down again");
+	cr_assert(log_has("osd.0 marked down: no beacon for "));
 }
 
 /* Count the records of one prefix. */
@@ -1289,7 +2122,8 @@ Test(mon, trimming_keeps_exactly_min_epochs)
 		wait_for(&a);
 		cr_assert_eq(a.rc, 0);
 		if (i % 3 == 0)
-			report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, (uint64_t)i);
+			report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN,
+			    (uint64_t)i);
 	}
 	settle();
 	cr_assert_eq(count_prefix(KEYS_OSDMAP), 10);
@@ -1361,8 +2195,8 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 			mon_osd_boot(mon, id, "127.0.0.1:1", answer_cb, &a);
 			break;
 		case 2:
-			mon_pool_create(mon, name, 1 + rnd(&seed, 64), 1 +
-			    rnd(&seed, 3), 0, answer_cb, &a);
+			mon_pool_create(mon, name, 1 + rnd(&seed, 64),
+			    1 + rnd(&seed, 3), 0, answer_cb, &a);
 			break;
 		case 3:
 			mon_pool_delete(mon, name, name, 1, answer_cb, &a);
@@ -1379,9 +2213,10 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 			break;
 		default:
 			a.done = 1;
-			report_all(rnd(&seed, 2) ? PG_STATE_ACTIVE |
-			    PG_STATE_CLEAN : PG_STATE_ACTIVE |
-			    PG_STATE_DEGRADED, rnd(&seed, 1000));
+			report_all(rnd(&seed, 2) ?
+				PG_STATE_ACTIVE | PG_STATE_CLEAN :
+				PG_STATE_ACTIVE | PG_STATE_DEGRADED,
+			    rnd(&seed, 1000));
 			break;
 		}
 		wait_for(&a);
@@ -1404,7 +2239,8 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 			down += om->osds[k].exists && !om->osds[k].up &&
 			    om->osds[k].in;
 		cr_assert_eq(json_object_get(json_object_get(h, "checks"),
-		    "OSD_DOWN") != NULL, down > 0);
+				 "OSD_DOWN") != NULL,
+		    down > 0);
 	}
 	json_decref(h);
 }
@@ -1825,4 +2661,555 @@ Test(mon, auth_caps_grammar)
 	free(cause);
 	cr_expect_eq(mon_auth_name_check("osd.-1", &cause), -1);
 	free(cause);
+}
+
+/* ------------------------------------------------------------ capacity */
+
+#define GIB (1ULL << 30)
+
+/* A beacon of osd id with that capacity (bytes); its rc. */
+static int
+beacon(int32_t id, uint64_t total, uint64_t used, uint64_t avail)
+{
+	struct statfs_osd st = { .total = total,
+		.used = used,
+		.avail = avail,
+		.data = used };
+	struct answer a = { 0 };
+
+	mon_osd_beacon(mon, id, &st, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* One of the full ratios set; its rc, and its status in status. */
+static int
+set_ratio(enum mon_ratio which, double r, char *status, size_t len)
+{
+	struct answer a = { 0 };
+
+	mon_osd_set_ratio(mon, which, r, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	if (status != NULL)
+		snprintf(status, len, "%s", a.status);
+	return a.rc;
+}
+
+static int
+osd_op(void (*fn)(struct mon *, const int32_t *, size_t, mon_done_cb *, void *),
+    int32_t id)
+{
+	struct answer a = { 0 };
+
+	fn(mon, &id, 1, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+static int
+osd_rm(int32_t id)
+{
+	struct answer a = { 0 };
+
+	mon_osd_rm(mon, id, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+static int
+osd_reweight(int32_t id, double w)
+{
+	struct answer a = { 0 };
+
+	mon_osd_reweight(mon, id, w, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* A number of a JSON object by a dotted path. */
+static double
+jnum(json_t *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok != NULL;
+	     tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	cr_assert(json_is_number(v), "%s is not a number", path);
+	return json_number_value(v);
+}
+
+/* `df''s cluster figures: total and used raw bytes, counted OSDs. */
+static void
+assert_df(uint64_t total, uint64_t avail, uint64_t used, unsigned osds)
+{
+	json_t *df = mon_df_json(mon), *st = mon_status_json(mon);
+
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_bytes"), total);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_avail_bytes"), avail);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_used_bytes"), used);
+	cr_assert_eq((uint64_t)jnum(df, "stats.total_used_raw_bytes"),
+	    total - avail);
+	cr_assert_eq((unsigned)jnum(df, "stats.num_osds"), osds);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_total"), total);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_avail"), avail);
+	cr_assert_eq((uint64_t)jnum(st, "pgmap.bytes_used"), total - avail);
+	json_decref(df);
+	json_decref(st);
+	check_derived();
+}
+
+/*
+ * The sums follow the beacons and the map: an out OSD counts as zero, a
+ * down one keeps its last figures, a removed one's are forgotten.
+ */
+Test(mon, capacity_follows_beacons_in_out_down_and_removal)
+{
+	int32_t id;
+
+	make_osds(4);
+	cr_assert_eq(pool_create("rbd", 16, 2), 0);
+	assert_df(0, 0, 0, 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 20 * GIB, 80 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 50 * GIB, 50 * GIB), 0);
+	cr_assert_eq(beacon(2, 200 * GIB, 10 * GIB, 189 * GIB), 0);
+	assert_df(400 * GIB, 319 * GIB, 80 * GIB, 3);
+	cr_assert_eq(beacon(1, 100 * GIB, 60 * GIB, 40 * GIB), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+
+	cr_assert_eq(osd_op(mon_osd_out, 2), 0);
+	assert_df(200 * GIB, 120 * GIB, 80 * GIB, 2);
+	cr_assert_eq(osd_op(mon_osd_in, 2), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+	cr_assert_eq(osd_reweight(2, 0), 0);
+	assert_df(200 * GIB, 120 * GIB, 80 * GIB, 2);
+	cr_assert_eq(osd_reweight(2, 0.5), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+
+	cr_assert_eq(osd_down(0), 0);
+	assert_df(400 * GIB, 309 * GIB, 90 * GIB, 3);
+	cr_assert_eq(osd_rm(0), 0);
+	assert_df(300 * GIB, 229 * GIB, 70 * GIB, 2);
+	/* The id given again is a new OSD: nothing known of it. */
+	cr_assert_eq(osd_create(-1, &id), 0);
+	cr_assert_eq(id, 0);
+	cr_assert_eq(osd_boot(0), 0);
+	assert_df(300 * GIB, 229 * GIB, 70 * GIB, 2);
+	cr_assert_eq(beacon(0, 10 * GIB, 1 * GIB, 9 * GIB), 0);
+	assert_df(310 * GIB, 238 * GIB, 71 * GIB, 3);
+}
+
+Test(mon, df_and_osd_df_give_cephs_figures)
+{
+	json_t *df, *p, *odf, *n;
+	double raw, want_raw, util[3] = { 30, 50, 10 }, avg = 25, dev = 0;
+	json_int_t pgs = 0;
+	size_t i;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	cr_assert_eq(pool_create("meta", 8, 3), 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 30 * GIB, 70 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 50 * GIB, 50 * GIB), 0);
+	cr_assert_eq(beacon(2, 200 * GIB, 20 * GIB, 180 * GIB), 0);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 10);
+	settle();
+
+	/*
+	 * MAX AVAIL: each OSD may fill to full_ratio; osd.1 has the least
+	 * room, 50 - 5 GiB, for a third of the weight: 135 GiB raw.
+	 */
+	want_raw = 3.0 * (50.0 - 0.05 * 100.0) * (double)GIB;
+	df = mon_df_json(mon);
+	cr_assert_eq(json_array_size(json_object_get(df, "pools")), 2);
+	cr_assert_eq(json_object_size(json_object_get(df, "stats_by_class")), 0,
+	    "no device classes yet");
+	json_array_foreach(json_object_get(df, "pools"), i, p) {
+		const char *name = json_string_value(
+		    json_object_get(p, "name"));
+		unsigned size = strcmp(name, "rbd") == 0 ? 2 : 3;
+		double used = 8.0 * 10 * 4096 * size;
+
+		cr_assert_eq(jnum(p, "id"), i + 1);
+		cr_assert_eq(jnum(p, "pgs"), 8);
+		cr_assert_eq(jnum(p, "stats.stored"), 8 * 10 * 4096);
+		cr_assert_eq(jnum(p, "stats.objects"), 80);
+		cr_assert_eq(jnum(p, "stats.bytes_used"), used);
+		cr_assert_eq(jnum(p, "stats.kb_used"), used / 1024);
+		raw = jnum(p, "stats.max_avail") * size;
+		cr_assert(fabs(raw - want_raw) < 4096,
+		    "%s: max_avail %.0f x "
+		    "%u, want %.0f raw",
+		    name, jnum(p, "stats.max_avail"), size, want_raw);
+		cr_assert(fabs(jnum(p, "stats.percent_used") -
+			      used / (used + want_raw)) < 1e-9);
+	}
+	json_decref(df);
+
+	odf = mon_osd_df_json(mon);
+	cr_assert_eq(json_array_size(json_object_get(odf, "nodes")), 3);
+	cr_assert_eq(json_array_size(json_object_get(odf, "stray")), 0);
+	json_array_foreach(json_object_get(odf, "nodes"), i, n) {
+		cr_assert_eq(jnum(n, "id"), i);
+		cr_assert_str_eq(json_string_value(json_object_get(n, "type")),
+		    "osd");
+		cr_assert_str_eq(
+		    json_string_value(json_object_get(n, "status")), "up");
+		cr_assert_null(json_object_get(n, "device_class"));
+		cr_assert(fabs(jnum(n, "utilization") - util[i]) < 1e-9);
+		cr_assert(fabs(jnum(n, "var") - util[i] / avg) < 1e-9);
+		cr_assert_eq(jnum(n, "kb"), (i == 2 ? 200 : 100) * GIB / 1024);
+		pgs += (json_int_t)jnum(n, "pgs");
+		dev += (util[i] - avg) * (util[i] - avg);
+	}
+	cr_assert_eq(pgs, 8 * 2 + 8 * 3, "PGS counts every acting set");
+	cr_assert_eq(jnum(odf, "summary.total_kb"), 400 * GIB / 1024);
+	cr_assert_eq(jnum(odf, "summary.total_kb_used"), 100 * GIB / 1024);
+	cr_assert_eq(jnum(odf, "summary.total_kb_avail"), 300 * GIB / 1024);
+	cr_assert(fabs(jnum(odf, "summary.average_utilization") - avg) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.min_var") - 0.4) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.max_var") - 2.0) < 1e-9);
+	cr_assert(fabs(jnum(odf, "summary.dev") - sqrt(dev / 3)) < 1e-9);
+	json_decref(odf);
+	check_derived();
+}
+
+/* The check of code in a health object, or NULL. */
+static json_t *
+health_json_check(json_t *h, const char *code)
+{
+	return json_object_get(json_object_get(h, "checks"), code);
+}
+
+static void
+assert_check(json_t *h, const char *code, const char *severity,
+    const char *summary, const char *detail)
+{
+	json_t *c = health_json_check(h, code), *d;
+	size_t i;
+	int found = 0;
+
+	cr_assert_not_null(c, "%s is not raised", code);
+	cr_assert_str_eq(json_string_value(json_object_get(c, "severity")),
+	    severity);
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(c, "summary"), "message")),
+	    summary);
+	json_array_foreach(json_object_get(c, "detail"), i, d)
+		found |= strcmp(
+			     json_string_value(json_object_get(d, "message")),
+			     detail) == 0;
+	cr_assert(found, "%s has no detail '%s'", code, detail);
+}
+
+/* Turn the loop until the cluster log holds text (the health tick). */
+static void
+wait_for_log(const char *text)
+{
+	int i;
+
+	for (i = 0; i < 500 && !log_has(text); i++) {
+		turn();
+		settle();
+	}
+	cr_assert(log_has(text), "the cluster log has no '%s'", text);
+}
+
+Test(mon, fullness_checks_are_raised_and_cleared)
+{
+	json_t *h;
+	char st[512];
+	static const char *const codes[] = { "OSD_FULL", "OSD_BACKFILLFULL",
+		"OSD_NEARFULL", "POOL_FULL", "POOL_BACKFILLFULL",
+		"POOL_NEARFULL" };
+	size_t i;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	cr_assert_eq(pool_create("meta", 8, 3), 0);
+	cr_assert_eq(beacon(0, 100 * GIB, 86 * GIB, 14 * GIB), 0);
+	cr_assert_eq(beacon(1, 100 * GIB, 40 * GIB, 60 * GIB), 0);
+	cr_assert_eq(beacon(2, 100 * GIB, 40 * GIB, 60 * GIB), 0);
+	h = mon_health_json(mon, 1);
+	assert_check(h, "OSD_NEARFULL", "HEALTH_WARN", "1 nearfull osd(s)",
+	    "osd.0 is near full");
+	assert_check(h, "POOL_NEARFULL", "HEALTH_WARN", "2 pool(s) nearfull",
+	    "pool 'meta' is nearfull");
+	cr_assert_null(health_json_check(h, "OSD_FULL"));
+	json_decref(h);
+	wait_for_log("Health check failed: 1 nearfull osd(s) (OSD_NEARFULL)");
+
+	/* Used, not allocated, decides: raw use past 0.90. */
+	cr_assert_eq(beacon(1, 100 * GIB, 80 * GIB, 9 * GIB), 0);
+	h = mon_health_json(mon, 0);
+	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
+	    "1 backfillfull osd(s)", "osd.1 is backfill full");
+	assert_check(h, "POOL_BACKFILLFULL", "HEALTH_WARN",
+	    "2 pool(s) backfillfull", "pool 'rbd' is backfillfull");
+	cr_assert_null(health_json_check(h, "POOL_NEARFULL"),
+	    "a pool is in its worst check only");
+	json_decref(h);
+
+	cr_assert_eq(beacon(2, 100 * GIB, 96 * GIB, 4 * GIB), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
+	    "HEALTH_ERR");
+	assert_check(h, "OSD_FULL", "HEALTH_ERR", "1 full osd(s)",
+	    "osd.2 is full");
+	assert_check(h, "POOL_FULL", "HEALTH_WARN", "2 pool(s) full",
+	    "pool 'rbd' is full (no space)");
+	cr_assert_not_null(health_json_check(h, "OSD_BACKFILLFULL"));
+	cr_assert_not_null(health_json_check(h, "OSD_NEARFULL"));
+	cr_assert_null(health_json_check(h, "POOL_BACKFILLFULL"));
+	json_decref(h);
+	check_derived();
+	wait_for_log("Health check failed: 1 full osd(s) (OSD_FULL)");
+
+	/* A new ratio judges every OSD again, once it commits. */
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.97, st, sizeof st), 0, "%s",
+	    st);
+	h = mon_health_json(mon, 0);
+	cr_assert_null(health_json_check(h, "OSD_FULL"));
+	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
+	    "2 backfillfull osd(s)", "osd.2 is backfill full");
+	json_decref(h);
+	wait_for_log("Health check cleared: OSD_FULL");
+	check_derived();
+
+	/* Space given back clears them all. */
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(beacon((int32_t)i, 100 * GIB, 10 * GIB, 90 * GIB),
+		    0);
+	h = mon_health_json(mon, 0);
+	for (i = 0; i < nitems(codes); i++)
+		cr_assert_null(health_json_check(h, codes[i]),
+		    "%s still raised", codes[i]);
+	json_decref(h);
+	/* A down OSD keeps its last figures, and with them its state. */
+	cr_assert_eq(beacon(1, 100 * GIB, 90 * GIB, 10 * GIB), 0);
+	cr_assert_eq(osd_down(1), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_not_null(health_json_check(h, "OSD_NEARFULL"));
+	json_decref(h);
+	/* A removed one's go. */
+	cr_assert_eq(osd_rm(1), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_null(health_json_check(h, "OSD_NEARFULL"));
+	json_decref(h);
+	check_derived();
+}
+
+Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
+{
+	struct osdmap_inc inc;
+	char st[512], *cause = NULL;
+	uint32_t epoch;
+
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, 0.95);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.90);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, 0.85);
+	epoch = mon_osdmap(mon)->epoch;
+
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.8, st, sizeof st), -EINVAL);
+	cr_assert_not_null(strstr(st,
+			       "nearfull_ratio <= backfillfull_ratio "
+			       "<= full_ratio"),
+	    "%s", st);
+	cr_assert_not_null(strstr(st, "0.85, 0.9, 0.8"), "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, 0.95, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.96, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.84, st, sizeof st),
+	    -EINVAL, "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 1.2, st, sizeof st), -EINVAL);
+	cr_assert_not_null(strstr(st, "from 0 to 1"), "%s", st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, -0.1, st, sizeof st),
+	    -EINVAL);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, NAN, st, sizeof st),
+	    -EINVAL);
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch, "nothing was staged");
+
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.92, st, sizeof st), 0,
+	    "%s", st);
+	cr_assert_str_eq(st, "osd set-backfillfull-ratio 0.92");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.92);
+	cr_assert(log_has("backfillfull_ratio changed from 0.9 to 0.92"));
+	/* The same again changes nothing. */
+	cr_assert_eq(set_ratio(MON_RATIO_BACKFILLFULL, 0.92, st, sizeof st), 0);
+	cr_assert_not_null(strstr(st, "already 0.92"), "%s", st);
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	/* Equal neighbours are in order. */
+	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.92, st, sizeof st), 0, "%s",
+	    st);
+	cr_assert_eq(set_ratio(MON_RATIO_NEARFULL, 0.5, st, sizeof st), 0, "%s",
+	    st);
+
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch + 1, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(inc.new_backfillfull_ratio, 0.92);
+	cr_assert_lt(inc.new_full_ratio, 0);
+	osdmap_inc_clear(&inc);
+
+	close_mon();
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, 0.92);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio, 0.92);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, 0.5);
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 3, "no epoch at start");
+}
+
+/* A version 2 osdmap record made version 1: an older mapmon's. */
+static void
+record_as_version_1(const uint8_t *key, size_t klen)
+{
+	struct store *s = open_store();
+	void *val;
+	size_t vlen;
+	uint8_t *v;
+	char *cause = NULL;
+
+	cr_assert_eq(store_get(s, key, klen, &val, &vlen, &cause), 0, "%s",
+	    cause ? cause : "missing");
+	store_close(s);
+	v = val;
+	cr_assert_eq(v[0], 2);
+	/* Version 2 appended the three ratios, 24 bytes, to the body. */
+	v[0] = 1;
+	enc_put_be32(v + 2, (uint32_t)(vlen - 24 - 6));
+	store_change(key, klen, v, vlen - 24);
+	free(val);
+}
+
+Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	struct store *s;
+	struct osdmap_inc inc;
+	uint32_t epoch, e;
+	void *val;
+	size_t vlen;
+	char *cause = NULL;
+
+	make_osds(2);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	/* Every full map and incremental kept, as an older mapmon left them. */
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version_1(key, sizeof key);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version_1(key, sizeof key);
+	}
+	verify_store(8);
+
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 1);
+	cr_assert_eq(mon_osdmap(mon)->full_ratio, OSDMAP_FULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->backfillfull_ratio,
+	    OSDMAP_BACKFILLFULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->nearfull_ratio, OSDMAP_NEARFULL_RATIO);
+	cr_assert_eq(mon_osdmap(mon)->max_osd, 2);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
+	    "the first commit is the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 1 to 2"));
+	/* The old incrementals still replay, changing no ratio. */
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_lt(inc.new_full_ratio, 0);
+	osdmap_inc_clear(&inc);
+	cr_assert_eq(mon_osdmap_inc_get(mon, epoch + 1, &inc, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(inc.new_full_ratio, OSDMAP_FULL_RATIO);
+	osdmap_inc_clear(&inc);
+	close_mon();
+
+	s = open_store();
+	keys_epoch(key, KEYS_OSDMAP, epoch + 1);
+	cr_assert_eq(store_get(s, key, sizeof key, &val, &vlen, &cause), 0);
+	cr_assert_eq(((uint8_t *)val)[0], OSDMAP_STRUCT_V,
+	    "the new epoch is written in the new version");
+	free(val);
+	store_close(s);
+	verify_store(8);
+
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "upgraded once");
+	check_derived();
+}
+
+/* Random beacons and map changes: the kept figures equal a recount. */
+Test(mon, capacity_figures_equal_a_recount_under_random_changes)
+{
+	struct answer a;
+	unsigned seed = 7, op, i;
+	uint64_t total, used;
+	int32_t id;
+
+	make_osds(10);
+	cr_assert_eq(pool_create("rbd", 32, 3), 0);
+	for (i = 0; i < 1500; i++) {
+		memset(&a, 0, sizeof a);
+		op = rnd(&seed, 12);
+		id = (int32_t)rnd(&seed, 12);
+		switch (op) {
+		case 0:
+			mon_osd_down(mon, &id, 1, answer_cb, &a);
+			break;
+		case 1:
+			mon_osd_boot(mon, id, "127.0.0.1:1", answer_cb, &a);
+			break;
+		case 2:
+			mon_osd_out(mon, &id, 1, answer_cb, &a);
+			break;
+		case 3:
+			mon_osd_in(mon, &id, 1, answer_cb, &a);
+			break;
+		case 4:
+			mon_osd_rm(mon, id, answer_cb, &a);
+			break;
+		case 5:
+			mon_osd_create(mon, -1, answer_cb, &a);
+			break;
+		case 6:
+			mon_osd_reweight(mon, id, rnd(&seed, 3) / 2.0,
+			    answer_cb, &a);
+			break;
+		case 7:
+			mon_osd_set_ratio(mon, (enum mon_ratio)rnd(&seed, 3),
+			    0.5 + rnd(&seed, 50) / 100.0, answer_cb, &a);
+			break;
+		default:
+			total = (1 + rnd(&seed, 100)) * GIB;
+			used = total / 100 * rnd(&seed, 101);
+			a.done = 1;
+			(void)beacon(id, total, used,
+			    total - used -
+				(rnd(&seed, 2) ? 0 : (total - used) / 10));
+			break;
+		}
+		wait_for(&a);
+		json_decref(a.data);
+		if (i % 50 == 0) {
+			settle();
+			check_derived();
+		}
+	}
+	settle();
+	check_derived();
 }
