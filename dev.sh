@@ -40,7 +40,7 @@ test_packages="libcriterion-dev mandoc clang-format prometheus"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
-fuzz_targets="cmd conf frame record"
+fuzz_targets="auth cmd conf frame record"
 # What the benchmark adds: gnuplot draws its plot (no X11 needed).
 bench_packages="gnuplot-nox"
 

@@ -622,8 +622,6 @@ mclient_server_auth(struct mclient *cl, const struct frame_header *h,
     const uint8_t *p)
 {
 	uint8_t want[SEAL_PROOF_LEN], got[SEAL_PROOF_LEN];
-	const char *b64;
-	json_t *obj;
 	char *cause = NULL;
 	int ok;
 
@@ -632,16 +630,12 @@ mclient_server_auth(struct mclient *cl, const struct frame_header *h,
 		    cl->addr);
 		return;
 	}
-	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL ||
-	    (b64 = json_string_value(json_object_get(obj, "proof"))) == NULL ||
-	    b64_decode_exact(b64, got, sizeof got, &cause) == -1) {
+	if (seal_auth_parse(p, h->len, got, &cause) == -1) {
 		mclient_failf(cl, -EPROTO, "bad AUTH from %s: %s", cl->addr,
-		    cause != NULL ? cause : "no \"proof\"");
+		    cause);
 		free(cause);
-		json_decref(obj);
 		return;
 	}
-	json_decref(obj);
 	seal_proof(want, cl->key, 1, cl->th);
 	ok = seal_proof_equal(want, got);
 	OPENSSL_cleanse(want, sizeof want);

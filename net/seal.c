@@ -1,6 +1,8 @@
 /* seal.c: the handshake's cryptography and sealed frames (see seal.h). */
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -9,9 +11,11 @@
 #include <openssl/kdf.h>
 #include <openssl/rand.h>
 
+#include "common/b64.h"
 #include "common/enc.h"
 #include "common/log.h"
 #include "common/mapmon.h"
+#include "net/frame.h"
 #include "net/seal.h"
 
 static const char *const seal_names[SEAL_NCIPHERS] = {
@@ -122,6 +126,67 @@ seal_session_keys(const uint8_t key[SEAL_KEY_LEN],
 	if (seal_hkdf(key, th, SEAL_HASH_LEN, "mapmon c2s", c2s) == -1 ||
 	    seal_hkdf(key, th, SEAL_HASH_LEN, "mapmon s2c", s2c) == -1)
 		fatalx("HKDF-SHA256: OpenSSL failed");
+}
+
+int
+seal_hello_offer(const json_t *auth, uint8_t nonce[SEAL_NONCE_LEN],
+    enum seal_cipher *cipher, char **cause)
+{
+	const char *b64;
+	json_t *ciphers, *v;
+	char *why = NULL;
+	size_t i;
+
+	b64 = json_string_value(json_object_get(auth, "nonce"));
+	ciphers = json_object_get(auth, "ciphers");
+	if (!json_is_object(auth) || b64 == NULL || !json_is_array(ciphers)) {
+		xasprintf(cause,
+		    "\"auth\" must be an object with a \"nonce\" "
+		    "string and a \"ciphers\" array");
+		return -EINVAL;
+	}
+	if (b64_decode_exact(b64, nonce, SEAL_NONCE_LEN, &why) == -1) {
+		xasprintf(cause, "auth nonce: %s", why);
+		free(why);
+		return -EINVAL;
+	}
+	/* The client's order of preference. */
+	json_array_foreach(ciphers, i, v) {
+		if (json_is_string(v) &&
+		    seal_cipher_find(json_string_value(v), cipher) == 0)
+			return 0;
+	}
+	xasprintf(cause, "no cipher in common: the server has %s and %s",
+	    seal_cipher_name(SEAL_AES_256_GCM),
+	    seal_cipher_name(SEAL_CHACHA20_POLY1305));
+	return -EPROTONOSUPPORT;
+}
+
+int
+seal_auth_parse(const void *p, size_t len, uint8_t proof[SEAL_PROOF_LEN],
+    char **cause)
+{
+	json_t *obj;
+	const char *b64;
+	char *why = NULL;
+
+	if ((obj = frame_parse_json(p, len, &why)) == NULL) {
+		*cause = why;
+		return -1;
+	}
+	if ((b64 = json_string_value(json_object_get(obj, "proof"))) == NULL) {
+		json_decref(obj);
+		xasprintf(cause, "no \"proof\" string");
+		return -1;
+	}
+	if (b64_decode_exact(b64, proof, SEAL_PROOF_LEN, &why) == -1) {
+		json_decref(obj);
+		xasprintf(cause, "proof: %s", why);
+		free(why);
+		return -1;
+	}
+	json_decref(obj);
+	return 0;
 }
 
 int

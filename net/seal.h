@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <openssl/evp.h>
 
 #define SEAL_KEY_LEN 32
@@ -72,6 +73,23 @@ int seal_proof_equal(const uint8_t *a, const uint8_t *b);
 void seal_session_keys(const uint8_t key[SEAL_KEY_LEN],
     const uint8_t th[SEAL_HASH_LEN], uint8_t c2s[SEAL_KEY_LEN],
     uint8_t s2c[SEAL_KEY_LEN]);
+
+/*
+ * The "auth" object of a client's HELLO, as the server reads it: its
+ * nonce (base64 of SEAL_NONCE_LEN bytes) and the first of its "ciphers"
+ * this side has.  0, or a negative errno with *cause: -EINVAL for a
+ * shape or a nonce that is wrong, -EPROTONOSUPPORT when no cipher is in
+ * common.
+ */
+int seal_hello_offer(const json_t *auth, uint8_t nonce[SEAL_NONCE_LEN],
+    enum seal_cipher *cipher, char **cause);
+
+/*
+ * An AUTH frame's payload p[0..len), {"proof": BASE64}: 0 with the proof,
+ * or -1 with *cause.
+ */
+int seal_auth_parse(const void *p, size_t len, uint8_t proof[SEAL_PROOF_LEN],
+    char **cause);
 
 /* Fill p with n random bytes from the system: 0, or -1 when it fails. */
 int seal_random(void *p, size_t n);

@@ -807,23 +807,12 @@ conn_hello_auth(struct conn *c, const struct frame_header *h, json_t *auth,
     json_t *reply)
 {
 	uint8_t nonce[SEAL_NONCE_LEN];
-	json_t *ciphers, *v;
-	const char *nb64;
 	char *why = NULL, *status, *ours;
-	size_t i;
-	int found = 0;
+	int rc;
 
-	nb64 = json_string_value(json_object_get(auth, "nonce"));
-	ciphers = json_object_get(auth, "ciphers");
-	if (!json_is_object(auth) || nb64 == NULL || !json_is_array(ciphers)) {
-		conn_fail(c, h->id, -EINVAL,
-		    "bad HELLO: \"auth\" must be an "
-		    "object with a \"nonce\" string and a \"ciphers\" array");
-		return -1;
-	}
-	if (b64_decode_exact(nb64, nonce, sizeof nonce, &why) == -1) {
-		xasprintf(&status, "bad HELLO: auth nonce: %s", why);
-		conn_fail(c, h->id, -EINVAL, status);
+	if ((rc = seal_hello_offer(auth, nonce, &c->cipher, &why)) != 0) {
+		xasprintf(&status, "bad HELLO: %s", why);
+		conn_fail(c, h->id, rc, rc == -EINVAL ? status : why);
 		free(status);
 		free(why);
 		return -1;
@@ -832,24 +821,6 @@ conn_hello_auth(struct conn *c, const struct frame_header *h, json_t *auth,
 		conn_fail(c, h->id, -EINVAL,
 		    "bad HELLO: a key is offered "
 		    "without the \"name\" of its entity");
-		return -1;
-	}
-	/* The client's order of preference. */
-	json_array_foreach(ciphers, i, v) {
-		if (json_is_string(v) &&
-		    seal_cipher_find(json_string_value(v), &c->cipher) == 0) {
-			found = 1;
-			break;
-		}
-	}
-	if (!found) {
-		xasprintf(&status,
-		    "no cipher in common: the server has %s and "
-		    "%s",
-		    seal_cipher_name(SEAL_AES_256_GCM),
-		    seal_cipher_name(SEAL_CHACHA20_POLY1305));
-		conn_fail(c, h->id, -EPROTONOSUPPORT, status);
-		free(status);
 		return -1;
 	}
 	if (seal_random(nonce, sizeof nonce) == -1) {
@@ -1009,24 +980,17 @@ conn_auth(struct conn *c, const struct frame_header *h, const uint8_t *p)
 	struct server *srv = c->srv;
 	struct server_fail *f;
 	struct timeval tv;
-	json_t *obj;
-	const char *b64;
 	char *cause = NULL, *status;
 	int64_t now = stamp_mono(), at;
 
-	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL ||
-	    (b64 = json_string_value(json_object_get(obj, "proof"))) == NULL ||
-	    b64_decode_exact(b64, c->proof, sizeof c->proof, &cause) == -1) {
-		xasprintf(&status, "bad AUTH: %s",
-		    cause != NULL ? cause : "no \"proof\" string");
+	if (seal_auth_parse(p, h->len, c->proof, &cause) == -1) {
+		xasprintf(&status, "bad AUTH: %s", cause);
 		srv->stats.auth_failed++;
 		conn_fail(c, h->id, -EINVAL, status);
 		free(status);
 		free(cause);
-		json_decref(obj);
 		return;
 	}
-	json_decref(obj);
 	c->auth_id = h->id;
 	f = server_fail_find(srv, c, 0);
 	if (f == NULL || f->failures == 0) {
