@@ -5,11 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 
 #include "common/b64.h"
 #include "common/enc.h"
@@ -97,24 +100,43 @@ seal_proof_equal(const uint8_t *a, const uint8_t *b)
 	return CRYPTO_memcmp(a, b, SEAL_PROOF_LEN) == 0;
 }
 
+/*
+ * OpenSSL's HKDF, fetched once: a fetch by name per derivation cost some
+ * 35 us of a handshake's cryptography (BENCHMARKS.md, "Authentication").
+ */
+static EVP_KDF *seal_kdf;
+static pthread_once_t seal_kdf_once = PTHREAD_ONCE_INIT;
+
+static void
+seal_kdf_fetch(void)
+{
+	seal_kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+}
+
 /* HKDF-SHA256 of 32 bytes; salt may be NULL (none). */
 static int
 seal_hkdf(const uint8_t *ikm, const uint8_t *salt, size_t saltlen,
     const char *info, uint8_t out[SEAL_KEY_LEN])
 {
-	EVP_PKEY_CTX *k = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
-	size_t n = SEAL_KEY_LEN;
+	EVP_KDF_CTX *k;
+	OSSL_PARAM p[5], *q = p;
 	int ok;
 
-	ok = k != NULL && EVP_PKEY_derive_init(k) > 0 &&
-	    EVP_PKEY_CTX_set_hkdf_md(k, EVP_sha256()) > 0 &&
-	    EVP_PKEY_CTX_set1_hkdf_key(k, ikm, SEAL_KEY_LEN) > 0 &&
-	    (salt == NULL ||
-		EVP_PKEY_CTX_set1_hkdf_salt(k, salt, (int)saltlen) > 0) &&
-	    EVP_PKEY_CTX_add1_hkdf_info(k, (const unsigned char *)info,
-		(int)strlen(info)) > 0 &&
-	    EVP_PKEY_derive(k, out, &n) > 0 && n == SEAL_KEY_LEN;
-	EVP_PKEY_CTX_free(k);
+	pthread_once(&seal_kdf_once, seal_kdf_fetch);
+	if (seal_kdf == NULL || (k = EVP_KDF_CTX_new(seal_kdf)) == NULL)
+		return -1;
+	*q++ = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST,
+	    (char *)"SHA256", 0);
+	*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY,
+	    (void *)ikm, SEAL_KEY_LEN);
+	if (salt != NULL)
+		*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT,
+		    (void *)salt, saltlen);
+	*q++ = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO,
+	    (void *)info, strlen(info));
+	*q = OSSL_PARAM_construct_end();
+	ok = EVP_KDF_derive(k, out, SEAL_KEY_LEN, p) == 1;
+	EVP_KDF_CTX_free(k);
 	return ok ? 0 : -1;
 }
 

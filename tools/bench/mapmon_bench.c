@@ -1,8 +1,8 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, bigpool and log.  This file holds the dispatch and
- * osd-sim; the others are in bench_cold.c, bench_ingest.c,
- * bench_bigpool.c and bench_log.c.
+ * osd-sim, ingest, handshake, bigpool and log.  This file holds the
+ * dispatch and osd-sim; the others are in bench_cold.c, bench_ingest.c,
+ * bench_handshake.c, bench_bigpool.c and bench_log.c.
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include "net/client.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
+#include "tools/bench/bench_handshake.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
 #include "tools/bench/bench_util.h"
@@ -36,6 +37,7 @@ usage(int code)
 	    "                    [--window W] [--batch B] [--interval MS] "
 	    "[-qv]\n"
 	    "       mapmon-bench ingest [options]\n"
+	    "       mapmon-bench handshake [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
 	    "       mapmon-bench SUBCOMMAND -h    (the options of each)\n");
@@ -348,6 +350,8 @@ main(int argc, char **argv)
 		return bench_cold_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "ingest") == 0)
 		return bench_ingest_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "handshake") == 0)
+		return bench_handshake_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bigpool") == 0)
 		return bench_bigpool_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
