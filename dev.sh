@@ -35,8 +35,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 packages="build-essential autoconf automake pkg-config libevent-dev
 liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
 # prometheus brings promtool, which checks /metrics (its server is not
-# wanted: stop_service_installed stops it).
-test_packages="libcriterion-dev mandoc clang-format prometheus"
+# wanted: stop_service_installed stops it); openssl makes the
+# certificates of the TLS tests.
+test_packages="libcriterion-dev mandoc clang-format prometheus openssl"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"

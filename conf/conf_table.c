@@ -20,7 +20,7 @@
 #define DAY (HOUR * 24)
 
 const char *const conf_sections[] = { "mon", "store", "store.leveldb",
-	"store.lmdb", "log", "metrics", "auth", NULL };
+	"store.lmdb", "log", "metrics", "auth", "net", NULL };
 
 static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
 static const char *const conf_sync_choices[] = { "commit", "none", NULL };
@@ -279,5 +279,21 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .runtime = 1,
 	    .help = "the longest delay after failed attempts from one "
 		    "address" },
+
+	/* [net] */
+	[CONF_NET_TLS_CERT] = {
+	    .section = "net", .name = "tls_cert", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the monitor's TLS certificate chain, PEM (empty: no "
+		    "TLS)" },
+	[CONF_NET_TLS_KEY] = {
+	    .section = "net", .name = "tls_key", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the private key of tls_cert, PEM" },
+	[CONF_NET_TLS_CA] = {
+	    .section = "net", .name = "tls_ca", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the CA that signed the monitors' certificates (clients "
+		    "check with it)" },
 };
 /* clang-format on */

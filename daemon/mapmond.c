@@ -48,6 +48,7 @@
 #include "daemon/notify.h"
 #include "net/keyring.h"
 #include "net/server.h"
+#include "net/tls.h"
 
 static struct {
 	const char *conf_path;	/* as given by -c or MAPMON_CONF, or NULL */
@@ -477,6 +478,33 @@ mapmond_closed(void *arg, uint64_t conn_id)
 		cmd_closed(arg, conn_id);
 }
 
+/* [net] tls_cert and tls_key: TLS only; one line in the log and -1 if bad. */
+static int
+mapmond_tls(const struct conf *c)
+{
+	const char *cert = conf_str(c, CONF_NET_TLS_CERT);
+	const char *key = conf_str(c, CONF_NET_TLS_KEY);
+	SSL_CTX *ctx;
+	char *cause = NULL;
+
+	if (*cert == '\0' && *key == '\0')
+		return 0;
+	if (*cert == '\0' || *key == '\0') {
+		log_warnx("[net] tls_cert and tls_key go together: one is "
+			  "set without the other");
+		return -1;
+	}
+	if ((ctx = tls_server_ctx(cert, key, &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	server_set_tls(mapmond_server, ctx);
+	SSL_CTX_free(ctx);
+	log_info("TLS only, with %s (TLS 1.2 at least)", cert);
+	return 0;
+}
+
 /* Listen on [mon] bind; one line in the log and -1 if not. */
 static int
 mapmond_listen(const struct conf *c)
@@ -528,6 +556,8 @@ mapmond_listen(const struct conf *c)
 		return -1;
 	}
 	cmd_set_server(mapmond_cmd, mapmond_server);
+	if (mapmond_tls(c) == -1)
+		return -1;
 	log_info("listening on %s:%u", host,
 	    (unsigned)server_port(mapmond_server));
 

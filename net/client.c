@@ -29,6 +29,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -43,6 +44,7 @@
 #include "net/frame.h"
 #include "net/keyring.h"
 #include "net/seal.h"
+#include "net/tls.h"
 
 /* Replies and pushes can hold whole maps: accept big frames. */
 #define MCLIENT_MAX_FRAME ((size_t)1 << 30)
@@ -63,7 +65,10 @@ static struct {
 	int set;    /* by a call, or from the environment */
 	char *name; /* NULL: no key */
 	uint8_t key[SEAL_KEY_LEN];
-	char *error; /* the environment's keyring is bad */
+	char *error;	 /* the environment's keyring is bad */
+	SSL_CTX *tls;	 /* the CA to check monitors with, or NULL */
+	int tls_set;	 /* by a call, or from the environment */
+	char *tls_error; /* the environment's CA is bad */
 } mclient_defaults = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 struct mreq {
@@ -110,6 +115,8 @@ struct mclient {
 	struct seal tx, rx;
 	int tx_sealed, rx_sealed;
 	struct evbuffer *pending; /* frames waiting for the session keys */
+	SSL_CTX *tls;		  /* TLS with this context, or NULL */
+	char *host; /* the address's host, the certificate's name */
 
 	int busy;
 	int freed;
@@ -747,6 +754,8 @@ mclient_event_cb(struct bufferevent *bev mapmon_unused, short what,
     void *arg)
 {
 	struct mclient *cl = arg;
+	unsigned long tlserr;
+	char tlsbuf[128];
 	int err, one = 1;
 
 	if (what & BEV_EVENT_CONNECTED) {
@@ -759,6 +768,14 @@ mclient_event_cb(struct bufferevent *bev mapmon_unused, short what,
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
 	mclient_enter(cl);
+	/* A TLS failure: the monitor cannot be trusted, or speaks none. */
+	if (cl->tls != NULL && (what & BEV_EVENT_ERROR) &&
+	    (tlserr = bufferevent_get_openssl_error(cl->bev)) != 0) {
+		mclient_failf(cl, -EACCES, "TLS with %s failed: %s", cl->addr,
+		    tls_error_string(tlserr, tlsbuf, sizeof tlsbuf));
+		mclient_leave(cl);
+		return;
+	}
 	err = (what & BEV_EVENT_ERROR) ? mclient_socket_error(cl) : 0;
 	if (cl->state == MCLIENT_CONNECTING && err != 0 &&
 	    err != ECONNRESET && cl->ai != NULL && cl->ai->ai_next != NULL) {
@@ -823,10 +840,25 @@ static void
 mclient_connect_next(struct mclient *cl)
 {
 	struct bufferevent *bev;
+	SSL *ssl;
 	char *msg;
 	int err;
 
-	bev = bufferevent_socket_new(cl->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (cl->tls != NULL) {
+		if ((ssl = SSL_new(cl->tls)) == NULL ||
+		    tls_client_expect(ssl, cl->host) == -1) {
+			SSL_free(ssl);
+			xasprintf(&msg, "cannot set up TLS for %s", cl->addr);
+			mclient_defer_fail(cl, -ENOMEM, msg);
+			return;
+		}
+		bev = bufferevent_openssl_socket_new(cl->base, -1, ssl,
+		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+		if (bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	} else
+		bev = bufferevent_socket_new(cl->base, -1,
+		    BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
 		xasprintf(&msg, "cannot connect to %s: libevent could not "
 		    "make a socket", cl->addr);
@@ -912,7 +944,7 @@ mclient_new(struct event_base *base, const char *addr, int connect_timeout_ms,
 		mclient_defer_fail(cl, -EHOSTUNREACH, cause);
 		return cl;
 	}
-	free(host);
+	cl->host = host;
 	cl->ai = cl->ai_list;
 	if (connect_timeout_ms > 0) {
 		tv.tv_sec = connect_timeout_ms / 1000;
@@ -1006,14 +1038,54 @@ mclient_defaults_apply(struct mclient *cl, char **cause)
 		    mclient_defaults_load(name, path, &why) == -1)
 			mclient_defaults.error = why;
 	}
+	if (!mclient_defaults.tls_set) {
+		mclient_defaults.tls_set = 1;
+		path = getenv("MAPMON_TLS_CA");
+		if (path != NULL && *path != '\0' &&
+		    (mclient_defaults.tls = tls_client_ctx(path, &why)) == NULL)
+			mclient_defaults.tls_error = why;
+	}
 	if (mclient_defaults.error != NULL) {
 		xasprintf(cause, "%s (MAPMON_KEYRING)", mclient_defaults.error);
 		rc = -1;
-	} else if (mclient_defaults.name != NULL)
-		mclient_set_auth(cl, mclient_defaults.name,
-		    mclient_defaults.key);
+	} else if (mclient_defaults.tls_error != NULL) {
+		xasprintf(cause, "%s (MAPMON_TLS_CA)",
+		    mclient_defaults.tls_error);
+		rc = -1;
+	} else {
+		if (mclient_defaults.name != NULL)
+			mclient_set_auth(cl, mclient_defaults.name,
+			    mclient_defaults.key);
+		mclient_set_tls(cl, mclient_defaults.tls);
+	}
 	pthread_mutex_unlock(&mclient_defaults.lock);
 	return rc;
+}
+
+void
+mclient_set_tls(struct mclient *cl, SSL_CTX *ctx)
+{
+	if (ctx != NULL)
+		SSL_CTX_up_ref(ctx);
+	SSL_CTX_free(cl->tls);
+	cl->tls = ctx;
+}
+
+int
+mclient_default_tls(const char *ca_path, char **cause)
+{
+	SSL_CTX *ctx = NULL;
+
+	if (ca_path != NULL && (ctx = tls_client_ctx(ca_path, cause)) == NULL)
+		return -1;
+	pthread_mutex_lock(&mclient_defaults.lock);
+	mclient_defaults.tls_set = 1;
+	free(mclient_defaults.tls_error);
+	mclient_defaults.tls_error = NULL;
+	SSL_CTX_free(mclient_defaults.tls);
+	mclient_defaults.tls = ctx;
+	pthread_mutex_unlock(&mclient_defaults.lock);
+	return 0;
 }
 
 /* Register a request and queue its frame. */
@@ -1117,6 +1189,8 @@ mclient_real_free(struct mclient *cl)
 	free(cl->addr);
 	free(cl->auth_name);
 	free(cl->hello_c);
+	free(cl->host);
+	SSL_CTX_free(cl->tls);
 	if (cl->pending != NULL)
 		evbuffer_free(cl->pending);
 	seal_clear(&cl->tx);

@@ -47,6 +47,7 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 struct mclient;
 
@@ -116,6 +117,23 @@ void mclient_set_auth(struct mclient *, const char *name, const uint8_t *key);
  * path NULL: offer no key.
  */
 int mclient_default_auth(const char *name, const char *path, char **cause);
+
+/*
+ * TLS ([net] of mapmon.conf(5), net/tls.h): connect inside TLS with ctx
+ * (a reference is taken; NULL: plain), checking the monitor's certificate
+ * against the CA of ctx and its name or address against the address
+ * given; call it before the loop runs.  A certificate that does not check,
+ * or a monitor that does not speak TLS, fails with -EACCES "TLS with ADDR
+ * failed: certificate verify failed".
+ */
+void mclient_set_tls(struct mclient *, SSL_CTX *ctx);
+
+/*
+ * The TLS of every client made afterwards: the CA certificate(s) of
+ * ca_path (NULL: plain).  Without a call it comes, once, from
+ * MAPMON_TLS_CA.  0, or -1 with *cause when the CA cannot be read.
+ */
+int mclient_default_tls(const char *ca_path, char **cause);
 
 /*
  * Send the JSON command object cmd (borrowed: serialised at once) and call

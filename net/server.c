@@ -56,6 +56,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -68,6 +69,7 @@
 #include "net/frame.h"
 #include "net/seal.h"
 #include "net/server.h"
+#include "net/tls.h"
 
 #define SERVER_LINGER_MS 1000	   /* closing: flush and drain, at most */
 #define SERVER_PAUSE_MS 1000	   /* accept pause when out of descriptors */
@@ -89,6 +91,19 @@ enum conn_state {
 	CONN_CLOSING,
 	CONN_LINGER,
 	CONN_DEAD,
+};
+
+/*
+ * A connection to a TLS listener whose first byte has not come: it is TLS
+ * (0x16, a handshake) or a plain client to turn away in words it reads.
+ */
+struct tls_wait {
+	struct server *srv;
+	int fd;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct event *ev;
+	TAILQ_ENTRY(tls_wait) entry;
 };
 
 /* The failed attempts of one source address (an IPv4 or an IPv6 /64). */
@@ -191,6 +206,11 @@ struct server {
 	size_t nfails;
 	uint8_t dummy_key[SEAL_KEY_LEN];
 
+	/* TLS ([net] tls_cert): the context, and the first bytes awaited. */
+	SSL_CTX *ssl_ctx;
+	TAILQ_HEAD(, tls_wait) tls_waits;
+	size_t ntls_waits;
+
 	struct server_stats stats;
 };
 
@@ -201,6 +221,8 @@ static void conn_timer_cb(evutil_socket_t, short, void *);
 static void conn_drain_cb(evutil_socket_t, short, void *);
 static void conn_stream_cb(evutil_socket_t, short, void *);
 static void conn_kill(struct conn *);
+static void server_tls_wait(struct server *, int, const struct sockaddr *,
+    socklen_t);
 static void conn_auth_verdict(struct conn *);
 
 /* Alive and not closing: HELLO, AUTH, AUTH_WAIT or READY. */
@@ -1572,9 +1594,13 @@ server_addr_key(const struct sockaddr *sa, uint8_t *out, uint8_t *len)
 	}
 }
 
+/*
+ * A new connection on fd; ssl (taken) when it speaks TLS: libevent's
+ * OpenSSL bufferevent then carries its frames, the rest is the same.
+ */
 static void
 server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
-    socklen_t salen)
+    socklen_t salen, SSL *ssl)
 {
 	struct conn *c;
 	int one = 1;
@@ -1587,7 +1613,17 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 	c->peer = server_format_addr(sa, salen);
 	server_addr_key(sa, c->addr, &c->addr_len);
 	c->active_us = stamp_mono();
-	c->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (ssl != NULL) {
+		c->bev = bufferevent_openssl_socket_new(srv->base, fd, ssl,
+		    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+		/* Our close is a FIN after the reply: no close_notify. */
+		if (c->bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
+		else
+			SSL_free(ssl);
+	} else
+		c->bev = bufferevent_socket_new(srv->base, fd,
+		    BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(srv->base, conn_timer_cb, c);
 	if (c->bev == NULL || c->timer == NULL) {
 		log_warnx("%s: cannot set up the connection (out of memory)",
@@ -1643,6 +1679,110 @@ server_refuse(struct server *srv, int fd)
 	(void)!recv(fd, frame, sizeof frame, MSG_DONTWAIT);
 	close(fd);
 	srv->stats.rejected++;
+}
+
+static void
+tls_wait_free(struct tls_wait *w)
+{
+	TAILQ_REMOVE(&w->srv->tls_waits, w, entry);
+	w->srv->ntls_waits--;
+	event_free(w->ev);
+	free(w);
+}
+
+/*
+ * A plain client on a TLS listener: one REPLY in the clear, saying so, and
+ * closed (as server_refuse()).
+ */
+static void
+server_refuse_plain(struct server *srv, int fd)
+{
+	uint8_t frame[256];
+	char text[192];
+	int n;
+
+	n = snprintf(text, sizeof text,
+	    "{\"rc\":%d,\"status\":\"this monitor "
+	    "speaks TLS only ([net] tls_cert): connect with TLS (mapmon "
+	    "--tls-ca)\",\"data\":null}",
+	    -EPROTO);
+	if (n > 0 && (size_t)n < sizeof text) {
+		frame_encode_header(frame, FRAME_REPLY, (uint32_t)n, 0);
+		memcpy(frame + FRAME_HEADER_SIZE, text, (size_t)n);
+		(void)!send(fd, frame, FRAME_HEADER_SIZE + (size_t)n,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	(void)shutdown(fd, SHUT_WR);
+	(void)!recv(fd, frame, sizeof frame, MSG_DONTWAIT);
+	close(fd);
+	srv->stats.rejected++;
+}
+
+/* The first byte of a TLS listener's connection has come (or never). */
+static void
+tls_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tls_wait *w = arg;
+	struct server *srv = w->srv;
+	uint8_t first;
+	ssize_t n;
+	SSL *ssl;
+
+	if (what & EV_TIMEOUT) {
+		dout(LOG_NET, 5, "a connection sent nothing: closing");
+		close(fd);
+		tls_wait_free(w);
+		return;
+	}
+	n = recv(fd, &first, 1, MSG_PEEK);
+	if (n == -1 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(fd);
+	} else if (first != TLS_HANDSHAKE_BYTE) {
+		dout(LOG_NET, 1, "refusing a client that does not speak TLS");
+		server_refuse_plain(srv, fd);
+	} else if ((ssl = SSL_new(srv->ssl_ctx)) == NULL) {
+		log_warnx("cannot set up TLS for a connection: OpenSSL "
+			  "failed");
+		close(fd);
+	} else
+		server_conn_new(srv, fd, (struct sockaddr *)&w->ss, w->len,
+		    ssl);
+	tls_wait_free(w);
+}
+
+/* Wait for the first byte of fd (at most idle_timeout, else 10 s). */
+static void
+server_tls_wait(struct server *srv, int fd, const struct sockaddr *sa,
+    socklen_t len)
+{
+	struct tls_wait *w = xcalloc(1, sizeof *w);
+	struct timeval tv;
+
+	w->srv = srv;
+	w->fd = fd;
+	memcpy(&w->ss, sa, len);
+	w->len = len;
+	if ((w->ev = event_new(srv->base, fd, EV_READ | EV_PERSIST, tls_wait_cb,
+		 w)) == NULL)
+		fatalx("cannot make a TLS wait event");
+	TAILQ_INSERT_TAIL(&srv->tls_waits, w, entry);
+	srv->ntls_waits++;
+	tv = server_tv(srv->limits.idle_timeout_ms > 0 ?
+		srv->limits.idle_timeout_ms :
+		10000);
+	event_add(w->ev, &tv);
+}
+
+void
+server_set_tls(struct server *srv, SSL_CTX *ctx)
+{
+	if (ctx != NULL)
+		SSL_CTX_up_ref(ctx);
+	SSL_CTX_free(srv->ssl_ctx);
+	srv->ssl_ctx = ctx;
 }
 
 static void
@@ -1727,13 +1867,18 @@ server_accept_cb(evutil_socket_t lfd, short events mapmon_unused, void *arg)
 			    "available again", srv->port);
 			srv->fd_short = 0;
 		}
-		if (idmap_count(&srv->ids) >= srv->limits.max_connections) {
+		if (idmap_count(&srv->ids) + srv->ntls_waits >=
+		    srv->limits.max_connections) {
 			dout(LOG_NET, 1, "refusing a connection: %zu open "
 			    "(max_connections)", idmap_count(&srv->ids));
 			server_refuse(srv, fd);
 			continue;
 		}
-		server_conn_new(srv, fd, (struct sockaddr *)&ss, len);
+		if (srv->ssl_ctx != NULL)
+			server_tls_wait(srv, fd, (struct sockaddr *)&ss, len);
+		else
+			server_conn_new(srv, fd, (struct sockaddr *)&ss, len,
+			    NULL);
 	}
 }
 
@@ -1820,6 +1965,7 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->waitq);
+	TAILQ_INIT(&srv->tls_waits);
 	srv->listen_fd = srv->spare_fd = -1;
 	if (seal_random(srv->dummy_key, sizeof srv->dummy_key) == -1) {
 		xasprintf(cause, "the system's random generator failed");
@@ -2088,6 +2234,11 @@ server_free(struct server *srv)
 		event_free(srv->reap_ev);
 	if (srv->spare_fd != -1)
 		close(srv->spare_fd);
+	while (!TAILQ_EMPTY(&srv->tls_waits)) {
+		close(TAILQ_FIRST(&srv->tls_waits)->fd);
+		tls_wait_free(TAILQ_FIRST(&srv->tls_waits));
+	}
+	SSL_CTX_free(srv->ssl_ctx);
 	idmap_free(&srv->ids);
 	free(srv->fails);
 	OPENSSL_cleanse(srv->dummy_key, sizeof srv->dummy_key);

@@ -103,6 +103,7 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 #include "common/enc.h"
 
@@ -289,6 +290,16 @@ int server_notify_drained(struct server *, uint64_t conn_id,
  * string belongs to the server and lives as long as the connection.
  */
 const char *server_peer(const struct server *, uint64_t conn_id);
+
+/*
+ * Speak TLS only ([net] tls_cert, net/tls.h), with ctx (a reference is
+ * taken; NULL: plain again), from the next connection accepted: each
+ * connection's first byte is awaited (up to idle_timeout_ms, else 10 s);
+ * a TLS handshake goes on in an OpenSSL bufferevent, anything else is
+ * answered, in the clear, a REPLY of -EPROTO saying the monitor speaks TLS
+ * only, and closed.  Call it before the loop runs.
+ */
+void server_set_tls(struct server *, SSL_CTX *ctx);
 
 /*
  * The entity connection conn_id authenticated as ("osd.3"), or NULL when

@@ -61,8 +61,9 @@ static struct {
 	int list_commands;
 	const char *name;    /* -n */
 	const char *keyring; /* -k */
+	const char *tls_ca;  /* --tls-ca */
 } opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, NULL,
-	NULL };
+	NULL, NULL };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -95,7 +96,8 @@ static void
 mapmon_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-n NAME] [-k KEYRING]\n"
+	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-n NAME] [-k KEYRING] "
+	    "[--tls-ca FILE]\n"
 	    "              [-f plain|json|json-pretty] [--connect-timeout S] "
 	    "COMMAND...\n"
 	    "       mapmon -s | -w | -h | --version\n"
@@ -110,9 +112,12 @@ mapmon_usage(FILE *f)
 	    "$MAPMON_NAME,\n"
 	    "                     else client.admin)\n"
 	    "  -k KEYRING         its keyring (default $MAPMON_KEYRING, else "
-	    "the "
-	    "config's\n"
+	    "the config's\n"
 	    "                     [auth] keyring, else %s)\n"
+	    "  --tls-ca FILE      TLS, checking the monitor with this CA "
+	    "(default\n"
+	    "                     $MAPMON_TLS_CA, else the config's [net] "
+	    "tls_ca)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
 	    "  -s                 status\n"
@@ -467,11 +472,12 @@ mapmon_resolve_addr(void)
 }
 
 /*
- * [auth] keyring of the config given with -c or $MAPMON_CONF (malloc'd),
- * or NULL when none is given; a config that does not load exits 78.
+ * A string key of the config given with -c or $MAPMON_CONF ([auth]
+ * keyring, [net] tls_ca; malloc'd), or NULL when none is given; a config
+ * that does not load exits 78.
  */
 static char *
-mapmon_conf_keyring(void)
+mapmon_conf_value(enum conf_key key)
 {
 	const char *path = opts.conf_path;
 	struct conf *c;
@@ -487,7 +493,7 @@ mapmon_conf_keyring(void)
 		conf_errors_free(errors, nerrors);
 		mapmon_exit(MAPMON_EXIT_CONFIG);
 	}
-	keyring = xstrdup(conf_str(c, CONF_AUTH_KEYRING));
+	keyring = xstrdup(conf_str(c, key));
 	conf_free(c);
 	return keyring;
 }
@@ -513,7 +519,7 @@ mapmon_resolve_auth(void)
 		path = env;
 	if (path == NULL) {
 		must = 0;
-		conf_keyring = mapmon_conf_keyring();
+		conf_keyring = mapmon_conf_value(CONF_AUTH_KEYRING);
 		path = conf_keyring != NULL ? conf_keyring :
 					      MAPMON_DEFAULT_KEYRING;
 	}
@@ -526,6 +532,31 @@ mapmon_resolve_auth(void)
 		mapmon_exit(EACCES);
 	}
 	free(conf_keyring);
+}
+
+/*
+ * TLS with the monitor: the CA of --tls-ca, else $MAPMON_TLS_CA, else
+ * [net] tls_ca of the config given with -c or $MAPMON_CONF; none: plain.
+ * A CA that cannot be read exits 13.
+ */
+static void
+mapmon_resolve_tls(void)
+{
+	const char *path = opts.tls_ca;
+	char *conf_ca = NULL, *cause = NULL;
+
+	if (path == NULL &&
+	    ((path = getenv("MAPMON_TLS_CA")) == NULL || *path == '\0')) {
+		conf_ca = mapmon_conf_value(CONF_NET_TLS_CA);
+		path = conf_ca != NULL && *conf_ca != '\0' ? conf_ca : NULL;
+	}
+	if (mclient_default_tls(path, &cause) == -1) {
+		fprintf(stderr, "mapmon: %s\n", cause);
+		free(cause);
+		free(conf_ca);
+		mapmon_exit(EACCES);
+	}
+	free(conf_ca);
 }
 
 /* The value of an option: "-m X", "-mX", "--mon X" or "--mon=X". */
@@ -630,6 +661,9 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 		} else if (mapmon_is_opt(a, "-k", "--keyring")) {
 			opts.keyring = mapmon_opt_value(argc, argv, &i, "-k",
 			    "--keyring");
+		} else if (mapmon_is_opt(a, NULL, "--tls-ca")) {
+			opts.tls_ca = mapmon_opt_value(argc, argv, &i, NULL,
+			    "--tls-ca");
 		} else if (mapmon_is_opt(a, "-f", "--format")) {
 			v = mapmon_opt_value(argc, argv, &i, "-f", "--format");
 			mapmon_set_format(v);
@@ -1044,6 +1078,7 @@ main(int argc, char **argv)
 		mapmon_usage_error(NULL, "%s", cause);
 	free(host);
 	mapmon_resolve_auth();
+	mapmon_resolve_tls();
 	if (opts.help)
 		mapmon_help();
 	if (n == 0 && !opts.list_commands)

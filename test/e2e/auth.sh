@@ -12,6 +12,10 @@
 # rotated key fails at once and its sessions close while the new one
 # works, a keyring others may read is refused, and a non-loopback bind
 # without auth refuses to start (with allow_insecure: AUTH_INSECURE).
+#
+# And TLS ([net]): a plain client is refused with one line, the right CA
+# connects (and caps still apply), a wrong CA fails, as does TLS against
+# a plain monitor; a certificate that cannot be read stops the start.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/test/lib/ops_lib.sh"
 JSON_GET=$top_builddir/test/lib/json_get
@@ -356,5 +360,103 @@ live() {
 	DIAG=
 	stop_daemon TERM
 }
+# mkcerts DIR: a CA, a monitor certificate it signed for 127.0.0.1 and
+# localhost, and another CA.
+mkcerts() {
+	local d=$1
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$d/ca.key" -out "$d/ca.pem" -days 2 \
+	    -subj "/CN=mapmon test CA" &&
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$d/other.key" -out "$d/other.pem" -days 2 \
+	    -subj "/CN=another CA" &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$d/mon.key" -out "$d/mon.csr" -subj "/CN=mon.a" &&
+	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$d/ext" &&
+	openssl x509 -req -in "$d/mon.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+	    -CAcreateserial -out "$d/mon.pem" -days 2 -extfile "$d/ext" &&
+	printf 'subjectAltName=DNS:elsewhere.example\n' >"$d/ext2" &&
+	openssl x509 -req -in "$d/mon.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+	    -CAcreateserial -out "$d/elsewhere.pem" -days 2 -extfile "$d/ext2"
+}
+
+tls() {
+	local c=$T/tls conf=$T/tls.conf log=$T/tls.log st
+	if ! command -v openssl >/dev/null 2>&1; then
+		ok "tls: # SKIP no openssl to make certificates"
+		return
+	fi
+	check "tls: certificates" eval 'mkcerts "$c" >"$T/certs.log" 2>&1'
+	mkconf "$conf" "$T/tlsdata" "[net]" "tls_cert = $c/mon.pem" \
+	    "tls_key = $c/mon.key" "tls_ca = $c/ca.pem"
+	check "tls: mkfs" mkfs "$conf"
+	# start_daemon's status check goes through TLS.
+	MAPMON_TLS_CA=$c/ca.pem check "tls: the daemon starts, TLS only" \
+	    start_daemon "$conf" "$log"
+	check "tls: it says so" grep -q "TLS only, with $c/mon.pem" "$log"
+	expect 111 "tls: a plain client is refused" status
+	check "tls: in one line saying why" test "$(wc -l <"$T/err")" -eq 1 -a \
+	    -n "$(grep 'speaks TLS only' "$T/err")"
+	expect 0 "tls: the right CA connects" --tls-ca "$c/ca.pem" osd stat
+	expect 0 "tls: by name too" -m "localhost:$PORT" --tls-ca "$c/ca.pem" \
+	    status
+	expect 0 "tls: -c CONF gives [net] tls_ca" -c "$conf" osd stat
+	MAPMON_TLS_CA=$c/ca.pem mm osd create
+	check "tls: MAPMON_TLS_CA gives it too" test "$rc" -eq 0
+	expect 13 "tls: a wrong CA fails" --tls-ca "$c/other.pem" status
+	check "tls: certificate verify failed" err_has \
+	    "TLS with 127.0.0.1:$PORT failed: certificate verify failed"
+	expect 0 "tls: a reader inside TLS" --tls-ca "$c/ca.pem" \
+	    auth get-or-create client.tlsro mon 'allow r'
+	cp "$T/out" "$T/tlsro.keyring"
+	chmod 600 "$T/tlsro.keyring"
+	as client.tlsro "$T/tlsro.keyring" --tls-ca "$c/ca.pem" osd out 0
+	check "tls: caps apply inside TLS (exit 13)" test "$rc" -eq 13
+	stop_daemon TERM
+	# TLS against a plain monitor.
+	check "tls: a plain daemon" start_daemon "$T/live.conf" "$T/live.log"
+	expect 13 "tls: TLS against a plain monitor fails" --tls-ca "$c/ca.pem" \
+	    status
+	stop_daemon TERM
+	# A certificate the CA signed for another name.
+	sed -i "s|^tls_cert = .*|tls_cert = $c/elsewhere.pem|" "$conf"
+	# (started by hand: start_daemon's check of its status would fail)
+	st=$(log_lines "$log")
+	"$MAPMOND" -d -c "$conf" 2>>"$log" &
+	DPID=$!
+	PORT=$(listen_port "$log" "$st" "$DPID")
+	ADDR=127.0.0.1:$PORT
+	expect 13 "tls: a certificate for another name fails" \
+	    --tls-ca "$c/ca.pem" status
+	check "tls: certificate verify failed (the name)" err_has \
+	    "certificate verify failed"
+	stop_daemon TERM
+	# Certificates and keys that cannot be used stop the start.
+	badstart "$conf" "$c/nothere.pem" "$c/mon.key" "[net] tls_cert $c/nothere.pem" \
+	    "an unreadable certificate"
+	badstart "$conf" "$c/mon.pem" "$c/other.key" "[net] tls_key $c/other.key" \
+	    "a key that is not the certificate's"
+	badstart "$conf" "$c/mon.pem" "" "tls_cert and tls_key go together" \
+	    "a certificate without its key"
+}
+
+# badstart CONF CERT KEY MESSAGE WHAT: mapmond with these exits 1, saying
+# MESSAGE.
+badstart() {
+	local conf=$1 st
+	sed -i -e "s|^tls_cert = .*|tls_cert = $2|" \
+	    -e "s|^tls_key = .*|tls_key = $3|" "$conf"
+	"$MAPMOND" -d -c "$conf" 2>"$T/badcert.log"
+	st=$?
+	DIAG=$(tail -n 2 "$T/badcert.log")
+	check "tls: $5 stops the start (exit 1)" test "$st" -eq 1
+	check "tls: saying $4" grep -qF "$4" "$T/badcert.log"
+	DIAG=
+}
+
 live
+tls
+DIAG=$(grep -rlE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T" 2>/dev/null)
+check "no sanitizer report from any daemon or client" sanitizer_clean
 done_testing
