@@ -36,8 +36,10 @@ packages="build-essential autoconf automake pkg-config libevent-dev
 liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
 # prometheus brings promtool, which checks /metrics (its server is not
 # wanted: stop_service_installed stops it); openssl makes the
-# certificates of the TLS tests.
-test_packages="libcriterion-dev mandoc clang-format prometheus openssl"
+# certificates of the TLS tests; python3 runs the second implementation
+# of placement (test/crush_ref.py).
+test_packages="libcriterion-dev mandoc clang-format prometheus openssl
+python3"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"

@@ -139,6 +139,23 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "10000", .min = 1, .max = 65536, .runtime = 1,
 	    .help = "OSD ids stay below this; osd create beyond it is "
 		    "refused" },
+	[CONF_MON_OSD_POOL_DEFAULT_PG_NUM] = {
+	    .section = "mon", .name = "osd_pool_default_pg_num",
+	    .type = CONF_INT, .def = "32", .min = 1, .max = 1048576,
+	    .runtime = 1,
+	    .help = "pg_num of a pool created without one" },
+	[CONF_MON_OSD_POOL_DEFAULT_SIZE] = {
+	    .section = "mon", .name = "osd_pool_default_size",
+	    .type = CONF_INT, .def = "3", .min = 1, .max = 10, .runtime = 1,
+	    .help = "size of a pool created without one" },
+	[CONF_MON_ALLOW_POOL_DELETE] = {
+	    .section = "mon", .name = "mon_allow_pool_delete",
+	    .type = CONF_BOOL, .def = "false", .runtime = 1,
+	    .help = "osd pool delete is refused unless this is true" },
+	[CONF_MON_ALLOW_POOL_SIZE_ONE] = {
+	    .section = "mon", .name = "mon_allow_pool_size_one",
+	    .type = CONF_BOOL, .def = "false", .runtime = 1,
+	    .help = "osd pool set size 1 is refused unless this is true" },
 	[CONF_MON_MAX_CONNECTIONS] = {
 	    .section = "mon", .name = "max_connections", .type = CONF_INT,
 	    .def = "1024", .min = 1, .max = 1000000,

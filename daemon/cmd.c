@@ -29,8 +29,16 @@ static cmd_exec_fn cmd_get_descriptions;
 static const char *const cmd_choice_detail[] = { "detail", NULL };
 static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
 	"noin", "pause", NULL };
-static const char *const cmd_choice_poolvar[] = { "pg_num", "size",
-	"min_size", NULL };
+static const char *const cmd_choice_poolvar[] = { "size", "min_size", "pg_num",
+	"pgp_num", "crush_rule", NULL };
+static const char *const cmd_choice_poolget[] = { "size", "min_size", "pg_num",
+	"pgp_num", "crush_rule", "all", NULL };
+static const char *const cmd_choice_pooltype[] = { "replicated", "erasure",
+	NULL };
+/* Ceph's words for every OSD, in place of the first id. */
+static const char *const cmd_choice_anyosd[] = { "any", "all", "*", NULL };
+static const char *const cmd_choice_treestates[] = { "up", "down", "in", "out",
+	NULL };
 static const char *const cmd_choice_dump[] = { "summary", "pools", "osds",
 	"pgs", NULL };
 static const char *const cmd_choice_stuck[] = { "inactive", "unclean",
@@ -52,6 +60,26 @@ static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 	.bounded = 1, .min = (lo), .max = (hi) }
 #define A_STRS(n, req) { .name = (n), .type = CMD_STRINGS, .required = (req) }
 #define A_FLAG(n, opt) { .name = (n), .type = CMD_FLAG, .option = (opt) }
+#define A_OSD(n, req)                                                          \
+	{                                                                      \
+		.name = (n), .type = CMD_OSD, .required = (req), .bounded = 1, \
+		.min = 0, .max = OSD_MAX                                       \
+	}
+#define A_OSDS(n)                                                              \
+	{                                                                      \
+		.name = (n), .type = CMD_OSDS, .required = 1, .bounded = 1,    \
+		.min = 0, .max = OSD_MAX, .choices = cmd_choice_anyosd         \
+	}
+#define A_VALUE(n, req)                                                        \
+	{                                                                      \
+		.name = (n), .type = CMD_VALUE, .required = (req)              \
+	}
+#define A_EPOCH                                                                \
+	{                                                                      \
+		.name = "epoch", .type = CMD_INT, .bounded = 1, .min = 0,      \
+		.max = 4294967295.0                                            \
+	}
+#define A_COUNT(n, req) A_INT(n, req, 0, 2147483647)
 #define A_JSON(n) { .name = (n), .type = CMD_JSON, .required = 1 }
 
 #define OSD_MAX (65535)
@@ -74,27 +102,48 @@ static const struct cmd_entry cmd_table[] = {
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
 	    "osd create [ID]" },
-	{ "osd boot", { A_INT("id", 1, 0, OSD_MAX), A_STR("addr", 0) },
-	    CMD_WRITE, cmd_mon_osd_boot, "mark an OSD booted (up)",
+	{ "osd boot", { A_OSD("id", 1), A_STR("addr", 0) }, CMD_WRITE,
+	    cmd_mon_osd_boot,
+	    "mark an OSD booted (up), at ADDR or where it was",
 	    "osd boot ID [ADDR]" },
-	{ "osd down", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE,
-	    cmd_mon_osd_down, "mark OSDs down", "osd down ID..." },
-	{ "osd in", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE, cmd_mon_osd_in,
-	    "mark OSDs in", "osd in ID..." },
-	{ "osd out", { A_INTS("ids", 0, OSD_MAX) }, CMD_WRITE, cmd_mon_osd_out,
-	    "mark OSDs out", "osd out ID..." },
-	{ "osd reweight",
-	    { A_INT("id", 1, 0, OSD_MAX), A_FLOAT("weight", 1, 0, 1) },
+	{ "osd down", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_down,
+	    "mark OSDs down, or every OSD with any|all",
+	    "osd down ID...|any|all" },
+	{ "osd in", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_in,
+	    "mark OSDs in, or every OSD that is out with any|all",
+	    "osd in ID...|any|all" },
+	{ "osd out", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_out,
+	    "mark OSDs out, or every OSD with any|all",
+	    "osd out ID...|any|all" },
+	{ "osd reweight", { A_OSD("id", 1), A_FLOAT("weight", 1, 0, 1) },
 	    CMD_WRITE, cmd_mon_osd_reweight, "set an OSD's reweight (0..1)",
 	    "osd reweight ID WEIGHT" },
-	{ "osd rm", { A_INT("id", 1, 0, OSD_MAX) }, CMD_WRITE, cmd_mon_osd_rm,
-	    "remove an OSD (it must be down)", "osd rm ID" },
-	{ "osd tree", { { 0 } }, CMD_READ, cmd_mon_osd_tree,
-	    "show the OSD tree", "osd tree" },
-	{ "osd dump", { { 0 } }, CMD_READ, cmd_mon_osd_dump, "show the OSD map",
-	    "osd dump" },
+	{ "osd rm", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_rm,
+	    "remove OSDs (they must be down), or every OSD with any|all",
+	    "osd rm ID...|any|all" },
+	{ "osd ls", { A_EPOCH }, CMD_READ, cmd_mon_osd_ls,
+	    "list the OSD ids (of the map of EPOCH)", "osd ls [EPOCH]" },
+	{ "osd find", { A_OSD("id", 1) }, CMD_READ, cmd_mon_osd_find,
+	    "show where an OSD is", "osd find ID" },
+	{ "osd tree",
+	    { A_EPOCH,
+		{ .name = "states",
+		    .type = CMD_STRINGS,
+		    .choices = cmd_choice_treestates } },
+	    CMD_READ, cmd_mon_osd_tree,
+	    "show the OSD tree (of the map of EPOCH; the OSDs in any of "
+	    "STATES)",
+	    "osd tree [EPOCH] [up|down|in|out...]" },
+	{ "osd dump", { A_EPOCH }, CMD_READ, cmd_mon_osd_dump,
+	    "show the OSD map (of EPOCH)", "osd dump [EPOCH]" },
+	{ "osd getmap", { A_EPOCH }, CMD_READ, cmd_mon_osd_getmap,
+	    "get the OSD map (of EPOCH) as JSON", "osd getmap [EPOCH]" },
 	{ "osd stat", { { 0 } }, CMD_READ, cmd_mon_osd_stat,
 	    "summarize the OSD map", "osd stat" },
+	{ "osd pause", { { 0 } }, CMD_WRITE, cmd_mon_osd_pause,
+	    "set the pause flag (pauserd,pausewr)", "osd pause" },
+	{ "osd unpause", { { 0 } }, CMD_WRITE, cmd_mon_osd_unpause,
+	    "clear the pause flag (pauserd,pausewr)", "osd unpause" },
 	{ "osd set", { A_CHOICE("key", 1, cmd_choice_flags) }, CMD_WRITE,
 	    cmd_mon_osd_set, "set a cluster flag",
 	    "osd set noout|noup|nodown|noin|pause" },
@@ -119,10 +168,19 @@ static const struct cmd_entry cmd_table[] = {
 	    "osd set-nearfull-ratio RATIO" },
 
 	{ "osd pool create",
-	    { A_STR("pool", 1), A_INT("pg_num", 1, 1, 1048576),
-		A_INT("size", 0, 1, 10), A_INT("min_size", 0, 1, 10) },
-	    CMD_WRITE, cmd_mon_pool_create, "create a pool",
-	    "osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]" },
+	    { A_STR("pool", 1), A_COUNT("pg_num", 0), A_COUNT("pgp_num", 0),
+		A_CHOICE("pool_type", 0, cmd_choice_pooltype), A_STR("rule", 0),
+		{ .name = "size",
+		    .type = CMD_INT,
+		    .bounded = 1,
+		    .min = 0,
+		    .max = 2147483647,
+		    .option = "--size" } },
+	    CMD_WRITE, cmd_mon_pool_create,
+	    "create a pool (PG_NUM [mon] osd_pool_default_pg_num, PGP_NUM "
+	    "PG_NUM and N osd_pool_default_size when not given)",
+	    "osd pool create NAME [PG_NUM [PGP_NUM]] [replicated] [RULE] "
+	    "[--size N]" },
 	{ "osd pool ls", { A_CHOICE("detail", 0, cmd_choice_detail) }, CMD_READ,
 	    cmd_mon_pool_ls, "list pools", "osd pool ls [detail]" },
 	{ "osd pool rename", { A_STR("srcpool", 1), A_STR("destpool", 1) },
@@ -132,17 +190,27 @@ static const struct cmd_entry cmd_table[] = {
 	    { A_STR("pool", 1), A_STR("pool2", 0),
 		A_FLAG("yes_i_really_really_mean_it",
 		    "--yes-i-really-really-mean-it") },
-	    CMD_ADMIN, cmd_mon_pool_delete, "delete a pool and its PGs",
+	    CMD_ADMIN, cmd_mon_pool_delete,
+	    "delete a pool and its PGs (once [mon] mon_allow_pool_delete)",
 	    "osd pool delete NAME NAME --yes-i-really-really-mean-it" },
+	{ "osd pool rm",
+	    { A_STR("pool", 1), A_STR("pool2", 0),
+		A_FLAG("yes_i_really_really_mean_it",
+		    "--yes-i-really-really-mean-it") },
+	    CMD_ADMIN, cmd_mon_pool_delete,
+	    "remove a pool and its PGs (once [mon] mon_allow_pool_delete)",
+	    "osd pool rm NAME NAME --yes-i-really-really-mean-it" },
 	{ "osd pool set",
 	    { A_STR("pool", 1), A_CHOICE("var", 1, cmd_choice_poolvar),
-		A_INT("val", 1, 0, 1048576) },
+		A_VALUE("val", 1),
+		A_FLAG("yes_i_really_mean_it", "--yes-i-really-mean-it") },
 	    CMD_WRITE, cmd_mon_pool_set, "set a pool value",
-	    "osd pool set NAME pg_num|size|min_size VALUE" },
+	    "osd pool set NAME size|min_size|pg_num|pgp_num|crush_rule VALUE "
+	    "[--yes-i-really-mean-it]" },
 	{ "osd pool get",
-	    { A_STR("pool", 1), A_CHOICE("var", 1, cmd_choice_poolvar) },
-	    CMD_READ, cmd_mon_pool_get, "get a pool value",
-	    "osd pool get NAME pg_num|size|min_size" },
+	    { A_STR("pool", 1), A_CHOICE("var", 1, cmd_choice_poolget) },
+	    CMD_READ, cmd_mon_pool_get, "get a pool value, or all",
+	    "osd pool get NAME size|min_size|pg_num|pgp_num|crush_rule|all" },
 
 	{ "pg stat", { { 0 } }, CMD_READ, cmd_mon_pg_stat,
 	    "summarize the PG map", "pg stat" },
@@ -180,6 +248,13 @@ static const struct cmd_entry cmd_table[] = {
 	    CMD_WRITE | CMD_HIDDEN, cmd_pgreport_json,
 	    "report PG stats (an OSD's)", "pg report OSD PGS" },
 
+	{ "log", { A_STRS("logtext", 1) }, CMD_WRITE, cmd_mon_log,
+	    "write a line into the cluster log", "log TEXT..." },
+	{ "fsid", { { 0 } }, CMD_READ, cmd_mon_fsid, "show the cluster's fsid",
+	    "fsid" },
+	{ "report", { A_STRS("tags", 0) }, CMD_READ, cmd_mon_report,
+	    "report the whole state of the cluster, tagged with TAGS",
+	    "report [TAG...]" },
 	{ "log last", { A_INT("num", 0, 1, 10000) }, CMD_READ, cmd_mon_log_last,
 	    "show the last cluster log entries", "log last [N]" },
 	{ "log dump", { { 0 } }, CMD_READ, cmd_admin_log_dump,
@@ -284,6 +359,9 @@ static const char *const cmd_type_names[] = {
 	[CMD_INTS] = "ints",
 	[CMD_FLAG] = "flag",
 	[CMD_JSON] = "json",
+	[CMD_OSD] = "osd",
+	[CMD_OSDS] = "osds",
+	[CMD_VALUE] = "value",
 };
 
 struct cmd_ctx *
@@ -425,6 +503,92 @@ cmd_check_int(const struct cmd_entry *e, const struct cmd_arg *a,
 	return 0;
 }
 
+/* Is s one of choices (NULL-terminated)? */
+static int
+cmd_is_choice(const char *const *choices, const char *s)
+{
+	size_t i;
+
+	for (i = 0; choices != NULL && choices[i] != NULL; i++)
+		if (strcmp(s, choices[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* choices as "a, b, c" into buf. */
+static void
+cmd_choice_list(const char *const *choices, char *buf, size_t len)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; choices[i] != NULL; i++) {
+		if (i > 0)
+			cmd_append(buf, ", ", len);
+		cmd_append(buf, choices[i], len);
+	}
+}
+
+/*
+ * An OSD id as Ceph's clients send one: an integer, or a string "3" or
+ * "osd.3" (CephOsdName).  0 with *id, or -1 when v is neither.
+ */
+static int
+cmd_osd_id(const json_t *v, json_int_t *id)
+{
+	const char *s, *p;
+	char *end;
+	long long n;
+
+	if (json_is_integer(v)) {
+		*id = json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return -1;
+	s = json_string_value(v);
+	p = strncmp(s, "osd.", 4) == 0 ? s + 4 : s;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtoll(p, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return -1;
+	*id = n;
+	return 0;
+}
+
+/* One OSD id of argument a, described as what. */
+static int
+cmd_check_osd(const struct cmd_entry *e, const struct cmd_arg *a,
+    const json_t *v, const char *what, char **status)
+{
+	json_int_t id;
+
+	if (cmd_osd_id(v, &id) == -1) {
+		if (json_is_string(v))
+			xasprintf(status,
+			    "%s: %s must be an osd id (N or "
+			    "osd.N), not '%.64s'",
+			    e->prefix, what, json_string_value(v));
+		else
+			xasprintf(status,
+			    "%s: %s must be an osd id (N or "
+			    "osd.N), not %s",
+			    e->prefix, what, cmd_json_type(v));
+		return -1;
+	}
+	if (a->bounded &&
+	    ((long double)id < a->min || (long double)id > a->max)) {
+		xasprintf(status,
+		    "%s: %s must be between %.0f and %.0f, not "
+		    "%lld",
+		    e->prefix, what, a->min, a->max, (long long)id);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
     json_t *v, char **status)
@@ -472,6 +636,40 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 			    "'%.64s'", e->prefix, what, list, s);
 		}
 		return -1;
+	case CMD_OSD:
+		return cmd_check_osd(e, a, v, what, status);
+	case CMD_VALUE:
+		if (!json_is_string(v) && !json_is_integer(v)) {
+			xasprintf(status,
+			    "%s: %s must be a string or an "
+			    "integer, not %s",
+			    e->prefix, what, cmd_json_type(v));
+			return -1;
+		}
+		return 0;
+	case CMD_OSDS:
+		if (!json_is_array(v))
+			goto wrong;
+		if (json_array_size(v) == 0) {
+			xasprintf(status, "%s: %s needs at least one osd id",
+			    e->prefix, what);
+			return -1;
+		}
+		/*
+		 * Ceph's "any" and "all" stand for every OSD, first only
+		 * (what follows one is ignored, as Ceph does, but must be
+		 * ids).
+		 */
+		json_array_foreach(v, j, item) {
+			if (j == 0 && json_is_string(item) &&
+			    cmd_is_choice(a->choices, json_string_value(item)))
+				continue;
+			snprintf(what, sizeof what, "argument '%s' item %zu",
+			    a->name, j);
+			if (cmd_check_osd(e, a, item, what, status) == -1)
+				return -1;
+		}
+		return 0;
 	case CMD_STRINGS:
 	case CMD_INTS:
 		if (!json_is_array(v))
@@ -493,6 +691,18 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 				xasprintf(status, "%s: %s must be a string, "
 				    "not %s", e->prefix, what,
 				    cmd_json_type(item));
+				return -1;
+			} else if (a->choices != NULL &&
+			    !cmd_is_choice(a->choices,
+				json_string_value(item))) {
+				char list[256];
+
+				cmd_choice_list(a->choices, list, sizeof list);
+				xasprintf(status,
+				    "%s: %s must be one of %s, "
+				    "not '%.64s'",
+				    e->prefix, what, list,
+				    json_string_value(item));
 				return -1;
 			}
 		}
@@ -547,10 +757,23 @@ cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
 	}
 	*entry = e;
 
-	/* JSON_STRICT: every key is the prefix or an argument. */
+	/*
+	 * JSON_STRICT: every key is the prefix or an argument, but the
+	 * "format" that Ceph's clients send along, which the reply's form
+	 * does not depend on here (the client formats the data).
+	 */
 	json_object_foreach(cmd, key, v) {
 		if (strcmp(key, "prefix") == 0)
 			continue;
+		if (strcmp(key, "format") == 0) {
+			if (json_is_string(v))
+				continue;
+			xasprintf(status,
+			    "%s: \"format\" must be a string, "
+			    "not %s",
+			    e->prefix, cmd_json_type(v));
+			return -EINVAL;
+		}
 		for (i = 0; i < CMD_MAXARGS && e->args[i].name != NULL; i++)
 			if (strcmp(key, e->args[i].name) == 0)
 				break;
@@ -605,6 +828,51 @@ cmd_has(json_t *cmd, const char *key)
 	json_t *v = json_object_get(cmd, key);
 
 	return v != NULL && !json_is_null(v);
+}
+
+int32_t
+cmd_get_osd(json_t *cmd, const char *key, int32_t def)
+{
+	json_int_t id;
+
+	return cmd_osd_id(json_object_get(cmd, key), &id) == 0 ? (int32_t)id :
+								 def;
+}
+
+int32_t *
+cmd_get_osds(json_t *cmd, const char *key, size_t *n)
+{
+	json_t *a = json_object_get(cmd, key), *v;
+	json_int_t id;
+	int32_t *ids;
+	size_t i;
+
+	*n = json_array_size(a);
+	ids = xcalloc(*n ? *n : 1, sizeof *ids);
+	json_array_foreach(a, i, v) {
+		/* Checked: only the first may be a word, every OSD. */
+		if (cmd_osd_id(v, &id) == -1) {
+			ids[0] = MON_OSD_ALL;
+			*n = 1;
+			break;
+		}
+		ids[i] = (int32_t)id;
+	}
+	return ids;
+}
+
+const char *
+cmd_get_value(json_t *cmd, const char *key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(cmd, key);
+
+	if (json_is_integer(v))
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+		    json_integer_value(v));
+	else
+		snprintf(buf, len, "%s",
+		    json_is_string(v) ? json_string_value(v) : "");
+	return buf;
 }
 
 void
@@ -762,9 +1030,10 @@ cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
 		free(status);
 		return;
 	}
+	/* osd boot's id may be N, "N" or "osd.N"; the others' are integers. */
 	self = cmd_self_arg(e);
 	rc = cmd_allowed(ctx, conn, e,
-	    self != NULL ? cmd_get_int(cmd, self, -1) : -1, &status);
+	    self != NULL ? cmd_get_osd(cmd, self, -1) : -1, &status);
 	if (rc != 0) {
 		cmd_reply(r, rc, status, NULL);
 		free(status);

@@ -11,7 +11,10 @@
  *  - the arguments are checked strictly against the signature: an unknown
  *    key, a missing required key, a wrong JSON type, a number out of bounds
  *    or a word that is not one of the choices is -EINVAL with a status
- *    naming the key and what was wrong with it.
+ *    naming the key and what was wrong with it.  The forms Ceph's clients
+ *    send are taken: OSD ids as strings ("3", "osd.3"), "any" and "all"
+ *    for every OSD where the table says so, a value as a string, and a
+ *    "format" key, which the reply does not depend on.
  *
  * The same table answers {"prefix":"get_command_descriptions"} in the form
  * of mapmon-protocol(7) ("Command descriptions"), so the CLI's help and its argument

@@ -50,9 +50,12 @@ void
 cmd_mon_version(struct cmd_req *r, json_t *cmd)
 {
 	(void)cmd;
-	cmd_reply(r, 0, "mapmon " PACKAGE_VERSION, json_pack("{s:s, s:s, "
-	    "s:i}", "version", "mapmon " PACKAGE_VERSION, "package_version",
-	    PACKAGE_VERSION, "protocol", FRAME_PROTOCOL));
+	/* Ceph's line is "ceph version 16.2.15 (...) pacific (stable)". */
+	cmd_reply(r, 0, "mapmon version " PACKAGE_VERSION,
+	    json_pack("{s:s, "
+		      "s:s, s:i}",
+		"version", "mapmon version " PACKAGE_VERSION, "package_version",
+		PACKAGE_VERSION, "protocol", FRAME_PROTOCOL));
 }
 
 void
@@ -99,7 +102,7 @@ cmd_mon_osd_create(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_osd_boot(struct cmd_req *r, json_t *cmd)
 {
-	mon_osd_boot(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
+	mon_osd_boot(r->ctx->mon, cmd_get_osd(cmd, "id", 0),
 	    cmd_get_str(cmd, "addr"), cmd_done, r);
 }
 
@@ -174,80 +177,196 @@ cmd_mon_osd_set_nearfull_ratio(struct cmd_req *r, json_t *cmd)
 	cmd_mon_osd_set_ratio(r, cmd, MON_RATIO_NEARFULL);
 }
 
-/* The "ids" list (checked: 1..n ints in range) into a new array. */
-static int32_t *
-cmd_mon_ids(json_t *cmd, size_t *n)
+/* `osd down', `osd in', `osd out' and `osd rm' of the "ids" list. */
+static void
+cmd_mon_osd_list(struct cmd_req *r, json_t *cmd,
+    void (*op)(struct mon *, const int32_t *, size_t, mon_done_cb *, void *))
 {
-	json_t *a = json_object_get(cmd, "ids"), *v;
-	int32_t *ids;
-	size_t i;
+	size_t n;
+	int32_t *ids = cmd_get_osds(cmd, "ids", &n);
 
-	*n = json_array_size(a);
-	ids = xcalloc(*n ? *n : 1, sizeof *ids);
-	json_array_foreach(a, i, v)
-		ids[i] = (int32_t)json_integer_value(v);
-	return ids;
+	op(r->ctx->mon, ids, n, cmd_done, r);
+	free(ids);
 }
 
 void
 cmd_mon_osd_down(struct cmd_req *r, json_t *cmd)
 {
-	size_t n;
-	int32_t *ids = cmd_mon_ids(cmd, &n);
-
-	mon_osd_down(r->ctx->mon, ids, n, cmd_done, r);
-	free(ids);
+	cmd_mon_osd_list(r, cmd, mon_osd_down);
 }
 
 void
 cmd_mon_osd_in(struct cmd_req *r, json_t *cmd)
 {
-	size_t n;
-	int32_t *ids = cmd_mon_ids(cmd, &n);
-
-	mon_osd_in(r->ctx->mon, ids, n, cmd_done, r);
-	free(ids);
+	cmd_mon_osd_list(r, cmd, mon_osd_in);
 }
 
 void
 cmd_mon_osd_out(struct cmd_req *r, json_t *cmd)
 {
-	size_t n;
-	int32_t *ids = cmd_mon_ids(cmd, &n);
-
-	mon_osd_out(r->ctx->mon, ids, n, cmd_done, r);
-	free(ids);
-}
-
-void
-cmd_mon_osd_reweight(struct cmd_req *r, json_t *cmd)
-{
-	mon_osd_reweight(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0),
-	    json_number_value(json_object_get(cmd, "weight")), cmd_done, r);
+	cmd_mon_osd_list(r, cmd, mon_osd_out);
 }
 
 void
 cmd_mon_osd_rm(struct cmd_req *r, json_t *cmd)
 {
-	mon_osd_rm(r->ctx->mon, (int32_t)cmd_get_int(cmd, "id", 0), cmd_done,
-	    r);
+	cmd_mon_osd_list(r, cmd, mon_osd_rm);
+}
+
+void
+cmd_mon_osd_reweight(struct cmd_req *r, json_t *cmd)
+{
+	mon_osd_reweight(r->ctx->mon, cmd_get_osd(cmd, "id", 0),
+	    json_number_value(json_object_get(cmd, "weight")), cmd_done, r);
+}
+
+/*
+ * The map of the "epoch" argument (the committed one when absent) into
+ * *om; 0, or the refusal answered.
+ */
+static int
+cmd_mon_osdmap_at(struct cmd_req *r, json_t *cmd, struct osdmap *om)
+{
+	char *status = NULL;
+	int rc;
+
+	osdmap_init(om);
+	rc = mon_osdmap_at(r->ctx->mon, (uint32_t)cmd_get_int(cmd, "epoch", 0),
+	    om, &status);
+	if (rc != 0)
+		cmd_reply(r, rc, status, NULL);
+	free(status);
+	return rc;
 }
 
 void
 cmd_mon_osd_tree(struct cmd_req *r, json_t *cmd)
 {
-	(void)cmd;
-	cmd_reply(r, 0, "osd tree", mon_osd_tree_json(r->ctx->mon));
+	static const struct {
+		const char *word;
+		unsigned bit;
+	} states[] = { { "up", MON_TREE_UP }, { "down", MON_TREE_DOWN },
+		{ "in", MON_TREE_IN }, { "out", MON_TREE_OUT } };
+	struct osdmap om;
+	unsigned mask = 0;
+	json_t *v;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(cmd, "states"), i, v)
+		for (k = 0; k < nitems(states); k++)
+			if (strcmp(json_string_value(v), states[k].word) == 0)
+				mask |= states[k].bit;
+	if (cmd_mon_osdmap_at(r, cmd, &om) != 0)
+		return;
+	cmd_reply(r, 0, "osd tree", mon_osd_tree_of_json(&om, mask));
+	osdmap_clear(&om);
 }
 
 void
 cmd_mon_osd_dump(struct cmd_req *r, json_t *cmd)
 {
-	const struct osdmap *om = mon_osdmap(r->ctx->mon);
+	struct osdmap om;
+
+	if (cmd_mon_osdmap_at(r, cmd, &om) != 0)
+		return;
+	cmd_replyf(r, 0, osdmap_to_json(&om), "dumped osdmap epoch %u",
+	    om.epoch);
+	osdmap_clear(&om);
+}
+
+void
+cmd_mon_osd_getmap(struct cmd_req *r, json_t *cmd)
+{
+	struct osdmap om;
+
+	if (cmd_mon_osdmap_at(r, cmd, &om) != 0)
+		return;
+	cmd_replyf(r, 0, osdmap_to_json(&om), "got osdmap epoch %u", om.epoch);
+	osdmap_clear(&om);
+}
+
+void
+cmd_mon_osd_ls(struct cmd_req *r, json_t *cmd)
+{
+	struct osdmap om;
+	json_t *a;
+	uint32_t k;
+
+	if (cmd_mon_osdmap_at(r, cmd, &om) != 0)
+		return;
+	a = json_array();
+	for (k = 0; k < om.max_osd; k++)
+		if (om.osds[k].exists)
+			json_array_append_new(a, json_integer((json_int_t)k));
+	cmd_replyf(r, 0, a, "%zu osds", json_array_size(a));
+	osdmap_clear(&om);
+}
+
+void
+cmd_mon_osd_find(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_osd_find_json(r->ctx->mon, cmd_get_osd(cmd, "id", 0), &out,
+	    &status);
+	cmd_mon_answer(r, rc, out, status);
+}
+
+void
+cmd_mon_osd_pause(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	mon_osd_set_flag(r->ctx->mon, "pause", 1, cmd_done, r);
+}
+
+void
+cmd_mon_osd_unpause(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	mon_osd_set_flag(r->ctx->mon, "pause", 0, cmd_done, r);
+}
+
+void
+cmd_mon_log(struct cmd_req *r, json_t *cmd)
+{
+	json_t *v;
+	char *text = xstrdup(""), *t;
+	size_t i;
+
+	/* Ceph joins the words with a space each. */
+	json_array_foreach(json_object_get(cmd, "logtext"), i, v) {
+		xasprintf(&t, "%s%s%s", text, i ? " " : "",
+		    json_string_value(v));
+		free(text);
+		text = t;
+	}
+	mon_log_text(r->ctx->mon, text, cmd_done, r);
+	free(text);
+}
+
+void
+cmd_mon_fsid(struct cmd_req *r, json_t *cmd)
+{
+	const char *fsid = mon_monmap(r->ctx->mon)->fsid;
 
 	(void)cmd;
-	cmd_replyf(r, 0, osdmap_to_json(om), "dumped osdmap epoch %u",
-	    om->epoch);
+	cmd_reply(r, 0, fsid, json_pack("{s:s}", "fsid", fsid));
+}
+
+void
+cmd_mon_report(struct cmd_req *r, json_t *cmd)
+{
+	json_t *a = json_object_get(cmd, "tags"), *v;
+	const char **tags;
+	size_t i, n = json_array_size(a);
+
+	tags = xcalloc(n ? n : 1, sizeof *tags);
+	json_array_foreach(a, i, v)
+		tags[i] = json_string_value(v);
+	cmd_reply(r, 0, "report", mon_report_json(r->ctx->mon, tags, n));
+	free(tags);
 }
 
 void
@@ -280,9 +399,19 @@ cmd_mon_osd_unset(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_pool_create(struct cmd_req *r, json_t *cmd)
 {
+	const char *type = cmd_get_str(cmd, "pool_type");
+
+	/* Ceph's other type; mapmon places replicas only (mapmon(8)). */
+	if (type != NULL && strcmp(type, "erasure") == 0) {
+		cmd_reply(r, -EOPNOTSUPP,
+		    "erasure-coded pools are not "
+		    "supported: mapmon's pools are replicated",
+		    NULL);
+		return;
+	}
 	mon_pool_create(r->ctx->mon, cmd_get_str(cmd, "pool"),
-	    cmd_get_int(cmd, "pg_num", 0), cmd_get_int(cmd, "size", 0),
-	    cmd_get_int(cmd, "min_size", 0), cmd_done, r);
+	    cmd_get_int(cmd, "pg_num", 0), cmd_get_int(cmd, "pgp_num", 0),
+	    cmd_get_int(cmd, "size", 0), cmd_get_str(cmd, "rule"), cmd_done, r);
 }
 
 void
@@ -312,8 +441,12 @@ cmd_mon_pool_delete(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_pool_set(struct cmd_req *r, json_t *cmd)
 {
+	char val[128];
+
 	mon_pool_set(r->ctx->mon, cmd_get_str(cmd, "pool"),
-	    cmd_get_str(cmd, "var"), cmd_get_int(cmd, "val", 0), cmd_done, r);
+	    cmd_get_str(cmd, "var"), cmd_get_value(cmd, "val", val, sizeof val),
+	    json_is_true(json_object_get(cmd, "yes_i_really_mean_it")),
+	    cmd_done, r);
 }
 
 void

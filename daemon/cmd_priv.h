@@ -21,6 +21,9 @@ enum cmd_type {
 	CMD_INTS,
 	CMD_FLAG,
 	CMD_JSON,
+	CMD_OSD,   /* an OSD id: N, "N" or "osd.N" */
+	CMD_OSDS,  /* a list of them, or one of choices (any, all) first */
+	CMD_VALUE, /* a string, or an integer taken as its text */
 };
 
 /*
@@ -36,7 +39,7 @@ enum cmd_type {
 #define CMD_HIDDEN 0x8
 #define CMD_OPEN 0x10
 
-#define CMD_MAXARGS 4
+#define CMD_MAXARGS 8
 
 struct cmd_arg {
 	const char *name;
@@ -44,7 +47,11 @@ struct cmd_arg {
 	int required;
 	int bounded;		/* min and max apply (numbers, list items) */
 	double min, max;
-	const char *const *choices;	/* CMD_CHOICE: NULL-terminated */
+	/*
+	 * NULL-terminated: CMD_CHOICE's words; CMD_STRINGS' words, when
+	 * set; CMD_OSDS' words for every OSD, taken as its first item.
+	 */
+	const char *const *choices;
 	const char *option;	/* given as OPTION VALUE on the CLI */
 };
 
@@ -129,6 +136,15 @@ void cmd_done(void *arg, int rc, const char *status, json_t *data);
 const char *cmd_get_str(json_t *cmd, const char *key);
 int64_t cmd_get_int(json_t *cmd, const char *key, int64_t def);
 int cmd_has(json_t *cmd, const char *key);
+/* A CMD_OSD argument's id (absent: def). */
+int32_t cmd_get_osd(json_t *cmd, const char *key, int32_t def);
+/*
+ * A CMD_OSDS argument's ids, a new array of *n (MON_OSD_ALL first for a
+ * word of its choices); the caller frees it.
+ */
+int32_t *cmd_get_osds(json_t *cmd, const char *key, size_t *n);
+/* A CMD_VALUE argument as text into buf (absent: ""). */
+const char *cmd_get_value(json_t *cmd, const char *key, char *buf, size_t len);
 
 /* cmd_mon.c: the monitor's commands. */
 cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
@@ -142,6 +158,10 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
     cmd_mon_pg_query, cmd_mon_pg_map, cmd_mon_pg_dump_stuck, cmd_mon_log_last,
     cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
     cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;
+/* cmd_mon.c: the commands of Ceph's that mapmon gained with them. */
+cmd_exec_fn cmd_mon_osd_ls, cmd_mon_osd_find, cmd_mon_osd_getmap,
+    cmd_mon_osd_pause, cmd_mon_osd_unpause, cmd_mon_log, cmd_mon_fsid,
+    cmd_mon_report;
 
 /* cmd_admin.c: the daemon's own commands. */
 cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,

@@ -13,8 +13,30 @@
 
 #define OSDMAP_INC_STRUCT_V OSDMAP_STRUCT_V
 
-static const char *const osdmap_flag_names[] = {
-	"noout", "noup", "nodown", "noin", "pause"
+/* Ceph's flag words, in the order Ceph writes them (pause is its pair). */
+static const struct {
+	uint32_t bit;
+	const char *name;
+} osdmap_flag_names[] = {
+	{ OSDMAP_FLAG_PAUSE, "pauserd,pausewr" },
+	{ OSDMAP_FLAG_NOUP, "noup" },
+	{ OSDMAP_FLAG_NODOWN, "nodown" },
+	{ OSDMAP_FLAG_NOOUT, "noout" },
+	{ OSDMAP_FLAG_NOIN, "noin" },
+};
+
+/* The same one word each, sorted, as Ceph's "flags_set" lists them. */
+static const struct {
+	uint32_t bit;
+	const char *name;
+} osdmap_flag_words[] = {
+	{ OSDMAP_FLAG_NODOWN, "nodown" },
+	{ OSDMAP_FLAG_NOIN, "noin" },
+	{ OSDMAP_FLAG_NOOUT, "noout" },
+	{ OSDMAP_FLAG_NOUP, "noup" },
+	{ OSDMAP_FLAG_PAUSE, "pause" },
+	{ OSDMAP_FLAG_PAUSE, "pauserd" },
+	{ OSDMAP_FLAG_PAUSE, "pausewr" },
 };
 
 void
@@ -31,6 +53,13 @@ static int
 osdmap_ratio_ok(double r)
 {
 	return r >= 0.0 && r <= 1.0;
+}
+
+/* A pool's pgp_num is one of its PG counts: 1 .. pg_num. */
+static int
+osdmap_pgp_num_ok(const struct osdmap_pool *p)
+{
+	return p->pgp_num >= 1 && p->pgp_num <= p->pg_num;
 }
 
 /* A ratio an incremental may carry: negative (unchanged) or a ratio. */
@@ -164,10 +193,10 @@ osdmap_flags_format(uint32_t flags, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < nitems(osdmap_flag_names); i++) {
-		if (!(flags & (1u << i)))
+		if (!(flags & osdmap_flag_names[i].bit))
 			continue;
 		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-		    "%s%s", off ? "," : "", osdmap_flag_names[i]);
+		    "%s%s", off ? "," : "", osdmap_flag_names[i].name);
 	}
 	return buf;
 }
@@ -177,10 +206,24 @@ osdmap_flag_parse(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < nitems(osdmap_flag_names); i++)
-		if (strcmp(name, osdmap_flag_names[i]) == 0)
-			return 1u << i;
+	for (i = 0; i < nitems(osdmap_flag_words); i++)
+		if (strcmp(name, osdmap_flag_words[i].name) == 0)
+			return osdmap_flag_words[i].bit;
 	return 0;
+}
+
+json_t *
+osdmap_flags_json(uint32_t flags)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < nitems(osdmap_flag_words); i++)
+		if ((flags & osdmap_flag_words[i].bit) &&
+		    strcmp(osdmap_flag_words[i].name, "pause") != 0)
+			json_array_append_new(a,
+			    json_string(osdmap_flag_words[i].name));
+	return a;
 }
 
 /* Parse a flags string as osdmap_flags_format() writes it. */
@@ -395,6 +438,14 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 			    inc->pools[i].size);
 			return -1;
 		}
+		if (!osdmap_pgp_num_ok(&inc->pools[i])) {
+			xasprintf(cause,
+			    "incremental of epoch %u: pool %u has "
+			    "pgp_num %u for pg_num %u",
+			    inc->epoch, inc->pools[i].id, inc->pools[i].pgp_num,
+			    inc->pools[i].pg_num);
+			return -1;
+		}
 	}
 	if (!osdmap_new_ratio_ok(inc->new_full_ratio) ||
 	    !osdmap_new_ratio_ok(inc->new_backfillfull_ratio) ||
@@ -574,11 +625,56 @@ osdmap_pool_decode(struct enc_reader *r, struct osdmap_pool *p)
 	p->min_size = enc_get_u32(r);
 	p->pg_num = enc_get_u32(r);
 	p->created_epoch = enc_get_u32(r);
+	p->pgp_num = p->pg_num; /* version 3 appends the real one */
 	if (r->failed || p->size == 0 || p->size > OSDMAP_POOL_SIZE_MAX ||
 	    p->min_size > p->size || p->pg_num == 0 ||
 	    p->pg_num > OSDMAP_PG_NUM_MAX)
 		return -1;
 	return 0;
+}
+
+/*
+ * Version 3: the pools' pgp_num, appended as (pool id, pgp_num) pairs so
+ * that a reader of version 2 still reads the record, skipping them.
+ */
+static void
+osdmap_pgp_encode(const struct osdmap_pool *pools, size_t n, struct enc_buf *b)
+{
+	size_t i;
+
+	enc_buf_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		enc_buf_put_u32(b, pools[i].id);
+		enc_buf_put_u32(b, pools[i].pgp_num);
+	}
+}
+
+/*
+ * Read the pairs into pools[0..n) (each pool named once, each pgp_num
+ * from 1 to its pg_num); 0, or -1 with r failed.
+ */
+static int
+osdmap_pgp_decode(struct enc_reader *r, struct osdmap_pool *pools, size_t n)
+{
+	uint32_t count, id, pgp, k;
+	size_t i;
+
+	count = enc_get_u32(r);
+	if (r->failed || count != n)
+		goto bad;
+	for (k = 0; k < count; k++) {
+		id = enc_get_u32(r);
+		pgp = enc_get_u32(r);
+		for (i = 0; i < n && pools[i].id != id; i++)
+			;
+		if (r->failed || i == n || pgp < 1 || pgp > pools[i].pg_num)
+			goto bad;
+		pools[i].pgp_num = pgp;
+	}
+	return 0;
+bad:
+	r->failed = 1;
+	return -1;
 }
 
 void
@@ -607,6 +703,8 @@ osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 	osdmap_put_double(b, m->full_ratio);
 	osdmap_put_double(b, m->backfillfull_ratio);
 	osdmap_put_double(b, m->nearfull_ratio);
+	/* Version 3. */
+	osdmap_pgp_encode(m->pools, m->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -663,6 +761,8 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 		    !osdmap_ratio_ok(m->nearfull_ratio))
 			goto bad;
 	}
+	if (v >= 3 && osdmap_pgp_decode(&body, m->pools, m->npools) == -1)
+		goto bad;
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -699,6 +799,8 @@ osdmap_inc_encode(const struct osdmap_inc *inc, struct enc_buf *b)
 	osdmap_put_double(b, inc->new_full_ratio);
 	osdmap_put_double(b, inc->new_backfillfull_ratio);
 	osdmap_put_double(b, inc->new_nearfull_ratio);
+	/* Version 3. */
+	osdmap_pgp_encode(inc->pools, inc->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -761,6 +863,8 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 		    !osdmap_new_ratio_ok(inc->new_nearfull_ratio))
 			goto bad;
 	}
+	if (v >= 3 && osdmap_pgp_decode(&body, inc->pools, inc->npools) == -1)
+		goto bad;
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -773,30 +877,49 @@ bad:
 
 /* JSON. */
 
+/*
+ * Ceph's words for an OSD's state: "exists", "up" while up, "new" until
+ * its first boot (Ceph's CEPH_OSD_NEW).
+ */
+static json_t *
+osdmap_osd_state_json(const struct osdmap_osd *o)
+{
+	json_t *a = json_pack("[s]", "exists");
+
+	if (o->up)
+		json_array_append_new(a, json_string("up"));
+	else if (o->up_from == 0)
+		json_array_append_new(a, json_string("new"));
+	return a;
+}
+
 json_t *
 osdmap_osd_to_json(const struct osdmap_osd *o)
 {
-	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:s, s:I, s:I}",
-	    "osd", (json_int_t)o->id,
-	    "up", (json_int_t)o->up,
-	    "in", (json_int_t)o->in,
-	    "weight", osdmap_weight_to_double(o->reweight),
-	    "crush_weight", osdmap_weight_to_double(o->weight),
-	    "public_addr", o->addr,
-	    "up_from", (json_int_t)o->up_from,
-	    "down_at", (json_int_t)o->down_at);
+	/* Ceph's weight is the in/out weight: 0 once out. */
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:s, s:I, s:I, "
+			 "s:o}",
+	    "osd", (json_int_t)o->id, "up", (json_int_t)o->up, "in",
+	    (json_int_t)o->in, "weight",
+	    o->in ? osdmap_weight_to_double(o->reweight) : 0.0, "reweight",
+	    osdmap_weight_to_double(o->reweight), "primary_affinity", 1.0,
+	    "crush_weight", osdmap_weight_to_double(o->weight), "public_addr",
+	    o->addr, "up_from", (json_int_t)o->up_from, "down_at",
+	    (json_int_t)o->down_at, "state", osdmap_osd_state_json(o));
 }
 
 json_t *
 osdmap_pool_to_json(const struct osdmap_pool *p)
 {
-	return json_pack("{s:I, s:s, s:I, s:I, s:I, s:I}",
-	    "pool", (json_int_t)p->id,
-	    "pool_name", p->name,
-	    "size", (json_int_t)p->size,
-	    "min_size", (json_int_t)p->min_size,
-	    "pg_num", (json_int_t)p->pg_num,
-	    "created_epoch", (json_int_t)p->created_epoch);
+	/* type 1 and crush_rule 0: Ceph's replicated pool and first rule. */
+	return json_pack("{s:I, s:I, s:s, s:i, s:I, s:I, s:i, s:I, s:I, s:I, "
+			 "s:I}",
+	    "pool", (json_int_t)p->id, "pool_id", (json_int_t)p->id,
+	    "pool_name", p->name, "type", 1, "size", (json_int_t)p->size,
+	    "min_size", (json_int_t)p->min_size, "crush_rule", 0, "pg_num",
+	    (json_int_t)p->pg_num, "pg_placement_num", (json_int_t)p->pgp_num,
+	    "pgp_num", (json_int_t)p->pgp_num, "created_epoch",
+	    (json_int_t)p->created_epoch);
 }
 
 /* `osd dump' but the full ratios, which osdmap_to_json() adds. */
@@ -816,16 +939,13 @@ osdmap_to_json_maps(const struct osdmap *m)
 	pools = json_array();
 	for (i = 0; i < m->npools; i++)
 		json_array_append_new(pools, osdmap_pool_to_json(&m->pools[i]));
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
-	    "epoch", (json_int_t)m->epoch,
-	    "fsid", m->fsid,
-	    "created", stamp_format(m->created, c, sizeof c),
-	    "modified", stamp_format(m->modified, mod, sizeof mod),
-	    "flags", osdmap_flags_format(m->flags, flags, sizeof flags),
-	    "pool_max", (json_int_t)m->pool_max,
-	    "max_osd", (json_int_t)m->max_osd,
-	    "pools", pools,
-	    "osds", osds);
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o}",
+	    "epoch", (json_int_t)m->epoch, "fsid", m->fsid, "created",
+	    stamp_format(m->created, c, sizeof c), "modified",
+	    stamp_format(m->modified, mod, sizeof mod), "flags",
+	    osdmap_flags_format(m->flags, flags, sizeof flags), "flags_set",
+	    osdmap_flags_json(m->flags), "pool_max", (json_int_t)m->pool_max,
+	    "max_osd", (json_int_t)m->max_osd, "pools", pools, "osds", osds);
 }
 
 json_t *
@@ -889,17 +1009,20 @@ osdmap_osd_from_json(json_t *j, struct osdmap_osd *o, char **cause)
 {
 	json_error_t err;
 	json_int_t id, up, in, up_from, down_at;
-	double weight, crush_weight;
+	double weight, crush_weight, reweight = -1;
 	const char *addr;
 
 	if (json_unpack_ex(j, &err, 0,
-	    "{s:I, s:I, s:I, s:F, s:F, s:s, s:I, s:I}",
-	    "osd", &id, "up", &up, "in", &in, "weight", &weight,
-	    "crush_weight", &crush_weight, "public_addr", &addr,
-	    "up_from", &up_from, "down_at", &down_at) == -1) {
+		"{s:I, s:I, s:I, s:F, s?F, s:F, s:s, s:I, s:I}", "osd", &id,
+		"up", &up, "in", &in, "weight", &weight, "reweight", &reweight,
+		"crush_weight", &crush_weight, "public_addr", &addr, "up_from",
+		&up_from, "down_at", &down_at) == -1) {
 		xasprintf(cause, "osd: %s", err.text);
 		return -1;
 	}
+	/* An older monitor's "weight" is the reweight itself. */
+	if (reweight >= 0)
+		weight = reweight;
 	if (id < 0 || id >= OSDMAP_MAX_OSD || weight < 0 || weight > 1 ||
 	    crush_weight < 0) {
 		xasprintf(cause, "osd %lld: value out of range",
@@ -923,19 +1046,23 @@ static int
 osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 {
 	json_error_t err;
-	json_int_t id, size, min_size, pg_num, created;
+	json_int_t id, size, min_size, pg_num, created, pgp_num = 0;
 	const char *name;
 
-	if (json_unpack_ex(j, &err, 0, "{s:I, s:s, s:I, s:I, s:I, s:I}",
-	    "pool", &id, "pool_name", &name, "size", &size, "min_size",
-	    &min_size, "pg_num", &pg_num, "created_epoch", &created) == -1) {
+	if (json_unpack_ex(j, &err, 0, "{s:I, s:s, s:I, s:I, s:I, s:I, s?I}",
+		"pool", &id, "pool_name", &name, "size", &size, "min_size",
+		&min_size, "pg_num", &pg_num, "created_epoch", &created,
+		"pgp_num", &pgp_num) == -1) {
 		xasprintf(cause, "pool: %s", err.text);
 		return -1;
 	}
+	/* An older monitor's pool has no pgp_num: it is pg_num. */
+	if (pgp_num == 0)
+		pgp_num = pg_num;
 	if (id <= 0 || id > UINT32_MAX || size < 1 ||
 	    size > OSDMAP_POOL_SIZE_MAX || min_size < 0 || min_size > size ||
-	    pg_num < 1 || pg_num > OSDMAP_PG_NUM_MAX ||
-	    strlen(name) >= OSDMAP_POOL_NAME_MAX) {
+	    pg_num < 1 || pg_num > OSDMAP_PG_NUM_MAX || pgp_num < 1 ||
+	    pgp_num > pg_num || strlen(name) >= OSDMAP_POOL_NAME_MAX) {
 		xasprintf(cause, "pool %lld: value out of range",
 		    (long long)id);
 		return -1;
@@ -946,6 +1073,7 @@ osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 	p->size = (uint32_t)size;
 	p->min_size = (uint32_t)min_size;
 	p->pg_num = (uint32_t)pg_num;
+	p->pgp_num = (uint32_t)pgp_num;
 	p->created_epoch = (uint32_t)created;
 	return 0;
 }

@@ -29,7 +29,7 @@
 #define OSDMAP_FLAG_NOUP 0x02
 #define OSDMAP_FLAG_NODOWN 0x04
 #define OSDMAP_FLAG_NOIN 0x08
-#define OSDMAP_FLAG_PAUSE 0x10
+#define OSDMAP_FLAG_PAUSE 0x10 /* Ceph's pauserd and pausewr, as one */
 #define OSDMAP_FLAGS_ALL 0x1f
 
 #define OSDMAP_WEIGHT_ONE 0x10000	/* weights are 16.16 fixed point */
@@ -52,9 +52,10 @@
  * The version of the binary records osdmap_encode() and
  * osdmap_inc_encode() write: 2 added the full ratios (a version 1 record
  * decodes with the default ratios, and an incremental of version 1 changes
- * none).
+ * none); 3 appended each pool's pgp_num (a record of an older version
+ * decodes with pgp_num = pg_num).
  */
-#define OSDMAP_STRUCT_V 2
+#define OSDMAP_STRUCT_V 3
 
 struct osdmap_osd {
 	int32_t id;
@@ -76,6 +77,11 @@ struct osdmap_pool {
 	uint32_t min_size;
 	uint32_t pg_num;
 	uint32_t created_epoch;
+	/*
+	 * Ceph's placement PG count, 1 .. pg_num: kept and shown, as `osd
+	 * pool set pgp_num' leaves it; placement uses pg_num (mapmon(8)).
+	 */
+	uint32_t pgp_num;
 };
 
 struct osdmap {
@@ -157,10 +163,18 @@ void osdmap_remove_pool(struct osdmap *, uint32_t id);
 void osdmap_counts(const struct osdmap *, unsigned *num, unsigned *up,
     unsigned *in, unsigned *up_in);
 
-/* "noout,pause" (empty string for none) into buf. */
+/*
+ * The flags as Ceph writes them, in its order ("pauserd,pausewr,noout";
+ * the pause flag is Ceph's pair), into buf (empty for none).
+ */
 const char *osdmap_flags_format(uint32_t flags, char *buf, size_t len);
-/* One flag's bit by name, or 0 when unknown. */
+/*
+ * One flag's bit by name ("pause", or either of Ceph's "pauserd" and
+ * "pausewr", for the pause flag), or 0 when unknown.
+ */
 uint32_t osdmap_flag_parse(const char *name);
+/* The flags' names, one string each, in Ceph's order (`flags_set'). */
+json_t *osdmap_flags_json(uint32_t flags);
 /* 16.16 weight to and from a double. */
 double osdmap_weight_to_double(uint32_t w);
 uint32_t osdmap_weight_from_double(double d);
@@ -209,9 +223,13 @@ int osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *,
 
 /*
  * JSON: the full map in `osd dump` shape (with Ceph's "full_ratio",
- * "backfillfull_ratio" and "nearfull_ratio"), an OSD, a pool, an
- * incremental (its "new_full_ratio" and the others only when it changes
- * them, as "new_flags").
+ * "backfillfull_ratio" and "nearfull_ratio", "flags_set", "max_osd"), an
+ * OSD, a pool, an incremental (its "new_full_ratio" and the others only
+ * when it changes them, as "new_flags").  An OSD's "weight" is Ceph's: its
+ * in/out weight, 0 when it is out, else its reweight, which "reweight"
+ * gives whatever in says; its "state" lists Ceph's words ("exists",
+ * "up").  A pool carries its id as both "pool" and Ceph's "pool_id", and
+ * its pgp_num as both "pgp_num" and Ceph's "pg_placement_num".
  */
 json_t *osdmap_to_json(const struct osdmap *);
 json_t *osdmap_osd_to_json(const struct osdmap_osd *);
@@ -219,7 +237,9 @@ json_t *osdmap_pool_to_json(const struct osdmap_pool *);
 json_t *osdmap_inc_to_json(const struct osdmap_inc *);
 /*
  * From JSON (what a client receives); 0, or -1 with *cause.  A map without
- * the ratios (an older monitor's) gets the defaults.
+ * the ratios (an older monitor's) gets the defaults; a pool without
+ * "pgp_num" has pgp_num = pg_num; an OSD without "reweight" (an older
+ * monitor's) takes its reweight from "weight".
  */
 int osdmap_from_json(json_t *, struct osdmap *, char **cause);
 int osdmap_inc_from_json(json_t *, struct osdmap_inc *, char **cause);

@@ -20,9 +20,9 @@
  * seed; the hash of OSD id is output number id + 1 of a generator seeded
  * with the PG key: mix(pgkey + (id + 1) * GOLDEN), all modulo 2^64.  So a
  * PG's draws are one splitmix64 stream, well mixed between neighbours, and
- * the PG part is computed once per PG.
+ * the PG part is computed once per PG.  placement.h holds mix() and the PG
+ * key, which the hierarchy's placement (crush.c) shares.
  */
-#define PLACEMENT_GOLDEN 0x9e3779b97f4a7c15ULL
 
 /*
  * round(ln(1 + j/1024) * 2^32) for j = 0 .. 1024, made with
@@ -259,20 +259,6 @@ struct placement_sort {
 	uint32_t weight16;
 	size_t pos;
 };
-
-static inline uint64_t
-placement_mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t
-placement_pgkey(uint32_t pool, uint32_t seed)
-{
-	return placement_mix(((uint64_t)pool << 32 | seed) + PLACEMENT_GOLDEN);
-}
 
 static inline uint64_t
 placement_osdoff(int32_t osd)

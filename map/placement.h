@@ -99,6 +99,29 @@ int placement_map_pg_general(const struct placement *, uint32_t pool,
     uint32_t seed, unsigned size, int32_t *up);
 
 /*
+ * The hash's pieces, shared with the hierarchy's placement (crush.c), both
+ * documented in mapmon-protocol(7): PLACEMENT_GOLDEN is splitmix64's
+ * increment, placement_mix() its output function (Stafford's Mix13), and
+ * placement_pgkey() the PG's key, the first output of a generator seeded
+ * with pool << 32 | seed.
+ */
+#define PLACEMENT_GOLDEN 0x9e3779b97f4a7c15ULL
+
+static inline uint64_t
+placement_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
+placement_pgkey(uint32_t pool, uint32_t seed)
+{
+	return placement_mix(((uint64_t)pool << 32 | seed) + PLACEMENT_GOLDEN);
+}
+
+/*
  * The 64-bit hash of (pool, seed, osd): splitmix64 seeded by the PG,
  * documented in placement.c and mapmon-protocol(7).
  */

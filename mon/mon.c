@@ -50,6 +50,10 @@ mon_params_defaults(struct mon_params *p)
 	p->max_pg_per_osd = 250;
 	p->max_pgs = 262144;
 	p->max_osd = 10000;
+	p->osd_pool_default_pg_num = 32;
+	p->osd_pool_default_size = 3;
+	p->allow_pool_delete = 0;
+	p->allow_pool_size_one = 0;
 }
 
 char *

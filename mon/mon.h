@@ -63,6 +63,10 @@ struct mon_params {
 	int64_t max_osd;		/* OSD ids are below it */
 	/* Serving without authentication beyond loopback: AUTH_INSECURE. */
 	int auth_insecure;
+	int64_t osd_pool_default_pg_num; /* a new pool's, when not given */
+	int64_t osd_pool_default_size;	 /* a new pool's, when not given */
+	int allow_pool_delete;		 /* mon_allow_pool_delete */
+	int allow_pool_size_one;	 /* mon_allow_pool_size_one */
 };
 void mon_params_defaults(struct mon_params *);
 
@@ -208,31 +212,74 @@ uint64_t mon_pgmap_version(const struct mon *);
  * max_pool_pg_num (pg_num of the pool), max_pg_per_osd (pg_num x size of
  * every pool against max_pg_per_osd x max(3, OSDs in)) or, when PGs are
  * added, max_pgs (the PGs of every pool, those being removed included).
+ *
+ * Ceph's idempotency, errnos and words (its OSDMonitor's, mapmon(8) lists
+ * them): what is already so is rc 0 with Ceph's note ("osd.3 is already
+ * down. ", "pool 'x' already exists", "pool 'x' does not exist" for a
+ * delete); an unknown pool to change is -ENOENT "unrecognized pool 'x'".
  */
 void mon_osd_create(struct mon *, int32_t id /* -1: lowest free */,
     mon_done_cb *, void *);
+/* addr NULL: the OSD keeps the address it has. */
 void mon_osd_boot(struct mon *, int32_t id, const char *addr, mon_done_cb *,
     void *);
+/*
+ * `osd down', `osd in', `osd out' and `osd rm' of ids[0..n), in order, as
+ * Ceph's OSDMonitor takes them: the status has a sentence per id ("marked
+ * out osd.1. ", "osd.0 is already out. ", "osd.7 does not exist. "; for rm
+ * "removed osd.1, osd.2"), rc 0 even when nothing changed.  ids[0] ==
+ * MON_OSD_ALL (Ceph's any, all, *) means every OSD (for in: every OSD that
+ * is out), without the "already" sentences.  -EINVAL for no ids or an id
+ * out of range; rm of an OSD that is up is -EBUSY "osd.N is still up; must
+ * be down before removal. ", and removes none of the list.
+ */
+#define MON_OSD_ALL (-1)
 void mon_osd_down(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
     void *);
 void mon_osd_in(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
     void *);
 void mon_osd_out(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
     void *);
+void mon_osd_rm(struct mon *, const int32_t *ids, size_t n, mon_done_cb *,
+    void *);
 void mon_osd_reweight(struct mon *, int32_t id, double w, mon_done_cb *,
     void *);
-void mon_osd_rm(struct mon *, int32_t id, mon_done_cb *, void *);
+/* "noup is set" (Ceph's words, also when it already was). */
 void mon_osd_set_flag(struct mon *, const char *flag, int on, mon_done_cb *,
     void *);
+/*
+ * `osd pool create NAME [PG_NUM [PGP_NUM]] [replicated] [RULE] [--size
+ * N]', in the order Ceph's checks go: a pool of that name is rc 0 "pool
+ * 'x' already exists"; rule (NULL: the default) other than
+ * "replicated_rule" is -ENOENT; pg_num (0: osd_pool_default_pg_num) past
+ * max_pool_pg_num and pgp_num (0: pg_num) past pg_num are -ERANGE; size
+ * (0: osd_pool_default_size) past 10 is -EINVAL; min_size is size -
+ * size/2.
+ */
 void mon_pool_create(struct mon *, const char *name, int64_t pg_num,
-    int64_t size /* 0: 3 */, int64_t min_size /* 0: size - size/2 */,
-    mon_done_cb *, void *);
+    int64_t pgp_num, int64_t size, const char *rule, mon_done_cb *, void *);
+/*
+ * A rename of a pool that is gone to a name that exists is rc 0, as Ceph
+ * takes a repeated rename.
+ */
 void mon_pool_rename(struct mon *, const char *from, const char *to,
     mon_done_cb *, void *);
+/*
+ * -EPERM unless name2 is name and confirmed, then -EPERM unless
+ * allow_pool_delete; a pool that does not exist is rc 0.
+ */
 void mon_pool_delete(struct mon *, const char *name, const char *name2,
     int confirmed, mon_done_cb *, void *);
+/*
+ * `osd pool set NAME KEY VALUE [--yes-i-really-mean-it]', KEY one of size,
+ * min_size, pg_num, pgp_num, crush_rule and VALUE its text (an integer
+ * but for crush_rule).  A new size sets min_size = size - size/2; size 1
+ * is -EPERM unless allow_pool_size_one and sure; a pg_num that grows and
+ * equals pgp_num takes pgp_num along.  "set pool 1 size to 3", also when
+ * the value is already that (answered at once).
+ */
 void mon_pool_set(struct mon *, const char *name, const char *key,
-    int64_t value, mon_done_cb *, void *);
+    const char *value, int sure, mon_done_cb *, void *);
 /*
  * A PG report from osd: the stats of many PGs.  PGs that do not exist are
  * skipped and counted in the reply's data {"accepted": N, "unknown": N};
@@ -398,8 +445,7 @@ void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
-int mon_health_status(struct mon *);	/* 0 OK, 1 WARN, 2 ERR */
-json_t *mon_osd_tree_json(struct mon *);
+int mon_health_status(struct mon *); /* 0 OK, 1 WARN, 2 ERR */
 json_t *mon_osd_stat_json(struct mon *);
 /*
  * `df' (O(pools): from the figures kept as beacons come) and `osd df'
@@ -409,8 +455,41 @@ json_t *mon_osd_stat_json(struct mon *);
 json_t *mon_df_json(struct mon *);
 json_t *mon_osd_df_json(struct mon *);
 json_t *mon_pool_ls_json(struct mon *, int detail);
+/* key: size, min_size, pg_num, pgp_num, crush_rule or all. */
 int mon_pool_get_json(struct mon *, const char *name, const char *key,
     json_t **out, char **status);
+/*
+ * `osd ls', `osd dump', `osd tree' and `osd getmap' of an older epoch
+ * (0: the committed one): the full map of that epoch as stored (read from
+ * the store for an older one; into *out, the caller's to osdmap_clear()).
+ * 0; -ENOENT "there is no map for epoch N" when it is not kept (trimmed,
+ * or past the committed epoch); -EIO with *status when the store fails.
+ */
+int mon_osdmap_at(struct mon *, uint32_t epoch, struct osdmap *out,
+    char **status);
+/*
+ * `osd tree' of map om (mon_osdmap() or mon_osdmap_at()'s), its OSDs
+ * in any of the states of mask (MON_TREE_*; 0: all).
+ */
+#define MON_TREE_UP 0x1
+#define MON_TREE_DOWN 0x2
+#define MON_TREE_IN 0x4
+#define MON_TREE_OUT 0x8
+json_t *mon_osd_tree_of_json(const struct osdmap *om, unsigned mask);
+/* `osd find ID': -ENOENT "osd.N does not exist" for one that does not. */
+int mon_osd_find_json(struct mon *, int32_t id, json_t **out, char **status);
+/*
+ * `report': one JSON object of everything, in the shape of Ceph's (its
+ * keys where mapmon has the thing), with tags (n strings) as its "tag".
+ */
+json_t *mon_report_json(struct mon *, const char *const *tags, size_t n);
+/*
+ * `log TEXT...': an operator's line into the cluster log, at INFO,
+ * committed as any change; answered after its commit.  -EINVAL for a text
+ * longer than MON_LOG_TEXT_MAX bytes.
+ */
+#define MON_LOG_TEXT_MAX 4096
+void mon_log_text(struct mon *, const char *text, mon_done_cb *, void *);
 json_t *mon_pg_stat_json(struct mon *);
 int mon_pg_query_json(struct mon *, const char *pgid, json_t **out,
     char **status);

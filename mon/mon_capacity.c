@@ -202,13 +202,16 @@ mon_capacity_open(struct mon *m)
 	log_info("osdmap epoch %u is of record version %u: the next epoch "
 		 "writes version %u",
 	    om->epoch, om->struct_v, OSDMAP_STRUCT_V);
+	/* The ratios' change makes the epoch; the full map is written whole. */
 	mon_stage_ratios(m, m->work.full_ratio, m->work.backfillfull_ratio,
 	    m->work.nearfull_ratio);
 	mon_stage_log(m, MON_LOG_INFO,
-	    "osdmap upgraded from record version "
-	    "%u to %u: full_ratio %g, backfillfull_ratio %g, nearfull_ratio %g",
-	    om->struct_v, OSDMAP_STRUCT_V, m->work.full_ratio,
-	    m->work.backfillfull_ratio, m->work.nearfull_ratio);
+	    "osdmap upgraded from record version %u to %u%s%s", om->struct_v,
+	    OSDMAP_STRUCT_V,
+	    om->struct_v < 2 ? ": the default full ratios" : "",
+	    om->struct_v < 3 ? (om->struct_v < 2 ? ", pgp_num = pg_num" :
+						   ": pgp_num = pg_num") :
+			       "");
 	mon_stage_propose(m);
 }
 

@@ -79,8 +79,9 @@ void mon_capacity_commit(struct mon *, const struct osdmap_inc *inc);
  * OSDs' weights; no capacity is known yet).  And a map read from an older
  * record format
  * (osdmap struct_v) is upgraded by the first commit, an epoch that sets its
- * full ratios, with a cluster log line (as Ceph's monitor fills ratios a
- * map lacks in its next epoch).
+ * full ratios and writes the map whole in the new format (a version 2 map's
+ * pools keep pgp_num = pg_num), with a cluster log line (as Ceph's monitor
+ * fills ratios a map lacks in its next epoch).
  */
 void mon_capacity_open(struct mon *);
 /* Free the figures (at mon_free()). */

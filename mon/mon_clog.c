@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/mapmon.h"
 #include "common/stamp.h"
@@ -117,4 +119,24 @@ mon_log_after_json(struct mon *m, uint64_t seq, size_t max)
 	if (max > m->clog_n - lo)
 		max = m->clog_n - lo;
 	return mon_log_range_json(m, lo, lo + max);
+}
+
+void
+mon_log_text(struct mon *m, const char *text, mon_done_cb *done, void *arg)
+{
+	char *why;
+	size_t len = strlen(text);
+
+	/* An entry is a store record and a line: a bound the size of a page. */
+	if (len > MON_LOG_TEXT_MAX) {
+		xasprintf(&why,
+		    "log text of %zu bytes is too long (at most %d)", len,
+		    MON_LOG_TEXT_MAX);
+		done(arg, -EINVAL, why, NULL);
+		free(why);
+		return;
+	}
+	/* An operator's line, as Ceph's `log' takes it: at INFO. */
+	mon_stage_log(m, MON_LOG_INFO, "%s", text);
+	mon_stage_done(m, done, arg, "", NULL);
 }

@@ -56,4 +56,9 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->max_osd = conf_int(c, CONF_MON_MAX_OSD);
 	p->auth_insecure = !conf_int(c, CONF_AUTH_REQUIRED) &&
 	    !conf_bind_loopback(conf_str(c, CONF_MON_BIND));
+	p->osd_pool_default_pg_num = conf_int(c,
+	    CONF_MON_OSD_POOL_DEFAULT_PG_NUM);
+	p->osd_pool_default_size = conf_int(c, CONF_MON_OSD_POOL_DEFAULT_SIZE);
+	p->allow_pool_delete = (int)conf_int(c, CONF_MON_ALLOW_POOL_DELETE);
+	p->allow_pool_size_one = (int)conf_int(c, CONF_MON_ALLOW_POOL_SIZE_ONE);
 }

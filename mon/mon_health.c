@@ -231,6 +231,7 @@ mon_health_too_few_osds(const struct mon_health_in *in,
     struct mon_health_check *c)
 {
 	const struct osdmap *om = &in->m->osdmap;
+	const struct osdmap_pool *worst = NULL;
 	unsigned up_in;
 	size_t i;
 
@@ -238,13 +239,20 @@ mon_health_too_few_osds(const struct mon_health_in *in,
 	for (i = 0; i < om->npools; i++) {
 		if (up_in >= om->pools[i].size)
 			continue;
-		if (c->count++ == 0)
-			mon_health_summary(c, "OSD count %u < pool size %u",
-			    up_in, om->pools[i].size);
+		c->count++;
+		if (worst == NULL || om->pools[i].size > worst->size)
+			worst = &om->pools[i];
 		mon_health_detail(c, "pool '%s' has size %u but only %u osds "
 		    "are up and in", om->pools[i].name, om->pools[i].size,
 		    up_in);
 	}
+	/*
+	 * Ceph's words ("OSD count 1 < osd_pool_default_size 3"), of the
+	 * pool that needs the most OSDs.
+	 */
+	if (worst != NULL)
+		mon_health_summary(c, "OSD count %u < pool '%s' size %u", up_in,
+		    worst->name, worst->size);
 	return c->count > 0;
 }
 

@@ -107,8 +107,9 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 
 	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
 		return;
+	/* No address: the one it has (a restart at the same place). */
 	if (addr == NULL)
-		addr = "";
+		addr = cur->addr;
 	if (strlen(addr) >= OSDMAP_ADDR_MAX) {
 		mon_now(done, arg, -EINVAL, NULL, "address of osd.%d too long "
 		    "(at most %d bytes)", id, OSDMAP_ADDR_MAX - 1);
@@ -127,7 +128,8 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 	o.up = 1;
 	o.up_from = mon_stage_next_epoch(m);
 	o.down_stamp = 0;
-	snprintf(o.addr, sizeof o.addr, "%s", addr);
+	if (addr != cur->addr)
+		snprintf(o.addr, sizeof o.addr, "%s", addr);
 	/* A new OSD comes in on its first boot, unless noin. */
 	if (cur->up_from == 0 && !(m->work.flags & OSDMAP_FLAG_NOIN))
 		o.in = 1;
@@ -136,39 +138,6 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 	    addr);
 	snprintf(status, sizeof status, "osd.%d booted", id);
 	mon_stage_done(m, done, arg, status, NULL);
-}
-
-/* "marked down osd.1, osd.4" (a static buffer, cut after 200 bytes). */
-static const char *
-mon_osd_ids_status(const char *what, const int32_t *ids, size_t n)
-{
-	static char buf[256];
-	size_t i, off;
-
-	off = (size_t)snprintf(buf, sizeof buf, "%s", what);
-	for (i = 0; i < n && off < 200; i++)
-		off += (size_t)snprintf(buf + off, sizeof buf - off, "%sosd.%d",
-		    i == 0 ? " " : ", ", ids[i]);
-	if (i < n)
-		snprintf(buf + off, sizeof buf - off, ", ...");
-	return buf;
-}
-
-/* Validate a list of ids: all must exist. */
-static int
-mon_osd_ids_ok(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
-    void *arg)
-{
-	size_t i;
-
-	if (n == 0) {
-		mon_now(done, arg, -EINVAL, NULL, "no osd id given");
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		if (mon_osd_get(m, ids[i], done, arg) == NULL)
-			return 0;
-	return 1;
 }
 
 struct mon_osd_live *
@@ -240,32 +209,6 @@ mon_osd_mark_down(struct mon *m, const struct osdmap_osd *cur, const char *why)
 	free(l->down_why);
 	l->down_why = why != NULL ? xstrdup(why) : NULL;
 	mon_stale_on_down(m, o.id);
-}
-
-void
-mon_osd_down(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
-    void *arg)
-{
-	const struct osdmap_osd *cur;
-	size_t i, changed = 0;
-
-	if (!mon_osd_ids_ok(m, ids, n, done, arg))
-		return;
-	for (i = 0; i < n; i++) {
-		cur = osdmap_osd(&m->work, ids[i]);
-		if (!cur->up)
-			continue;
-		mon_osd_mark_down(m, cur, "marked down by command");
-		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", ids[i]);
-		changed++;
-	}
-	if (changed == 0) {
-		mon_now(done, arg, 0, NULL, n == 1 ? "osd.%d is already down" :
-		    "osds are already down (first osd.%d)", ids[0]);
-		return;
-	}
-	mon_stage_done(m, done, arg, mon_osd_ids_status("marked down", ids, n),
-	    NULL);
 }
 
 /* A failure report that cannot count: rc 0, as Ceph drops it. */
@@ -407,50 +350,6 @@ mon_osd_mark_me_down(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
 	mon_stage_done(m, done, arg, status, json_pack("{s:b}", "down", 1));
 }
 
-static void
-mon_osd_set_in(struct mon *m, const int32_t *ids, size_t n, int in,
-    mon_done_cb *done, void *arg)
-{
-	const struct osdmap_osd *cur;
-	struct osdmap_osd o;
-	size_t i, changed = 0;
-
-	if (!mon_osd_ids_ok(m, ids, n, done, arg))
-		return;
-	for (i = 0; i < n; i++) {
-		cur = osdmap_osd(&m->work, ids[i]);
-		if (cur->in == in)
-			continue;
-		o = *cur;
-		o.in = (uint8_t)in;
-		mon_stage_osd(m, &o);
-		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked %s", o.id,
-		    in ? "in" : "out");
-		changed++;
-	}
-	if (changed == 0) {
-		mon_now(done, arg, 0, NULL, "osd%s already %s", n == 1 ? "" :
-		    "s", in ? "in" : "out");
-		return;
-	}
-	mon_stage_done(m, done, arg, mon_osd_ids_status(in ? "marked in" :
-	    "marked out", ids, n), NULL);
-}
-
-void
-mon_osd_in(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
-    void *arg)
-{
-	mon_osd_set_in(m, ids, n, 1, done, arg);
-}
-
-void
-mon_osd_out(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
-    void *arg)
-{
-	mon_osd_set_in(m, ids, n, 0, done, arg);
-}
-
 void
 mon_osd_reweight(struct mon *m, int32_t id, double w, mon_done_cb *done,
     void *arg)
@@ -468,35 +367,200 @@ mon_osd_reweight(struct mon *m, int32_t id, double w, mon_done_cb *done,
 		return;
 	o = *cur;
 	o.reweight = osdmap_weight_from_double(w);
+	/* Ceph's words, with the 16.16 weight in hex. */
+	snprintf(status, sizeof status, "reweighted osd.%d to %g (%x)", id, w,
+	    o.reweight);
 	if (o.reweight == cur->reweight) {
-		mon_now(done, arg, 0, NULL, "osd.%d already has reweight %g",
-		    id, osdmap_weight_to_double(o.reweight));
+		mon_now(done, arg, 0, NULL, "%s", status);
 		return;
 	}
 	mon_stage_osd(m, &o);
-	snprintf(status, sizeof status, "reweighted osd.%d to %g (%#x)", id,
-	    osdmap_weight_to_double(o.reweight), o.reweight);
 	mon_stage_log(m, MON_LOG_INFO, "%s", status);
 	mon_stage_done(m, done, arg, status, NULL);
 }
 
-void
-mon_osd_rm(struct mon *m, int32_t id, mon_done_cb *done, void *arg)
-{
-	const struct osdmap_osd *cur;
-	char status[64];
+/*
+ * `osd down', `osd out', `osd in' and `osd rm' of a list, as Ceph's
+ * OSDMonitor takes one (prepare_command_impl()): an id at a time, a
+ * sentence each in the status, an id that does not exist noted and
+ * passed over, rc 0 whatever changed.
+ */
+enum mon_osd_op { MON_OSD_DOWN, MON_OSD_OUT, MON_OSD_IN, MON_OSD_RM };
 
-	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
+/* The sentences of the status, cut (with "...") past a few kilobytes. */
+struct mon_osd_text {
+	char buf[4096];
+	size_t len;
+};
+
+static void mon_osd_say(struct mon_osd_text *t, const char *fmt, ...)
+    printflike(2, 3);
+
+static void
+mon_osd_say(struct mon_osd_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= sizeof t->buf - 4)
 		return;
-	if (cur->up) {
-		mon_now(done, arg, -EBUSY, NULL, "osd.%d is still up; mark it "
-		    "down before removing it", id);
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || t->len + (size_t)n >= sizeof t->buf - 4) {
+		t->len = sizeof t->buf - 4;
+		memcpy(t->buf + t->len, "...", 4);
 		return;
 	}
-	mon_stage_remove_osd(m, id);
-	mon_stage_log(m, MON_LOG_INFO, "osd.%d removed", id);
-	snprintf(status, sizeof status, "removed osd.%d", id);
-	mon_stage_done(m, done, arg, status, NULL);
+	t->len += (size_t)n;
+}
+
+/* Is OSD o (of the working map) already as op would make it? */
+static int
+mon_osd_op_done(enum mon_osd_op op, const struct osdmap_osd *o)
+{
+	switch (op) {
+	case MON_OSD_DOWN:
+		return !o->up;
+	case MON_OSD_OUT:
+		return !o->in;
+	case MON_OSD_IN:
+		return o->in;
+	default:
+		return 0;
+	}
+}
+
+/* Stage op on OSD id (it exists, and op changes it). */
+static void
+mon_osd_op_stage(struct mon *m, enum mon_osd_op op, int32_t id)
+{
+	const struct osdmap_osd *cur = osdmap_osd(&m->work, id);
+	struct osdmap_osd o = *cur;
+
+	switch (op) {
+	case MON_OSD_DOWN:
+		mon_osd_mark_down(m, cur, "marked down by command");
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked down", id);
+		break;
+	case MON_OSD_OUT:
+	case MON_OSD_IN:
+		o.in = op == MON_OSD_IN;
+		mon_stage_osd(m, &o);
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d marked %s", id,
+		    o.in ? "in" : "out");
+		break;
+	case MON_OSD_RM:
+		mon_stage_remove_osd(m, id);
+		mon_stage_log(m, MON_LOG_INFO, "osd.%d removed", id);
+		break;
+	}
+}
+
+static void
+mon_osd_list_op(struct mon *m, enum mon_osd_op op, const int32_t *ids, size_t n,
+    mon_done_cb *done, void *arg)
+{
+	static const char *const words[] = { "down", "out", "in", "removed" };
+	struct mon_osd_text *t;
+	const struct osdmap_osd *o;
+	int32_t *list, id;
+	size_t i, nlist, changed = 0;
+	int verbose = 1;
+	uint32_t k;
+
+	if (n == 0) {
+		mon_now(done, arg, -EINVAL, NULL, "no osd id given");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if ((ids[i] < 0 && !(i == 0 && ids[i] == MON_OSD_ALL)) ||
+		    ids[i] >= OSDMAP_MAX_OSD) {
+			mon_now(done, arg, -EINVAL, NULL, "invalid osd id %d",
+			    ids[i]);
+			return;
+		}
+	}
+	/* Ceph's any, all and *: every OSD (in: every OSD out), quietly. */
+	if (ids[0] == MON_OSD_ALL) {
+		list = xcalloc(m->work.max_osd ? m->work.max_osd : 1,
+		    sizeof *list);
+		for (k = nlist = 0; k < m->work.max_osd; k++)
+			if (m->work.osds[k].exists &&
+			    (op != MON_OSD_IN || !m->work.osds[k].in))
+				list[nlist++] = (int32_t)k;
+		verbose = 0;
+	} else {
+		list = xreallocarray(NULL, n, sizeof *list);
+		memcpy(list, ids, n * sizeof *list);
+		nlist = n;
+	}
+	/* A removal is refused whole while an OSD of it is up. */
+	for (i = 0; op == MON_OSD_RM && i < nlist; i++) {
+		if ((o = osdmap_osd(&m->work, list[i])) != NULL && o->up) {
+			mon_now(done, arg, -EBUSY, NULL,
+			    "osd.%d is still up; "
+			    "must be down before removal. ",
+			    list[i]);
+			free(list);
+			return;
+		}
+	}
+	t = xcalloc(1, sizeof *t);
+	for (i = 0; i < nlist; i++) {
+		id = list[i];
+		if ((o = osdmap_osd(&m->work, id)) == NULL) {
+			mon_osd_say(t, "osd.%d does not exist. ", id);
+			continue;
+		}
+		if (mon_osd_op_done(op, o)) {
+			if (verbose)
+				mon_osd_say(t, "osd.%d is already %s. ", id,
+				    words[op]);
+			continue;
+		}
+		mon_osd_op_stage(m, op, id);
+		if (op == MON_OSD_RM)
+			mon_osd_say(t, changed ? ", osd.%d" : "removed osd.%d",
+			    id);
+		else
+			mon_osd_say(t, "marked %s osd.%d. ", words[op], id);
+		changed++;
+	}
+	free(list);
+	if (changed == 0)
+		mon_now(done, arg, 0, NULL, "%s", t->buf);
+	else
+		mon_stage_done(m, done, arg, t->buf, NULL);
+	free(t);
+}
+
+void
+mon_osd_down(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_list_op(m, MON_OSD_DOWN, ids, n, done, arg);
+}
+
+void
+mon_osd_in(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_list_op(m, MON_OSD_IN, ids, n, done, arg);
+}
+
+void
+mon_osd_out(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_list_op(m, MON_OSD_OUT, ids, n, done, arg);
+}
+
+void
+mon_osd_rm(struct mon *m, const int32_t *ids, size_t n, mon_done_cb *done,
+    void *arg)
+{
+	mon_osd_list_op(m, MON_OSD_RM, ids, n, done, arg);
 }
 
 void
@@ -504,21 +568,24 @@ mon_osd_set_flag(struct mon *m, const char *flag, int on, mon_done_cb *done,
     void *arg)
 {
 	uint32_t bit = osdmap_flag_parse(flag), flags;
-	char status[64];
+	char status[64], name[32];
 
 	if (bit == 0) {
-		mon_now(done, arg, -EINVAL, NULL, "unknown flag '%s': expected "
-		    "noout, noup, nodown, noin or pause", flag);
+		mon_now(done, arg, -EINVAL, NULL,
+		    "unknown flag '%.32s': "
+		    "expected noout, noup, nodown, noin or pause",
+		    flag);
 		return;
 	}
+	/* Ceph's words: "pauserd,pausewr is set", also when it was. */
+	snprintf(status, sizeof status, "%s is %s",
+	    osdmap_flags_format(bit, name, sizeof name), on ? "set" : "unset");
 	flags = on ? m->work.flags | bit : m->work.flags & ~bit;
 	if (flags == m->work.flags) {
-		mon_now(done, arg, 0, NULL, "%s is already %s", flag,
-		    on ? "set" : "unset");
+		mon_now(done, arg, 0, NULL, "%s", status);
 		return;
 	}
 	mon_stage_flags(m, flags);
-	snprintf(status, sizeof status, "%s is %s", flag, on ? "set" : "unset");
 	mon_stage_log(m, MON_LOG_INFO, "%s", status);
 	mon_stage_done(m, done, arg, status, NULL);
 }

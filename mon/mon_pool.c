@@ -5,11 +5,17 @@
  * `creating`, placed by the map of the epoch that creates it; the committer
  * makes their records.  pg_num may grow (the new PGs appear in `creating`)
  * but never shrink.
+ *
+ * Arguments, checks, errnos and messages are those of Ceph's OSDMonitor
+ * (prepare_command_impl(), prepare_new_pool(), prepare_command_pool_set()
+ * and preprocess_command()'s "osd pool get"), in their order; mapmon(8)
+ * lists them.
  */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +48,7 @@ static int
 mon_pool_check_pg_num(struct mon *m, int64_t pg_num, mon_done_cb *done,
     void *arg)
 {
-	if (pg_num <= m->params.max_pool_pg_num)
+	if (pg_num >= 1 && pg_num <= m->params.max_pool_pg_num)
 		return 0;
 	mon_pool_refuse(done, arg, -ERANGE, "'pg_num' must be greater than 0 "
 	    "and less than or equal to %lld (you may adjust 'mon max pool pg "
@@ -130,43 +136,64 @@ mon_pool_name_ok(const char *name)
 	return 1;
 }
 
+/* Ceph's one replicated rule, the only rule until rules are in the map. */
+#define MON_POOL_RULE "replicated_rule"
+
 void
 mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
-    int64_t size, int64_t min_size, mon_done_cb *done, void *arg)
+    int64_t pgp_num, int64_t size, const char *rule, mon_done_cb *done,
+    void *arg)
 {
 	struct osdmap_pool p;
 	char status[192];
 
+	if (osdmap_pool_by_name(&m->work, name) != NULL) {
+		mon_pool_refuse(done, arg, 0, "pool '%s' already exists", name);
+		return;
+	}
 	if (!mon_pool_name_ok(name)) {
 		mon_pool_refuse(done, arg, -EINVAL, "invalid pool name '%.*s': "
 		    "use 1 to %d letters, digits, '_', '-' or '.', not "
 		    "starting with '.'", 64, name, OSDMAP_POOL_NAME_MAX - 1);
 		return;
 	}
-	if (osdmap_pool_by_name(&m->work, name) != NULL) {
-		mon_pool_refuse(done, arg, -EEXIST, "pool '%s' already exists",
-		    name);
+	if (rule != NULL && strcmp(rule, MON_POOL_RULE) != 0) {
+		mon_pool_refuse(done, arg, -ENOENT,
+		    "specified rule %.*s "
+		    "doesn't exist (mapmon has the one rule %s until placement "
+		    "rules come)",
+		    64, rule, MON_POOL_RULE);
 		return;
 	}
-	if (pg_num < 1 || pg_num > OSDMAP_PG_NUM_MAX) {
-		mon_pool_refuse(done, arg, -EINVAL, "pg_num %lld out of range "
-		    "(1 to %d)", (long long)pg_num, OSDMAP_PG_NUM_MAX);
-		return;
-	}
+	if (pg_num == 0)
+		pg_num = m->params.osd_pool_default_pg_num;
+	if (pgp_num == 0)
+		pgp_num = pg_num;
 	if (mon_pool_check_pg_num(m, pg_num, done, arg) != 0)
 		return;
-	if (size == 0)
-		size = 3;
-	if (size < 1 || size > OSDMAP_POOL_SIZE_MAX) {
-		mon_pool_refuse(done, arg, -EINVAL, "size %lld out of range "
-		    "(1 to %d)", (long long)size, OSDMAP_POOL_SIZE_MAX);
+	if (pgp_num < 1 || pgp_num > pg_num) {
+		mon_pool_refuse(done, arg, -ERANGE,
+		    "'pgp_num' must be greater "
+		    "than 0 and lower or equal than 'pg_num', which in this "
+		    "case is %lld",
+		    (long long)pg_num);
 		return;
 	}
-	if (min_size == 0)
-		min_size = size - size / 2;
-	if (min_size < 1 || min_size > size) {
-		mon_pool_refuse(done, arg, -EINVAL, "min_size %lld out of range "
-		    "(1 to size %lld)", (long long)min_size, (long long)size);
+	if (pg_num > OSDMAP_PG_NUM_MAX) {
+		mon_pool_refuse(done, arg, -ERANGE,
+		    "pg_num %lld out of range "
+		    "(1 to %d)",
+		    (long long)pg_num, OSDMAP_PG_NUM_MAX);
+		return;
+	}
+	if (size == 0)
+		size = m->params.osd_pool_default_size;
+	if (size < 1 || size > OSDMAP_POOL_SIZE_MAX) {
+		mon_pool_refuse(done, arg, -EINVAL, "pool size %lld: %s",
+		    (long long)size,
+		    size < 1 ?
+			"must be at least 1" :
+			"pool size is bigger than the crush rule max size");
 		return;
 	}
 	if (mon_pool_check_pgs(m, -1, (uint32_t)pg_num, (uint32_t)size, done,
@@ -180,8 +207,9 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	p.id = m->work.pool_max + 1;
 	snprintf(p.name, sizeof p.name, "%s", name);
 	p.size = (uint32_t)size;
-	p.min_size = (uint32_t)min_size;
+	p.min_size = (uint32_t)(size - size / 2);
 	p.pg_num = (uint32_t)pg_num;
+	p.pgp_num = (uint32_t)pgp_num;
 	p.created_epoch = mon_stage_next_epoch(m);
 	mon_stage_pool(m, &p);
 	mon_stage_newpgs(m, p.id, 0, p.pg_num);
@@ -192,15 +220,15 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	    (json_int_t)p.id));
 }
 
-/* The pool named name in the working map, or an ENOENT answer. */
+/* The pool named name in the working map, or Ceph's ENOENT answer. */
 static const struct osdmap_pool *
 mon_pool_get(struct mon *m, const char *name, mon_done_cb *done, void *arg)
 {
 	const struct osdmap_pool *p = osdmap_pool_by_name(&m->work, name);
 
 	if (p == NULL)
-		mon_pool_refuse(done, arg, -ENOENT, "pool '%.*s' does not "
-		    "exist", 128, name);
+		mon_pool_refuse(done, arg, -ENOENT, "unrecognized pool '%.*s'",
+		    128, name);
 	return p;
 }
 
@@ -212,16 +240,28 @@ mon_pool_rename(struct mon *m, const char *from, const char *to,
 	struct osdmap_pool p;
 	char status[300];
 
-	if ((cur = mon_pool_get(m, from, done, arg)) == NULL)
-		return;
-	if (!mon_pool_name_ok(to)) {
-		mon_pool_refuse(done, arg, -EINVAL, "invalid pool name '%.*s'",
-		    64, to);
+	/* A rename already done answers as done (Ceph's idempotency). */
+	if (osdmap_pool_by_name(&m->work, from) == NULL &&
+	    osdmap_pool_by_name(&m->work, to) != NULL) {
+		mon_pool_refuse(done, arg, 0,
+		    "pool '%.*s' does not exist; "
+		    "pool '%.*s' does -- assuming successful rename",
+		    128, from, 128, to);
 		return;
 	}
+	if ((cur = mon_pool_get(m, from, done, arg)) == NULL)
+		return;
 	if (osdmap_pool_by_name(&m->work, to) != NULL) {
 		mon_pool_refuse(done, arg, -EEXIST, "pool '%s' already exists",
 		    to);
+		return;
+	}
+	if (!mon_pool_name_ok(to)) {
+		mon_pool_refuse(done, arg, -EINVAL,
+		    "invalid pool name '%.*s': "
+		    "use 1 to %d letters, digits, '_', '-' or '.', not "
+		    "starting with '.'",
+		    64, to, OSDMAP_POOL_NAME_MAX - 1);
 		return;
 	}
 	p = *cur;
@@ -240,14 +280,24 @@ mon_pool_delete(struct mon *m, const char *name, const char *name2,
 	char status[200];
 	uint32_t id;
 
-	if ((cur = mon_pool_get(m, name, done, arg)) == NULL)
+	if ((cur = osdmap_pool_by_name(&m->work, name)) == NULL) {
+		mon_pool_refuse(done, arg, 0, "pool '%.*s' does not exist", 128,
+		    name);
 		return;
+	}
 	if (name2 == NULL || strcmp(name, name2) != 0 || !confirmed) {
 		mon_pool_refuse(done, arg, -EPERM, "WARNING: this will "
 		    "*PERMANENTLY DESTROY* all data stored in pool %s.  If you "
 		    "are *ABSOLUTELY CERTAIN* that is what you want, pass the "
 		    "pool name *twice*, followed by "
 		    "--yes-i-really-really-mean-it.", name);
+		return;
+	}
+	if (!m->params.allow_pool_delete) {
+		mon_pool_refuse(done, arg, -EPERM,
+		    "pool deletion is disabled; "
+		    "you must first set the mon_allow_pool_delete config "
+		    "option to true before you can destroy a pool");
 		return;
 	}
 	id = cur->id;
@@ -257,76 +307,161 @@ mon_pool_delete(struct mon *m, const char *name, const char *name2,
 	mon_stage_done(m, done, arg, status, NULL);
 }
 
-void
-mon_pool_set(struct mon *m, const char *name, const char *key, int64_t value,
+/* An integer value of `osd pool set', refused as Ceph refuses it. */
+static int
+mon_pool_set_int(const char *text, int64_t *v, mon_done_cb *done, void *arg)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || errno == ERANGE) {
+		mon_pool_refuse(done, arg, -EINVAL,
+		    "error parsing integer "
+		    "value '%.*s': Expected option value to be integer, got "
+		    "'%.*s'",
+		    64, text, 64, text);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
+/* The checks of a new value of p's key (p holds it); 0 or refused. */
+static int
+mon_pool_set_check(struct mon *m, const struct osdmap_pool *cur,
+    struct osdmap_pool *p, const char *key, int64_t n, int sure,
     mon_done_cb *done, void *arg)
+{
+	if (strcmp(key, "size") == 0) {
+		if (n <= 0 || n > OSDMAP_POOL_SIZE_MAX) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "pool size must be "
+			    "between 1 and %d",
+			    OSDMAP_POOL_SIZE_MAX);
+			return -1;
+		}
+		if (n == 1 && !m->params.allow_pool_size_one) {
+			mon_pool_refuse(done, arg, -EPERM,
+			    "configuring pool "
+			    "size as 1 is disabled by default.");
+			return -1;
+		}
+		if (n == 1 && !sure) {
+			mon_pool_refuse(done, arg, -EPERM,
+			    "WARNING: setting "
+			    "pool size 1 could lead to data loss without "
+			    "recovery. If you are *ABSOLUTELY CERTAIN* that is "
+			    "what you want, pass the flag "
+			    "--yes-i-really-mean-it.");
+			return -1;
+		}
+		if (n > cur->size &&
+		    mon_pool_check_pgs(m, cur->id, cur->pg_num, (uint32_t)n,
+			done, arg) != 0)
+			return -1;
+		/* Ceph's rule: a new size brings its min_size along. */
+		p->size = (uint32_t)n;
+		p->min_size = (uint32_t)(n - n / 2);
+	} else if (strcmp(key, "min_size") == 0) {
+		if (n < 1 || n > cur->size) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "pool min_size must "
+			    "be between 1 and size, which is set to %u",
+			    cur->size);
+			return -1;
+		}
+		p->min_size = (uint32_t)n;
+	} else if (strcmp(key, "pg_num") == 0) {
+		if (mon_pool_check_pg_num(m, n, done, arg) != 0)
+			return -1;
+		if (n < cur->pg_num) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "pg_num of pool "
+			    "'%s' cannot shrink from %u to %lld: mapmon does "
+			    "not merge PGs",
+			    cur->name, cur->pg_num, (long long)n);
+			return -1;
+		}
+		if (n > OSDMAP_PG_NUM_MAX) {
+			mon_pool_refuse(done, arg, -ERANGE,
+			    "pg_num %lld out of "
+			    "range (at most %d)",
+			    (long long)n, OSDMAP_PG_NUM_MAX);
+			return -1;
+		}
+		/* Only growth is checked, as in Ceph. */
+		if (n > cur->pg_num &&
+		    mon_pool_check_pgs(m, cur->id, (uint32_t)n, cur->size, done,
+			arg) != 0)
+			return -1;
+		/* pgp_num follows pg_num unless it was set apart, as Ceph's. */
+		if (cur->pgp_num == cur->pg_num)
+			p->pgp_num = (uint32_t)n;
+		p->pg_num = (uint32_t)n;
+	} else if (strcmp(key, "pgp_num") == 0) {
+		if (n <= 0) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "specified pgp_num "
+			    "must > 0, but you set to %lld",
+			    (long long)n);
+			return -1;
+		}
+		if (n > cur->pg_num) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "specified pgp_num "
+			    "%lld > pg_num %u",
+			    (long long)n, cur->pg_num);
+			return -1;
+		}
+		p->pgp_num = (uint32_t)n;
+	} else {
+		mon_pool_refuse(done, arg, -EINVAL,
+		    "unrecognized variable "
+		    "'%.*s': expected size, min_size, pg_num, pgp_num or "
+		    "crush_rule",
+		    64, key);
+		return -1;
+	}
+	return 0;
+}
+
+void
+mon_pool_set(struct mon *m, const char *name, const char *key,
+    const char *value, int sure, mon_done_cb *done, void *arg)
 {
 	const struct osdmap_pool *cur;
 	struct osdmap_pool p;
 	char status[256];
 	uint32_t old;
+	int64_t n;
 
 	if ((cur = mon_pool_get(m, name, done, arg)) == NULL)
 		return;
 	p = *cur;
-	if (strcmp(key, "pg_num") == 0) {
-		if (value < cur->pg_num) {
-			mon_pool_refuse(done, arg, -EINVAL, "pg_num of pool "
-			    "'%s' cannot shrink from %u to %lld: mapmon does "
-			    "not merge PGs", name, cur->pg_num,
-			    (long long)value);
+	if (strcmp(key, "crush_rule") == 0) {
+		if (strcmp(value, MON_POOL_RULE) != 0) {
+			mon_pool_refuse(done, arg, -ENOENT,
+			    "crush rule %.*s "
+			    "does not exist (mapmon has the one rule %s until "
+			    "placement rules come)",
+			    64, value, MON_POOL_RULE);
 			return;
 		}
-		if (value > OSDMAP_PG_NUM_MAX) {
-			mon_pool_refuse(done, arg, -EINVAL, "pg_num %lld out of "
-			    "range (at most %d)", (long long)value,
-			    OSDMAP_PG_NUM_MAX);
-			return;
-		}
-		/* Only growth is checked, as in Ceph. */
-		if (value > cur->pg_num &&
-		    (mon_pool_check_pg_num(m, value, done, arg) != 0 ||
-		    mon_pool_check_pgs(m, cur->id, (uint32_t)value, cur->size,
-		    done, arg) != 0))
-			return;
-		p.pg_num = (uint32_t)value;
-	} else if (strcmp(key, "size") == 0) {
-		if (value < 1 || value > OSDMAP_POOL_SIZE_MAX) {
-			mon_pool_refuse(done, arg, -EINVAL, "size %lld out of "
-			    "range (1 to %d)", (long long)value,
-			    OSDMAP_POOL_SIZE_MAX);
-			return;
-		}
-		if (value > cur->size && mon_pool_check_pgs(m, cur->id,
-		    cur->pg_num, (uint32_t)value, done, arg) != 0)
-			return;
-		p.size = (uint32_t)value;
-		if (p.min_size > p.size)
-			p.min_size = p.size;
-	} else if (strcmp(key, "min_size") == 0) {
-		if (value < 1 || value > cur->size) {
-			mon_pool_refuse(done, arg, -EINVAL, "min_size %lld out "
-			    "of range (1 to size %u)", (long long)value,
-			    cur->size);
-			return;
-		}
-		p.min_size = (uint32_t)value;
-	} else {
-		mon_pool_refuse(done, arg, -EINVAL, "unknown pool key '%.*s': "
-		    "expected pg_num, size or min_size", 64, key);
+	} else if (mon_pool_set_int(value, &n, done, arg) != 0 ||
+	    mon_pool_set_check(m, cur, &p, key, n, sure, done, arg) != 0)
 		return;
-	}
+	snprintf(status, sizeof status, "set pool %u %s to %.64s", p.id, key,
+	    value);
 	if (memcmp(&p, cur, sizeof p) == 0) {
-		mon_pool_refuse(done, arg, 0, "pool '%s' already has %s %lld",
-		    name, key, (long long)value);
+		mon_pool_refuse(done, arg, 0, "%s", status);
 		return;
 	}
 	old = cur->pg_num;
 	mon_stage_pool(m, &p);
 	if (p.pg_num > old)
 		mon_stage_newpgs(m, p.id, old, p.pg_num);
-	snprintf(status, sizeof status, "set pool %u %s to %lld", p.id, key,
-	    (long long)value);
 	mon_stage_log(m, MON_LOG_INFO, "%s", status);
 	mon_stage_done(m, done, arg, status, NULL);
 }
@@ -335,25 +470,46 @@ int
 mon_pool_get_json(struct mon *m, const char *name, const char *key,
     json_t **out, char **status)
 {
+	static const char *const keys[] = { "size", "min_size", "pg_num",
+		"pgp_num", "crush_rule" };
 	const struct osdmap_pool *p = osdmap_pool_by_name(&m->osdmap, name);
-	json_int_t v;
+	json_int_t v[] = { 0, 0, 0, 0, 0 };
+	size_t i;
+	int all;
 
 	if (p == NULL) {
-		xasprintf(status, "pool '%.*s' does not exist", 128, name);
+		xasprintf(status, "unrecognized pool '%.*s'", 128, name);
 		return -ENOENT;
 	}
-	if (strcmp(key, "pg_num") == 0)
-		v = p->pg_num;
-	else if (strcmp(key, "size") == 0)
-		v = p->size;
-	else if (strcmp(key, "min_size") == 0)
-		v = p->min_size;
-	else {
-		xasprintf(status, "unknown pool key '%.*s': expected pg_num, "
-		    "size or min_size", 64, key);
+	v[0] = p->size;
+	v[1] = p->min_size;
+	v[2] = p->pg_num;
+	v[3] = p->pgp_num;
+	all = strcmp(key, "all") == 0;
+	*out = json_pack("{s:s, s:I}", "pool", p->name, "pool_id",
+	    (json_int_t)p->id);
+	for (i = 0; i < nitems(keys); i++) {
+		if (!all && strcmp(key, keys[i]) != 0)
+			continue;
+		json_object_set_new(*out, keys[i],
+		    i == 4 ? json_string(MON_POOL_RULE) : json_integer(v[i]));
+		if (!all)
+			break;
+	}
+	if (!all && i == nitems(keys)) {
+		json_decref(*out);
+		*out = NULL;
+		xasprintf(status,
+		    "unrecognized variable '%.*s': expected "
+		    "size, min_size, pg_num, pgp_num, crush_rule or all",
+		    64, key);
 		return -EINVAL;
 	}
-	*out = json_pack("{s:s, s:I}", "pool", p->name, key, v);
-	xasprintf(status, "%s: %lld", key, (long long)v);
+	if (all)
+		xasprintf(status, "pool '%s'", p->name);
+	else if (i == 4)
+		xasprintf(status, "%s: %s", key, MON_POOL_RULE);
+	else
+		xasprintf(status, "%s: %lld", key, (long long)v[i]);
 	return 0;
 }

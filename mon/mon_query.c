@@ -127,10 +127,21 @@ mon_status_json(struct mon *m)
 	return st;
 }
 
-json_t *
-mon_osd_tree_json(struct mon *m)
+/* Does OSD o show in `osd tree' with the states of mask (Ceph's OR)? */
+static int
+mon_osd_tree_shows(const struct osdmap_osd *o, unsigned mask)
 {
-	const struct osdmap *om = &m->osdmap;
+	if (mask == 0)
+		return 1;
+	return ((mask & MON_TREE_UP) && o->up) ||
+	    ((mask & MON_TREE_DOWN) && !o->up) ||
+	    ((mask & MON_TREE_IN) && o->in) ||
+	    ((mask & MON_TREE_OUT) && !o->in);
+}
+
+json_t *
+mon_osd_tree_of_json(const struct osdmap *om, unsigned mask)
+{
 	json_t *nodes = json_array();
 	char name[32];
 	uint32_t k;
@@ -138,19 +149,182 @@ mon_osd_tree_json(struct mon *m)
 	for (k = 0; k < om->max_osd; k++) {
 		const struct osdmap_osd *o = &om->osds[k];
 
-		if (!o->exists)
+		if (!o->exists || !mon_osd_tree_shows(o, mask))
 			continue;
 		snprintf(name, sizeof name, "osd.%d", o->id);
-		json_array_append_new(nodes, json_pack(
-		    "{s:i, s:s, s:s, s:i, s:s, s:f, s:f, s:i}",
-		    "id", o->id, "name", name, "type", "osd", "type_id", 0,
-		    "status", o->up ? "up" : "down",
-		    "reweight", o->in ? osdmap_weight_to_double(o->reweight) :
-		    0.0,
-		    "crush_weight", osdmap_weight_to_double(o->weight),
-		    "in", (int)o->in));
+		/* Ceph's node keys; REWEIGHT is the in/out weight. */
+		json_array_append_new(nodes,
+		    json_pack("{s:i, s:s, s:s, s:i, s:f, s:i, s:i, s:s, s:f, "
+			      "s:f, s:i}",
+			"id", o->id, "name", name, "type", "osd", "type_id", 0,
+			"crush_weight", osdmap_weight_to_double(o->weight),
+			"depth", 0, "exists", 1, "status",
+			o->up ? "up" : "down", "reweight",
+			o->in ? osdmap_weight_to_double(o->reweight) : 0.0,
+			"primary_affinity", 1.0, "in", (int)o->in));
 	}
 	return json_pack("{s:o, s:[]}", "nodes", nodes, "stray");
+}
+
+int
+mon_osdmap_at(struct mon *m, uint32_t epoch, struct osdmap *out, char **status)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	void *val;
+	size_t vlen;
+	char *why = NULL;
+	int rc;
+
+	if (epoch == 0 || epoch == m->osdmap.epoch) {
+		osdmap_copy(out, &m->osdmap);
+		return 0;
+	}
+	if (epoch > m->osdmap.epoch || epoch < m->rec.osdmap_first)
+		goto none;
+	keys_epoch(key, KEYS_OSDMAP, epoch);
+	if ((rc = store_get(m->store, key, sizeof key, &val, &vlen, &why)) !=
+	    0) {
+		if (rc == STORE_NOTFOUND)
+			goto none;
+		xasprintf(status, "osdmap epoch %u: %s", epoch,
+		    why != NULL ? why : store_strerror(rc));
+		free(why);
+		return -EIO;
+	}
+	rc = osdmap_decode(val, vlen, out, &why);
+	free(val);
+	if (rc != 0) {
+		xasprintf(status, "osdmap epoch %u: %s", epoch, why);
+		free(why);
+		return -EIO;
+	}
+	return 0;
+none:
+	xasprintf(status, "there is no map for epoch %u", epoch);
+	return -ENOENT;
+}
+
+int
+mon_osd_find_json(struct mon *m, int32_t id, json_t **out, char **status)
+{
+	const struct osdmap_osd *o = osdmap_osd(&m->osdmap, id);
+	json_t *addrs = json_array();
+
+	if (o == NULL) {
+		json_decref(addrs);
+		xasprintf(status, "osd.%d does not exist", id);
+		return -ENOENT;
+	}
+	/* Ceph's shape: an address vector, the OSD's uuid (none here). */
+	if (o->addr[0] != '\0')
+		json_array_append_new(addrs,
+		    json_pack("{s:s, s:s, s:i}", "type", "any", "addr", o->addr,
+			"nonce", 0));
+	*out = json_pack("{s:i, s:{s:o}, s:s, s:{}}", "osd", id, "addrs",
+	    "addrvec", addrs, "osd_fsid",
+	    "00000000-0000-0000-0000-000000000000", "crush_location");
+	xasprintf(status, "osd.%d", id);
+	return 0;
+}
+
+json_t *
+mon_report_json(struct mon *m, const char *const *tags, size_t ntags)
+{
+	const struct pgmap *pm;
+	const struct statfs_osd *cap = &m->cap.sum;
+	json_t *r, *quorum, *states, *pools, *osds, *byosd;
+	char stamp[STAMP_BUFSIZE], name[256], *tag, *t;
+	uint64_t active = 0, unknown = 0;
+	unsigned num;
+	size_t i;
+	uint32_t k;
+
+	/* The PGs' figures of one commit. */
+	mon_settle(m);
+	pm = &m->pgmap;
+	tag = xstrdup("");
+	for (i = 0; i < ntags; i++) {
+		xasprintf(&t, "%s%s%s", tag, i ? " " : "", tags[i]);
+		free(tag);
+		tag = t;
+	}
+	quorum = json_array();
+	for (i = 0; i < m->monmap.nmons; i++)
+		json_array_append_new(quorum, json_integer((json_int_t)i));
+	states = json_array();
+	for (i = 0; i < pm->nstates; i++) {
+		pg_state_format(pm->states[i].state, name, sizeof name);
+		json_array_append_new(states,
+		    json_pack("{s:s, s:I}", "state", name, "num",
+			(json_int_t)pm->states[i].count));
+		if (pm->states[i].state & PG_STATE_ACTIVE)
+			active += pm->states[i].count;
+		if (pm->states[i].state & PG_STATE_UNKNOWN)
+			unknown += pm->states[i].count;
+	}
+	pools = json_array();
+	for (i = 0; i < pm->npools; i++)
+		json_array_append_new(pools,
+		    json_pack("{s:I, s:I, s:o}", "poolid",
+			(json_int_t)pm->pools[i].id, "num_pg",
+			(json_int_t)pm->pools[i].pg_num, "stat_sum",
+			mon_sums_json(&pm->pools[i].sums)));
+	osds = json_array();
+	byosd = json_array();
+	for (k = 0; k < m->osdmap.max_osd; k++) {
+		const struct osdmap_osd *o = &m->osdmap.osds[k];
+		uint32_t pgs = k < pm->nosds ? pm->osd[k].pgs : 0;
+		uint32_t primary = k < pm->nosds ? pm->osd[k].primary : 0;
+
+		if (!o->exists)
+			continue;
+		json_array_append_new(osds,
+		    json_pack("{s:i, s:i, s:i, s:I, "
+			      "s:I}",
+			"osd", o->id, "up", (int)o->up, "in", (int)o->in,
+			"num_pgs", (json_int_t)pgs, "num_primary_pgs",
+			(json_int_t)primary));
+		json_array_append_new(byosd,
+		    json_pack("{s:i, s:I, s:I, s:I}", "osd", o->id,
+			"num_primary_pg", (json_int_t)primary, "num_acting_pg",
+			(json_int_t)pgs, "num_up_not_acting_pg",
+			(json_int_t)0));
+	}
+	osdmap_counts(&m->osdmap, &num, NULL, NULL, NULL);
+	r = json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, "
+		      "s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "cluster_fingerprint", m->monmap.fsid, "version", PACKAGE_VERSION,
+	    "timestamp", stamp_format(stamp_now(), stamp, sizeof stamp), "tag",
+	    tag, "health", mon_health_json(m, 1), "monmap_first_committed",
+	    (json_int_t)m->monmap.epoch, "monmap_last_committed",
+	    (json_int_t)m->monmap.epoch, "monmap", monmap_to_json(&m->monmap),
+	    "quorum", quorum, "osdmap", osdmap_to_json(&m->osdmap),
+	    "osdmap_first_committed", (json_int_t)m->rec.osdmap_first,
+	    "osdmap_last_committed", (json_int_t)m->osdmap.epoch, "num_pg",
+	    (json_int_t)pm->sums.num_pgs, "num_pg_active", (json_int_t)active,
+	    "num_pg_unknown", (json_int_t)unknown, "num_osd", (json_int_t)num);
+	free(tag);
+	json_object_set_new(r, "pool_sum",
+	    json_pack("{s:o, s:I}", "stat_sum", mon_sums_json(&pm->sums),
+		"log_size", (json_int_t)pm->sums.log_size));
+	json_object_set_new(r, "osd_sum",
+	    json_pack("{s:I, s:I, s:I, s:I, "
+		      "s:I}",
+		"num_osds", (json_int_t)num, "num_pgs",
+		(json_int_t)pm->sums.num_pgs, "kb",
+		(json_int_t)(cap->total / 1024), "kb_used",
+		(json_int_t)((cap->total - cap->avail) / 1024), "kb_avail",
+		(json_int_t)(cap->avail / 1024)));
+	json_object_set_new(r, "pool_stats", pools);
+	json_object_set_new(r, "osd_stats", osds);
+	json_object_set_new(r, "num_pg_by_state", states);
+	json_object_set_new(r, "num_pg_by_osd", byosd);
+	/* mapmon's own: the pgmap's version and what the store keeps. */
+	json_object_set_new(r, "pgmap_version",
+	    json_integer((json_int_t)pm->version));
+	json_object_set_new(r, "pgmap_first_committed",
+	    json_integer((json_int_t)m->rec.pgmap_first));
+	return r;
 }
 
 json_t *

@@ -7,12 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "common/mapmon.h"
 #include "store/store_backend.h"
 #ifdef STORE_TEST_HOOKS
 #include "store/store_test.h"
 #endif
+
+/*
+ * An EIO from a commit with less than this left on the filesystem is a
+ * full disk (store_lmdb_commit_error()): LMDB writes a commit's pages in
+ * runs of up to some megabytes.
+ */
+#define STORE_LMDB_FULL_BYTES ((uint64_t)8 << 20)
 
 /* The map never grows past this (1 TiB): a runaway writer stops here. */
 #define STORE_LMDB_MAP_MAX ((uint64_t)1 << 40)
@@ -74,6 +82,31 @@ store_lmdb_error(struct store_lmdb *db, const char *path, int rc,
 		xasprintf(cause, "%s: %s: %s", db != NULL ? db->path : path,
 		    what, mdb_strerror(rc));
 	return store_lmdb_kind(rc);
+}
+
+/*
+ * LMDB turns a short write into EIO: on a filesystem that fills up in the
+ * middle of a commit's pages, pwrite() writes part and the commit fails
+ * with EIO, not ENOSPC.  When the store's filesystem has (almost) nothing
+ * left, that EIO is a full disk, and is reported as one, so that the
+ * monitor and the operator see ENOSPC as with any other write.
+ */
+static int
+store_lmdb_commit_error(struct store_lmdb *db, int rc, char **cause)
+{
+	struct statvfs sv;
+
+	if (rc == EIO && statvfs(db->path, &sv) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < STORE_LMDB_FULL_BYTES) {
+		if (cause != NULL)
+			xasprintf(cause,
+			    "%s: commit: %s (a short write, with "
+			    "%llu bytes left on the filesystem)",
+			    db->path, strerror(ENOSPC),
+			    (unsigned long long)sv.f_bavail * sv.f_frsize);
+		return STORE_E_NOSPC;
+	}
+	return store_lmdb_error(db, NULL, rc, "commit", cause);
 }
 
 static void
@@ -332,7 +365,7 @@ store_lmdb_commit(void *handle, const struct store_batch *b, char **cause)
 			}
 		} else if ((rc = mdb_txn_commit(txn)) != 0 &&
 		    rc != MDB_MAP_FULL)
-			return store_lmdb_error(db, NULL, rc, "commit", cause);
+			return store_lmdb_commit_error(db, rc, cause);
 		if (rc == 0)
 			return 0;
 		/* Map full: the transaction is gone; grow and retry it. */

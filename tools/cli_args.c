@@ -25,6 +25,9 @@ static const struct {
 	{ "ints", CLI_ARG_INTS },
 	{ "flag", CLI_ARG_FLAG },
 	{ "json", CLI_ARG_JSON },
+	{ "osd", CLI_ARG_OSD },
+	{ "osds", CLI_ARG_OSDS },
+	{ "value", CLI_ARG_VALUE },
 };
 
 static void
@@ -89,7 +92,7 @@ cli_arg_usage(const struct cli_arg *a)
 
 	if (a->type == CLI_ARG_FLAG)
 		return xstrdup(a->option);
-	if (a->type == CLI_ARG_CHOICE && a->nchoices > 0) {
+	if (a->nchoices > 0) {
 		choices = xstrdup(a->choices[0]);
 		for (i = 1; i < a->nchoices; i++) {
 			xasprintf(&tmp, "%s|%s", choices, a->choices[i]);
@@ -97,8 +100,18 @@ cli_arg_usage(const struct cli_arg *a)
 			choices = tmp;
 		}
 	}
-	mv = choices != NULL ? choices : cli_arg_metavar(a);
-	if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS)
+	if (a->type == CLI_ARG_OSDS && choices != NULL) {
+		/* "IDS...|any|all": the ids, or a word for every OSD. */
+		mv = cli_arg_metavar(a);
+		xasprintf(&s, "%s...|%s", mv, choices);
+		free(mv);
+		free(choices);
+		choices = NULL;
+		mv = s;
+	} else
+		mv = choices != NULL ? choices : cli_arg_metavar(a);
+	if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
+	    (a->type == CLI_ARG_OSDS && a->nchoices == 0))
 		xasprintf(&s, "%s...", mv);
 	else if (a->type == CLI_ARG_JSON)
 		xasprintf(&s, "<%s:json>", mv);
@@ -430,24 +443,66 @@ cli_table_print_help(const struct cli_table *t, FILE *f, char *const *words,
 	return count;
 }
 
+/* Is w one of a's choices? */
+static int
+cli_arg_is_choice(const struct cli_arg *a, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchoices; i++)
+		if (strcmp(w, a->choices[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* "a, b or c" of a's choices (malloc'd). */
+static char *
+cli_arg_choice_list(const struct cli_arg *a)
+{
+	char *list, *tmp;
+	size_t i;
+
+	list = xstrdup(a->nchoices > 0 ? a->choices[0] : "");
+	for (i = 1; i < a->nchoices; i++) {
+		xasprintf(&tmp, "%s%s%s", list,
+		    i + 1 == a->nchoices ? " or " : ", ", a->choices[i]);
+		free(list);
+		list = tmp;
+	}
+	return list;
+}
+
 /* Parse one word as arg's type and check its bounds and choices. */
 static json_t *
 cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
     const char *w, char **cause)
 {
-	char *end, *list, *tmp;
+	const char *digits;
+	char *end, *list;
 	long long ll;
 	double d;
-	size_t i;
 
 	switch (type) {
 	case CLI_ARG_INT:
 	case CLI_ARG_INTS:
+	case CLI_ARG_OSD:
+	case CLI_ARG_OSDS:
+		/* An OSD is N or osd.N, as Ceph's CephOsdName takes it. */
+		digits = (type == CLI_ARG_OSD || type == CLI_ARG_OSDS) &&
+			strncmp(w, "osd.", 4) == 0 ?
+		    w + 4 :
+		    w;
 		errno = 0;
-		ll = strtoll(w, &end, 10);
-		if (*w == '\0' || *end != '\0' || errno == ERANGE) {
-			xasprintf(cause, "%s: '%s' is not an integer", a->name,
-			    w);
+		ll = strtoll(digits, &end, 10);
+		if (*digits == '\0' || *end != '\0' || errno == ERANGE) {
+			if (type == CLI_ARG_OSD || type == CLI_ARG_OSDS)
+				xasprintf(cause,
+				    "%s: '%s' is not an osd id "
+				    "(N or osd.N)",
+				    a->name, w);
+			else
+				xasprintf(cause, "%s: '%s' is not an integer",
+				    a->name, w);
 			return NULL;
 		}
 		if ((a->has_min && (double)ll < a->min) ||
@@ -488,21 +543,22 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 		}
 		return json_real(d);
 	case CLI_ARG_CHOICE:
-		for (i = 0; i < a->nchoices; i++)
-			if (strcmp(w, a->choices[i]) == 0)
-				return json_string(w);
-		list = xstrdup(a->choices[0]);
-		for (i = 1; i < a->nchoices; i++) {
-			xasprintf(&tmp, "%s%s%s", list,
-			    i + 1 == a->nchoices ? " or " : ", ",
-			    a->choices[i]);
-			free(list);
-			list = tmp;
-		}
+		if (cli_arg_is_choice(a, w))
+			return json_string(w);
+		list = cli_arg_choice_list(a);
 		xasprintf(cause, "%s: '%s' is not one of %s", a->name, w,
 		    list);
 		free(list);
 		return NULL;
+	case CLI_ARG_STRINGS:
+		if (a->nchoices == 0 || cli_arg_is_choice(a, w))
+			return json_string(w);
+		list = cli_arg_choice_list(a);
+		xasprintf(cause, "%s: '%s' is not one of %s", a->name, w, list);
+		free(list);
+		return NULL;
+	case CLI_ARG_VALUE:
+		return json_string(w);
 	default:
 		if (a->has_min || a->has_max) {
 			/* Strings bounded by length, should a table say so. */
@@ -515,6 +571,37 @@ cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
 		}
 		return json_string(w);
 	}
+}
+
+/*
+ * Is a of a type a word may not be of (so that an optional one is passed
+ * over, as Ceph's CLI does)?  Strings of no choices take any word.
+ */
+static int
+cli_arg_typed(const struct cli_arg *a)
+{
+	switch (a->type) {
+	case CLI_ARG_INT:
+	case CLI_ARG_FLOAT:
+	case CLI_ARG_CHOICE:
+	case CLI_ARG_OSD:
+	case CLI_ARG_INTS:
+	case CLI_ARG_OSDS:
+		return 1;
+	case CLI_ARG_STRINGS:
+		return a->nchoices > 0;
+	default:
+		return 0;
+	}
+}
+
+/* The first word of a as a's value (its first item for a list), or NULL. */
+static json_t *
+cli_arg_first(const struct cli_arg *a, const char *w, char **cause)
+{
+	if (a->type == CLI_ARG_OSDS && cli_arg_is_choice(a, w))
+		return json_string(w);
+	return cli_arg_value(a, a->type, w, cause);
 }
 
 /* The argument whose option is w ("--pool" or "--pool=P"), or NULL. */
@@ -560,9 +647,9 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 {
 	const struct cli_arg *a;
 	const char *w, *iv;
-	char **pos, *mv;
+	char **pos, *mv, *why = NULL, *skipped = NULL;
 	json_t *obj, *v, *list;
-	size_t i, npos = 0, p = 0;
+	size_t i, npos = 0, p = 0, skipped_at = 0;
 	int end_of_options = 0;
 
 	obj = json_pack("{s:s}", "prefix", c->prefix);
@@ -599,12 +686,11 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 				    "(use mapmon raw)", a->name);
 				goto fail;
 			}
-			if ((v = cli_arg_value(a, a->type == CLI_ARG_STRINGS ?
-			    CLI_ARG_STRING : a->type == CLI_ARG_INTS ?
-			    CLI_ARG_INT : a->type, iv, cause)) == NULL)
+			if ((v = cli_arg_value(a, a->type, iv, cause)) == NULL)
 				goto fail;
 			if (a->type == CLI_ARG_STRINGS ||
-			    a->type == CLI_ARG_INTS) {
+			    a->type == CLI_ARG_INTS ||
+			    a->type == CLI_ARG_OSDS) {
 				if ((list = json_object_get(obj, a->name)) ==
 				    NULL) {
 					list = json_array();
@@ -623,6 +709,22 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 		a = &c->args[i];
 		if (a->option != NULL)
 			continue;
+		/*
+		 * Ceph's matching: an optional argument the word is not of
+		 * is passed over (what the last one passed over says is
+		 * kept, should nothing take the word).
+		 */
+		if (p < npos && !a->required && cli_arg_typed(a)) {
+			if ((v = cli_arg_first(a, pos[p], &why)) == NULL) {
+				free(skipped);
+				skipped = why;
+				skipped_at = p;
+				continue;
+			}
+			json_decref(v);
+			free(skipped);
+			skipped = NULL;
+		}
 		if (a->type == CLI_ARG_JSON) {
 			if (a->required) {
 				xasprintf(cause, "%s has no command-line form "
@@ -640,11 +742,17 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 			}
 			continue;
 		}
-		if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS) {
+		if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
+		    a->type == CLI_ARG_OSDS) {
 			list = json_array();
 			for (; p < npos; p++) {
-				if ((v = cli_arg_value(a, a->type, pos[p],
-				    cause)) == NULL) {
+				/* Ceph's any and all: every OSD, first only. */
+				if (a->type == CLI_ARG_OSDS &&
+				    json_array_size(list) == 0 &&
+				    cli_arg_is_choice(a, pos[p]))
+					v = json_string(pos[p]);
+				else if ((v = cli_arg_value(a, a->type, pos[p],
+					      cause)) == NULL) {
 					json_decref(list);
 					goto fail;
 				}
@@ -658,7 +766,11 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 		json_object_set_new(obj, a->name, v);
 	}
 	if (p < npos) {
-		xasprintf(cause, "unexpected argument '%s'", pos[p]);
+		if (skipped != NULL && skipped_at == p) {
+			*cause = skipped;
+			skipped = NULL;
+		} else
+			xasprintf(cause, "unexpected argument '%s'", pos[p]);
 		goto fail;
 	}
 
@@ -672,9 +784,11 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 		}
 	}
 	free(pos);
+	free(skipped);
 	return obj;
 fail:
 	free(pos);
+	free(skipped);
 	json_decref(obj);
 	return NULL;
 }

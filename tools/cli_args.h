@@ -8,9 +8,13 @@
  * [DESC, ...]}; nothing is cached on disk.  Words are matched against the
  * prefixes (the longest wins), the rest are mapped to the arguments:
  * arguments with an "option" ("--pool P", a flag's literal) anywhere after
- * the prefix, the others positional in order, optional ones trailing, a
- * "strings"/"ints" argument taking the rest of the words.  Types and bounds
- * are checked here, so that a usage error never reaches the monitor.
+ * the prefix, the others positional in order, a "strings"/"ints"/"osds"
+ * argument taking the rest of the words.  As Ceph's CLI matches words
+ * (validate_command()), an optional positional that a word is not of the
+ * type of (an int, a float, a choice, an OSD id) is passed over, and the
+ * word goes to the next: `osd tree down' is the states, not the epoch.
+ * Types and bounds are checked here, so that a usage error never reaches
+ * the monitor.
  *
  * Errors follow common/mapmon.h: NULL or -1 and a one-line *cause the
  * caller frees.
@@ -28,10 +32,13 @@ enum cli_arg_type {
 	CLI_ARG_INT,
 	CLI_ARG_FLOAT,
 	CLI_ARG_CHOICE,
-	CLI_ARG_STRINGS,	/* the rest of the words, an array */
-	CLI_ARG_INTS,		/* the rest of the words, an array of ints */
-	CLI_ARG_FLAG,		/* its literal "option" given: true */
-	CLI_ARG_JSON,		/* no command-line form */
+	CLI_ARG_STRINGS, /* the rest of the words, an array */
+	CLI_ARG_INTS,	 /* the rest of the words, an array of ints */
+	CLI_ARG_FLAG,	 /* its literal "option" given: true */
+	CLI_ARG_JSON,	 /* no command-line form */
+	CLI_ARG_OSD,	 /* an OSD id: "3" or "osd.3", sent as 3 */
+	CLI_ARG_OSDS,	 /* the rest, OSD ids or a choice first */
+	CLI_ARG_VALUE,	 /* a string or a number, sent as a string */
 };
 
 struct cli_arg {
@@ -40,7 +47,11 @@ struct cli_arg {
 	int required;
 	int has_min, has_max;
 	double min, max;	/* bounds of ints and floats */
-	char **choices;		/* CLI_ARG_CHOICE */
+	/*
+	 * CLI_ARG_CHOICE's words; CLI_ARG_STRINGS' words, when given;
+	 * CLI_ARG_OSDS' words for every OSD ("any", "all"), first only.
+	 */
+	char **choices;
 	size_t nchoices;
 	char *option;		/* "--pool", or NULL for a positional */
 };

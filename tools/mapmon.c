@@ -100,7 +100,7 @@ mapmon_usage(FILE *f)
 	    "[--tls-ca FILE]\n"
 	    "              [-f plain|json|json-pretty] [--connect-timeout S] "
 	    "COMMAND...\n"
-	    "       mapmon -s | -w | -h | --version\n"
+	    "       mapmon -s | -w | -h | -v | --version\n"
 	    "  -c CONF            config file for [mon] bind and [auth] "
 	    "keyring "
 	    "(default\n"
@@ -123,7 +123,7 @@ mapmon_usage(FILE *f)
 	    "  -s                 status\n"
 	    "  -w                 watch the cluster log and health\n"
 	    "  -h, --help         this help and the monitor's commands\n"
-	    "  --version          the version of mapmon\n",
+	    "  -v, --version      the version of mapmon\n",
 	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR, MAPMON_DEFAULT_KEYRING,
 	    MAPMON_DEFAULT_TIMEOUT_MS / 1000);
 }
@@ -161,20 +161,12 @@ mapmon_exit(int code)
 	exit(code);
 }
 
-/* A usage error: what was wrong on one line, then the usage line. */
+/* What was wrong on one line, then the usage line; exit with code. */
 static mapmon_dead void
-mapmon_usage_error(const char *usage, const char *fmt, ...)
-    printflike(2, 3);
-
-static void
-mapmon_usage_error(const char *usage, const char *fmt, ...)
+mapmon_usage_vexit(int code, const char *usage, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	fprintf(stderr, "mapmon: ");
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "\n");
 	if (usage != NULL)
 		fprintf(stderr, "usage: mapmon %s\n", usage);
@@ -182,7 +174,36 @@ mapmon_usage_error(const char *usage, const char *fmt, ...)
 		fprintf(stderr, "usage: mapmon [-c CONF] [-m HOST:PORT] "
 		    "[-f plain|json|json-pretty] [--connect-timeout S] "
 		    "COMMAND... (mapmon -h lists the commands)\n");
-	mapmon_exit(MAPMON_EXIT_USAGE);
+	mapmon_exit(code);
+}
+
+/* A usage error of mapmon's own (an option, no command): 64. */
+static mapmon_dead void mapmon_usage_error(const char *usage, const char *fmt,
+    ...) printflike(2, 3);
+
+static void
+mapmon_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mapmon_usage_vexit(MAPMON_EXIT_USAGE, usage, fmt, ap);
+}
+
+/*
+ * A command or its arguments refused: EINVAL (22), as Ceph's CLI exits on
+ * an invalid command.
+ */
+static mapmon_dead void mapmon_invalid(const char *usage, const char *fmt, ...)
+    printflike(2, 3);
+
+static void
+mapmon_invalid(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mapmon_usage_vexit(EINVAL, usage, fmt, ap);
 }
 
 /* errno names, as ceph prints a refused command ("Error ENOENT: ..."). */
@@ -677,7 +698,7 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 			words[n++] = (char *)"watch";
 		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
 			opts.help = 1;
-		else if (strcmp(a, "--version") == 0)
+		else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0)
 			opts.version = 1;
 		else if (strcmp(a, "--list-commands") == 0)
 			opts.list_commands = 1;
@@ -790,19 +811,19 @@ mapmon_match(char *const *words, size_t n, json_t **cmd)
 			    "of:\n", joined);
 			free(joined);
 			cli_table_print_help(sess.table, stderr, words, k);
-			mapmon_exit(MAPMON_EXIT_USAGE);
+			mapmon_exit(EINVAL);
 		}
 		if (words[0][0] == '-')
 			mapmon_usage_error(NULL, "unknown option '%s'",
 			    words[0]);
-		mapmon_usage_error(NULL, "unknown command '%s'", joined);
+		mapmon_invalid(NULL, "unknown command '%s'", joined);
 	}
 	if ((*cmd = cli_args_build(c, words + used, n - used, &cause)) ==
 	    NULL) {
 		fprintf(stderr, "mapmon: %s: %s\n", c->prefix, cause);
 		fprintf(stderr, "usage: mapmon %s\n", c->usage);
 		free(cause);
-		mapmon_exit(MAPMON_EXIT_USAGE);
+		mapmon_exit(EINVAL);
 	}
 	return c;
 }
@@ -817,16 +838,20 @@ mapmon_raw(char *const *words, size_t n)
 	int rc;
 
 	if (n != 1)
-		mapmon_usage_error("raw JSON", n == 0 ? "raw: missing the "
-		    "command object" : "raw: one JSON object expected, as one "
-		    "argument");
+		mapmon_invalid("raw JSON",
+		    n == 0 ? "raw: missing the "
+			     "command object" :
+			     "raw: one JSON object expected, as one "
+			     "argument");
 	if ((cmd = json_loads(words[0], JSON_REJECT_DUPLICATES, &err)) ==
 	    NULL)
-		mapmon_usage_error("raw JSON", "raw: bad JSON at column %d: "
-		    "%s", err.column, err.text);
+		mapmon_invalid("raw JSON",
+		    "raw: bad JSON at column %d: "
+		    "%s",
+		    err.column, err.text);
 	if (!json_is_object(cmd)) {
 		json_decref(cmd);
-		mapmon_usage_error("raw JSON", "raw: a JSON object expected");
+		mapmon_invalid("raw JSON", "raw: a JSON object expected");
 	}
 	rc = mapmon_call(cmd, &data, &status);
 	json_decref(cmd);
@@ -913,7 +938,7 @@ mapmon_watch(size_t nargs)
 	size_t i;
 
 	if (nargs > 0)
-		mapmon_usage_error("watch", "watch: takes no arguments");
+		mapmon_invalid("watch", "watch: takes no arguments");
 	sess.sigint = evsignal_new(sess.base, SIGINT, mapmon_on_signal, NULL);
 	sess.sigterm = evsignal_new(sess.base, SIGTERM, mapmon_on_signal,
 	    NULL);
@@ -1070,7 +1095,8 @@ main(int argc, char **argv)
 	words = sess.words = xcalloc((size_t)argc + 1, sizeof *words);
 	n = mapmon_parse_opts(argc, argv, words);
 	if (opts.version) {
-		printf("mapmon %s\n", PACKAGE_VERSION);
+		/* Ceph's line: "ceph version 16.2.15 ...". */
+		printf("mapmon version %s\n", PACKAGE_VERSION);
 		mapmon_exit(0);
 	}
 	sess.addr = mapmon_resolve_addr();
@@ -1118,7 +1144,10 @@ main(int argc, char **argv)
 	    strcmp(c->prefix, "log last") == 0) {
 		json_array_foreach(data, i, e)
 			mapmon_fmt_log_entry(stdout, e, mapmon_who());
-	} else
+	} else {
+		if (mapmon_fmt_status_for_stderr(c->prefix) && *status != '\0')
+			fprintf(stderr, "%s\n", status);
 		mapmon_print(c->prefix, sess.cmd, data);
+	}
 	mapmon_exit(0);
 }

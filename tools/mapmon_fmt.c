@@ -284,12 +284,27 @@ fmt_status(FILE *f, const json_t *d)
 		    " objects unfound\n", fmt_int(pgmap, "unfound_objects"));
 }
 
+/* A weight as Ceph's weightf_t writes it: "0", else five decimals. */
+static char *
+fmt_weight(double w)
+{
+	char *s;
+
+	if (w < -0.01)
+		return xstrdup("-");
+	if (w < 0.000001)
+		return xstrdup("0");
+	xasprintf(&s, "%.5f", w);
+	return s;
+}
+
+/* `osd tree': Ceph's columns (its OSDTreePlainDumper). */
 static void
 fmt_osd_tree(FILE *f, const json_t *d)
 {
 	static const char *const heads[] = { "ID", "CLASS", "WEIGHT",
-	    "TYPE NAME", "STATUS", "REWEIGHT" };
-	static const int right[] = { 1, 1, 1, 0, 1, 1 };
+		"TYPE NAME", "STATUS", "REWEIGHT", "PRI-AFF" };
+	static const int right[] = { 1, 1, 1, 0, 1, 1, 1 };
 	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
 	json_t *n;
 	size_t i;
@@ -297,29 +312,68 @@ fmt_osd_tree(FILE *f, const json_t *d)
 	json_array_foreach(json_object_get(d, "nodes"), i, n) {
 		fmt_table_add(&t, fmt_i(fmt_int(n, "id")));
 		fmt_table_add(&t, xstrdup(fmt_str(n, "device_class")));
-		fmt_table_add(&t, fmt_f5(fmt_num(n, "crush_weight")));
+		fmt_table_add(&t, fmt_weight(fmt_num(n, "crush_weight")));
 		fmt_table_add(&t, xstrdup(fmt_str(n, "name")));
 		fmt_table_add(&t, xstrdup(fmt_str(n, "status")));
-		fmt_table_add(&t, fmt_f5(fmt_num(n, "reweight")));
+		fmt_table_add(&t, fmt_weight(fmt_num(n, "reweight")));
+		fmt_table_add(&t,
+		    fmt_weight(json_object_get(n, "primary_affinity") != NULL ?
+			    fmt_num(n, "primary_affinity") :
+			    1.0));
 	}
 	fmt_table_print(f, &t);
 }
 
+/*
+ * A pool as Ceph's `osd pool ls detail' and `osd dump' write one (what
+ * mapmon has of it: no object_hash, flags or stripe_width), then mapmon's
+ * created_epoch.
+ */
 static void
 fmt_pool_line(FILE *f, const json_t *p)
 {
-	fprintf(f, "pool %" JSON_INTEGER_FORMAT " '%s' replicated size %"
-	    JSON_INTEGER_FORMAT " min_size %" JSON_INTEGER_FORMAT " pg_num %"
-	    JSON_INTEGER_FORMAT " created_epoch %" JSON_INTEGER_FORMAT "\n",
+	json_int_t pgp = json_object_get(p, "pgp_num") != NULL ?
+	    fmt_int(p, "pgp_num") :
+	    fmt_int(p, "pg_num");
+
+	fprintf(f,
+	    "pool %" JSON_INTEGER_FORMAT
+	    " '%s' replicated size %" JSON_INTEGER_FORMAT
+	    " min_size %" JSON_INTEGER_FORMAT
+	    " crush_rule %" JSON_INTEGER_FORMAT " pg_num %" JSON_INTEGER_FORMAT
+	    " pgp_num %" JSON_INTEGER_FORMAT
+	    " created_epoch %" JSON_INTEGER_FORMAT "\n",
 	    fmt_int(p, "pool"), fmt_str(p, "pool_name"), fmt_int(p, "size"),
-	    fmt_int(p, "min_size"), fmt_int(p, "pg_num"),
-	    fmt_int(p, "created_epoch"));
+	    fmt_int(p, "min_size"), fmt_int(p, "crush_rule"),
+	    fmt_int(p, "pg_num"), pgp, fmt_int(p, "created_epoch"));
 }
 
+/* An OSD's state words, "exists,up" (from its "state", else up). */
+static char *
+fmt_osd_state(const json_t *o)
+{
+	json_t *st = json_object_get(o, "state"), *v;
+	char *s, *t;
+	size_t i;
+
+	if (!json_is_array(st))
+		return xstrdup(fmt_int(o, "up") ? "exists,up" : "exists");
+	s = xstrdup("");
+	json_array_foreach(st, i, v) {
+		xasprintf(&t, "%s%s%s", s, i ? "," : "",
+		    json_is_string(v) ? json_string_value(v) : "");
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* `osd dump': Ceph's OSDMap::print(), with what mapmon has. */
 static void
 fmt_osd_dump(FILE *f, const json_t *d)
 {
 	json_t *p, *o;
+	char *w, *state;
 	size_t i;
 	int up, in;
 
@@ -331,26 +385,37 @@ fmt_osd_dump(FILE *f, const json_t *d)
 	fprintf(f, "full_ratio %g\n", fmt_num(d, "full_ratio"));
 	fprintf(f, "backfillfull_ratio %g\n", fmt_num(d, "backfillfull_ratio"));
 	fprintf(f, "nearfull_ratio %g\n", fmt_num(d, "nearfull_ratio"));
-	fprintf(f, "pool_max %" JSON_INTEGER_FORMAT "\n", fmt_int(d,
-	    "pool_max"));
-	fprintf(f, "\n");
+	fprintf(f, "pool_max %" JSON_INTEGER_FORMAT "\n",
+	    fmt_int(d, "pool_max"));
 	json_array_foreach(json_object_get(d, "pools"), i, p)
 		fmt_pool_line(f, p);
-	if (json_array_size(json_object_get(d, "pools")) > 0)
-		fprintf(f, "\n");
 	fprintf(f, "max_osd %" JSON_INTEGER_FORMAT "\n", fmt_int(d, "max_osd"));
 	json_array_foreach(json_object_get(d, "osds"), i, o) {
 		up = fmt_int(o, "up") != 0;
 		in = fmt_int(o, "in") != 0;
-		fprintf(f, "osd.%" JSON_INTEGER_FORMAT " %-4s %-3s weight %g "
-		    "up_from %" JSON_INTEGER_FORMAT " down_at %"
-		    JSON_INTEGER_FORMAT " crush_weight %g %s exists%s\n",
-		    fmt_int(o, "osd"), up ? "up" : "down", in ? "in" : "out",
-		    fmt_num(o, "weight"), fmt_int(o, "up_from"),
-		    fmt_int(o, "down_at"), fmt_num(o, "crush_weight"),
-		    *fmt_str(o, "public_addr") ? fmt_str(o, "public_addr") :
-		    "-", up ? ",up" : "");
+		w = fmt_scalar(json_object_get(o, "weight"));
+		state = fmt_osd_state(o);
+		fprintf(f,
+		    "osd.%" JSON_INTEGER_FORMAT "%s%s weight %s "
+		    "up_from %" JSON_INTEGER_FORMAT
+		    " down_at %" JSON_INTEGER_FORMAT " %s %s\n",
+		    fmt_int(o, "osd"), up ? " up  " : " down",
+		    in ? " in " : " out", w, fmt_int(o, "up_from"),
+		    fmt_int(o, "down_at"), fmt_str(o, "public_addr"), state);
+		free(w);
+		free(state);
 	}
+}
+
+/* `osd ls': an id a line, as Ceph's. */
+static void
+fmt_osd_ls(FILE *f, const json_t *d)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(d, i, v)
+		fprintf(f, "%" JSON_INTEGER_FORMAT "\n", json_integer_value(v));
 }
 
 /* Bytes as Ceph's byte_u_t ("1.5 GiB"). */
@@ -823,6 +888,12 @@ mapmon_fmt_data_for_stdout(const char *prefix)
 	return strcmp(prefix, "osd create") == 0;
 }
 
+int
+mapmon_fmt_status_for_stderr(const char *prefix)
+{
+	return strcmp(prefix, "osd getmap") == 0;
+}
+
 static void
 fmt_json(FILE *f, const json_t *data)
 {
@@ -904,6 +975,10 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 		fmt_osd_tree(f, data);
 	else if (strcmp(prefix, "osd dump") == 0)
 		fmt_osd_dump(f, data);
+	else if (strcmp(prefix, "osd ls") == 0)
+		fmt_osd_ls(f, data);
+	else if (strcmp(prefix, "fsid") == 0)
+		fprintf(f, "%s\n", fmt_str(data, "fsid"));
 	else if (strcmp(prefix, "osd stat") == 0)
 		fmt_osd_stat(f, data);
 	else if (strcmp(prefix, "df") == 0)

@@ -31,6 +31,13 @@ void mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
  */
 int mapmon_fmt_data_for_stdout(const char *prefix);
 
+/*
+ * Does read command prefix print its status on stderr, as ceph prints
+ * "got osdmap epoch 5" for `osd getmap'?  (Other reads' statuses are
+ * mapmon's own and are not printed.)
+ */
+int mapmon_fmt_status_for_stderr(const char *prefix);
+
 /* One cluster log entry {"stamp","severity","message"} as a `log last` line. */
 void mapmon_fmt_log_entry(FILE *f, const json_t *entry, const char *who);
 

@@ -654,7 +654,7 @@ load_setup(struct load *l)
 		{ "mon.max_pgs", "100000000" },
 	};
 	json_t *dump = NULL, *pools, *osds, *v;
-	const char *name;
+	const char *name, *wkey;
 	json_int_t id, pg_num, size, in;
 	double w;
 	size_t i;
@@ -719,8 +719,13 @@ load_setup(struct load *l)
 		}
 	}
 	json_array_foreach(osds, i, v) {
+		/* "reweight"; "weight" of a monitor that has none. */
+		wkey = "reweight";
+		if (json_object_get(v, wkey) == NULL)
+			wkey = "weight";
 		if (json_unpack(v, "{s:I, s:I, s:F}", "osd", &id, "in", &in,
-		    "weight", &w) != 0 || id < 0 || id >= l->nosd)
+			wkey, &w) != 0 ||
+		    id < 0 || id >= l->nosd)
 			continue;
 		l->osd_in[id] = in != 0;
 		l->osd_weight[id] = w;
@@ -1182,9 +1187,14 @@ check_main(int argc, char **argv)
 		    NULL)
 			continue;
 		obj = observed_get(&o, key, attr, sizeof attr);
-		/* osd dump calls the reweight "weight". */
-		field = obj == NULL ? NULL : json_object_get(obj,
-		    strcmp(attr, "reweight") == 0 ? "weight" : attr);
+		/*
+		 * osd dump's "reweight"; a monitor that has none calls it
+		 * "weight" (now Ceph's in/out weight, 0 once out).
+		 */
+		field = obj == NULL ? NULL : json_object_get(obj, attr);
+		if (field == NULL && obj != NULL &&
+		    strcmp(attr, "reweight") == 0)
+			field = json_object_get(obj, "weight");
 		sent = json_object_get(e, "sent");
 		ok = value_matches(field, acked);
 		json_array_foreach(sent, i, v)

@@ -248,12 +248,34 @@ live() {
 	as client.ro "$T/ro.keyring" osd pool delete p p \
 	    --yes-i-really-really-mean-it
 	check "pool delete needs allow *" test "$rc" -eq 13
+	as client.ro "$T/ro.keyring" osd pool rm p p \
+	    --yes-i-really-really-mean-it
+	check "pool rm needs allow *" test "$rc" -eq 13
+	for c in report fsid "osd ls" "osd getmap"; do
+		# shellcheck disable=SC2086 # the words of the command
+		as client.ro "$T/ro.keyring" $c
+		DIAG="exit $rc: $(cat "$T/err")"
+		check "an r key may run $c" test "$rc" -eq 0
+	done
+	for c in "log hello" "osd pause" "osd unpause"; do
+		# shellcheck disable=SC2086
+		as client.ro "$T/ro.keyring" $c
+		DIAG="exit $rc: $(cat "$T/err")"
+		check "an r key may not run $c: exit 13" test "$rc" -eq 13
+	done
+	check "... and says the cap it needs" err_has \
+	    "access denied: client.ro may not run 'osd unpause': it needs mon 'allow rw'"
 	expect 0 "make osd.3" auth get-or-create osd.3 mon 'allow profile osd'
 	cp "$T/out" "$T/osd3.keyring"
 	chmod 600 "$T/osd3.keyring"
 	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":3}'
 	DIAG="exit $rc: $(cat "$T/err")"
 	check "osd.3 boots as itself" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":"osd.3"}'
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "osd.3 boots as itself, named osd.3" test "$rc" -eq 0
+	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":"osd.5"}'
+	check "osd.3 cannot boot as osd.5, named osd.5" test "$rc" -eq 13
 	as osd.3 "$T/osd3.keyring" raw '{"prefix":"osd boot","id":5}'
 	DIAG="exit $rc: $(cat "$T/err")"
 	check "osd.3 cannot boot as osd.5: exit 13" test "$rc" -eq 13

@@ -2,8 +2,8 @@
 # bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
 # speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
 # real mapmond until clean (and again after pg_num grows), ingest, bigpool
-# with small pools, log, and the usage errors.  Speaks TAP.  Needs
-# $top_builddir.
+# with small pools, detect with 1,024 PGs and a grace of 2 s, log,
+# placement, and the usage errors.  Speaks TAP.  Needs $top_builddir.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -26,6 +26,7 @@ check_diag() { [ -f "$T/err" ] && head -c 800 "$T/err"; }
 
 jv() { "$JG" "$2" <"$1"; }	# jv FILE PATH
 positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
+nonneg() { case $1 in ''|null) return 1 ;; esac; awk -v v="$1" 'BEGIN { exit !(v + 0 >= 0) }'; }
 no_svg_told() {
 	test ! -e "$T/coldstart.svg" &&
 	    grep -q 'gnuplot coldstart.gp` draws it' "$T/err"
@@ -176,12 +177,63 @@ done
 "$BENCH" bigpool --pool-pgs 100 --grow-from 200 >/dev/null 2>&1
 check "bigpool --grow-from not below --pool-pgs: exit 64" test $? -eq 64
 
+# detect, small: 16 OSDs, a host of 4, a grace of 2 s.
+mkdir -p "$T/detect"
+"$BENCH" detect --pgs 1024 --osds 16 --host 4 --grace 2 --duration 2 \
+    --settle 0.5 --watch-interval 1000 -o "$T/detect" >"$T/out" 2>"$T/err"
+check "detect exits 0" test $? -eq 0
+check "detect prints its table" grep -q \
+    '^| step | load | OSDs | PGs moved | to the map s | map to committed s' "$T/out"
+check "detect: no OSD marked down while running" \
+    grep -q '^OSDs marked down while running: 0 ' "$T/out"
+DJ=$T/detect/detect.json
+check "detect.json parses, 6 steps" test "$(jv "$DJ" steps.\#)" = 6
+for i in 0 1 2 3 4 5; do
+	check "detect.json step $i: moved PGs, times in range" eval '
+	    [ "$(jv "$DJ" steps.$i.pgs_moved)" -gt 0 ] &&
+	    positive "$(jv "$DJ" steps.$i.to_map_s)" &&
+	    nonneg "$(jv "$DJ" steps.$i.map_to_committed_s)" &&
+	    awk -v t="$(jv "$DJ" steps.$i.to_map_s)" "BEGIN { exit !(t < 10) }"'
+done
+for i in 0 1; do
+	check "detect.json step $i: a kill is marked down after grace - 1 s at least" \
+	    awk -v t="$(jv "$DJ" steps.$i.to_map_s)" 'BEGIN { exit !(t >= 0.9) }'
+done
+for i in 3 4 5; do
+	check "detect.json step $i: pushed to the subscriber" \
+	    positive "$(jv "$DJ" steps.$i.map_to_pushed_s)"
+done
+check "detect.json: round one not watched" test "$(jv "$DJ" steps.0.map_to_pushed_s)" = null
+check "detect.csv: steady and 6 steps" test "$(wc -l <"$T/detect/detect.csv")" -eq 8
+check "detect.gp and .dat for gnuplot" test -s "$T/detect/detect.gp" -a -s "$T/detect/detect.dat"
+"$BENCH" detect --osds 10 --host 8 >/dev/null 2>"$T/err"
+check "detect with too few OSDs for the host: exit 64" test $? -eq 64
+check "... saying how many are needed" grep -q 'at least --host + 4 (12)' "$T/err"
+printf '[mon]\nosd_heartbeat_grace = 3s\n' >"$T/grace.conf"
+"$BENCH" detect --mon-conf "$T/grace.conf" >/dev/null 2>"$T/err"
+check "detect --mon-conf setting the grace: exit 64" test $? -eq 64
+
 # log.
 "$BENCH" log 20000 >"$T/out" 2>"$T/err"
 check "log exits 0" test $? -eq 0
 for c in disabled gathered written; do
 	check "log: $c figure" grep -Eq "^$c [0-9]+\.[0-9]+$" "$T/out"
 done
+
+# placement: a small cluster, one run; every case prints its figures.
+"$BENCH" placement --osds 32 --hosts 4 --pgs 4000 --runs 1 --single 1000 \
+    >"$T/out" 2>"$T/err"
+check "placement exits 0" test $? -eq 0
+for c in flat_equal crush_equal crush_client_equal flat_weighted \
+    crush_weighted flat_tenth_down crush_tenth_down crush_all_down \
+    crush_client_all_down_64th; do
+	check "placement: $c figures" \
+	    grep -Eq "^$c [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$" "$T/out"
+done
+check "placement: one PG's p50 and p99" \
+    grep -Eq '^# one PG, .* p50 [0-9]+ ns, p99 [0-9]+ ns' "$T/out"
+"$BENCH" placement --pgs 2 --pools 4 >/dev/null 2>&1
+check "placement --pgs below --pools: exit 64" test $? -eq 64
 
 # --mon-conf: its lines reach the generated config (a bad key fails the run).
 printf '[mon]\npropose_interval = 5ms\n' >"$T/good.conf"

@@ -96,13 +96,30 @@
 #define CF_EXAMPLES 5		/* examples of a failed check */
 
 enum cf_type {
-	CF_STRING, CF_INT, CF_FLOAT, CF_CHOICE, CF_STRINGS, CF_INTS, CF_FLAG,
-	CF_JSON
+	CF_STRING,
+	CF_INT,
+	CF_FLOAT,
+	CF_CHOICE,
+	CF_STRINGS,
+	CF_INTS,
+	CF_FLAG,
+	CF_JSON,
+	CF_OSD,
+	CF_OSDS,
+	CF_VALUE
 };
 static const char *const cf_type_names[] = {
-	[CF_STRING] = "string", [CF_INT] = "int", [CF_FLOAT] = "float",
-	[CF_CHOICE] = "choice", [CF_STRINGS] = "strings", [CF_INTS] = "ints",
-	[CF_FLAG] = "flag", [CF_JSON] = "json",
+	[CF_STRING] = "string",
+	[CF_INT] = "int",
+	[CF_FLOAT] = "float",
+	[CF_CHOICE] = "choice",
+	[CF_STRINGS] = "strings",
+	[CF_INTS] = "ints",
+	[CF_FLAG] = "flag",
+	[CF_JSON] = "json",
+	[CF_OSD] = "osd",
+	[CF_OSDS] = "osds",
+	[CF_VALUE] = "value",
 };
 
 /* What an argument means, from its name (the header lists them). */
@@ -540,15 +557,49 @@ cf_valid_int(const struct cf_arg *a)
 	}
 }
 
+/* An OSD id as Ceph's clients send one: N, "N" or "osd.N". */
+static json_t *
+cf_osd_id(const struct cf_arg *a)
+{
+	json_int_t id = cf_valid_int(a);
+	char buf[32];
+
+	if (a->type == CF_INT || a->type == CF_INTS || cf_pct(60))
+		return json_integer(id);
+	snprintf(buf, sizeof buf,
+	    cf_pct(50) ? "%" JSON_INTEGER_FORMAT : "osd.%" JSON_INTEGER_FORMAT,
+	    id);
+	return json_string(buf);
+}
+
 static json_t *
 cf_osd_ids(size_t n, const struct cf_arg *a)
 {
 	json_t *v = json_array();
 	size_t i;
 
+	/* Ceph's words for every OSD, where the argument takes them. */
+	if (a->nchoices > 0 && cf_pct(10)) {
+		json_array_append_new(v,
+		    json_string(a->choices[cf_below(a->nchoices)]));
+		return v;
+	}
 	for (i = 0; i < n; i++)
-		json_array_append_new(v, json_integer(cf_valid_int(a)));
+		json_array_append_new(v, cf_osd_id(a));
 	return v;
+}
+
+/* `osd pool set''s value: a number, as an integer or as text. */
+static json_t *
+cf_value(const struct cf_arg *a)
+{
+	json_int_t n = cf_logrange(0, cf_top(a));
+	char buf[32];
+
+	if (cf_pct(50))
+		return json_integer(n);
+	snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, n);
+	return json_string(buf);
 }
 
 /* A PG id: mostly of a pool that may exist, seed in hex. */
@@ -670,11 +721,20 @@ cf_valid(const struct cf_arg *a)
 		v = json_array();
 		n = (a->required ? 1 : 0) + cf_below(3);
 		for (i = 0; i < n; i++)
-			json_array_append_new(v, a->kind == K_STATES ?
-			    json_string(CF_PICK(cf_state_words)) : cf_word());
+			json_array_append_new(v,
+			    a->nchoices > 0 ?
+				json_string(a->choices[cf_below(a->nchoices)]) :
+				a->kind == K_STATES ?
+				json_string(CF_PICK(cf_state_words)) :
+				cf_word());
 		return v;
 	case CF_INTS:
+	case CF_OSDS:
 		return cf_osd_ids(1 + cf_below(4), a);
+	case CF_OSD:
+		return cf_osd_id(a);
+	case CF_VALUE:
+		return cf_value(a);
 	case CF_FLAG:
 		return json_boolean(cf_pct(90));
 	case CF_JSON:
@@ -697,9 +757,14 @@ cf_edge(const struct cf_arg *a)
 			    "0.0");
 		return cf_odd_string();
 	case CF_INT:
+	case CF_OSD:
 		if (!a->bounded)
 			return json_integer(cf_pct(50) ? INT64_MIN : INT64_MAX);
 		return json_integer(cf_pct(50) ? a->imin : cf_top(a));
+	case CF_VALUE:
+		return cf_pct(50) ?
+		    json_integer(cf_pct(50) ? INT64_MIN : INT64_MAX) :
+		    cf_odd_string();
 	case CF_FLOAT:
 		if (!a->bounded)
 			return json_real(cf_pct(50) ? -1e308 : 1e308);
@@ -716,6 +781,7 @@ cf_edge(const struct cf_arg *a)
 			    cf_odd_string());
 		return v;
 	case CF_INTS:
+	case CF_OSDS:
 		v = json_array();
 		n = 256 + cf_below(768);
 		for (i = 0; i < n; i++)
@@ -793,7 +859,8 @@ cf_wrong_type(const struct cf_arg *a)
 	while (v == NULL) {
 		switch (cf_below(8)) {
 		case 0:
-			if (a->type != CF_INT && a->type != CF_FLOAT)
+			if (a->type != CF_INT && a->type != CF_FLOAT &&
+			    a->type != CF_OSD && a->type != CF_VALUE)
 				v = json_integer(cf_pct(50) ? 1 : INT64_MAX);
 			break;
 		case 1:
@@ -801,8 +868,11 @@ cf_wrong_type(const struct cf_arg *a)
 				v = json_real(cf_pct(50) ? 1.0 : 0.5);
 			break;
 		case 2:
-			if (a->type != CF_STRING && a->type != CF_CHOICE)
-				v = json_string(cf_pct(50) ? "1" : "");
+			/* "1" is an OSD id and a value; "" is neither. */
+			if (a->type != CF_STRING && a->type != CF_CHOICE &&
+			    a->type != CF_VALUE)
+				v = json_string(
+				    a->type == CF_OSD || cf_pct(50) ? "" : "1");
 			break;
 		case 3:
 			if (a->type != CF_FLAG)
@@ -810,7 +880,7 @@ cf_wrong_type(const struct cf_arg *a)
 			break;
 		case 4:
 			if (a->type != CF_STRINGS && a->type != CF_INTS &&
-			    a->type != CF_JSON)
+			    a->type != CF_JSON && a->type != CF_OSDS)
 				v = json_pack("[i]", 1);
 			break;
 		case 5:
@@ -921,8 +991,9 @@ cf_required(const struct cf_arg *a)
 static int
 cf_has_bounds(const struct cf_arg *a)
 {
-	return a->bounded && (a->type == CF_INT || a->type == CF_INTS ||
-	    a->type == CF_FLOAT);
+	return a->bounded &&
+	    (a->type == CF_INT || a->type == CF_INTS || a->type == CF_FLOAT ||
+		a->type == CF_OSD || a->type == CF_OSDS);
 }
 
 static int
@@ -935,7 +1006,7 @@ static int
 cf_is_list(const struct cf_arg *a)
 {
 	return a->type == CF_STRINGS || a->type == CF_INTS ||
-	    a->type == CF_JSON;
+	    a->type == CF_JSON || a->type == CF_OSDS;
 }
 
 /* A prefix that is no command: a typo of one, or something else. */
@@ -1052,7 +1123,7 @@ cf_wrong(const struct cf_cmd *c, const char **how)
 				if (cf_pct(30))
 					json_real_set(v, cf_pct(50) ? -1e308 :
 					    1e308);
-			} else if (a->type == CF_INT) {
+			} else if (a->type == CF_INT || a->type == CF_OSD) {
 				v = json_integer(cf_out_of_bounds(a));
 			} else {
 				v = cf_osd_ids(1 + cf_below(3), a);
@@ -1090,12 +1161,15 @@ cf_wrong(const struct cf_cmd *c, const char **how)
 				pick = cf_pct(50) ? 0 : 1;
 			else
 				pick = 2;
-			json_array_insert_new(v, cf_below(
-			    json_array_size(v) + 1),
+			json_array_insert_new(v,
+			    cf_below(json_array_size(v) + 1),
 			    pick == 0 ? json_integer(7) :
-			    pick == 1 ? json_pack("{s:s}", "state", "active") :
-			    a->type == CF_INTS ? json_string("1") :
-			    cf_pct(50) ? json_integer(1) : json_pack("[]"));
+				pick == 1 ?
+					json_pack("{s:s}", "state", "active") :
+				a->type == CF_INTS ? json_string("1") :
+				a->type == CF_OSDS ? json_string("osd.x") :
+				cf_pct(50)	   ? json_integer(1) :
+						     json_pack("[]"));
 			json_object_set_new(o, a->name, v);
 			return o;
 		}
@@ -1158,13 +1232,20 @@ cf_kind_of(const char *name, enum cf_type t)
 		enum cf_type type;
 		enum cf_kind kind;
 	} names[] = {
-		{ "id", CF_INT, K_OSD }, { "osd", CF_INT, K_OSD },
+		{ "id", CF_INT, K_OSD },
+		{ "osd", CF_INT, K_OSD },
 		{ "ids", CF_INTS, K_OSD },
-		{ "pool", CF_STRING, K_POOL }, { "pool2", CF_STRING, K_POOL },
+		{ "id", CF_OSD, K_OSD },
+		{ "ids", CF_OSDS, K_OSD },
+		{ "pool", CF_STRING, K_POOL },
+		{ "pool2", CF_STRING, K_POOL },
 		{ "srcpool", CF_STRING, K_POOL },
 		{ "destpool", CF_STRING, K_POOL },
 		{ "pgid", CF_STRING, K_PGID },
-		{ "pg_num", CF_INT, K_PGNUM }, { "val", CF_INT, K_PGNUM },
+		{ "pg_num", CF_INT, K_PGNUM },
+		{ "val", CF_INT, K_PGNUM },
+		{ "pgp_num", CF_INT, K_PGNUM },
+		{ "val", CF_VALUE, K_PGNUM },
 		{ "addr", CF_STRING, K_ADDR },
 		{ "key", CF_STRING, K_CONFKEY },
 		{ "value", CF_STRING, K_CONFVAL },

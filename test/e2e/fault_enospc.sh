@@ -131,7 +131,7 @@ EOF
 	export MAPMON_KEYRING=$T/$BACKEND.keyring
 	check "mapmond starts and answers" start_daemon
 	mapmon osd create && mapmon osd boot 0 &&
-	    mapmon osd pool create fill "$PG_NUM" 1 &&
+	    mapmon osd pool create fill "$PG_NUM" --size 1 &&
 	    mapmon -f json osd pool get fill pg_num
 	check "an OSD up and a pool of $PG_NUM PGs" test $? -eq 0
 	mapmon -f json osd dump

@@ -315,7 +315,7 @@ main(int argc, char **argv)
 		pg_num = pgs / pools + (i < pgs % pools ? 1 : 0);
 		snprintf(name, sizeof name, "pool%ld", i);
 		a.waiting++;
-		mon_pool_create(mon, name, pg_num, 3, 0, answers_cb, &a);
+		mon_pool_create(mon, name, pg_num, 0, 3, NULL, answers_cb, &a);
 	}
 	ok = wait_all(&a) == 0 && a.rc == 0 &&
 	    mon_pgmap(mon)->sums.num_pgs == (uint64_t)pgs &&

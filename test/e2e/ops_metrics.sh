@@ -168,7 +168,7 @@ if [ -x "$ACKLOAD" ]; then
 	check "a second of PG reports" test $? -eq 0
 else
 	mm osd create && mm osd create && mm osd create &&
-	    mm osd pool create p 64 2
+	    mm osd pool create p 64 --size 2
 	check "three OSDs and a pool (no ackload built)" test $? -eq 0
 fi
 DIAG=

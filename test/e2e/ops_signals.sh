@@ -110,7 +110,7 @@ pool_pg_num() {
 }
 large_work() {
 	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid crc cnt
-	mkconf "$conf" "$T/big$b"
+	mkconf "$conf" "$T/big$b" "[mon]" "mon_allow_pool_delete = true"
 	sed -i "s/^sync = none\$/sync = commit\\nbackend = $b/" "$conf"
 	check "$b large: mkfs" mkfs "$conf"
 	check "$b large: daemon starts" start_daemon "$conf" "$log"

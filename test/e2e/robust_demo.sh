@@ -112,6 +112,33 @@ for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
 	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
 done
 
+CTL=$MAPMON_DEMO_DIR/sim.ctl
+check "it prints how to kill an OSD through the simulator's FIFO" \
+    grep -qF -- "echo 'kill 3' > $CTL" "$OUT"
+check "... and how to revive it" grep -qF -- "echo 'revive 3' > $CTL" "$OUT"
+for c in " df" " osd df"; do
+	check "it prints what the OSDs store: mapmon -m $ADDR$c" \
+	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
+done
+osd_kb() {	# the size osd df gives osd.0, in KiB
+	"$MAPMON" -m "$ADDR" -f json osd df 2>/dev/null | "$JG" nodes.0.kb
+}
+check "osd df: the 1 TiB store the simulated osd.0 reports" \
+    eval 'for i in $(seq 1 50); do [ "$(osd_kb)" = 1073741824 ] && break;
+    sleep 0.1; done; [ "$(osd_kb)" = 1073741824 ]'
+check "the simulator's control FIFO is there" test -p "$CTL"
+echo status >"$CTL"
+wait_grep() {	# wait_grep PATTERN FILE: at most 5 s
+	local i
+	for i in $(seq 1 50); do
+		grep -q -- "$1" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "'echo status' to it: the simulator's view in its log" \
+    wait_grep "running 0-5; killed none" "$MAPMON_DEMO_DIR/osd-sim.log"
+
 "$MAPMON" -m "$ADDR" -f json status >"$T/st1" 2>&1
 check "status answers" test $? -eq 0
 check "status: 6 OSDs, all up and in" eval 'jis "$T/st1" osdmap.num_osds 6 &&
@@ -145,6 +172,7 @@ check "mapmond logged a clean stop" grep -q "mapmond stopped" \
 check "nothing answers at the address any more (exit 111)" test $? -eq 111
 check "no simulator is left behind" eval '! pgrep -f \
     "mapmon-bench osd-sim -m $ADDR " >/dev/null'
+check "the simulator removed its FIFO" test ! -e "$CTL"
 
 check "a second run starts" run_demo second --for 1 --port 0
 check "the second run reuses the store" grep -q "reusing the demo store" "$OUT"

@@ -888,11 +888,12 @@ test_wrong_types(void)
 	    "\"pg_num\":99999999999999999999999}", "bad JSON",
 	    "an integer past 64 bits");
 	rp_bad_json("{\"prefix\":\"osd pool create\",\"pool\":\"robust\","
-	    "\"pg_num\":0}", "argument 'pg_num' must be between",
-	    "an integer out of bounds");
-	rp_bad_json("{\"prefix\":\"osd down\",\"ids\":[1,\"2\"]}",
-	    "argument 'ids' item 1 must be an integer", "a string in a list of "
-	    "integers");
+		    "\"pg_num\":-1}",
+	    "argument 'pg_num' must be between", "an integer out of bounds");
+	rp_bad_json("{\"prefix\":\"osd down\",\"ids\":[1,\"two\"]}",
+	    "argument 'ids' item 1 must be an osd id",
+	    "a word in a list of "
+	    "OSD ids");
 	rp_bad_json("{\"prefix\":\"osd down\",\"ids\":3}",
 	    "argument 'ids' must be an array", "a number where a list goes");
 	rp_bad_json("{\"prefix\":\"osd reweight\",\"id\":0,\"weight\":true}",

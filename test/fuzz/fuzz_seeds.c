@@ -116,6 +116,7 @@ seeds_osdmap(struct osdmap *m, int nosd)
 	p.size = 3;
 	p.min_size = 2;
 	p.pg_num = 32;
+	p.pgp_num = p.pg_num;
 	p.created_epoch = 4;
 	osdmap_set_pool(m, &p);
 	m->pool_max = 1;
@@ -176,6 +177,7 @@ seeds_record(void)
 	p.size = 2;
 	p.min_size = 1;
 	p.pg_num = 8;
+	p.pgp_num = p.pg_num;
 	p.created_epoch = 13;
 	osdmap_inc_set_pool(&inc, &p);
 	osdmap_inc_encode(&inc, &b);

@@ -155,13 +155,86 @@ Test(cli_args, ints_and_bounds)
 	expect_error("osd create 3x", "not an integer");
 	expect("osd pool create rbd 128",
 	    "{\"pg_num\":128,\"pool\":\"rbd\",\"prefix\":\"osd pool create\"}");
-	expect("osd pool create rbd 128 3 2",
-	    "{\"min_size\":2,\"pg_num\":128,\"pool\":\"rbd\","
-	    "\"prefix\":\"osd pool create\",\"size\":3}");
-	expect_error("osd pool create rbd 0", "pg_num: 0 is out of range");
-	expect_error("osd pool create rbd", "missing argument PG_NUM");
 	expect_error("osd pool create", "missing argument POOL");
-	expect_error("osd pool create rbd 8 3 2 1", "unexpected argument '1'");
+	expect_error("osd create 65536 7", "id: 65536 is out of range");
+}
+
+/*
+ * Ceph's `osd pool create NAME [PG_NUM [PGP_NUM]] [replicated] [RULE]
+ * [--size N]' (MonCommands.h): the third word is PGP_NUM, never a size;
+ * an optional argument a word is not of is passed over, as Ceph's
+ * validate_command() does.
+ */
+Test(cli_args, pool_create_in_cephs_order)
+{
+	expect("osd pool create rbd",
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool create\"}");
+	expect("osd pool create rbd 8 8",
+	    "{\"pg_num\":8,\"pgp_num\":8,"
+	    "\"pool\":\"rbd\",\"prefix\":\"osd pool create\"}");
+	expect("osd pool create rbd 8 8 replicated replicated_rule --size 2",
+	    "{\"pg_num\":8,\"pgp_num\":8,\"pool\":\"rbd\",\"pool_type\":"
+	    "\"replicated\",\"prefix\":\"osd pool create\",\"rule\":"
+	    "\"replicated_rule\",\"size\":2}");
+	expect("osd pool create rbd replicated",
+	    "{\"pool\":\"rbd\","
+	    "\"pool_type\":\"replicated\",\"prefix\":\"osd pool create\"}");
+	expect("osd pool create rbd 16 replicated_rule",
+	    "{\"pg_num\":16,"
+	    "\"pool\":\"rbd\",\"prefix\":\"osd pool create\",\"rule\":"
+	    "\"replicated_rule\"}");
+	/* The old SIZE form: 3 is a rule name, which the monitor refuses. */
+	expect("osd pool create rbd 8 8 3",
+	    "{\"pg_num\":8,\"pgp_num\":8,"
+	    "\"pool\":\"rbd\",\"prefix\":\"osd pool create\",\"rule\":"
+	    "\"3\"}");
+	expect("osd pool create --size=3 rbd 8",
+	    "{\"pg_num\":8,\"pool\":"
+	    "\"rbd\",\"prefix\":\"osd pool create\",\"size\":3}");
+	expect_error("osd pool create rbd 8 8 replicated replicated_rule x",
+	    "unexpected argument 'x'");
+	/* What the leftover word is told is about that word. */
+	expect_error("osd pool create rbd x 8", "unexpected argument '8'");
+	expect_error("osd pool create rbd --size three",
+	    "size: 'three' is not an integer");
+}
+
+/* Ceph's CephOsdName and its any|all (MonCommands.h's osd down). */
+Test(cli_args, osd_ids_as_ceph_takes_them)
+{
+	expect("osd down osd.1 2", "{\"ids\":[1,2],\"prefix\":\"osd down\"}");
+	expect("osd out any", "{\"ids\":[\"any\"],\"prefix\":\"osd out\"}");
+	expect("osd in all", "{\"ids\":[\"all\"],\"prefix\":\"osd in\"}");
+	expect("osd rm 3", "{\"ids\":[3],\"prefix\":\"osd rm\"}");
+	expect("osd reweight osd.3 0.5",
+	    "{\"id\":3,\"prefix\":"
+	    "\"osd reweight\",\"weight\":0.5}");
+	expect("osd boot osd.2", "{\"id\":2,\"prefix\":\"osd boot\"}");
+	expect_error("osd down 1 any",
+	    "ids: 'any' is not an osd id (N or "
+	    "osd.N)");
+	expect_error("osd down osd.x", "ids: 'osd.x' is not an osd id");
+	expect_error("osd reweight osd. 0.5", "is not an osd id");
+	cr_expect_str_eq(cli_table_find(table, "osd rm")->usage,
+	    "osd rm IDS...|any|all|*");
+}
+
+/* `osd tree [EPOCH] [up|down|in|out...]': a word skips the epoch. */
+Test(cli_args, osd_tree_states_and_epoch)
+{
+	expect("osd tree down",
+	    "{\"prefix\":\"osd tree\",\"states\":"
+	    "[\"down\"]}");
+	expect("osd tree 7 up in",
+	    "{\"epoch\":7,\"prefix\":\"osd tree\","
+	    "\"states\":[\"up\",\"in\"]}");
+	expect("osd tree 7", "{\"epoch\":7,\"prefix\":\"osd tree\"}");
+	expect_error("osd tree sideways",
+	    "states: 'sideways' is not one of "
+	    "up, down, in or out");
+	expect_error("osd tree up sideways",
+	    "states: 'sideways' is not one "
+	    "of");
 }
 
 Test(cli_args, floats)
@@ -189,7 +262,7 @@ Test(cli_args, rest_of_words)
 	expect("osd down 1 2 3", "{\"ids\":[1,2,3],\"prefix\":\"osd down\"}");
 	expect("osd out 4", "{\"ids\":[4],\"prefix\":\"osd out\"}");
 	expect_error("osd down", "missing argument IDS");
-	expect_error("osd down 1 x", "ids: 'x' is not an integer");
+	expect_error("osd down 1 x", "ids: 'x' is not an osd id");
 	expect_error("osd down 1 70000", "ids: 70000 is out of range");
 	expect("pg ls", "{\"prefix\":\"pg ls\"}");
 	expect("pg ls active clean",
@@ -238,11 +311,19 @@ Test(cli_args, choices)
 	    "{\"detail\":\"detail\",\"prefix\":\"health\"}");
 	expect_error("health verbose",
 	    "detail: 'verbose' is not one of detail");
+	/* Ceph's val is a string (CephString), whatever the variable. */
 	expect("osd pool set rbd size 2",
-	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":2,"
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":\"2\","
 	    "\"var\":\"size\"}");
-	expect_error("osd pool set rbd color 2", "var: 'color' is not one of "
-	    "pg_num, size or min_size");
+	expect("osd pool set rbd size 1 --yes-i-really-mean-it",
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":\"1\","
+	    "\"var\":\"size\",\"yes_i_really_mean_it\":true}");
+	expect("osd pool set rbd crush_rule replicated_rule",
+	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":"
+	    "\"replicated_rule\",\"var\":\"crush_rule\"}");
+	expect_error("osd pool set rbd color 2",
+	    "var: 'color' is not one of "
+	    "size, min_size, pg_num, pgp_num or crush_rule");
 }
 
 Test(cli_args, json_args_have_no_cli_form)
@@ -254,8 +335,10 @@ Test(cli_args, usage_lines)
 {
 	/* From the table where it gives one, made from the args otherwise. */
 	cr_expect_str_eq(cli_table_find(table, "osd pool create")->usage,
-	    "osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]");
-	cr_expect_str_eq(cli_table_find(table, "osd tree")->usage, "osd tree");
+	    "osd pool create NAME [PG_NUM [PGP_NUM]] [replicated] [RULE] "
+	    "[--size N]");
+	cr_expect_str_eq(cli_table_find(table, "osd tree")->usage,
+	    "osd tree [EPOCH [up|down|in|out...]]");
 	cr_expect_str_eq(cli_table_find(table, "osd unset")->usage,
 	    "osd unset noout|noup|nodown|noin|pause");
 }
@@ -332,8 +415,11 @@ Test(cli_args, continuations_and_help)
 	n = cli_table_print_help(table, f, w, 2);
 	fclose(f);
 	cr_expect_eq(n, 6);
-	cr_expect(strstr(buf, "  osd pool create NAME PG_NUM [SIZE [MIN_SIZE]]"
-	    "\n\tcreate a pool\n") != NULL, "%s", buf);
+	cr_expect(strstr(buf,
+		      "  osd pool create NAME [PG_NUM [PGP_NUM]] "
+		      "[replicated] [RULE] [--size N]\n\tcreate a pool\n") !=
+		NULL,
+	    "%s", buf);
 	cr_expect(strstr(buf, "osd tree") == NULL);
 	/* Hidden commands are not listed. */
 	f = fmemopen(buf, sizeof buf, "w");

@@ -158,7 +158,7 @@ make_cluster(void)
 	wait_for(&a);
 	cr_assert_eq(a.rc, 0, "osd boot: %s", a.status);
 	memset(&a, 0, sizeof a);
-	mon_pool_create(mon, "fill", FAULT_PG_NUM, 1, 1, answer_cb, &a);
+	mon_pool_create(mon, "fill", FAULT_PG_NUM, 0, 1, NULL, answer_cb, &a);
 	wait_for(&a);
 	cr_assert_eq(a.rc, 0, "pool create: %s", a.status);
 }

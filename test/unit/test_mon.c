@@ -141,6 +141,8 @@ setup(void)
 	base = event_base_new();
 	mon_params_defaults(&params);
 	params.propose_interval_ms = 1;
+	/* Pools are deleted in many cases; the refusal has its own. */
+	params.allow_pool_delete = 1;
 	store_options_defaults(&so);
 	so.backend = TEST_BACKEND;
 	so.sync = STORE_SYNC_NONE;
@@ -207,7 +209,7 @@ pool_create(const char *name, int64_t pg_num, int64_t size)
 {
 	struct answer a = { 0 };
 
-	mon_pool_create(mon, name, pg_num, size, 0, answer_cb, &a);
+	mon_pool_create(mon, name, pg_num, 0, size, NULL, answer_cb, &a);
 	wait_for(&a);
 	json_decref(a.data);
 	return a.rc;
@@ -324,7 +326,8 @@ Test(mon, osd_ids_are_the_lowest_free)
 	{
 		struct answer a = { 0 };
 
-		mon_osd_rm(mon, 1, answer_cb, &a);
+		id = 1;
+		mon_osd_rm(mon, &id, 1, answer_cb, &a);
 		wait_for(&a);
 		cr_assert_eq(a.rc, 0, "%s", a.status);
 	}
@@ -356,7 +359,11 @@ Test(mon, osd_lifecycle_and_refusals)
 	cr_assert_eq(osd_down(0), 0);
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
 
-	mon_osd_rm(mon, 1, answer_cb, &a);
+	{
+		int32_t id = 1;
+
+		mon_osd_rm(mon, &id, 1, answer_cb, &a);
+	}
 	wait_for(&a);
 	cr_assert_eq(a.rc, -EBUSY, "rm of an up osd: %s", a.status);
 
@@ -897,7 +904,10 @@ Test(mon, mark_me_down_is_answered_after_the_commit)
 	json_decref(a.data);
 	settle();
 	cr_assert(committed_up(1));
-	/* Several flags, as Ceph lists them; counted one each. */
+	/*
+	 * Several flags, in Ceph's order (OSDMap::get_flag_string(): noup,
+	 * nodown, noout, noin); counted one each.
+	 */
 	memset(&a, 0, sizeof a);
 	mon_osd_set_flag(mon, "noout", 1, answer_cb, &a);
 	wait_for(&a);
@@ -910,7 +920,7 @@ Test(mon, mark_me_down_is_answered_after_the_commit)
 		    "summary");
 		cr_assert_str_eq(
 		    json_string_value(json_object_get(sum, "message")),
-		    "noout,nodown flag(s) set");
+		    "nodown,noout flag(s) set");
 		cr_assert_eq(json_integer_value(json_object_get(sum, "count")),
 		    2);
 		json_decref(h);
@@ -1167,9 +1177,10 @@ Test(mon, pool_create_places_every_pg_in_creating)
 	placement_free(pl);
 	check_derived();
 
-	cr_assert_eq(pool_create("rbd", 8, 3), -EEXIST);
+	/* An existing pool: rc 0, as Ceph answers it, and nothing made. */
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	cr_assert_eq(osdmap_pool_by_name(mon_osdmap(mon), "rbd")->pg_num, 128);
 	cr_assert_eq(pool_create("bad name", 8, 3), -EINVAL);
-	cr_assert_eq(pool_create("x", 0, 3), -EINVAL);
 	cr_assert_eq(pool_create("x", 8, 11), -EINVAL);
 	cr_assert_eq(pool_create("two", 16, 2), 0);
 	cr_assert_eq(osdmap_pool_by_name(mon_osdmap(mon), "two")->id, 2);
@@ -1185,8 +1196,8 @@ Test(mon, pg_limits_count_pools_not_yet_committed)
 	struct answer a = { 0 }, b = { 0 };
 
 	/* No OSD is in: 250 x 3 = 750 PG replicas. */
-	mon_pool_create(mon, "a", 200, 3, 0, answer_cb, &a);
-	mon_pool_create(mon, "b", 51, 3, 0, answer_cb, &b);
+	mon_pool_create(mon, "a", 200, 0, 3, NULL, answer_cb, &a);
+	mon_pool_create(mon, "b", 51, 0, 3, NULL, answer_cb, &b);
 	cr_assert(!a.done, "the first create waits for its commit");
 	cr_assert(b.done, "the refusal is answered at once");
 	cr_assert_eq(b.rc, -ERANGE);
@@ -1195,7 +1206,7 @@ Test(mon, pg_limits_count_pools_not_yet_committed)
 	    "pgs, which exceeds max 750 (mon_max_pg_per_osd 250 * "
 	    "num_in_osds 3)");
 	memset(&b, 0, sizeof b);
-	mon_pool_create(mon, "b", 50, 3, 0, answer_cb, &b);
+	mon_pool_create(mon, "b", 50, 0, 3, NULL, answer_cb, &b);
 	wait_for(&a);
 	wait_for(&b);
 	cr_assert_eq(a.rc, 0, "%s", a.status);
@@ -1218,7 +1229,7 @@ Test(mon, max_pgs_counts_a_pool_being_removed)
 	mon_set_params(mon, &params);
 	cr_assert_eq(pool_create("c", 60, 1), 0);
 	mon_pool_delete(mon, "c", "c", 1, answer_cb, &del);
-	mon_pool_create(mon, "d", 60, 1, 0, answer_cb, &a);
+	mon_pool_create(mon, "d", 60, 0, 1, NULL, answer_cb, &a);
 	cr_assert(a.done && !del.done);
 	cr_assert_eq(a.rc, -ERANGE);
 	cr_assert_str_eq(a.status,
@@ -1243,12 +1254,12 @@ Test(mon, pg_num_grows_but_never_shrinks)
 	cr_assert_eq(pool_create("p", 8, 3), 0);
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 10);
 	settle();
-	mon_pool_set(mon, "p", "pg_num", 4, answer_cb, &a);
+	mon_pool_set(mon, "p", "pg_num", "4", 0, answer_cb, &a);
 	wait_for(&a);
 	cr_assert_eq(a.rc, -EINVAL);
 	cr_assert_not_null(strstr(a.status, "shrink"), "%s", a.status);
 	memset(&a, 0, sizeof a);
-	mon_pool_set(mon, "p", "pg_num", 12, answer_cb, &a);
+	mon_pool_set(mon, "p", "pg_num", "12", 0, answer_cb, &a);
 	wait_for(&a);
 	cr_assert_eq(a.rc, 0, "%s", a.status);
 	cr_assert_eq(pgmap_pool(mon_pgmap(mon), 1)->pg_num, 12);
@@ -1281,7 +1292,22 @@ Test(mon, pool_delete_needs_confirmation_and_removes_its_pgs)
 	memset(&a, 0, sizeof a);
 	mon_pool_delete(mon, "nope", "nope", 1, answer_cb, &a);
 	wait_for(&a);
-	cr_assert_eq(a.rc, -ENOENT);
+	cr_assert_eq(a.rc, 0, "a pool that is gone: Ceph's rc 0");
+	cr_assert_str_eq(a.status, "pool 'nope' does not exist");
+	/* Ceph's mon_allow_pool_delete, false by default. */
+	params.allow_pool_delete = 0;
+	mon_set_params(mon, &params);
+	memset(&a, 0, sizeof a);
+	mon_pool_delete(mon, "a", "a", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EPERM);
+	cr_assert_str_eq(a.status,
+	    "pool deletion is disabled; you must first "
+	    "set the mon_allow_pool_delete config option to true before you "
+	    "can destroy a pool");
+	cr_assert_not_null(osdmap_pool_by_name(mon_osdmap(mon), "a"));
+	params.allow_pool_delete = 1;
+	mon_set_params(mon, &params);
 	memset(&a, 0, sizeof a);
 	mon_pool_delete(mon, "a", "a", 1, answer_cb, &a);
 	wait_for(&a);
@@ -1806,7 +1832,7 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 
 	/* Made: the commit is applied over many turns, seen once whole. */
 	sliced = mon->perf.sliced_applies;
-	mon_pool_create(mon, "big", 4096, 3, 0, answer_cb, &a);
+	mon_pool_create(mon, "big", 4096, 0, 3, NULL, answer_cb, &a);
 	applied_in_slices(&a, 100, 4096 / 1024 - 1);
 	cr_assert_eq(mon->perf.sliced_applies, sliced + 1);
 	cr_assert_eq(status_num_pgs(), 4196);
@@ -1825,7 +1851,7 @@ Test(mon, large_pools_are_made_grown_and_removed_a_slice_at_a_time)
 	/* Grown: what the PGs had stays, the new ones are creating. */
 	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 3);
 	settle();
-	mon_pool_set(mon, "big", "pg_num", 8192, answer_cb, &a);
+	mon_pool_set(mon, "big", "pg_num", "8192", 0, answer_cb, &a);
 	applied_in_slices(&a, 4196, 8192 / 1024 - 1);
 	cr_assert_eq(status_num_pgs(), 8292);
 	pp = pgmap_pool(pm, id);
@@ -1868,10 +1894,10 @@ Test(mon, a_stop_by_a_deadline_leaves_a_commit_that_does_not_finish)
 	settle();
 	/* The disk stops answering while a pool creation is in flight. */
 	store_fault_hold(fault, 1);
-	mon_pool_create(mon, "held", 2048, 3, 0, answer_cb, &a);
+	mon_pool_create(mon, "held", 2048, 0, 3, NULL, answer_cb, &a);
 	mon_propose_now(mon);
 	cr_assert_not_null(mon->inflight);
-	mon_pool_create(mon, "pending", 64, 3, 0, answer_cb, &b);
+	mon_pool_create(mon, "pending", 64, 0, 3, NULL, answer_cb, &b);
 	t0 = stamp_mono();
 	cr_assert_eq(mon_stop(mon, t0 + 200000), -1);
 	cr_assert_geq(stamp_mono() - t0, 200000, "waited until the deadline");
@@ -1892,7 +1918,7 @@ Test(mon, a_stop_by_a_deadline_leaves_a_commit_that_does_not_finish)
 	check_derived();
 	/* With time enough, a stop commits everything and returns 0. */
 	memset(&a, 0, sizeof a);
-	mon_pool_create(mon, "late", 32, 3, 0, answer_cb, &a);
+	mon_pool_create(mon, "late", 32, 0, 3, NULL, answer_cb, &a);
 	cr_assert_eq(mon_stop(mon, stamp_mono() + 10000000), 0);
 	cr_assert(a.done);
 	cr_assert_eq(a.rc, 0, "%s", a.status);
@@ -2023,7 +2049,7 @@ Test(mon, a_failed_commit_changes_nothing_and_recovers)
 	make_osds(3);
 	epoch = mon_osdmap(mon)->epoch;
 	cr_assert_eq(store_fault_arm(fault, STORE_E_NOSPC, -1), 0);
-	mon_pool_create(mon, "rbd", 32, 3, 0, answer_cb, &a);
+	mon_pool_create(mon, "rbd", 32, 0, 3, NULL, answer_cb, &a);
 	wait_for(&a);
 	cr_assert_eq(a.rc, -ENOSPC, "writer gets ENOSPC: %d %s", a.rc,
 	    a.status);
@@ -2177,7 +2203,7 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 {
 	struct answer a;
 	unsigned seed = 42, op, i;
-	char name[16];
+	char name[16], val[16];
 	int32_t id;
 	json_t *h;
 
@@ -2195,15 +2221,16 @@ Test(mon, random_operations_keep_figures_equal_to_a_recount)
 			mon_osd_boot(mon, id, "127.0.0.1:1", answer_cb, &a);
 			break;
 		case 2:
-			mon_pool_create(mon, name, 1 + rnd(&seed, 64),
-			    1 + rnd(&seed, 3), 0, answer_cb, &a);
+			mon_pool_create(mon, name, 1 + rnd(&seed, 64), 0,
+			    1 + rnd(&seed, 3), NULL, answer_cb, &a);
 			break;
 		case 3:
 			mon_pool_delete(mon, name, name, 1, answer_cb, &a);
 			break;
 		case 4:
-			mon_pool_set(mon, name, "pg_num", 1 + rnd(&seed, 96),
-			    answer_cb, &a);
+			snprintf(val, sizeof val, "%u", 1 + rnd(&seed, 96));
+			mon_pool_set(mon, name, "pg_num", val, 0, answer_cb,
+			    &a);
 			break;
 		case 5:
 			mon_osd_out(mon, &id, 1, answer_cb, &a);
@@ -2714,7 +2741,7 @@ osd_rm(int32_t id)
 {
 	struct answer a = { 0 };
 
-	mon_osd_rm(mon, id, answer_cb, &a);
+	mon_osd_rm(mon, &id, 1, answer_cb, &a);
 	wait_for(&a);
 	json_decref(a.data);
 	return a.rc;
@@ -3069,13 +3096,20 @@ Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 3, "no epoch at start");
 }
 
-/* A version 2 osdmap record made version 1: an older mapmon's. */
+/*
+ * An osdmap record (a full map or an incremental) of this version made one
+ * of version v, as an older mapmon wrote it: version 3 appended the pools'
+ * pgp_num (a count, then an id and a pgp_num each), version 2 the three
+ * ratios (24 bytes) before them.
+ */
 static void
-record_as_version_1(const uint8_t *key, size_t klen)
+record_as_version(const uint8_t *key, size_t klen, int version)
 {
 	struct store *s = open_store();
+	struct osdmap om;
+	struct osdmap_inc inc;
 	void *val;
-	size_t vlen;
+	size_t vlen, npools, cut;
 	uint8_t *v;
 	char *cause = NULL;
 
@@ -3083,12 +3117,30 @@ record_as_version_1(const uint8_t *key, size_t klen)
 	    cause ? cause : "missing");
 	store_close(s);
 	v = val;
-	cr_assert_eq(v[0], 2);
-	/* Version 2 appended the three ratios, 24 bytes, to the body. */
-	v[0] = 1;
-	enc_put_be32(v + 2, (uint32_t)(vlen - 24 - 6));
-	store_change(key, klen, v, vlen - 24);
+	cr_assert_eq(v[0], 3);
+	if (key[0] == KEYS_OSDMAP) {
+		osdmap_init(&om);
+		cr_assert_eq(osdmap_decode(val, vlen, &om, &cause), 0, "%s",
+		    cause);
+		npools = om.npools;
+		osdmap_clear(&om);
+	} else {
+		cr_assert_eq(osdmap_inc_decode(val, vlen, &inc, &cause), 0,
+		    "%s", cause);
+		npools = inc.npools;
+		osdmap_inc_clear(&inc);
+	}
+	cut = 4 + 8 * npools + (version < 2 ? 24 : 0);
+	v[0] = (uint8_t)version;
+	enc_put_be32(v + 2, (uint32_t)(vlen - cut - 6));
+	store_change(key, klen, v, vlen - cut);
 	free(val);
+}
+
+static void
+record_as_version_1(const uint8_t *key, size_t klen)
+{
+	record_as_version(key, klen, 1);
 }
 
 Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
@@ -3125,7 +3177,8 @@ Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
 	    "the first commit is the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 1 to 2"));
+	cr_assert(log_has("osdmap upgraded from record version 1 to 3: the "
+			  "default full ratios, pgp_num = pg_num"));
 	/* The old incrementals still replay, changing no ratio. */
 	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
 	    cause);
@@ -3181,7 +3234,7 @@ Test(mon, capacity_figures_equal_a_recount_under_random_changes)
 			mon_osd_in(mon, &id, 1, answer_cb, &a);
 			break;
 		case 4:
-			mon_osd_rm(mon, id, answer_cb, &a);
+			mon_osd_rm(mon, &id, 1, answer_cb, &a);
 			break;
 		case 5:
 			mon_osd_create(mon, -1, answer_cb, &a);
@@ -3211,5 +3264,502 @@ Test(mon, capacity_figures_equal_a_recount_under_random_changes)
 		}
 	}
 	settle();
+	check_derived();
+}
+
+/* ---- Ceph's pool and OSD commands (mapmon(8), "Ceph fidelity") ---- */
+
+/* mon_pool_set with the answer's status into st; its rc. */
+static int
+pool_set(const char *name, const char *key, const char *val, int sure, char *st,
+    size_t len)
+{
+	struct answer a = { 0 };
+
+	mon_pool_set(mon, name, key, val, sure, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	if (st != NULL)
+		snprintf(st, len, "%s", a.status);
+	return a.rc;
+}
+
+static const struct osdmap_pool *
+pool_named(const char *name)
+{
+	const struct osdmap_pool *p = osdmap_pool_by_name(mon_osdmap(mon),
+	    name);
+
+	cr_assert_not_null(p, "pool '%s'", name);
+	return p;
+}
+
+/*
+ * A new size brings min_size = size - size/2, as Ceph's
+ * prepare_command_pool_set() sets it (seen on ceph 16.2.15: size 2 -> 1,
+ * 4 -> 2, 5 -> 3): after size 1 then 3, a 3-way pool needs two copies
+ * again.
+ */
+Test(mon, size_sets_min_size_as_ceph)
+{
+	char st[512], v[8], want[64];
+	int size;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	cr_assert_eq(pool_named("p")->min_size, 2);
+	for (size = 2; size <= 10; size++) {
+		snprintf(v, sizeof v, "%d", size);
+		cr_assert_eq(pool_set("p", "size", v, 0, st, sizeof st), 0,
+		    "%s", st);
+		snprintf(want, sizeof want, "set pool 1 size to %d", size);
+		cr_assert_str_eq(st, want);
+		cr_assert_eq(pool_named("p")->size, (uint32_t)size);
+		cr_assert_eq(pool_named("p")->min_size,
+		    (uint32_t)(size - size / 2), "size %d", size);
+	}
+	params.allow_pool_size_one = 1;
+	mon_set_params(mon, &params);
+	cr_assert_eq(pool_set("p", "size", "1", 1, st, sizeof st), 0, "%s", st);
+	cr_assert_eq(pool_named("p")->min_size, 1);
+	cr_assert_eq(pool_set("p", "size", "3", 0, st, sizeof st), 0, "%s", st);
+	cr_assert_str_eq(st, "set pool 1 size to 3");
+	cr_assert_eq(pool_named("p")->min_size, 2, "min_size follows back up");
+	/* The same value again: Ceph's words, rc 0, no new epoch. */
+	{
+		uint32_t epoch = mon_osdmap(mon)->epoch;
+
+		cr_assert_eq(pool_set("p", "size", "3", 0, st, sizeof st), 0);
+		cr_assert_str_eq(st, "set pool 1 size to 3");
+		cr_assert_eq(mon_osdmap(mon)->epoch, epoch);
+	}
+	/* min_size stays within 1 .. size (Ceph's message). */
+	cr_assert_eq(pool_set("p", "min_size", "4", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st,
+	    "pool min_size must be between 1 and size, which "
+	    "is set to 3");
+	cr_assert_eq(pool_set("p", "size", "11", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st, "pool size must be between 1 and 10");
+	cr_assert_eq(pool_set("p", "size", "0", 0, st, sizeof st), -EINVAL);
+	cr_assert_eq(pool_set("p", "size", "three", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st,
+	    "error parsing integer value 'three': Expected "
+	    "option value to be integer, got 'three'");
+	check_derived();
+}
+
+/*
+ * Size 1 (seen on ceph 16.2.15): refused with EPERM while
+ * mon_allow_pool_size_one is false, even with --yes-i-really-mean-it;
+ * once it is true, refused without the flag.
+ */
+Test(mon, size_one_needs_the_option_and_the_flag)
+{
+	char st[512];
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	cr_assert_eq(pool_set("p", "size", "1", 0, st, sizeof st), -EPERM);
+	cr_assert_str_eq(st,
+	    "configuring pool size as 1 is disabled by "
+	    "default.");
+	cr_assert_eq(pool_set("p", "size", "1", 1, st, sizeof st), -EPERM);
+	cr_assert_str_eq(st,
+	    "configuring pool size as 1 is disabled by "
+	    "default.");
+	params.allow_pool_size_one = 1;
+	mon_set_params(mon, &params);
+	cr_assert_eq(pool_set("p", "size", "1", 0, st, sizeof st), -EPERM);
+	cr_assert_not_null(strstr(st, "pass the flag --yes-i-really-mean-it"),
+	    "%s", st);
+	cr_assert_eq(pool_named("p")->size, 3, "refused: nothing changed");
+	cr_assert_eq(pool_set("p", "size", "1", 1, st, sizeof st), 0, "%s", st);
+	cr_assert_eq(pool_named("p")->size, 1);
+	/* A new pool of size 1 needs neither, as in Ceph. */
+	cr_assert_eq(pool_create("one", 4, 1), 0);
+}
+
+/*
+ * pgp_num: pg_num unless given; within 1 .. pg_num (Ceph's messages);
+ * follows pg_num up unless it was set apart (seen on ceph 16.2.15); kept
+ * across a restart.
+ */
+Test(mon, pgp_num_is_kept_beside_pg_num)
+{
+	struct answer a = { 0 };
+	char st[512];
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	cr_assert_eq(pool_named("p")->pgp_num, 8);
+	mon_pool_create(mon, "q", 8, 4, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(pool_named("q")->pgp_num, 4);
+	cr_assert_eq(pool_named("q")->size, 3, "osd_pool_default_size");
+	memset(&a, 0, sizeof a);
+	mon_pool_create(mon, "r", 4, 8, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -ERANGE);
+	cr_assert_str_eq(a.status,
+	    "'pgp_num' must be greater than 0 and lower "
+	    "or equal than 'pg_num', which in this case is 4");
+	/* pg_num 0 is osd_pool_default_pg_num. */
+	params.osd_pool_default_pg_num = 16;
+	mon_set_params(mon, &params);
+	cr_assert_eq(pool_create("d", 0, 3), 0);
+	cr_assert_eq(pool_named("d")->pg_num, 16);
+	cr_assert_eq(pool_named("d")->pgp_num, 16);
+
+	cr_assert_eq(pool_set("p", "pgp_num", "9", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st, "specified pgp_num 9 > pg_num 8");
+	cr_assert_eq(pool_set("p", "pgp_num", "0", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st, "specified pgp_num must > 0, but you set to 0");
+	cr_assert_eq(pool_set("p", "pg_num", "16", 0, st, sizeof st), 0);
+	cr_assert_eq(pool_named("p")->pgp_num, 16, "follows pg_num");
+	cr_assert_eq(pool_set("q", "pg_num", "16", 0, st, sizeof st), 0);
+	cr_assert_eq(pool_named("q")->pgp_num, 4, "set apart: stays");
+	cr_assert_eq(pool_set("q", "pgp_num", "12", 0, st, sizeof st), 0);
+	cr_assert_str_eq(st, "set pool 2 pgp_num to 12");
+	cr_assert_eq(pool_set("p", "pg_num", "0", 0, st, sizeof st), -ERANGE);
+	cr_assert_str_eq(st,
+	    "'pg_num' must be greater than 0 and less than or "
+	    "equal to 65536 (you may adjust 'mon max pool pg num' for higher "
+	    "values)");
+	cr_assert_eq(
+	    pool_set("p", "crush_rule", "replicated_rule", 0, st, sizeof st), 0,
+	    "%s", st);
+	cr_assert_eq(pool_set("p", "crush_rule", "fast", 0, st, sizeof st),
+	    -ENOENT);
+	cr_assert_eq(pool_set("nosuch", "size", "2", 0, st, sizeof st),
+	    -ENOENT);
+	cr_assert_str_eq(st, "unrecognized pool 'nosuch'");
+	close_mon();
+	open_mon();
+	cr_assert_eq(pool_named("q")->pgp_num, 12);
+	cr_assert_eq(pool_named("q")->pg_num, 16);
+	check_derived();
+}
+
+/* `osd pool get': one key, or all of them; Ceph's ENOENT words. */
+Test(mon, pool_get_one_key_or_all)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	cr_assert_eq(mon_pool_get_json(mon, "p", "pgp_num", &out, &status), 0);
+	cr_assert_str_eq(status, "pgp_num: 8");
+	cr_assert_eq(json_integer_value(json_object_get(out, "pgp_num")), 8);
+	cr_assert_eq(json_integer_value(json_object_get(out, "pool_id")), 1);
+	cr_assert_null(json_object_get(out, "size"));
+	json_decref(out);
+	free(status);
+	cr_assert_eq(mon_pool_get_json(mon, "p", "all", &out, &status), 0);
+	cr_assert_eq(json_integer_value(json_object_get(out, "size")), 3);
+	cr_assert_eq(json_integer_value(json_object_get(out, "min_size")), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(out, "crush_rule")),
+	    "replicated_rule");
+	json_decref(out);
+	free(status);
+	out = NULL;
+	cr_assert_eq(mon_pool_get_json(mon, "q", "size", &out, &status),
+	    -ENOENT);
+	cr_assert_str_eq(status, "unrecognized pool 'q'");
+	cr_assert_null(out);
+	free(status);
+}
+
+/*
+ * Ceph's idempotency of pools (seen on ceph 16.2.15): a pool created again
+ * and a repeated rename are rc 0 with its notes; a rename to a name taken
+ * is EEXIST, of a pool that is not there ENOENT.
+ */
+Test(mon, pool_idempotency_as_ceph)
+{
+	struct answer a = { 0 };
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p2", 16, 3), 0);
+	mon_pool_create(mon, "p2", 16, 0, 3, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "pool 'p2' already exists");
+	cr_assert_eq(mon_osdmap(mon)->npools, 1);
+	memset(&a, 0, sizeof a);
+	mon_pool_rename(mon, "p2", "p3", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_str_eq(a.status, "pool 'p2' renamed to 'p3'");
+	memset(&a, 0, sizeof a);
+	mon_pool_rename(mon, "p2", "p3", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status,
+	    "pool 'p2' does not exist; pool 'p3' does "
+	    "-- assuming successful rename");
+	memset(&a, 0, sizeof a);
+	mon_pool_rename(mon, "nosuch", "p4", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -ENOENT);
+	cr_assert_str_eq(a.status, "unrecognized pool 'nosuch'");
+	cr_assert_eq(pool_create("p5", 4, 3), 0);
+	memset(&a, 0, sizeof a);
+	mon_pool_rename(mon, "p5", "p3", answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EEXIST);
+	cr_assert_str_eq(a.status, "pool 'p3' already exists");
+}
+
+/* mon_osd_* of a list; the status into st; its rc. */
+static int
+osd_list(
+    void (*fn)(struct mon *, const int32_t *, size_t, mon_done_cb *, void *),
+    const int32_t *ids, size_t n, char *st, size_t len)
+{
+	struct answer a = { 0 };
+
+	fn(mon, ids, n, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	snprintf(st, len, "%s", a.status);
+	return a.rc;
+}
+
+/*
+ * `osd down|out|in|rm' of a list, a sentence per id as Ceph's
+ * OSDMonitor::prepare_command_impl() writes them (seen on ceph 16.2.15),
+ * and its any|all for every OSD.
+ */
+Test(mon, osd_lists_as_ceph)
+{
+	int32_t ids[] = { 0, 1, 7 }, all = MON_OSD_ALL, one = 1, bad = -5;
+	char st[512];
+
+	make_osds(3);
+	cr_assert_eq(osd_list(mon_osd_out, ids, 2, st, sizeof st), 0);
+	cr_assert_str_eq(st, "marked out osd.0. marked out osd.1. ");
+	cr_assert(!osdmap_osd(mon_osdmap(mon), 1)->in);
+	cr_assert_eq(osd_list(mon_osd_out, ids, 3, st, sizeof st), 0);
+	cr_assert_str_eq(st,
+	    "osd.0 is already out. osd.1 is already out. "
+	    "osd.7 does not exist. ");
+	cr_assert_eq(osd_list(mon_osd_in, &one, 1, st, sizeof st), 0);
+	cr_assert_str_eq(st, "marked in osd.1. ");
+	/* in any: the OSDs that are out, without the "already" notes. */
+	cr_assert_eq(osd_list(mon_osd_in, &all, 1, st, sizeof st), 0);
+	cr_assert_str_eq(st, "marked in osd.0. ");
+	cr_assert_eq(osd_list(mon_osd_in, &all, 1, st, sizeof st), 0);
+	cr_assert_str_eq(st, "");
+	cr_assert_eq(osd_list(mon_osd_down, &all, 1, st, sizeof st), 0);
+	cr_assert_str_eq(st,
+	    "marked down osd.0. marked down osd.1. marked "
+	    "down osd.2. ");
+	cr_assert_eq(osd_list(mon_osd_down, ids, 3, st, sizeof st), 0);
+	cr_assert_str_eq(st,
+	    "osd.0 is already down. osd.1 is already down. "
+	    "osd.7 does not exist. ");
+	cr_assert_eq(osd_list(mon_osd_down, &bad, 1, st, sizeof st), -EINVAL);
+	/* rm: every one down; "removed osd.0, osd.1", Ceph's words. */
+	cr_assert_eq(osd_boot(2), 0);
+	cr_assert_eq(osd_list(mon_osd_rm, &all, 1, st, sizeof st), -EBUSY);
+	cr_assert_str_eq(st,
+	    "osd.2 is still up; must be down before "
+	    "removal. ");
+	cr_assert_not_null(osdmap_osd(mon_osdmap(mon), 0), "none removed");
+	cr_assert_eq(osd_list(mon_osd_rm, ids, 3, st, sizeof st), 0);
+	cr_assert_str_eq(st, "removed osd.0, osd.1osd.7 does not exist. ");
+	cr_assert_null(osdmap_osd(mon_osdmap(mon), 1));
+	cr_assert_eq(osd_list(mon_osd_rm, ids, 1, st, sizeof st), 0);
+	cr_assert_str_eq(st, "osd.0 does not exist. ");
+	check_derived();
+}
+
+/*
+ * An OSD that boots without an address keeps the one it has; an out OSD
+ * weighs 0 in `osd dump', its reweight kept apart.
+ */
+Test(mon, osd_boot_keeps_its_address_and_out_weighs_zero)
+{
+	struct answer a = { 0 };
+	int32_t id = 0;
+	json_t *j, *o;
+
+	make_osds(2);
+	cr_assert_str_eq(osdmap_osd(mon_osdmap(mon), 0)->addr,
+	    "127.0.0.1:6800");
+	cr_assert_eq(osd_down(0), 0);
+	mon_osd_boot(mon, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert(osdmap_osd(mon_osdmap(mon), 0)->up);
+	cr_assert_str_eq(osdmap_osd(mon_osdmap(mon), 0)->addr,
+	    "127.0.0.1:6800");
+	memset(&a, 0, sizeof a);
+	mon_osd_reweight(mon, 0, 0.5, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_str_eq(a.status, "reweighted osd.0 to 0.5 (8000)");
+	cr_assert_eq(osd_op(mon_osd_out, id), 0);
+	j = osdmap_to_json(mon_osdmap(mon));
+	o = json_array_get(json_object_get(j, "osds"), 0);
+	cr_assert_eq(json_real_value(json_object_get(o, "weight")), 0.0);
+	cr_assert_eq(json_real_value(json_object_get(o, "reweight")), 0.5);
+	json_decref(j);
+	cr_assert_eq(osd_op(mon_osd_in, id), 0);
+	cr_assert_eq(osdmap_osd(mon_osdmap(mon), 0)->reweight,
+	    OSDMAP_WEIGHT_ONE / 2, "in again with its reweight");
+}
+
+/* "noup is set" whether it was or not; pause is Ceph's pair of words. */
+Test(mon, flags_answer_in_cephs_words)
+{
+	struct answer a = { 0 };
+	uint32_t epoch = mon_osdmap(mon)->epoch;
+
+	mon_osd_set_flag(mon, "pause", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_str_eq(a.status, "pauserd,pausewr is set");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1);
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "pause", 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_str_eq(a.status, "pauserd,pausewr is set");
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "no new epoch");
+	memset(&a, 0, sizeof a);
+	mon_osd_set_flag(mon, "noup", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_str_eq(a.status, "noup is unset");
+}
+
+/* `osd dump EPOCH' and the others read the kept epochs. */
+Test(mon, older_epochs_are_read_from_the_store)
+{
+	struct osdmap om;
+	char *status = NULL;
+	uint32_t epoch;
+
+	make_osds(2);
+	epoch = mon_osdmap(mon)->epoch;
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	osdmap_init(&om);
+	cr_assert_eq(mon_osdmap_at(mon, epoch, &om, &status), 0, "%s", status);
+	cr_assert_eq(om.epoch, epoch);
+	cr_assert_eq(om.npools, 0, "the pool came after");
+	cr_assert_eq(om.max_osd, 2);
+	cr_assert_eq(mon_osdmap_at(mon, 0, &om, &status), 0);
+	cr_assert_eq(om.epoch, mon_osdmap(mon)->epoch);
+	cr_assert_eq(om.npools, 1);
+	cr_assert_eq(
+	    mon_osdmap_at(mon, mon_osdmap(mon)->epoch + 1, &om, &status),
+	    -ENOENT);
+	cr_assert_str_eq(status, "there is no map for epoch 7");
+	free(status);
+	status = NULL;
+	osdmap_clear(&om);
+}
+
+/* `log TEXT' commits the operator's line; a page of it at most. */
+Test(mon, log_text_goes_into_the_cluster_log)
+{
+	struct answer a = { 0 };
+	char big[MON_LOG_TEXT_MAX + 2];
+
+	mon_log_text(mon, "hello from the operator", answer_cb, &a);
+	cr_assert(!a.done, "answered after its commit");
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert(log_has("hello from the operator"));
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	memset(&a, 0, sizeof a);
+	mon_log_text(mon, big, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EINVAL);
+	cr_assert_not_null(strstr(a.status, "too long"), "%s", a.status);
+}
+
+/* `report': Ceph's keys of what mapmon has, and the tags. */
+Test(mon, report_has_cephs_keys)
+{
+	static const char *const keys[] = { "cluster_fingerprint", "version",
+		"timestamp", "tag", "health", "monmap_first_committed",
+		"monmap_last_committed", "monmap", "quorum", "osdmap",
+		"osdmap_first_committed", "osdmap_last_committed", "num_pg",
+		"num_pg_active", "num_pg_unknown", "num_osd", "pool_sum",
+		"osd_sum", "pool_stats", "osd_stats", "num_pg_by_state",
+		"num_pg_by_osd" };
+	const char *tags[] = { "before", "upgrade" };
+	json_t *r;
+	size_t i;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("p", 8, 3), 0);
+	r = mon_report_json(mon, tags, 2);
+	for (i = 0; i < nitems(keys); i++)
+		cr_assert_not_null(json_object_get(r, keys[i]), "%s", keys[i]);
+	cr_assert_str_eq(json_string_value(json_object_get(r, "tag")),
+	    "before upgrade");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(r, "cluster_fingerprint")),
+	    mon_monmap(mon)->fsid);
+	cr_assert_eq(json_integer_value(json_object_get(r, "num_pg")), 8);
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(r, "osdmap"), "epoch")),
+	    mon_osdmap(mon)->epoch);
+	cr_assert_eq(json_integer_value(json_object_get(r, "num_osd")), 3);
+	json_decref(r);
+}
+
+/* TOO_FEW_OSDS's summary names the pool that needs the most OSDs. */
+Test(mon, too_few_osds_names_the_worst_pool)
+{
+	json_t *h;
+	const char *msg;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("small", 4, 2), 0);
+	cr_assert_eq(pool_create("big", 4, 5), 0);
+	cr_assert_eq(pool_create("mid", 4, 4), 0);
+	h = mon_health_json(mon, 1);
+	msg = json_string_value(json_object_get(
+	    json_object_get(
+		json_object_get(json_object_get(h, "checks"), "TOO_FEW_OSDS"),
+		"summary"),
+	    "message"));
+	cr_assert_str_eq(msg, "OSD count 3 < pool 'big' size 5");
+	json_decref(h);
+}
+
+/* A store of an older mapmon (version 2 maps): pgp_num = pg_num. */
+Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	uint32_t epoch, e;
+
+	make_osds(2);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version(key, sizeof key, 2);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version(key, sizeof key, 2);
+	}
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 2);
+	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 2 to 3: "
+			  "pgp_num = pg_num"));
+	close_mon();
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
 	check_derived();
 }

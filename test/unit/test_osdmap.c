@@ -41,22 +41,33 @@ sample(struct osdmap *m)
 	p.size = 2;
 	p.min_size = 1;
 	p.pg_num = 8;
+	p.pgp_num = 8;
 	osdmap_set_pool(m, &p);
 	m->pool_max = 1;
 }
 
 /*
- * A version 2 record made a version 1 one, as an older mapmon wrote it:
- * version 2 only appended the three ratios (24 bytes) to the body.
+ * A record of this version made one of version v, as an older mapmon
+ * wrote it: version 3 only appended the pools' pgp_num (a count, then an
+ * id and a pgp_num each: 4 + 8 x npools bytes), version 2 the three ratios
+ * (24 bytes) before them.
  */
 static void
-as_version_1(struct enc_buf *b)
+as_version(struct enc_buf *b, int v, size_t npools)
 {
 	cr_assert_eq(b->data[0], OSDMAP_STRUCT_V);
-	cr_assert_eq(OSDMAP_STRUCT_V, 2);
-	b->len -= 24;
-	b->data[0] = 1;
+	cr_assert_eq(OSDMAP_STRUCT_V, 3);
+	b->len -= 4 + 8 * npools;
+	if (v < 2)
+		b->len -= 24;
+	b->data[0] = (uint8_t)v;
 	enc_put_be32(b->data + 2, (uint32_t)(b->len - 6));
+}
+
+static void
+as_version_1(struct enc_buf *b, size_t npools)
+{
+	as_version(b, 1, npools);
 }
 
 Test(osdmap, new_maps_have_cephs_default_ratios)
@@ -82,11 +93,11 @@ Test(osdmap, ratios_survive_the_record_exactly)
 	m.backfillfull_ratio = 0.93;
 	m.nearfull_ratio = 0.1;
 	osdmap_encode(&m, &b);
-	cr_assert_eq(b.data[0], 2, "written as version 2");
+	cr_assert_eq(b.data[0], 3, "written as version 3");
 	osdmap_init(&back);
 	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
-	cr_assert_eq(back.struct_v, 2);
+	cr_assert_eq(back.struct_v, 3);
 	cr_assert_eq(back.full_ratio, 0.97);
 	cr_assert_eq(back.backfillfull_ratio, 0.93);
 	cr_assert_eq(back.nearfull_ratio, 0.1);
@@ -106,7 +117,7 @@ Test(osdmap, a_version_1_record_reads_with_the_default_ratios)
 	sample(&m);
 	m.full_ratio = 0.5; /* not in a version 1 record */
 	osdmap_encode(&m, &b);
-	as_version_1(&b);
+	as_version_1(&b, m.npools);
 	osdmap_init(&back);
 	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
@@ -170,7 +181,7 @@ Test(osdmap, incrementals_carry_ratio_changes)
 	osdmap_inc_clear(&back);
 
 	/* An older store's incremental changes no ratio. */
-	as_version_1(&b);
+	as_version_1(&b, 0);
 	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
 	cr_assert_lt(back.new_nearfull_ratio, 0);
@@ -231,6 +242,194 @@ Test(osdmap, json_has_cephs_ratio_keys)
 	osdmap_inc_clear(&iback);
 	json_decref(j);
 	osdmap_inc_clear(&inc);
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+}
+
+Test(osdmap, pgp_num_survives_the_record_and_older_ones_read_as_pg_num)
+{
+	struct osdmap m, back;
+	struct enc_buf b = { 0 };
+	char *cause = NULL;
+
+	sample(&m);
+	((struct osdmap_pool *)osdmap_pool(&m, 1))->pgp_num = 4;
+	osdmap_encode(&m, &b);
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.pools[0].pg_num, 8);
+	cr_assert_eq(back.pools[0].pgp_num, 4);
+
+	/* A version 2 record (the ratios, no pgp_num): pgp_num = pg_num. */
+	as_version(&b, 2, m.npools);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.struct_v, 2);
+	cr_assert_eq(back.pools[0].pgp_num, 8);
+	cr_assert_eq(back.full_ratio, OSDMAP_FULL_RATIO, "ratios still read");
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
+}
+
+Test(osdmap, a_pgp_num_past_pg_num_is_a_corrupt_record)
+{
+	struct osdmap m, back;
+	struct enc_buf b = { 0 };
+	char *cause = NULL;
+	uint32_t bad[] = { 0, 9 };
+	size_t i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		sample(&m);
+		((struct osdmap_pool *)osdmap_pool(&m, 1))->pgp_num = bad[i];
+		osdmap_encode(&m, &b);
+		osdmap_init(&back);
+		cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), -1,
+		    "pgp_num %u of pg_num 8 read", bad[i]);
+		cr_assert_not_null(strstr(cause, "corrupt"), "%s", cause);
+		free(cause);
+		cause = NULL;
+		osdmap_clear(&back);
+		osdmap_clear(&m);
+		enc_buf_reset(&b);
+	}
+	enc_buf_free(&b);
+}
+
+Test(osdmap, incrementals_carry_pgp_num)
+{
+	struct osdmap m;
+	struct osdmap_inc inc, back;
+	struct osdmap_pool p;
+	struct enc_buf b = { 0 };
+	char *cause = NULL;
+
+	sample(&m);
+	p = *osdmap_pool(&m, 1);
+	p.pg_num = 16;
+	p.pgp_num = 12;
+	osdmap_inc_init(&inc, 4);
+	osdmap_inc_set_pool(&inc, &p);
+	osdmap_inc_encode(&inc, &b);
+	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.pools[0].pgp_num, 12);
+	cr_assert_eq(osdmap_apply(&m, &back, &cause), 0, "%s", cause);
+	cr_assert_eq(osdmap_pool(&m, 1)->pgp_num, 12);
+	osdmap_inc_clear(&back);
+
+	/* An older incremental's pool takes pgp_num = pg_num. */
+	as_version(&b, 2, 1);
+	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.pools[0].pgp_num, 16);
+	osdmap_inc_clear(&back);
+
+	/* A pgp_num past pg_num does not apply. */
+	osdmap_inc_clear(&inc);
+	osdmap_inc_init(&inc, 5);
+	p.pgp_num = 17;
+	osdmap_inc_set_pool(&inc, &p);
+	cr_assert_eq(osdmap_apply(&m, &inc, &cause), -1);
+	cr_assert_not_null(strstr(cause, "pgp_num 17"), "%s", cause);
+	free(cause);
+	cr_assert_eq(m.epoch, 4, "the map is unchanged");
+	osdmap_inc_clear(&inc);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
+}
+
+/*
+ * Ceph's flag words and order (OSDMap::get_flag_string(): pauserd,
+ * pausewr, noup, nodown, noout, noin; seen on ceph 16.2.15: "flags
+ * pauserd,pausewr,noout,..."), and "flags_set" sorted as its std::set.
+ */
+Test(osdmap, flags_in_cephs_words_and_order)
+{
+	char buf[64];
+	uint32_t all = OSDMAP_FLAG_NOOUT | OSDMAP_FLAG_NOUP | OSDMAP_FLAG_PAUSE;
+	json_t *set;
+
+	cr_assert_str_eq(osdmap_flags_format(all, buf, sizeof buf),
+	    "pauserd,pausewr,noup,noout");
+	cr_assert_str_eq(osdmap_flags_format(0, buf, sizeof buf), "");
+	cr_assert_eq(osdmap_flag_parse("pause"), OSDMAP_FLAG_PAUSE);
+	cr_assert_eq(osdmap_flag_parse("pauserd"), OSDMAP_FLAG_PAUSE);
+	cr_assert_eq(osdmap_flag_parse("pausewr"), OSDMAP_FLAG_PAUSE);
+	cr_assert_eq(osdmap_flag_parse("full"), 0);
+	set = osdmap_flags_json(all);
+	cr_assert_eq(json_array_size(set), 4);
+	cr_assert_str_eq(json_string_value(json_array_get(set, 0)), "noout");
+	cr_assert_str_eq(json_string_value(json_array_get(set, 1)), "noup");
+	cr_assert_str_eq(json_string_value(json_array_get(set, 2)), "pauserd");
+	cr_assert_str_eq(json_string_value(json_array_get(set, 3)), "pausewr");
+	json_decref(set);
+}
+
+/*
+ * osd dump's keys as Ceph's OSDMap::dump() writes them (seen on ceph
+ * 16.2.15): "flags_set", "max_osd", an OSD's "state" and its "weight",
+ * the in/out weight (0 once out); a pool's "pool_id" beside "pool" and
+ * "pg_placement_num".  mapmon's reweight stays as "reweight".
+ */
+Test(osdmap, json_has_cephs_dump_keys)
+{
+	struct osdmap m, back;
+	struct osdmap_osd o;
+	json_t *j, *osd0, *osd1, *pool;
+	char *cause = NULL;
+
+	sample(&m);
+	m.flags = OSDMAP_FLAG_NOOUT;
+	o = *osdmap_osd(&m, 1);
+	o.in = 0;
+	o.up = 0;
+	o.up_from = 0;
+	o.reweight = OSDMAP_WEIGHT_ONE / 2;
+	osdmap_set_osd(&m, &o);
+	((struct osdmap_pool *)osdmap_pool(&m, 1))->pgp_num = 4;
+	j = osdmap_to_json(&m);
+	cr_assert_str_eq(json_string_value(json_array_get(
+			     json_object_get(j, "flags_set"), 0)),
+	    "noout");
+	cr_assert_eq(json_integer_value(json_object_get(j, "max_osd")), 2);
+	osd0 = json_array_get(json_object_get(j, "osds"), 0);
+	osd1 = json_array_get(json_object_get(j, "osds"), 1);
+	cr_assert_eq(json_real_value(json_object_get(osd0, "weight")), 1.0);
+	cr_assert_str_eq(json_string_value(
+			     json_array_get(json_object_get(osd0, "state"), 1)),
+	    "up");
+	cr_assert_eq(json_real_value(json_object_get(osd1, "weight")), 0.0,
+	    "an out OSD weighs 0");
+	cr_assert_eq(json_real_value(json_object_get(osd1, "reweight")), 0.5);
+	cr_assert_str_eq(json_string_value(
+			     json_array_get(json_object_get(osd1, "state"), 1)),
+	    "new", "never booted");
+	pool = json_array_get(json_object_get(j, "pools"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(pool, "pool_id")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(pool, "pool")), 1);
+	cr_assert_eq(
+	    json_integer_value(json_object_get(pool, "pg_placement_num")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(pool, "pgp_num")), 4);
+
+	/* Read back: the reweight survives being out; pgp_num too. */
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), 0, "%s", cause);
+	cr_assert_eq(osdmap_osd(&back, 1)->reweight, OSDMAP_WEIGHT_ONE / 2);
+	cr_assert_eq(osdmap_osd(&back, 1)->in, 0);
+	cr_assert_eq(osdmap_pool(&back, 1)->pgp_num, 4);
+	cr_assert_eq(back.flags, OSDMAP_FLAG_NOOUT);
+
+	/* An older monitor's: "weight" is the reweight, no pgp_num. */
+	json_object_del(osd1, "reweight");
+	json_object_set_new(osd1, "weight", json_real(0.25));
+	json_object_del(pool, "pgp_num");
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), 0, "%s", cause);
+	cr_assert_eq(osdmap_osd(&back, 1)->reweight, OSDMAP_WEIGHT_ONE / 4);
+	cr_assert_eq(osdmap_pool(&back, 1)->pgp_num, 8);
+	json_decref(j);
 	osdmap_clear(&back);
 	osdmap_clear(&m);
 }

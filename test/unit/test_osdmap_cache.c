@@ -58,6 +58,7 @@ setup(void)
 	p.size = 3;
 	p.min_size = 2;
 	p.pg_num = 64;
+	p.pgp_num = p.pg_num;
 	p.created_epoch = 4;
 	osdmap_set_pool(&ref, &p);
 	ref.pool_max = 1;

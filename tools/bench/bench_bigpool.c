@@ -179,6 +179,9 @@ bigpool_sim_event(void *arg, enum osd_sim_event ev, const char *msg)
 		if (st.dead && !r->killing)
 			bigpool_fail(r, "osd-sim: %s", msg);
 		break;
+	case OSD_SIM_NOTICE:
+	case OSD_SIM_STOPPED:
+		break;
 	}
 }
 

@@ -1,4 +1,4 @@
-/* bench_plot.c: the cold start plot, as gnuplot data and script. */
+/* bench_plot.c: the benchmarks' plots, as gnuplot data and script. */
 #include "config.h"
 
 #include <errno.h>
@@ -49,8 +49,8 @@ plot_close(FILE *f, const char *path, char **cause)
 
 /* One gnuplot data block per series, two blank lines apart. */
 static int
-plot_write_dat(const char *path, const struct bench_plot_series *s,
-    size_t ns, char **cause)
+plot_write_dat(const char *path, const struct bench_plot_style *st,
+    const struct bench_plot_series *s, size_t ns, char **cause)
 {
 	FILE *f;
 	size_t i, j;
@@ -63,17 +63,17 @@ plot_write_dat(const char *path, const struct bench_plot_series *s,
 		fprintf(f, "# %s\n", s[i].name);
 		for (j = 0; j < s[i].n; j++)
 			if (s[i].y[j] > 0)
-				fprintf(f, "%.0f %.6f\n", s[i].x[j],
-				    s[i].y[j]);
+				fprintf(f, "%.*f %.6f\n", st->x_decimals,
+				    s[i].x[j], s[i].y[j]);
 		fprintf(f, "\n\n");
 	}
 	return plot_close(f, path, cause);
 }
 
-/* The x axis from 0, with a tick at each x of the first series. */
+/* The x axis from 0; a tick at each x of the first series if asked. */
 static int
 plot_write_gp(const char *path, const char *base, const char *title,
-    const char *xlabel, const char *ylabel,
+    const char *xlabel, const char *ylabel, const struct bench_plot_style *st,
     const struct bench_plot_series *s, size_t ns, char **cause)
 {
 	FILE *f;
@@ -83,12 +83,15 @@ plot_write_gp(const char *path, const char *base, const char *title,
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "set terminal svg size %d,%d background '#ffffff'\n"
+	fprintf(f,
+	    "set terminal svg size %d,%d background '#ffffff'\n"
 	    "set output '%s.svg'\nset title '%s'\nset xlabel '%s'\n"
-	    "set ylabel '%s'\nset logscale y\nset grid\n"
-	    "set key outside right top Left reverse\nset xrange [0:*]\n",
-	    PLOT_W, PLOT_H, base, title, xlabel, ylabel);
-	if (ns > 0 && s[0].n > 0) {
+	    "set ylabel '%s'\n%sset grid\nset key %s\nset xrange [0:*]\n",
+	    PLOT_W, PLOT_H, base, title, xlabel, ylabel,
+	    st->log_y ? "set logscale y\n" : "",
+	    st->key_below ? "below Left reverse" :
+			    "outside right top Left reverse");
+	if (st->ticks_first && ns > 0 && s[0].n > 0) {
 		fprintf(f, "set xtics (");
 		for (i = 0; i < s[0].n; i++)
 			fprintf(f, "%s%.0f", i ? ", " : "", s[0].x[i]);
@@ -96,9 +99,12 @@ plot_write_gp(const char *path, const char *base, const char *title,
 	}
 	fprintf(f, "plot ");
 	for (i = 0; i < ns; i++)
-		fprintf(f, "%s'%s.dat' index %zu with linespoints lw 2 "
-		    "lc %d dt %d title '%s'", i ? ", \\\n     " : "", base, i,
-		    s[i].colour + 1, s[i].dashed ? 2 : 1, s[i].name);
+		fprintf(f,
+		    "%s'%s.dat' index %zu with %s lw 2 "
+		    "lc %d dt %d title '%s'",
+		    i ? ", \\\n     " : "", base, i,
+		    st->steps ? "steps" : "linespoints", s[i].colour + 1,
+		    s[i].dashed ? 2 : 1, s[i].name);
 	fprintf(f, "\n");
 	return plot_close(f, path, cause);
 }
@@ -136,14 +142,26 @@ bench_plot(const char *dir, const char *base, const char *title,
     const char *xlabel, const char *ylabel,
     const struct bench_plot_series *s, size_t ns, char **cause)
 {
+	static const struct bench_plot_style cold = { 1, 1, 0, 0, 0 };
+
+	return bench_plot_styled(dir, base, title, xlabel, ylabel, &cold, s, ns,
+	    cause);
+}
+
+int
+bench_plot_styled(const char *dir, const char *base, const char *title,
+    const char *xlabel, const char *ylabel, const struct bench_plot_style *st,
+    const struct bench_plot_series *s, size_t ns, char **cause)
+{
 	char *dat, *gp, *svg;
 	int rc = -1;
 
 	xasprintf(&dat, "%s/%s.dat", dir, base);
 	xasprintf(&gp, "%s/%s.gp", dir, base);
 	xasprintf(&svg, "%s/%s.svg", dir, base);
-	if (plot_write_dat(dat, s, ns, cause) == -1 ||
-	    plot_write_gp(gp, base, title, xlabel, ylabel, s, ns, cause) == -1)
+	if (plot_write_dat(dat, st, s, ns, cause) == -1 ||
+	    plot_write_gp(gp, base, title, xlabel, ylabel, st, s, ns, cause) ==
+		-1)
 		goto out;
 	if (plot_run_gnuplot(dir, base, cause) == 0)
 		rc = 1;

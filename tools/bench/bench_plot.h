@@ -1,6 +1,7 @@
 /*
- * bench_plot.h: the cold start plot, time against PGs per set-up, as data
- * and a script for gnuplot, which draws it when it is installed.
+ * bench_plot.h: the benchmarks' plots (the cold start's time against PGs
+ * per set-up, the detect benchmark's PGs waiting against time) as data and
+ * a script for gnuplot, which draws them when it is installed.
  */
 #ifndef BENCH_PLOT_H
 #define BENCH_PLOT_H
@@ -32,6 +33,20 @@ struct bench_plot_series {
  */
 int bench_plot(const char *dir, const char *base, const char *title,
     const char *xlabel, const char *ylabel,
+    const struct bench_plot_series *s, size_t ns, char **cause);
+
+/* How a plot is drawn; bench_plot() is { 1, 1, 0, 0, 0 }. */
+struct bench_plot_style {
+	int log_y;	 /* a logarithmic y axis */
+	int ticks_first; /* a tick at each x of the first series */
+	int x_decimals;	 /* digits after the point of x in the data */
+	int steps;	 /* each series as steps, not lines and points */
+	int key_below;	 /* the key under the plot, not beside it */
+};
+
+/* bench_plot() drawn as st says. */
+int bench_plot_styled(const char *dir, const char *base, const char *title,
+    const char *xlabel, const char *ylabel, const struct bench_plot_style *st,
     const struct bench_plot_series *s, size_t ns, char **cause);
 
 #endif /* BENCH_PLOT_H */

@@ -45,6 +45,58 @@ bench_arg_long(const char *opt, const char *s, long lo, long hi)
 	return v;
 }
 
+/* Seconds, whole or decimal ("0.5", "20"), as milliseconds. */
+long
+bench_arg_seconds(const char *opt, const char *s, long lo_ms, long hi_ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v * 1000 >= lo_ms) ||
+	    !(v * 1000 <= hi_ms) || strspn(s, "0123456789.") != strlen(s)) {
+		fprintf(stderr,
+		    "mapmon-bench: %s: '%s' is not a number of "
+		    "seconds from %g to %g\n",
+		    opt, s, lo_ms / 1000.0, hi_ms / 1000.0);
+		exit(MAPMON_EXIT_USAGE);
+	}
+	return (long)(v * 1000 + 0.5);
+}
+
+/* Bytes with an optional K, M, G or T (1024-based, B optional). */
+uint64_t
+bench_arg_size(const char *opt, const char *s, uint64_t lo, uint64_t hi)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+	if (s[0] >= '0' && s[0] <= '9' && errno == 0 && *end != '\0' &&
+	    (u = strchr(units, end[0] & ~0x20)) != NULL) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if ((*end & ~0x20) == 'B')
+			end++;
+	} else if (s[0] >= '0' && s[0] <= '9' && errno == 0 &&
+	    (*end & ~0x20) == 'B')
+		end++;
+	if (s[0] < '0' || s[0] > '9' || errno != 0 || *end != '\0' ||
+	    v > (hi >> shift) || (v << shift) < lo) {
+		fprintf(stderr,
+		    "mapmon-bench: %s: '%s' is not a size from "
+		    "%llu to %llu bytes (a number, K, M, G or T after it)\n",
+		    opt, s, (unsigned long long)lo, (unsigned long long)hi);
+		exit(MAPMON_EXIT_USAGE);
+	}
+	return (uint64_t)v << shift;
+}
+
 /* A file's contents, or exit 64 naming the option. */
 char *
 bench_arg_file(const char *opt, const char *path)
@@ -326,6 +378,8 @@ bench_run_mapmond(const struct bench_run_opts *ro, int *code)
 	return path;
 }
 
+static int bench_conf_sets(const char *text, const char *key);
+
 struct bench_mon *
 bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
     char **cause)
@@ -352,10 +406,15 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 	if ((port = bench_free_port(cause)) == -1)
 		goto fail;
 	snprintf(bm->addr, sizeof bm->addr, "127.0.0.1:%d", port);
+	/* The benchmarks delete the pools they made, as an operator would. */
 	xasprintf(&text,
-	    "[mon]\ndata = %s\nbind = %s\n[auth]\nkeyring = "
-	    "%s/client.admin.keyring\n%s%s",
-	    bm->dir, bm->addr, bm->dir, su->conf, extra != NULL ? extra : "");
+	    "[auth]\nkeyring = %s/client.admin.keyring\n"
+	    "[mon]\ndata = %s\nbind = %s\n%s%s%s",
+	    bm->dir, bm->dir, bm->addr,
+	    extra != NULL && bench_conf_sets(extra, "mon_allow_pool_delete") ?
+		"" :
+		"mon_allow_pool_delete = true\n",
+	    su->conf, extra != NULL ? extra : "");
 	if (bench_write_file(bm->conf, text, cause) == -1) {
 		free(text);
 		goto fail;
@@ -829,6 +888,12 @@ bench_conf_sets(const char *text, const char *key)
 	return 0;
 }
 
+int
+bench_conf_has(const char *text, const char *key)
+{
+	return text != NULL && bench_conf_sets(text, key);
+}
+
 char *
 bench_limits_conf(long pgs, const struct bench_shape *s, const char *user)
 {
@@ -901,6 +966,9 @@ bench_up_event(void *arg, enum osd_sim_event ev, const char *msg)
 		if (st.dead)
 			bench_up_fail(up, "osd-sim: %s", msg);
 		break;
+	case OSD_SIM_NOTICE:
+	case OSD_SIM_STOPPED:
+		break;
 	}
 }
 
@@ -939,6 +1007,8 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	sp.window = p->shape.window;
 	sp.batch = p->shape.batch;
 	sp.live_interval_ms = p->live_interval_ms;
+	if (p->heartbeat_grace_ms > 0)
+		sp.heartbeat_grace_ms = p->heartbeat_grace_ms;
 	if ((up->sim = osd_sim_new(base, &sp, bench_up_event, up, cause)) ==
 	    NULL) {
 		free(up->pool_prefix);

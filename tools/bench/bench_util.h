@@ -24,6 +24,20 @@
 long bench_arg_long(const char *opt, const char *s, long lo, long hi);
 
 /*
+ * Seconds, whole or decimal ("0.5"), of option opt within lo_ms..hi_ms,
+ * returned in milliseconds; otherwise prints which and exits 64.
+ */
+long bench_arg_seconds(const char *opt, const char *s, long lo_ms, long hi_ms);
+
+/*
+ * A size in bytes of option opt: a whole number with an optional K, M, G
+ * or T (1024-based, case-insensitive, a B after it optional), within
+ * lo..hi; otherwise prints which and exits 64.
+ */
+uint64_t bench_arg_size(const char *opt, const char *s, uint64_t lo,
+    uint64_t hi);
+
+/*
  * The contents of the file path given to option opt (malloc'd, the caller
  * frees); otherwise prints why and exits 64 (a usage error).
  */
@@ -219,6 +233,12 @@ void bench_shape_defaults(struct bench_shape *);
 int bench_shape_opt(struct bench_shape *, int ch, const char *arg);
 
 /*
+ * Whether the config text (may be NULL) sets key (a line "key = ..."), in
+ * any section.
+ */
+int bench_conf_has(const char *text, const char *key);
+
+/*
  * The extra config lines of a monitor for a bring-up of pgs PGs in shape:
  * a [mon] section with the limits of mapmon.conf(5) the bring-up needs
  * (max_pool_pg_num, max_pg_per_osd, max_pgs), each its default unless
@@ -236,6 +256,7 @@ struct bench_up_params {
 	long pgs;			/* PGs in all, >= shape.pools */
 	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
 	double timeout;			/* seconds; <= 0: none */
+	int heartbeat_grace_ms;		/* osd_sim's; 0: its default */
 	bench_up_clean_cb *on_clean;
 	void *arg;
 };

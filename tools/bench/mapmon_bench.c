@@ -1,8 +1,9 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, handshake, bigpool and log.  This file holds the
- * dispatch and osd-sim; the others are in bench_cold.c, bench_ingest.c,
- * bench_handshake.c, bench_bigpool.c and bench_log.c.
+ * osd-sim, ingest, handshake, bigpool, detect, log and placement.  This
+ * file holds the dispatch and osd-sim; the others are in bench_cold.c,
+ * bench_ingest.c, bench_handshake.c, bench_bigpool.c, bench_detect.c,
+ * bench_log.c and bench_place.c.
  */
 #include "config.h"
 
@@ -18,28 +19,39 @@
 #include <jansson.h>
 
 #include "common/mapmon.h"
+#include "conf/conf.h"
 #include "net/client.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
 #include "tools/bench/bench_handshake.h"
+#include "tools/bench/bench_detect.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
+#include "tools/bench/bench_place.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/osd_sim.h"
+#include "tools/bench/sim_ctl.h"
 
 static mapmon_dead void
 usage(int code)
 {
 	fprintf(code == 0 ? stdout : stderr,
 	    "usage: mapmon-bench coldstart [options]\n"
-	    "       mapmon-bench osd-sim -m ADDR --osds N [--until-clean] "
-	    "[--duration S]\n"
+	    "       mapmon-bench osd-sim [-c CONF] -m ADDR --osds N "
+	    "[--until-clean] [--duration S]\n"
 	    "                    [--window W] [--batch B] [--interval MS] "
 	    "[-qv]\n"
+	    "                    [--heartbeat-interval S] "
+	    "[--heartbeat-grace S]\n"
+	    "                    [--beacon-interval S] [--osd-size SIZE] "
+	    "[--control FIFO]\n"
+	    "                    [--fail ID@S]... [--revive ID@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench handshake [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
+	    "       mapmon-bench detect [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
+	    "       mapmon-bench placement [options]\n"
 	    "       mapmon-bench SUBCOMMAND -h    (the options of each)\n");
 	exit(code);
 }
@@ -51,14 +63,19 @@ struct sim_main {
 	struct mclient *admin;
 	struct event *check_ev;
 	struct event *status_ev;
+	int nosds;
 	int until_clean;
 	int verbose;		/* 0: -q, 1: default, 2: -v */
 	int rc;
 	int checking;
+	int stopping; /* the clean stop has begun */
 	double t0;
 	uint64_t last_accepted;
 	double last_t;
 };
+
+/* How long a clean stop waits for the OSDs' mark-me-down answers. */
+#define SIM_MAIN_STOP_MS 5000
 
 static void sim_main_check(struct sim_main *);
 
@@ -93,6 +110,7 @@ sim_main_pg_stat(void *arg, int rc, const char *status, json_t *data)
 	struct sim_main *sm = arg;
 	json_t *by = json_object_get(data, "pgs_by_state"), *e;
 	json_int_t num = json_integer_value(json_object_get(data, "num_pgs"));
+	struct osd_sim_stats st;
 	struct timeval tv = { 0, 5000 };
 
 	sm->checking = 0;
@@ -100,11 +118,23 @@ sim_main_pg_stat(void *arg, int rc, const char *status, json_t *data)
 	 * Cancelled: the admin client is being freed after a signal or the
 	 * duration, which is not the monitor's failure.
 	 */
-	if (rc == -ECANCELED)
+	if (rc == -ECANCELED || sm->stopping)
 		return;
 	if (rc < 0) {
 		fprintf(stderr, "mapmon-bench: pg stat: %s\n", status);
 		sm->rc = 1;
+		event_base_loopbreak(sm->base);
+		return;
+	}
+	osd_sim_stats(sm->sim, &st);
+	/* No PGs at all: clean once every OSD is up. */
+	if (num == 0 && st.osds_up == sm->nosds) {
+		if (sm->verbose > 0) {
+			printf("osd-sim: no pgs; all %d osds up after %.3f s\n",
+			    sm->nosds, bench_now() - sm->t0);
+			fflush(stdout);
+		}
+		sm->rc = 0;
 		event_base_loopbreak(sm->base);
 		return;
 	}
@@ -121,7 +151,12 @@ sim_main_pg_stat(void *arg, int rc, const char *status, json_t *data)
 		event_base_loopbreak(sm->base);
 		return;
 	}
-	/* Not yet (another client's PGs, a commit on its way): poll. */
+	/*
+	 * Not yet (another client's PGs, a commit on its way): poll, but
+	 * only while the simulator may still get there.
+	 */
+	if (num > 0 || st.osds_up < sm->nosds)
+		return;
 	evtimer_add(sm->check_ev, &tv);
 }
 
@@ -130,7 +165,7 @@ sim_main_check(struct sim_main *sm)
 {
 	json_t *cmd;
 
-	if (sm->checking)
+	if (sm->checking || sm->stopping)
 		return;
 	cmd = json_pack("{s:s}", "prefix", "pg stat");
 	if (mclient_request(sm->admin, cmd, sim_main_pg_stat, sm) == 0)
@@ -144,6 +179,19 @@ sim_main_check_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	sim_main_check(arg);
+}
+
+/* A clean stop: every running OSD marks itself down, then the loop ends. */
+static void
+sim_main_stop_sim(struct sim_main *sm)
+{
+	if (sm->stopping) {
+		/* A second signal: do not wait for the answers. */
+		event_base_loopbreak(sm->base);
+		return;
+	}
+	sm->stopping = 1;
+	osd_sim_stop(sm->sim, SIM_MAIN_STOP_MS);
 }
 
 static void
@@ -160,6 +208,9 @@ sim_main_event(void *arg, enum osd_sim_event ev, const char *msg)
 			    st.epoch);
 			fflush(stdout);
 		}
+		/* A cluster without PGs is clean once they are up. */
+		if (sm->until_clean && st.npgs == 0)
+			sim_main_check(sm);
 		break;
 	case OSD_SIM_CLEAN:
 		if (sm->until_clean)
@@ -169,6 +220,22 @@ sim_main_event(void *arg, enum osd_sim_event ev, const char *msg)
 			printf("osd-sim: all %zu pgs active+clean\n", st.npgs);
 			fflush(stdout);
 		}
+		break;
+	case OSD_SIM_NOTICE:
+		/* An OSD's event: told even with -q, as a daemon logs it. */
+		printf("osd-sim: %s\n", msg);
+		fflush(stdout);
+		break;
+	case OSD_SIM_STOPPED:
+		if (msg != NULL)
+			fprintf(stderr, "mapmon-bench: osd-sim: %s\n", msg);
+		else if (sm->verbose > 0) {
+			osd_sim_stats(sm->sim, &st);
+			printf("osd-sim: stopped; the monitor answered every "
+			       "mark-me-down\n");
+			fflush(stdout);
+		}
+		event_base_loopbreak(sm->base);
 		break;
 	case OSD_SIM_ERROR:
 		fprintf(stderr, "mapmon-bench: osd-sim: %s\n", msg);
@@ -198,26 +265,76 @@ sim_main_stop(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	event_base_loopbreak(sm->base);
+	sim_main_stop_sim(sm);
+}
+
+/* --duration is over: a failure with --until-clean, else a clean stop. */
+static void
+sim_main_duration(evutil_socket_t fd, short what, void *arg)
+{
+	struct sim_main *sm = arg;
+
+	(void)fd;
+	(void)what;
+	if (sm->until_clean) {
+		fprintf(stderr,
+		    "mapmon-bench: osd-sim: not every PG "
+		    "active+clean\n");
+		sm->rc = 1;
+	}
+	sim_main_stop_sim(sm);
+}
+
+/*
+ * The monitor's [mon] osd_heartbeat_grace from its config file, so that
+ * the simulated OSDs report after the grace the monitor counts with (a
+ * real OSD reads the same key).  0, or -1 after printing every error.
+ */
+static int
+sim_main_conf_grace(const char *path, int *grace_ms)
+{
+	struct conf *c;
+	char **errors;
+	size_t nerrors, i;
+
+	if ((c = conf_load(path, &errors, &nerrors)) == NULL) {
+		for (i = 0; i < nerrors; i++)
+			fprintf(stderr, "mapmon-bench: %s\n", errors[i]);
+		conf_errors_free(errors, nerrors);
+		return -1;
+	}
+	*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	conf_free(c);
+	return 0;
 }
 
 static int
 osd_sim_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "osds", required_argument, NULL, 'n' },
+	static const struct option longopts[] = { { "osds", required_argument,
+						      NULL, 'n' },
 		{ "until-clean", no_argument, NULL, 'u' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "heartbeat-interval", required_argument, NULL, 'H' },
+		{ "heartbeat-grace", required_argument, NULL, 'G' },
+		{ "beacon-interval", required_argument, NULL, 'B' },
+		{ "osd-size", required_argument, NULL, 'S' },
+		{ "fail", required_argument, NULL, 'F' },
+		{ "revive", required_argument, NULL, 'R' },
+		{ "control", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct osd_sim_params p;
 	struct sim_main sm;
+	struct sim_ctl *ctl = NULL;
+	struct sim_ctl_at *at = NULL;
 	struct event *sig_int, *sig_term, *dur_ev = NULL;
 	struct timeval tv;
+	const char *control = NULL, *conf_path = NULL;
+	size_t nat = 0, i;
+	int grace_given = 0;
 	long duration = 0;
 	char *cause = NULL;
 	int ch;
@@ -229,7 +346,8 @@ osd_sim_main(int argc, char **argv)
 	p.addr = getenv("MAPMON_MON");
 	if (p.addr == NULL)
 		p.addr = "127.0.0.1:6788";
-	while ((ch = getopt_long(argc, argv, "m:qvh", longopts, NULL)) != -1) {
+	while (
+	    (ch = getopt_long(argc, argv, "c:m:qvh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			p.addr = optarg;
@@ -257,6 +375,35 @@ osd_sim_main(int argc, char **argv)
 			p.live_interval_ms = (int)bench_arg_long("--interval",
 			    optarg, 0, 3600000);
 			break;
+		case 'H':
+			p.heartbeat_interval_ms = (int)bench_arg_seconds(
+			    "--heartbeat-interval", optarg, 10, 3600000);
+			break;
+		case 'G':
+			p.heartbeat_grace_ms = (int)bench_arg_seconds(
+			    "--heartbeat-grace", optarg, 100, 86400000);
+			grace_given = 1;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'B':
+			p.beacon_interval_ms = (int)bench_arg_seconds(
+			    "--beacon-interval", optarg, 10, 86400000);
+			break;
+		case 'S':
+			p.osd_size = bench_arg_size("--osd-size", optarg,
+			    1ULL << 30, 1ULL << 50);
+			break;
+		case 'F':
+		case 'R':
+			at = xreallocarray(at, nat + 1, sizeof *at);
+			sim_ctl_parse_at(ch == 'F' ? "--fail" : "--revive",
+			    optarg, ch == 'R', &at[nat++]);
+			break;
+		case 'C':
+			control = optarg;
+			break;
 		case 'q':
 			sm.verbose = 0;
 			break;
@@ -271,6 +418,23 @@ osd_sim_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(MAPMON_EXIT_USAGE);
+	for (i = 0; i < nat; i++) {
+		if (at[i].id >= p.nosds) {
+			fprintf(stderr,
+			    "mapmon-bench: %s %d@...: the OSDs are "
+			    "0 to %d (--osds)\n",
+			    at[i].revive ? "--revive" : "--fail", at[i].id,
+			    p.nosds - 1);
+			free(at);
+			return MAPMON_EXIT_USAGE;
+		}
+	}
+	if (conf_path != NULL && !grace_given &&
+	    sim_main_conf_grace(conf_path, &p.heartbeat_grace_ms) == -1) {
+		free(at);
+		return MAPMON_EXIT_CONFIG;
+	}
+	sm.nosds = p.nosds;
 	signal(SIGPIPE, SIG_IGN);
 
 	sm.base = event_base_new();
@@ -279,8 +443,20 @@ osd_sim_main(int argc, char **argv)
 	    &cause)) == NULL) {
 		fprintf(stderr, "mapmon-bench: osd-sim: %s\n", cause);
 		free(cause);
+		free(at);
 		event_base_free(sm.base);
 		return MAPMON_EXIT_USAGE;
+	}
+	ctl = sim_ctl_new(sm.base, sm.sim, stdout, stderr);
+	sim_ctl_schedule(ctl, at, nat);
+	free(at);
+	if (control != NULL && sim_ctl_fifo(ctl, control, &cause) == -1) {
+		fprintf(stderr, "mapmon-bench: osd-sim: --control %s\n", cause);
+		free(cause);
+		sim_ctl_free(ctl);
+		osd_sim_free(sm.sim);
+		event_base_free(sm.base);
+		return 1;
 	}
 	sm.admin = mclient_new(sm.base, p.addr, p.connect_timeout_ms, NULL,
 	    sim_main_admin_error, &sm);
@@ -290,13 +466,10 @@ osd_sim_main(int argc, char **argv)
 	evsignal_add(sig_int, NULL);
 	evsignal_add(sig_term, NULL);
 	if (duration > 0) {
-		dur_ev = evtimer_new(sm.base, sim_main_stop, &sm);
+		dur_ev = evtimer_new(sm.base, sim_main_duration, &sm);
 		tv.tv_sec = duration;
 		tv.tv_usec = 0;
 		evtimer_add(dur_ev, &tv);
-		/* With --until-clean, the time running out is a failure. */
-		if (sm.until_clean)
-			sm.rc = 1;
 	}
 	if (sm.verbose > 0) {
 		sm.status_ev = event_new(sm.base, -1, EV_PERSIST,
@@ -306,12 +479,10 @@ osd_sim_main(int argc, char **argv)
 		evtimer_add(sm.status_ev, &tv);
 	}
 	event_base_dispatch(sm.base);
-	if (sm.until_clean && sm.rc == 1 && duration > 0)
-		fprintf(stderr, "mapmon-bench: osd-sim: not every PG "
-		    "active+clean\n");
 	if (sm.verbose > 1)
 		sim_main_status(&sm);
 
+	sim_ctl_free(ctl);
 	osd_sim_free(sm.sim);
 	mclient_free(sm.admin);
 	event_free(sm.check_ev);
@@ -354,8 +525,12 @@ main(int argc, char **argv)
 		return bench_handshake_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bigpool") == 0)
 		return bench_bigpool_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "detect") == 0)
+		return bench_detect_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "log") == 0)
 		return log_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "placement") == 0)
+		return bench_place_main(argc - 1, argv + 1);
 	fprintf(stderr, "mapmon-bench: unknown subcommand '%s'\n", argv[1]);
 	usage(MAPMON_EXIT_USAGE);
 }
