@@ -84,6 +84,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 	}
 	for (i = 0; i < p->nlog; i++)
 		mon_clog_append(m, &p->log[i]);
+	mon_auth_apply(m, p);
 
 	if (p->trim_osdmap_to > m->rec.osdmap_first)
 		m->perf.trimmed_epochs += p->trim_osdmap_to -

@@ -494,6 +494,28 @@ mon_health_store_error(const struct mon_health_in *in,
 	return 1;
 }
 
+/*
+ * [auth] required off on an address others can reach: anyone may change
+ * the maps (mapmond(8), AUTHENTICATION).
+ */
+static int
+mon_health_auth_insecure(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+
+	if (!m->params.auth_insecure)
+		return 0;
+	c->count = 1;
+	mon_health_summary(c, "mon %s serves clients without authentication",
+	    m->monmap.mons[0].name);
+	mon_health_detail(c,
+	    "mon.%s: [auth] required is off on a "
+	    "non-loopback [mon] bind ([auth] allow_insecure)",
+	    m->monmap.mons[0].name);
+	return 1;
+}
+
 /* Every check, in the order they are listed and logged. */
 static const struct {
 	const char *code;
@@ -515,6 +537,7 @@ static const struct {
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
 	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
 	{ "STORE_ERROR", MON_HEALTH_ERR, mon_health_store_error },
+	{ "AUTH_INSECURE", MON_HEALTH_WARN, mon_health_auth_insecure },
 };
 
 void

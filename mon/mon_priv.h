@@ -64,6 +64,12 @@ struct mon_pgbufs {
 	int64_t kept_mono;
 };
 
+/* An auth entity's change in a proposal: put (e), or removed (e.name). */
+struct mon_auth_change {
+	struct mon_auth_entity e;
+	int removed;
+};
+
 struct mon_proposal {
 	uint64_t seq;
 	size_t ops;			/* changes staged (for propose_max_ops) */
@@ -86,6 +92,9 @@ struct mon_proposal {
 
 	struct mon_log_entry *log;
 	size_t nlog;
+
+	struct mon_auth_change *auth; /* at most one per entity */
+	size_t nauth;
 
 	struct mon_waiter *waiters;
 	size_t nwaiters;
@@ -236,6 +245,10 @@ struct mon {
 
 	struct mon_osd_live *live; /* by OSD id, nlive of them */
 	uint32_t nlive;
+
+	/* The committed auth entities, in Ceph's order (mon_auth.c). */
+	struct mon_auth_entity *auth;
+	size_t nauth;
 
 	/* Liveness (mon_live.c). */
 	int32_t *failing; /* the OSDs with failure reports */
@@ -442,6 +455,32 @@ const struct mon_health_check *mon_health_find(
 json_t *mon_health_to_json(const struct mon_health_check *v, size_t n);
 /* Refresh the store's free space and size that the disk checks read. */
 void mon_disk_check(struct mon *);
+
+/*
+ * mon_stage.c: an auth entity's change (e copied; removed: only its name
+ * counts), replacing what the pending proposal holds for it.
+ */
+void mon_stage_auth(struct mon *, const struct mon_auth_entity *e, int removed);
+
+/* mon_auth.c: the entities' life in the core. */
+/*
+ * The entity named name as the next writes see it: pending ?: in flight
+ * ?: applying ?: committed; NULL when it does not exist there (removed
+ * counts as not existing).
+ */
+const struct mon_auth_entity *mon_auth_view(const struct mon *,
+    const char *name);
+/* Copy src into dst (all of it, freshly allocated). */
+void mon_auth_entity_copy(struct mon_auth_entity *dst,
+    const struct mon_auth_entity *src);
+/* Fill e's allow and osd from its name and caps (both checked before). */
+void mon_auth_entity_derive(struct mon_auth_entity *e);
+/* p is durable: its auth changes go into the committed entities. */
+void mon_auth_apply(struct mon *, const struct mon_proposal *p);
+/* Cold start: every "A" record; -1 with *cause naming a bad one. */
+int mon_auth_load(struct mon *, char **cause);
+/* Free the committed entities. */
+void mon_auth_clear(struct mon *);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);

@@ -55,6 +55,9 @@ mon_proposal_free(struct mon_proposal *p)
 	for (i = 0; i < p->nlog; i++)
 		free(p->log[i].message);
 	free(p->log);
+	for (i = 0; i < p->nauth; i++)
+		mon_auth_entity_clear(&p->auth[i].e);
+	free(p->auth);
 	for (i = 0; i < p->nwaiters; i++) {
 		free(p->waiters[i].status);
 		json_decref(p->waiters[i].data);
@@ -131,7 +134,7 @@ int
 mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
-	    p->nremoved_pools == 0 && p->nlog == 0;
+	    p->nremoved_pools == 0 && p->nlog == 0 && p->nauth == 0;
 }
 
 const struct pg_stat *
