@@ -2522,6 +2522,8 @@ Test(mon, auth_changes_are_committed_and_survive_a_restart)
 	cr_expect_eq(e->allow, MON_CAP_R | MON_CAP_OSD);
 	cr_expect_eq(e->osd, 3);
 	a.data = NULL;
+	free(
+	    key3); /* the key read before the restart; key3 is the status now */
 	cr_assert_eq(mon_auth_get_json(mon, "osd.3", &a.data, &key3), 0);
 	free(key3);
 	cr_expect_str_eq(keyring_key(a.data), key3b);
