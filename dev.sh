@@ -33,15 +33,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
-liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev"
+liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
 # prometheus brings promtool, which checks /metrics (its server is not
-# wanted: stop_service_installed stops it); python3 runs the second
-# implementation of placement (test/crush_ref.py).
-test_packages="libcriterion-dev mandoc clang-format prometheus python3"
+# wanted: stop_service_installed stops it); openssl makes the
+# certificates of the TLS tests; python3 runs the second implementation
+# of placement (test/crush_ref.py).
+test_packages="libcriterion-dev mandoc clang-format prometheus openssl
+python3"
 # What the fuzz targets add: clang and its libFuzzer/sanitizer runtimes
 # (a Recommends of clang, which --no-install-recommends leaves out).
 fuzz_packages="clang libclang-rt-14-dev"
-fuzz_targets="cmd conf frame record"
+fuzz_targets="auth cmd conf frame record"
 # What the benchmark adds: gnuplot draws its plot (no X11 needed).
 bench_packages="gnuplot-nox"
 

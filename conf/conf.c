@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <netinet/in.h>
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -941,6 +943,28 @@ conf_parse_address(const char *s, char *host, size_t hostlen, uint16_t *port,
 		conf_err_clear(&e);
 		return -1;
 	}
+	return 0;
+}
+
+int
+conf_bind_loopback(const char *s)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	char host[256], *cause = NULL;
+	uint16_t port;
+
+	if (conf_parse_address(s, host, sizeof host, &port, &cause) == -1) {
+		free(cause);
+		return 0;
+	}
+	if (strcasecmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6) ||
+		    (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
 	return 0;
 }
 

@@ -116,6 +116,18 @@ enum conf_key {
 	CONF_LOG_DEBUG_EVENT,
 	/* [metrics] */
 	CONF_METRICS_BIND,
+	/* [osd] */
+	CONF_OSD_BEACON_INTERVAL,
+	/* [auth] */
+	CONF_AUTH_REQUIRED,
+	CONF_AUTH_ALLOW_INSECURE,
+	CONF_AUTH_KEYRING,
+	CONF_AUTH_FAIL_DELAY,
+	CONF_AUTH_FAIL_DELAY_MAX,
+	/* [net] */
+	CONF_NET_TLS_CERT,
+	CONF_NET_TLS_KEY,
+	CONF_NET_TLS_CA,
 	CONF_NKEYS
 };
 
@@ -268,6 +280,13 @@ int conf_equal(const struct conf *a, const struct conf *b, enum conf_key key);
  */
 int conf_parse_address(const char *s, char *host, size_t hostlen,
     uint16_t *port, char **cause);
+
+/*
+ * conf_bind_loopback: 1 when the address s ("HOST:PORT", as [mon] bind)
+ * is on loopback only (127.0.0.0/8, ::1, localhost), 0 otherwise (every
+ * address, another name, or an address that does not parse).
+ */
+int conf_bind_loopback(const char *s);
 
 /*
  * conf_parse_size: parses "4096", "64K", "64M", "64MB", "1g", "2T" into

@@ -19,9 +19,8 @@
 #define HOUR (MINUTE * 60)
 #define DAY (HOUR * 24)
 
-const char *const conf_sections[] = {
-	"mon", "store", "store.leveldb", "store.lmdb", "log", "metrics", NULL
-};
+const char *const conf_sections[] = { "mon", "store", "store.leveldb",
+	"store.lmdb", "log", "metrics", "osd", "auth", "net", NULL };
 
 static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
 static const char *const conf_sync_choices[] = { "commit", "none", NULL };
@@ -275,5 +274,55 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "",
 	    .help = "address of the Prometheus /metrics endpoint (empty: "
 		    "off)" },
+
+	/* [osd] */
+	[CONF_OSD_BEACON_INTERVAL] = {
+	    .section = "osd", .name = "beacon_interval",
+	    .type = CONF_DURATION, .def = "5s", .min = 10, .max = HOUR,
+	    .help = "how often an OSD sends its beacon (OSDs read it; the "
+		    "monitor does not)" },
+	/* [auth] */
+	[CONF_AUTH_REQUIRED] = {
+	    .section = "auth", .name = "required", .type = CONF_BOOL,
+	    .def = "true",
+	    .help = "every client must authenticate; off: one without a key "
+		    "may do anything" },
+	[CONF_AUTH_ALLOW_INSECURE] = {
+	    .section = "auth", .name = "allow_insecure", .type = CONF_BOOL,
+	    .def = "false",
+	    .help = "let a non-loopback bind run without auth (warns; "
+		    "AUTH_INSECURE)" },
+	[CONF_AUTH_KEYRING] = {
+	    .section = "auth", .name = "keyring", .type = CONF_STRING,
+	    .def = "/etc/mapmon/client.admin.keyring",
+	    .help = "where mapmond --mkfs writes the client.admin keyring "
+		    "(mode 0600)" },
+	[CONF_AUTH_FAIL_DELAY] = {
+	    .section = "auth", .name = "fail_delay", .type = CONF_DURATION,
+	    .def = "200ms", .min = 0, .max = 10 * SEC, .runtime = 1,
+	    .help = "delay of an address's next attempt after a failure, "
+		    "doubled per failure" },
+	[CONF_AUTH_FAIL_DELAY_MAX] = {
+	    .section = "auth", .name = "fail_delay_max",
+	    .type = CONF_DURATION, .def = "10s", .min = 0, .max = 10 * MINUTE,
+	    .runtime = 1,
+	    .help = "the longest delay after failed attempts from one "
+		    "address" },
+
+	/* [net] */
+	[CONF_NET_TLS_CERT] = {
+	    .section = "net", .name = "tls_cert", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the monitor's TLS certificate chain, PEM (empty: no "
+		    "TLS)" },
+	[CONF_NET_TLS_KEY] = {
+	    .section = "net", .name = "tls_key", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the private key of tls_cert, PEM" },
+	[CONF_NET_TLS_CA] = {
+	    .section = "net", .name = "tls_ca", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the CA that signed the monitors' certificates (clients "
+		    "check with it)" },
 };
 /* clang-format on */

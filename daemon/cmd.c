@@ -93,9 +93,9 @@ static const char *const cmd_choice_channel[] = { "*", "cluster", "audit",
 #define OSD_MAX (65535)
 
 static const struct cmd_entry cmd_table[] = {
-	{ "get_command_descriptions", { { 0 } }, CMD_READ | CMD_HIDDEN,
-	    cmd_get_descriptions, "list every command's signature",
-	    "get_command_descriptions" },
+	{ "get_command_descriptions", { { 0 } },
+	    CMD_READ | CMD_HIDDEN | CMD_OPEN, cmd_get_descriptions,
+	    "list every command's signature", "get_command_descriptions" },
 	{ "status", { { 0 } }, CMD_READ, cmd_mon_status, "show cluster status",
 	    "status" },
 	{ "health", { A_CHOICE("detail", 0, cmd_choice_detail) }, CMD_READ,
@@ -207,14 +207,14 @@ static const struct cmd_entry cmd_table[] = {
 	    { A_STR("pool", 1), A_STR("pool2", 0),
 		A_FLAG("yes_i_really_really_mean_it",
 		    "--yes-i-really-really-mean-it") },
-	    CMD_WRITE, cmd_mon_pool_delete,
+	    CMD_ADMIN, cmd_mon_pool_delete,
 	    "delete a pool and its PGs (once [mon] mon_allow_pool_delete)",
 	    "osd pool delete NAME NAME --yes-i-really-really-mean-it" },
 	{ "osd pool rm",
 	    { A_STR("pool", 1), A_STR("pool2", 0),
 		A_FLAG("yes_i_really_really_mean_it",
 		    "--yes-i-really-really-mean-it") },
-	    CMD_WRITE, cmd_mon_pool_delete,
+	    CMD_ADMIN, cmd_mon_pool_delete,
 	    "remove a pool and its PGs (once [mon] mon_allow_pool_delete)",
 	    "osd pool rm NAME NAME --yes-i-really-really-mean-it" },
 	{ "osd pool set",
@@ -315,6 +315,28 @@ static const struct cmd_entry cmd_table[] = {
 	    "show store statistics", "store stat" },
 	{ "store compact", { { 0 } }, CMD_ADMIN, cmd_admin_store_compact,
 	    "compact the store", "store compact" },
+
+	{ "auth add", { A_STR("entity", 1), A_STRS("caps", 0) }, CMD_ADMIN,
+	    cmd_auth_add, "add an entity with a random key and the caps given",
+	    "auth add ENTITY [SERVICE CAPS]..." },
+	{ "auth get-or-create", { A_STR("entity", 1), A_STRS("caps", 0) },
+	    CMD_ADMIN, cmd_auth_get_or_create,
+	    "an entity's keyring, made with the caps given if it is new",
+	    "auth get-or-create ENTITY [SERVICE CAPS]..." },
+	{ "auth get", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_get,
+	    "an entity's keyring", "auth get ENTITY" },
+	{ "auth get-key", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_get_key,
+	    "an entity's key", "auth get-key ENTITY" },
+	{ "auth ls", { { 0 } }, CMD_ADMIN, cmd_auth_ls,
+	    "list the entities, their keys and caps", "auth ls" },
+	{ "auth caps", { A_STR("entity", 1), A_STRS("caps", 1) }, CMD_ADMIN,
+	    cmd_auth_caps, "replace an entity's caps",
+	    "auth caps ENTITY SERVICE CAPS [SERVICE CAPS]..." },
+	{ "auth rm", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_rm,
+	    "remove an entity; its connections are closed", "auth rm ENTITY" },
+	{ "auth rotate", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_rotate,
+	    "a new random key; the old one and its connections stop",
+	    "auth rotate ENTITY" },
 	{ "subscribe",
 	    { A_CHOICE("what", 1, cmd_choice_sub),
 		A_INT("start", 0, 0, 9007199254740992.0) },
@@ -326,18 +348,49 @@ static const struct cmd_entry cmd_table[] = {
 static struct cmd_count cmd_counts[nitems(cmd_table)];
 
 /*
+ * The OSDs' own commands, which allow profile osd may run for its own id
+ * only, and the int argument that names the OSD (mapmond(8),
+ * AUTHENTICATION).
+ */
+static const struct {
+	const char *prefix;
+	const char *self;
+} cmd_self[] = {
+	{ "osd boot", "id" },
+	{ "osd beacon", "id" },
+	{ "osd failure", "reporter" },
+	{ "osd mark-me-down", "id" },
+	{ "pg report", "osd" },
+};
+
+/* The argument naming the OSD itself of e, or NULL. */
+static const char *
+cmd_self_arg(const struct cmd_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(cmd_self); i++)
+		if (strcmp(cmd_self[i].prefix, e->prefix) == 0)
+			return cmd_self[i].self;
+	return NULL;
+}
+
+/*
  * Binary requests (FRAME_BINARY_REQUEST), one row per opcode of
  * net/frame.h: the JSON command it is the binary form of, whose flags and
- * counters it shares, and its handler, which checks the body.
+ * counters it shares, its handler, which checks the body, and where in
+ * the body the OSD's own id is (a big-endian u32, for the cap check of an
+ * OSD's own command; 0: none).
  */
 struct cmd_binary_entry {
 	uint16_t opcode;
 	const char *prefix;
 	cmd_binary_fn *exec;
+	size_t self_at;
 };
 
 static const struct cmd_binary_entry cmd_binary_table[] = {
-	{ FRAME_BINARY_PG_REPORT, "pg report", cmd_pgreport_binary },
+	{ FRAME_BINARY_PG_REPORT, "pg report", cmd_pgreport_binary, 2 },
 };
 
 static const char *const cmd_type_names[] = {
@@ -916,12 +969,83 @@ cmd_req_new(struct cmd_ctx *ctx, uint64_t conn, uint64_t id)
 	return r;
 }
 
+/* "allow r" and the like: what a command's flags need, for messages. */
+static const char *
+cmd_cap_needed(const struct cmd_entry *e)
+{
+	if (e->flags & CMD_ADMIN)
+		return "allow *";
+	if (e->flags & CMD_WRITE)
+		return cmd_self_arg(e) != NULL ?
+		    "allow rw, or allow profile osd for its own id" :
+		    "allow rw";
+	return "allow r";
+}
+
+/*
+ * The cap check, once, before any handler: may the entity of conn run e,
+ * whose OSD argument (cmd_self) is self (-1: none given)?  A connection
+ * with no entity (one that offered no key where [auth] required is off)
+ * may do anything.  0, or -EACCES with *status (the caller's), and an
+ * audit line in the log.
+ */
+static int
+cmd_allowed(struct cmd_ctx *ctx, uint64_t conn, const struct cmd_entry *e,
+    int64_t self, char **status)
+{
+	const struct mon_auth_entity *a;
+	const char *name, *why = NULL;
+	char own[64];
+	unsigned allow;
+
+	if (ctx->server == NULL ||
+	    (name = server_entity(ctx->server, conn)) == NULL)
+		return 0;
+	if ((a = mon_auth_find(ctx->mon, name)) == NULL)
+		why = "the entity no longer exists";
+	else if (e->flags & CMD_OPEN)
+		return 0;
+	else {
+		allow = a->allow;
+		if (e->flags & CMD_ADMIN) {
+			if ((allow & MON_CAP_X) == 0)
+				why = "";
+		} else if (e->flags & CMD_WRITE) {
+			if ((allow & MON_CAP_W) != 0)
+				return 0;
+			if (cmd_self_arg(e) != NULL && (allow & MON_CAP_OSD) &&
+			    self == a->osd)
+				return 0;
+			if (cmd_self_arg(e) != NULL && (allow & MON_CAP_OSD)) {
+				snprintf(own, sizeof own,
+				    "allow profile osd acts for osd.%d only",
+				    a->osd);
+				why = own;
+			} else
+				why = "";
+		} else if ((allow & MON_CAP_R) == 0)
+			why = "";
+		if (why == NULL)
+			return 0;
+	}
+	if (*why != '\0')
+		xasprintf(status, "access denied: %s may not run '%s': %s",
+		    name, e->prefix, why);
+	else
+		xasprintf(status,
+		    "access denied: %s may not run '%s': it needs mon '%s'",
+		    name, e->prefix, cmd_cap_needed(e));
+	log_warnx("audit: %s: %s", server_peer(ctx->server, conn), *status);
+	return -EACCES;
+}
+
 void
 cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
 {
 	struct cmd_ctx *ctx = arg;
 	const struct cmd_entry *e;
 	struct cmd_req *r;
+	const char *self;
 	char *status = NULL;
 	int rc;
 
@@ -939,6 +1063,15 @@ cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
 		free(status);
 		return;
 	}
+	/* osd boot's id may be N, "N" or "osd.N"; the others' are integers. */
+	self = cmd_self_arg(e);
+	rc = cmd_allowed(ctx, conn, e,
+	    self != NULL ? cmd_get_osd(cmd, self, -1) : -1, &status);
+	if (rc != 0) {
+		cmd_reply(r, rc, status, NULL);
+		free(status);
+		return;
+	}
 	dout(LOG_MON, 10, "%s: %s", ctx->server ?
 	    server_peer(ctx->server, conn) : "-", e->prefix);
 	e->exec(r, cmd);
@@ -952,7 +1085,10 @@ cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
 	struct cmd_req *r = cmd_req_new(ctx, conn, id);
 	const struct cmd_binary_entry *be;
 	uint16_t op = enc_get_be16(p);
+	int64_t self = -1;
+	char *status = NULL;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < nitems(cmd_binary_table); i++)
 		if (cmd_binary_table[i].opcode == op)
@@ -966,6 +1102,13 @@ cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
 	r->entry = cmd_find_entry(be->prefix);
 	r->count = &cmd_counts[r->entry - cmd_table];
 	r->count->calls++;
+	if (be->self_at > 0 && len >= be->self_at + 4)
+		self = enc_get_be32(p + be->self_at);
+	if ((rc = cmd_allowed(ctx, conn, r->entry, self, &status)) != 0) {
+		cmd_reply(r, rc, status, NULL);
+		free(status);
+		return;
+	}
 	be->exec(r, p, len);
 }
 

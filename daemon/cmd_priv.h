@@ -26,10 +26,18 @@ enum cmd_type {
 	CMD_VALUE, /* a string, or an integer taken as its text */
 };
 
+/*
+ * What a command needs of an entity's mon caps (mapmond(8),
+ * AUTHENTICATION): CMD_READ allow r, CMD_WRITE allow w, CMD_ADMIN allow x
+ * (allow * is all three), CMD_OPEN nothing beyond being authenticated.
+ * An OSD's own commands (cmd.c's cmd_self table) are also allowed to
+ * allow profile osd, for the OSD's own id.
+ */
 #define CMD_READ 0x1
 #define CMD_WRITE 0x2
 #define CMD_ADMIN 0x4
 #define CMD_HIDDEN 0x8
+#define CMD_OPEN 0x10
 
 #define CMD_MAXARGS 8
 
@@ -172,6 +180,10 @@ void cmd_admin_init(struct cmd_ctx *);
 int cmd_admin_free(struct cmd_ctx *, int64_t deadline);
 /* Per-command counters as {"prefix": {...}} (new reference). */
 json_t *cmd_counters_json(void);
+
+/* cmd_auth.c: the auth commands. */
+cmd_exec_fn cmd_auth_add, cmd_auth_get_or_create, cmd_auth_get,
+    cmd_auth_get_key, cmd_auth_ls, cmd_auth_caps, cmd_auth_rm, cmd_auth_rotate;
 
 /* cmd_pgreport.c */
 cmd_exec_fn cmd_pgreport_json;

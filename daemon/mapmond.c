@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include "common/log.h"
 #include "common/mapmon.h"
@@ -44,7 +46,9 @@
 #include "mon/mon.h"
 #include "mon/mon_conf.h"
 #include "daemon/notify.h"
+#include "net/keyring.h"
 #include "net/server.h"
+#include "net/tls.h"
 
 static struct {
 	const char *conf_path;	/* as given by -c or MAPMON_CONF, or NULL */
@@ -157,6 +161,9 @@ mapmond_limits(const struct conf *c, struct server_limits *l)
 	/* The server raises it to max_frame plus a header if need be. */
 	l->max_partial_input = (size_t)conf_int(c,
 	    CONF_MON_MAX_PARTIAL_INPUT);
+	l->auth_required = conf_int(c, CONF_AUTH_REQUIRED) != 0;
+	l->auth_fail_delay_ms = (int)conf_int(c, CONF_AUTH_FAIL_DELAY);
+	l->auth_fail_delay_max_ms = (int)conf_int(c, CONF_AUTH_FAIL_DELAY_MAX);
 }
 
 void
@@ -302,23 +309,54 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-/* --mkfs: a new store under [mon] data. */
+/*
+ * --mkfs: a new store under [mon] data, and the keyring of client.admin at
+ * [auth] keyring.  The keyring is written first, as a new file, and
+ * removed again when the store cannot be made: either both exist or
+ * neither does (an admin key nobody holds would lock everyone out).
+ */
 static int
 mapmond_mkfs(const struct conf *c)
 {
+	static const char *const caps[] = { "mon", "allow *" };
 	struct store_options so;
+	struct keyring *kr;
 	const char *data = conf_str(c, CONF_MON_DATA);
+	const char *path = conf_str(c, CONF_AUTH_KEYRING);
+	uint8_t key[KEYRING_KEY_LEN];
 	char *fsid, *cause;
+	int rc;
 
+	if (RAND_bytes(key, sizeof key) != 1) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: cannot make the admin key: "
+		    "the system's random generator failed\n");
+		return 1;
+	}
+	kr = keyring_new();
+	keyring_add(kr, "client.admin", key, caps, 1);
+	rc = keyring_write(path, kr, &cause);
+	keyring_free(kr);
+	if (rc == -1) {
+		OPENSSL_cleanse(key, sizeof key);
+		fprintf(stderr, "mapmond: --mkfs: %s ([auth] keyring)\n",
+		    cause);
+		free(cause);
+		return 1;
+	}
 	mon_conf_store_options(c, &so);
-	if (mon_mkfs(data, &so, conf_str(c, CONF_MON_NAME),
-	    conf_str(c, CONF_MON_BIND), &fsid, &cause) == -1) {
+	rc = mon_mkfs_auth(data, &so, conf_str(c, CONF_MON_NAME),
+	    conf_str(c, CONF_MON_BIND), key, &fsid, &cause);
+	OPENSSL_cleanse(key, sizeof key);
+	if (rc == -1) {
+		unlink(path);
 		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
 		free(cause);
 		return 1;
 	}
 	printf("mapmond: created a %s store in %s/store for cluster %s\n",
 	    so.backend, data, fsid);
+	printf("mapmond: wrote the keyring of client.admin to %s\n", path);
 	free(fsid);
 	return 0;
 }
@@ -390,6 +428,20 @@ mapmond_hello(void *arg, json_t **reply)
 	json_object_set_new(*reply, "fsid", json_string(mm->fsid));
 }
 
+/* An entity's key, for the handshake: the committed one. */
+static int
+mapmond_key(void *arg, const char *name, uint8_t *key)
+{
+	const struct mon_auth_entity *e;
+
+	(void)arg;
+	if (mapmond_mon == NULL ||
+	    (e = mon_auth_find(mapmond_mon, name)) == NULL)
+		return -1;
+	memcpy(key, e->key, MON_AUTH_KEY_LEN);
+	return 0;
+}
+
 /*
  * The command layer's callbacks, until shutdown.  Once the monitor is
  * gone (mapmond_stopping), requests still arriving on open connections
@@ -426,12 +478,40 @@ mapmond_closed(void *arg, uint64_t conn_id)
 		cmd_closed(arg, conn_id);
 }
 
+/* [net] tls_cert and tls_key: TLS only; one line in the log and -1 if bad. */
+static int
+mapmond_tls(const struct conf *c)
+{
+	const char *cert = conf_str(c, CONF_NET_TLS_CERT);
+	const char *key = conf_str(c, CONF_NET_TLS_KEY);
+	SSL_CTX *ctx;
+	char *cause = NULL;
+
+	if (*cert == '\0' && *key == '\0')
+		return 0;
+	if (*cert == '\0' || *key == '\0') {
+		log_warnx("[net] tls_cert and tls_key go together: one is "
+			  "set without the other");
+		return -1;
+	}
+	if ((ctx = tls_server_ctx(cert, key, &cause)) == NULL) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	server_set_tls(mapmond_server, ctx);
+	SSL_CTX_free(ctx);
+	log_info("TLS only, with %s (TLS 1.2 at least)", cert);
+	return 0;
+}
+
 /* Listen on [mon] bind; one line in the log and -1 if not. */
 static int
 mapmond_listen(const struct conf *c)
 {
 	static const struct server_ops ops = {
 		.hello = mapmond_hello,
+		.key = mapmond_key,
 		.request = mapmond_request,
 		.binary = mapmond_binary,
 		.closed = mapmond_closed,
@@ -446,6 +526,25 @@ mapmond_listen(const struct conf *c)
 		free(cause);
 		return -1;
 	}
+	/*
+	 * Without authentication anyone who reaches the port may change the
+	 * maps: beyond loopback, only when asked for, and said out loud.
+	 */
+	if (!conf_int(c, CONF_AUTH_REQUIRED) && !conf_bind_loopback(bind)) {
+		if (!conf_int(c, CONF_AUTH_ALLOW_INSECURE)) {
+			log_warnx(
+			    "[mon] bind %s is not loopback and [auth] "
+			    "required is off: refusing to serve it without "
+			    "authentication (turn [auth] required on, or set "
+			    "[auth] allow_insecure = true)",
+			    bind);
+			return -1;
+		}
+		log_warnx("serving %s without authentication: anyone who "
+			  "can reach it may change the maps ([auth] "
+			  "allow_insecure; health AUTH_INSECURE)",
+		    bind);
+	}
 	mapmond_limits(c, &limits);
 	mapmond_cmd = cmd_new(mapmond_base, mapmond_mon, mapmond_conf,
 	    mapmond_apply_cb, mapmond_conf);
@@ -457,6 +556,8 @@ mapmond_listen(const struct conf *c)
 		return -1;
 	}
 	cmd_set_server(mapmond_cmd, mapmond_server);
+	if (mapmond_tls(c) == -1)
+		return -1;
 	log_info("listening on %s:%u", host,
 	    (unsigned)server_port(mapmond_server));
 

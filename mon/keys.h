@@ -16,6 +16,14 @@
  *                           version, in chunks of at most KEYS_PGINC_CHUNK
  *   "L" be64 seq            cluster log entry
  *   "H"                     health mutes: every muted check (absent: none)
+ *   "A" NAME                auth entity: its key and caps (NAME its bytes,
+ *                           "client.admin", at most MON_AUTH_NAME_MAX)
+ *
+ * Store format note: the "A" family came with authentication.  A store
+ * made before it holds no entities; mapmond then starts with none, and
+ * with [auth] required nobody can connect until one is made (mapmond(8),
+ * AUTHENTICATION, says how).  Older mapmon ignores the family at start
+ * (`mapmon-store verify' of an older mapmon calls it unknown).
  *
  * No value read at start or written per commit is over KEYS_VALUE_MAX: there
  * is no whole-pgmap value; the biggest are the full osdmap (about 60 bytes an
@@ -25,6 +33,7 @@
 #define KEYS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "common/enc.h"
 
@@ -39,6 +48,7 @@
 #define KEYS_PGINC 'V'
 #define KEYS_LOG 'L'
 #define KEYS_MUTES 'H'
+#define KEYS_AUTH 'A'
 
 #define KEYS_EPOCH_LEN 5
 #define KEYS_PG_LEN 9
@@ -74,5 +84,17 @@ keys_log(uint8_t *k, uint64_t seq)
 	k[0] = KEYS_LOG;
 	enc_put_be64(k + 1, seq);
 }
+
+/* The key of the auth entity name (at most 1 + 64 bytes); its length. */
+static inline size_t
+keys_auth(uint8_t *k, const char *name)
+{
+	size_t n = strlen(name);
+
+	k[0] = KEYS_AUTH;
+	memcpy(k + 1, name, n);
+	return 1 + n;
+}
+#define KEYS_AUTH_MAX (1 + 64)
 
 #endif

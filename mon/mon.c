@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
@@ -85,9 +88,64 @@ mon_get(struct store *s, const void *key, size_t klen, void **val,
 	return -1;
 }
 
+/* Put the first entities of a store, client.admin and mon., in b. */
+static int
+mon_mkfs_entities(struct store_batch *b, const uint8_t *admin_key, char **cause)
+{
+	static const char *const names[] = { "client.admin", "mon." };
+	struct mon_auth_cap cap = { (char *)"mon", (char *)"allow *" };
+	struct mon_auth_entity e;
+	struct enc_buf enc = { 0 };
+	uint8_t key[KEYS_AUTH_MAX];
+	size_t i;
+
+	for (i = 0; i < nitems(names); i++) {
+		memset(&e, 0, sizeof e);
+		e.name = (char *)names[i];
+		e.caps = &cap;
+		e.ncaps = 1;
+		if (i == 0)
+			memcpy(e.key, admin_key, MON_AUTH_KEY_LEN);
+		else if (RAND_bytes(e.key, MON_AUTH_KEY_LEN) != 1) {
+			xasprintf(cause,
+			    "cannot make the key of mon.: the "
+			    "system's random generator failed");
+			enc_buf_free(&enc);
+			return -1;
+		}
+		enc_buf_reset(&enc);
+		mon_record_auth_encode(&e, &enc);
+		OPENSSL_cleanse(e.key, sizeof e.key);
+		store_batch_put(b, key, keys_auth(key, e.name), enc.data,
+		    enc.len);
+	}
+	OPENSSL_cleanse(enc.data, enc.len);
+	enc_buf_free(&enc);
+	return 0;
+}
+
 int
 mon_mkfs(const char *data_dir, const struct store_options *opts,
     const char *name, const char *addr, char **fsid_out, char **cause)
+{
+	uint8_t key[MON_AUTH_KEY_LEN];
+	int rc;
+
+	if (RAND_bytes(key, sizeof key) != 1) {
+		xasprintf(cause,
+		    "cannot make the admin key: the system's "
+		    "random generator failed");
+		return -1;
+	}
+	rc = mon_mkfs_auth(data_dir, opts, name, addr, key, fsid_out, cause);
+	OPENSSL_cleanse(key, sizeof key);
+	return rc;
+}
+
+int
+mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
+    const char *name, const char *addr, const uint8_t *admin_key,
+    char **fsid_out, char **cause)
 {
 	struct store *s;
 	struct store_batch *b;
@@ -157,6 +215,14 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	key[0] = KEYS_COMMIT;
 	store_batch_put(b, key, 1, enc.data, enc.len);
 
+	if (mon_mkfs_entities(b, admin_key, cause) == -1) {
+		store_batch_free(b);
+		enc_buf_free(&enc);
+		osdmap_inc_clear(&inc);
+		osdmap_clear(&om);
+		store_close(s);
+		return -1;
+	}
 	rc = store_commit(s, b, &why);
 	store_batch_free(b);
 	enc_buf_free(&enc);
@@ -562,6 +628,8 @@ mon_open(struct event_base *base, struct store *store,
 	m->pgmap.stamp = m->rec.stamp;
 	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
 		goto fail;
+	if (mon_auth_load(m, cause) == -1)
+		goto fail;
 
 	if (mon_pipeline_start(m, cause) == -1 || mon_live_init(m, cause) == -1)
 		goto fail;
@@ -617,6 +685,7 @@ mon_free(struct mon *m)
 	mon_health_free(m->checks, m->nchecks);
 	mon_mute_free(m->mutes, m->nmutes);
 	mon_clog_clear(m);
+	mon_auth_clear(m);
 	free(m->store_error_text);
 	mon_live_clear(m);
 	mon_capacity_clear(m);

@@ -62,6 +62,8 @@ struct mon_params {
 	int64_t max_pg_per_osd;		/* pg_num x size, per OSD in (>= 3) */
 	int64_t max_pgs;		/* PGs of all pools */
 	int64_t max_osd;		/* OSD ids are below it */
+	/* Serving without authentication beyond loopback: AUTH_INSECURE. */
+	int auth_insecure;
 	int64_t osd_pool_default_pg_num; /* a new pool's, when not given */
 	int64_t osd_pool_default_size;	 /* a new pool's, when not given */
 	int allow_pool_delete;		 /* mon_allow_pool_delete */
@@ -134,6 +136,15 @@ struct mon_log_entry {
  */
 int mon_mkfs(const char *data_dir, const struct store_options *,
     const char *name, const char *addr, char **fsid_out, char **cause);
+
+/*
+ * The same, and the first entities: client.admin with admin_key (its
+ * MON_AUTH_KEY_LEN bytes; caps mon "allow *") and mon. with a random key (caps mon "allow *").  mon_mkfs()
+ * makes client.admin with a random key nobody is told.
+ */
+int mon_mkfs_auth(const char *data_dir, const struct store_options *,
+    const char *name, const char *addr, const uint8_t *admin_key,
+    char **fsid_out, char **cause);
 
 /* The store directory of a data directory (malloc'd). */
 char *mon_store_path(const char *data_dir);
@@ -287,6 +298,113 @@ void mon_pg_report(struct mon *, int32_t osd, const struct pg_stat *pgs,
  */
 void mon_osd_beacon(struct mon *, int32_t id, const struct statfs_osd *statfs,
     mon_done_cb *, void *);
+
+/*
+ * Authentication entities (mapmond(8), AUTHENTICATION): client.NAME,
+ * osd.ID and mon. (shared by the monitors), each with a 32-byte key and
+ * caps per service ("mon" => "allow r").  They are kept in the store and
+ * changed only by commits, as every map is; the lookups read the
+ * committed entities, so a new key works, and an old one stops working,
+ * once its commit is done.
+ *
+ * A "mon" cap is grants joined by ',' or ';': "allow r" (reads and
+ * subscriptions), "allow w" (changes), "allow x" (admin: auth, config set,
+ * store compact, pool delete), any of them together ("allow rwx"), "allow
+ * *" (all three) and "allow profile osd" (reads, and an OSD's own
+ * commands for its own id only).  Caps of the services "osd", "mgr" and
+ * "mds" are kept for Ceph's tools and must start with "allow"; mapmon
+ * enforces the "mon" caps alone.
+ */
+#define MON_AUTH_KEY_LEN 32
+#define MON_AUTH_NAME_MAX 64
+#define MON_AUTH_MAX_CAPS 8 /* services per entity */
+
+#define MON_CAP_R 0x1	/* reads and subscriptions */
+#define MON_CAP_W 0x2	/* changes */
+#define MON_CAP_X 0x4	/* admin commands */
+#define MON_CAP_OSD 0x8 /* allow profile osd: its own commands */
+
+struct mon_auth_cap {
+	char *service; /* "mon" */
+	char *cap;     /* "allow r" */
+};
+
+struct mon_auth_entity {
+	char *name;
+	uint8_t key[MON_AUTH_KEY_LEN];
+	struct mon_auth_cap *caps; /* in service order */
+	size_t ncaps;
+	unsigned allow; /* MON_CAP_* of its mon cap */
+	int32_t osd;	/* ID of osd.ID, else -1 */
+};
+
+/*
+ * Check an entity name: "client.NAME" (NAME of letters, digits and
+ * "_-.@", the whole at most MON_AUTH_NAME_MAX), "osd.ID" (a decimal
+ * 0..65535 without leading zeros) or "mon.".  0, or -1 with *cause.
+ */
+int mon_auth_name_check(const char *name, char **cause);
+
+/*
+ * Check one cap of service (see above) and give what a mon cap allows
+ * (*allow, may be NULL: 0 for other services).  0, or -1 with *cause
+ * naming what is wrong ("unknown cap type 'x'", "mon cap 'allow q': 'q'
+ * is not one of r, w, x").
+ */
+int mon_auth_cap_parse(const char *service, const char *cap, unsigned *allow,
+    char **cause);
+
+/*
+ * The committed entity named name, or NULL (borrowed: valid until the
+ * next commit is applied).  mon_auth_count() and mon_auth_at() walk them
+ * in Ceph's order: mon., the OSDs, the clients, each by name.
+ */
+const struct mon_auth_entity *mon_auth_find(const struct mon *,
+    const char *name);
+size_t mon_auth_count(const struct mon *);
+const struct mon_auth_entity *mon_auth_at(const struct mon *, size_t i);
+
+/*
+ * {"entity", "key" (base64), "caps": {SERVICE: CAP}}, one entity of a
+ * keyring as Ceph dumps it (a new reference).
+ */
+json_t *mon_auth_entity_json(const struct mon_auth_entity *);
+
+/*
+ * The auth commands, with Ceph's words.  caps holds ncaps pairs, service
+ * then cap (caps[2i], caps[2i + 1]); an odd count, a bad name or a bad cap
+ * is -EINVAL.  The data of those that give a keyring is an array of one
+ * mon_auth_entity_json().
+ *
+ *  - mon_auth_add: a new entity with a random key (or key, when not NULL)
+ *    and caps: "added key for NAME"; one that exists with the same caps
+ *    is 0 (no change), with other caps -EINVAL.
+ *  - mon_auth_get_or_create: the entity's keyring, made with a random key
+ *    when it does not exist; one that exists with a cap that differs
+ *    from those asked is -EINVAL.
+ *  - mon_auth_caps: replace the caps (-ENOENT when it does not exist).
+ *  - mon_auth_rm: remove it (0 with a note when it does not exist).
+ *  - mon_auth_rotate: a new random key; the keyring with it (-ENOENT).
+ */
+void mon_auth_add(struct mon *, const char *name, const char *const *caps,
+    size_t ncaps, const uint8_t *key, mon_done_cb *, void *);
+void mon_auth_get_or_create(struct mon *, const char *name,
+    const char *const *caps, size_t ncaps, mon_done_cb *, void *);
+void mon_auth_caps(struct mon *, const char *name, const char *const *caps,
+    size_t ncaps, mon_done_cb *, void *);
+void mon_auth_rm(struct mon *, const char *name, mon_done_cb *, void *);
+void mon_auth_rotate(struct mon *, const char *name, mon_done_cb *, void *);
+
+/*
+ * The reads: `auth get' (a keyring array; -ENOENT), `auth get-key'
+ * ({"key"}; -ENOENT) and `auth ls' ({"auth_dump": [...]}, rc 0).  0 with
+ * *out, or a negative errno with *status; *status is the caller's.
+ */
+int mon_auth_get_json(struct mon *, const char *name, json_t **out,
+    char **status);
+int mon_auth_get_key_json(struct mon *, const char *name, json_t **out,
+    char **status);
+json_t *mon_auth_ls_json(struct mon *);
 
 /*
  * A failure report (mapmon-protocol(7), "FAILURE REPORTS"; the rules in

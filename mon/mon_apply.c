@@ -93,6 +93,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		p->mutes = v;
 		p->nmutes = n;
 	}
+	mon_auth_apply(m, p);
 
 	if (p->trim_osdmap_to > m->rec.osdmap_first)
 		m->perf.trimmed_epochs += p->trim_osdmap_to -

@@ -316,6 +316,17 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 		key[0] = KEYS_MUTES;
 		mon_committer_put(c, p, key, 1);
 	}
+	for (i = 0; i < p->nauth; i++) {
+		uint8_t akey[KEYS_AUTH_MAX];
+		size_t alen = keys_auth(akey, p->auth[i].e.name);
+
+		if (p->auth[i].removed) {
+			store_batch_delete(c->batch, akey, alen);
+			continue;
+		}
+		mon_record_auth_encode(&p->auth[i].e, &c->enc);
+		mon_committer_put(c, p, akey, alen);
+	}
 	mon_committer_trim(c, p);
 	rec = p->rec;
 	rec.osdmap_first = p->trim_osdmap_to;

@@ -55,6 +55,8 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->max_pg_per_osd = conf_int(c, CONF_MON_MAX_PG_PER_OSD);
 	p->max_pgs = conf_int(c, CONF_MON_MAX_PGS);
 	p->max_osd = conf_int(c, CONF_MON_MAX_OSD);
+	p->auth_insecure = !conf_int(c, CONF_AUTH_REQUIRED) &&
+	    !conf_bind_loopback(conf_str(c, CONF_MON_BIND));
 	p->osd_pool_default_pg_num = conf_int(c,
 	    CONF_MON_OSD_POOL_DEFAULT_PG_NUM);
 	p->osd_pool_default_size = conf_int(c, CONF_MON_OSD_POOL_DEFAULT_SIZE);

@@ -666,6 +666,28 @@ mon_health_store_error(const struct mon_health_in *in,
 }
 
 /*
+ * [auth] required off on an address others can reach: anyone may change
+ * the maps (mapmond(8), AUTHENTICATION).
+ */
+static int
+mon_health_auth_insecure(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+
+	if (!m->params.auth_insecure)
+		return 0;
+	c->count = 1;
+	mon_health_summary(c, "mon %s serves clients without authentication",
+	    m->monmap.mons[0].name);
+	mon_health_detail(c,
+	    "mon.%s: [auth] required is off on a "
+	    "non-loopback [mon] bind ([auth] allow_insecure)",
+	    m->monmap.mons[0].name);
+	return 1;
+}
+
+/*
  * Every check, by code: the order they are listed and logged in, as
  * Ceph's health_check_map_t (a std::map) has them.
  */
@@ -674,6 +696,7 @@ static const struct {
 	int severity;
 	mon_health_eval_fn *eval;
 } mon_health_table[] = {
+	{ "AUTH_INSECURE", MON_HEALTH_WARN, mon_health_auth_insecure },
 	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
 	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },

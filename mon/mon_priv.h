@@ -64,6 +64,12 @@ struct mon_pgbufs {
 	int64_t kept_mono;
 };
 
+/* An auth entity's change in a proposal: put (e), or removed (e.name). */
+struct mon_auth_change {
+	struct mon_auth_entity e;
+	int removed;
+};
+
 struct mon_proposal {
 	uint64_t seq;
 	size_t ops;			/* changes staged (for propose_max_ops) */
@@ -91,6 +97,8 @@ struct mon_proposal {
 	int has_mutes;
 	struct mon_mute *mutes;
 	size_t nmutes;
+	struct mon_auth_change *auth; /* at most one per entity */
+	size_t nauth;
 
 	struct mon_waiter *waiters;
 	size_t nwaiters;
@@ -245,6 +253,10 @@ struct mon {
 
 	struct mon_osd_live *live; /* by OSD id, nlive of them */
 	uint32_t nlive;
+
+	/* The committed auth entities, in Ceph's order (mon_auth.c). */
+	struct mon_auth_entity *auth;
+	size_t nauth;
 
 	/* Liveness (mon_live.c). */
 	int32_t *failing; /* the OSDs with failure reports */
@@ -487,6 +499,32 @@ int mon_mute_load(struct mon *, char **cause);
  */
 void mon_mute_tick(struct mon *, const struct mon_health_check *now_checks,
     size_t n, int64_t now);
+
+/*
+ * mon_stage.c: an auth entity's change (e copied; removed: only its name
+ * counts), replacing what the pending proposal holds for it.
+ */
+void mon_stage_auth(struct mon *, const struct mon_auth_entity *e, int removed);
+
+/* mon_auth.c: the entities' life in the core. */
+/*
+ * The entity named name as the next writes see it: pending ?: in flight
+ * ?: applying ?: committed; NULL when it does not exist there (removed
+ * counts as not existing).
+ */
+const struct mon_auth_entity *mon_auth_view(const struct mon *,
+    const char *name);
+/* Copy src into dst (all of it, freshly allocated). */
+void mon_auth_entity_copy(struct mon_auth_entity *dst,
+    const struct mon_auth_entity *src);
+/* Fill e's allow and osd from its name and caps (both checked before). */
+void mon_auth_entity_derive(struct mon_auth_entity *e);
+/* p is durable: its auth changes go into the committed entities. */
+void mon_auth_apply(struct mon *, const struct mon_proposal *p);
+/* Cold start: every "A" record; -1 with *cause naming a bad one. */
+int mon_auth_load(struct mon *, char **cause);
+/* Free the committed entities. */
+void mon_auth_clear(struct mon *);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);

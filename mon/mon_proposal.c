@@ -56,6 +56,9 @@ mon_proposal_free(struct mon_proposal *p)
 		free(p->log[i].message);
 	free(p->log);
 	mon_mute_free(p->mutes, p->nmutes);
+	for (i = 0; i < p->nauth; i++)
+		mon_auth_entity_clear(&p->auth[i].e);
+	free(p->auth);
 	for (i = 0; i < p->nwaiters; i++) {
 		free(p->waiters[i].status);
 		json_decref(p->waiters[i].data);
@@ -132,7 +135,8 @@ int
 mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
-	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes;
+	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes &&
+	    p->nauth == 0;
 }
 
 const struct pg_stat *

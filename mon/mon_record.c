@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "common/mapmon.h"
 #include "mon/mon_record.h"
 
 #define MON_RECORD_COMMIT_V 1
 #define MON_RECORD_LOG_V 1
 #define MON_RECORD_MUTES_V 1
+#define MON_RECORD_AUTH_V 1
 
 void
 mon_record_commit_encode(const struct mon_rec *r, struct enc_buf *b)
@@ -99,6 +102,85 @@ mon_record_log_decode(const void *p, size_t len, struct mon_log_entry *e,
 		free(e->message);
 		e->message = NULL;
 		xasprintf(cause, "cluster log entry: corrupt record");
+		return -1;
+	}
+	return 0;
+}
+
+void
+mon_auth_entity_clear(struct mon_auth_entity *e)
+{
+	size_t i;
+
+	free(e->name);
+	for (i = 0; i < e->ncaps; i++) {
+		free(e->caps[i].service);
+		free(e->caps[i].cap);
+	}
+	free(e->caps);
+	OPENSSL_cleanse(e->key, sizeof e->key);
+	memset(e, 0, sizeof *e);
+}
+
+void
+mon_record_auth_encode(const struct mon_auth_entity *e, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_RECORD_AUTH_V, 1), i;
+
+	enc_buf_put_bytes(b, e->key, sizeof e->key);
+	enc_buf_put_u16(b, (uint16_t)e->ncaps);
+	for (i = 0; i < e->ncaps; i++) {
+		enc_buf_put_str(b, e->caps[i].service);
+		enc_buf_put_str(b, e->caps[i].cap);
+	}
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_record_auth_decode(const char *name, const void *p, size_t len,
+    struct mon_auth_entity *e, char **cause)
+{
+	struct enc_reader r, body;
+	const uint8_t *key;
+	const char *why;
+	char *bad = NULL;
+	size_t i, j;
+	uint16_t n;
+
+	memset(e, 0, sizeof *e);
+	if (mon_auth_name_check(name, &bad) == -1) {
+		xasprintf(cause, "auth entity: %s", bad);
+		free(bad);
+		return -1;
+	}
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_RECORD_AUTH_V, &body, &why) == -1) {
+		xasprintf(cause, "auth entity %s: %s", name, why);
+		return -1;
+	}
+	key = enc_reader_take(&body, MON_AUTH_KEY_LEN);
+	n = enc_get_u16(&body);
+	if (key == NULL || body.failed || n > MON_AUTH_MAX_CAPS) {
+		xasprintf(cause, "auth entity %s: corrupt record%s", name,
+		    n > MON_AUTH_MAX_CAPS ? " (too many caps)" : "");
+		return -1;
+	}
+	e->name = xstrdup(name);
+	memcpy(e->key, key, MON_AUTH_KEY_LEN);
+	e->caps = xcalloc(n ? n : 1, sizeof *e->caps);
+	for (i = 0; i < n; i++) {
+		e->caps[i].service = enc_get_str(&body);
+		e->caps[i].cap = enc_get_str(&body);
+		e->ncaps++;
+		if (e->caps[i].service == NULL || e->caps[i].cap == NULL)
+			break;
+		for (j = 0; j < i; j++)
+			if (strcmp(e->caps[j].service, e->caps[i].service) == 0)
+				body.failed = 1;
+	}
+	if (!enc_reader_body_ok(&body) || r.left != 0) {
+		xasprintf(cause, "auth entity %s: corrupt record", name);
+		mon_auth_entity_clear(e);
 		return -1;
 	}
 	return 0;

@@ -79,4 +79,23 @@ void mon_record_mutes_encode(const struct mon_mute *v, size_t n,
 int mon_record_mutes_decode(const void *p, size_t len, struct mon_mute **out,
     size_t *n, char **cause);
 
+/*
+ * Append the value of an auth entity's record ("A" + its name): its key
+ * and caps.
+ */
+void mon_record_auth_encode(const struct mon_auth_entity *e, struct enc_buf *b);
+
+/*
+ * Decode the record of the entity named name (from its key) into e: 0
+ * with e's name and caps malloc'd (mon_auth_entity_clear() them; allow
+ * and osd are not set), or -1 with nothing to free when it is corrupt: a
+ * bad name, a bad length, more than MON_AUTH_MAX_CAPS caps, a service
+ * twice.
+ */
+int mon_record_auth_decode(const char *name, const void *p, size_t len,
+    struct mon_auth_entity *e, char **cause);
+
+/* Free what an entity holds, wipe its key, and zero it. */
+void mon_auth_entity_clear(struct mon_auth_entity *e);
+
 #endif /* MON_RECORD_H */

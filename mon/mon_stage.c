@@ -260,6 +260,30 @@ mon_stage_mutes(struct mon *m, const struct mon_mute *v, size_t n)
 }
 
 void
+mon_stage_auth(struct mon *m, const struct mon_auth_entity *e, int removed)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+	struct mon_auth_change *c = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nauth; i++) {
+		if (strcmp(p->auth[i].e.name, e->name) == 0) {
+			c = &p->auth[i];
+			mon_auth_entity_clear(&c->e);
+			break;
+		}
+	}
+	if (c == NULL) {
+		p->auth = xreallocarray(p->auth, p->nauth + 1, sizeof *p->auth);
+		c = &p->auth[p->nauth++];
+	}
+	mon_auth_entity_copy(&c->e, e);
+	mon_auth_entity_derive(&c->e);
+	c->removed = removed;
+	p->ops++;
+}
+
+void
 mon_stage_log(struct mon *m, int severity, const char *fmt, ...)
 {
 	struct mon_proposal *p = mon_stage_pending(m);

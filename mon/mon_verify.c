@@ -9,6 +9,7 @@
  *    contiguous ranges the commit record names, nothing missing, no extra;
  *  - every PG of every pool of the latest osdmap has its record, and there
  *    is no other PG record;
+ *  - every auth entity has a good name and caps that parse;
  *  - the derived figures built as the monitor builds them at cold start
  *    equal a recount.
  * Each problem is reported once, as one line naming the key.
@@ -240,6 +241,39 @@ verify_log(struct verify *v, const uint8_t *k, size_t klen, const void *val,
 	verify_seq_next(v, q, seq, k, klen);
 }
 
+/* Auth entities: the name of the key, the record, caps that parse. */
+static void
+verify_auth(struct verify *v, const uint8_t *k, size_t klen, const void *val,
+    size_t vlen, void *arg)
+{
+	struct mon_auth_entity e;
+	char name[KEYS_AUTH_MAX], *cause = NULL;
+	size_t i;
+
+	(void)arg;
+	v->n->auth_entities++;
+	if (klen < 2 || klen > KEYS_AUTH_MAX) {
+		verify_problem(v, k, klen, "key of the wrong length");
+		return;
+	}
+	memcpy(name, k + 1, klen - 1);
+	name[klen - 1] = '\0';
+	if (mon_record_auth_decode(name, val, vlen, &e, &cause) == -1) {
+		verify_problem(v, k, klen, "%s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < e.ncaps; i++) {
+		if (mon_auth_cap_parse(e.caps[i].service, e.caps[i].cap, NULL,
+			&cause) == -1) {
+			verify_problem(v, k, klen, "%s", cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	mon_auth_entity_clear(&e);
+}
+
 /* PG records: decode; each belongs to a pool of the map; count per pool. */
 struct verify_pgs {
 	uint64_t *seen;		/* per pool of v->osdmap */
@@ -372,6 +406,8 @@ mon_verify(struct store *s, mon_verify_cb *cb, void *arg,
 		verify_scan(&v, KEYS_LOG, verify_log, &lseq);
 		verify_seq_end(&v, &lseq);
 	}
+
+	verify_scan(&v, KEYS_AUTH, verify_auth, NULL);
 
 	memset(&pgs, 0, sizeof pgs);
 	pgs.seen = xcalloc(v.osdmap.npools + 1, sizeof *pgs.seen);

@@ -6,7 +6,10 @@
  * from libevent hold `busy`, so that a callback may free the client: the
  * free then happens when the outermost entry point returns.  A reply that
  * comes in parts (FRAME_FLAG_MORE) is gathered in its request until its
- * last part, then parsed as one.
+ * last part, then parsed as one.  With a key, frames queued before the
+ * session keys are known wait, whole and in the clear, in `pending', and
+ * are sealed into the output once they are; frames that come in are
+ * opened in place in the input buffer.
  */
 #include "config.h"
 
@@ -26,15 +29,22 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/crypto.h>
+#include <pthread.h>
 
+#include "common/b64.h"
 #include "common/enc.h"
 #include "common/idmap.h"
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "net/frame.h"
+#include "net/keyring.h"
+#include "net/seal.h"
+#include "net/tls.h"
 
 /* Replies and pushes can hold whole maps: accept big frames. */
 #define MCLIENT_MAX_FRAME ((size_t)1 << 30)
@@ -44,9 +54,22 @@
 
 enum mclient_state {
 	MCLIENT_CONNECTING, /* TCP connect and HELLO under way */
+	MCLIENT_AUTH,	    /* our AUTH sent, the server's awaited */
 	MCLIENT_READY,
 	MCLIENT_DEAD,
 };
+
+/* The credentials of clients given none (mclient_default_auth()). */
+static struct {
+	pthread_mutex_t lock;
+	int set;    /* by a call, or from the environment */
+	char *name; /* NULL: no key */
+	uint8_t key[SEAL_KEY_LEN];
+	char *error;	 /* the environment's keyring is bad */
+	SSL_CTX *tls;	 /* the CA to check monitors with, or NULL */
+	int tls_set;	 /* by a call, or from the environment */
+	char *tls_error; /* the environment's CA is bad */
+} mclient_defaults = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 struct mreq {
 	struct idmap_node node;	/* node.id: the request id, in cl->ids */
@@ -83,6 +106,18 @@ struct mclient {
 	size_t npending; /* not yet answered */
 	struct mreq_list reqs;
 
+	/* Authentication (see the top of this file). */
+	char *auth_name; /* the key's entity, or NULL: no key */
+	uint8_t key[SEAL_KEY_LEN];
+	char *hello_c; /* our HELLO's payload, as sent */
+	size_t hello_c_len;
+	uint8_t th[SEAL_HASH_LEN];
+	struct seal tx, rx;
+	int tx_sealed, rx_sealed;
+	struct evbuffer *pending; /* frames waiting for the session keys */
+	SSL_CTX *tls;		  /* TLS with this context, or NULL */
+	char *host; /* the address's host, the certificate's name */
+
 	int busy;
 	int freed;
 };
@@ -90,6 +125,8 @@ struct mclient {
 static void mclient_connect_next(struct mclient *);
 static void mclient_send_hello(struct mclient *);
 static void mclient_real_free(struct mclient *);
+static void mclient_prove(struct mclient *, json_t *, const uint8_t *, size_t);
+static int mclient_defaults_apply(struct mclient *, char **);
 
 int
 mclient_parse_addr(const char *addr, char **host, uint16_t *port,
@@ -242,8 +279,33 @@ mclient_failf(struct mclient *cl, int err, const char *fmt, ...)
 	free(msg);
 }
 
-/* Queue one frame; the HELLO always goes first. */
-static void
+/* Seal one frame into the output: header, payload encrypted, tag. */
+static int
+mclient_seal_out(struct mclient *cl, uint8_t type, uint64_t id, const void *p,
+    size_t len)
+{
+	struct evbuffer *out = bufferevent_get_output(cl->bev);
+	struct evbuffer_iovec v;
+	uint8_t hdr[FRAME_HEADER_SIZE];
+
+	frame_encode_header(hdr, type, (uint32_t)(len + SEAL_TAG_LEN), id);
+	if (evbuffer_reserve_space(out,
+		(ev_ssize_t)(sizeof hdr + len + SEAL_TAG_LEN), &v, 1) != 1)
+		return -1;
+	memcpy(v.iov_base, hdr, sizeof hdr);
+	if (seal_frame(&cl->tx, hdr, p, len,
+		(uint8_t *)v.iov_base + sizeof hdr) == -1)
+		return -1;
+	v.iov_len = sizeof hdr + len + SEAL_TAG_LEN;
+	return evbuffer_commit_space(out, &v, 1);
+}
+
+/*
+ * Queue one frame; the HELLO always goes first.  With a key, requests
+ * wait in the clear for the session keys, then go sealed.  -1 when a
+ * frame cannot be sealed (the client has failed).
+ */
+static int
 mclient_send(struct mclient *cl, uint8_t type, uint64_t id, const void *p,
     size_t len)
 {
@@ -252,33 +314,84 @@ mclient_send(struct mclient *cl, uint8_t type, uint64_t id, const void *p,
 
 	if (!cl->hello_sent)
 		mclient_send_hello(cl);
+	if (cl->tx_sealed) {
+		if (mclient_seal_out(cl, type, id, p, len) == 0)
+			return 0;
+		mclient_failf(cl, -EIO, "cannot seal a frame to %s", cl->addr);
+		return -1;
+	}
+	if (cl->auth_name != NULL && type != FRAME_HELLO && type != FRAME_AUTH)
+		out = cl->pending;
 	frame_encode_header(hdr, type, (uint32_t)len, id);
 	evbuffer_add(out, hdr, sizeof hdr);
 	if (len > 0)
 		evbuffer_add(out, p, len);
+	return 0;
 }
 
 static void
 mclient_send_hello(struct mclient *cl)
 {
+	uint8_t nonce[SEAL_NONCE_LEN];
 	json_t *obj;
-	char *s;
+	char *s, *b64;
 	size_t len;
 
 	obj = json_object();
 	json_object_set_new(obj, "protocol", json_integer(FRAME_PROTOCOL));
-	if (cl->name != NULL)
+	if (cl->auth_name != NULL)
+		json_object_set_new(obj, "name", json_string(cl->auth_name));
+	else if (cl->name != NULL)
 		json_object_set_new(obj, "name",
 		    frame_json_string_lossy(cl->name));
 	json_object_set_new(obj, "features",
 	    json_pack("[s]", FRAME_FEATURE_PARTS));
+	if (cl->auth_name != NULL) {
+		/* A failed generator: a zero nonce the server's makes unique. */
+		if (seal_random(nonce, sizeof nonce) == -1)
+			memset(nonce, 0, sizeof nonce);
+		b64 = b64_encode(nonce, sizeof nonce);
+		json_object_set_new(obj, "auth",
+		    json_pack("{s:s, s:[s, s]}", "nonce", b64, "ciphers",
+			seal_cipher_name(SEAL_AES_256_GCM),
+			seal_cipher_name(SEAL_CHACHA20_POLY1305)));
+		free(b64);
+	}
 	s = frame_dump_json(obj, &len);
 	json_decref(obj);
 	if (s == NULL) /* only out of memory: say the least */
 		s = xstrdup("{\"protocol\":1}"), len = strlen(s);
 	cl->hello_sent = 1;
 	mclient_send(cl, FRAME_HELLO, 0, s, len);
-	free(s);
+	/* The transcript holds the HELLO as sent, byte for byte. */
+	free(cl->hello_c);
+	cl->hello_c = s;
+	cl->hello_c_len = len;
+}
+
+/* The session keys are known: seal what waited for them. */
+static int
+mclient_flush_pending(struct mclient *cl)
+{
+	struct frame_header h;
+	const uint8_t *p;
+	size_t len;
+	char *cause = NULL;
+
+	while ((len = evbuffer_get_length(cl->pending)) >= FRAME_HEADER_SIZE) {
+		p = evbuffer_pullup(cl->pending, FRAME_HEADER_SIZE);
+		if (frame_decode_header(p, len, SIZE_MAX, &h, &cause) != 1) {
+			free(cause);
+			return -1;
+		}
+		p = evbuffer_pullup(cl->pending,
+		    (ev_ssize_t)(FRAME_HEADER_SIZE + h.len));
+		if (mclient_send(cl, h.type, h.id, p + FRAME_HEADER_SIZE,
+			h.len) == -1)
+			return -1;
+		evbuffer_drain(cl->pending, FRAME_HEADER_SIZE + h.len);
+	}
+	return 0;
 }
 
 /*
@@ -347,10 +460,16 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 	rc = (int)json_integer_value(jrc);
 	status = json_string_value(jstatus);
 
-	if (cl->state == MCLIENT_CONNECTING) {
-		/* The server refused the HELLO or the connection. */
-		mclient_failf(cl, rc < 0 ? rc : -EPROTO, "%s: %s", cl->addr,
-		    status);
+	if (cl->state == MCLIENT_CONNECTING || cl->state == MCLIENT_AUTH) {
+		/* The server refused the HELLO, the key or the connection. */
+		if (rc == -EACCES && cl->auth_name != NULL)
+			mclient_failf(cl, rc,
+			    "%s refused authentication as "
+			    "%s: %s",
+			    cl->addr, cl->auth_name, status);
+		else
+			mclient_failf(cl, rc < 0 ? rc : -EPROTO, "%s: %s",
+			    cl->addr, status);
 		json_decref(obj);
 		return;
 	}
@@ -433,10 +552,112 @@ mclient_server_hello_frame(struct mclient *cl, const struct frame_header *h,
 		return;
 	}
 	cl->hello = obj;
+	if (cl->auth_name != NULL) {
+		mclient_prove(cl, obj, p, h->len);
+		return;
+	}
 	cl->state = MCLIENT_READY;
 	evtimer_del(cl->timer);
 	if (cl->on_ready != NULL)
 		cl->on_ready(cl->arg, obj);
+}
+
+/*
+ * The server answered our key: prove ours in an AUTH frame, make the
+ * session keys and send, sealed, what waited for them.  The server's proof
+ * comes in its AUTH frame (mclient_server_auth()).
+ */
+static void
+mclient_prove(struct mclient *cl, json_t *hello, const uint8_t *p, size_t len)
+{
+	json_t *auth = json_object_get(hello, "auth");
+	const char *nonce = json_string_value(json_object_get(auth, "nonce"));
+	const char *cname = json_string_value(json_object_get(auth, "cipher"));
+	uint8_t n[SEAL_NONCE_LEN], proof[SEAL_PROOF_LEN];
+	uint8_t c2s[SEAL_KEY_LEN], s2c[SEAL_KEY_LEN];
+	enum seal_cipher cipher;
+	char *why = NULL, *b64, *text;
+	int rc;
+
+	if (nonce == NULL || cname == NULL) {
+		mclient_failf(cl, -EPROTO,
+		    "%s answered the key with no "
+		    "\"auth\" nonce and cipher",
+		    cl->addr);
+		return;
+	}
+	if (b64_decode_exact(nonce, n, sizeof n, &why) == -1) {
+		mclient_failf(cl, -EPROTO, "%s sent a bad nonce: %s", cl->addr,
+		    why);
+		free(why);
+		return;
+	}
+	if (seal_cipher_find(cname, &cipher) == -1) {
+		mclient_failf(cl, -EPROTO,
+		    "%s chose cipher '%.40s', which was "
+		    "not offered",
+		    cl->addr, cname);
+		return;
+	}
+	seal_transcript(cl->th, cl->hello_c, cl->hello_c_len, p, len);
+	seal_proof(proof, cl->key, 0, cl->th);
+	b64 = b64_encode(proof, sizeof proof);
+	xasprintf(&text, "{\"proof\":\"%s\"}", b64);
+	free(b64);
+	mclient_send(cl, FRAME_AUTH, 0, text, strlen(text));
+	free(text);
+	seal_session_keys(cl->key, cl->th, c2s, s2c);
+	rc = seal_init(&cl->tx, cipher, c2s, 1) == -1 ||
+	    seal_init(&cl->rx, cipher, s2c, 0) == -1;
+	OPENSSL_cleanse(c2s, sizeof c2s);
+	OPENSSL_cleanse(s2c, sizeof s2c);
+	if (rc) {
+		mclient_failf(cl, -ENOMEM, "cannot set up the ciphers for %s",
+		    cl->addr);
+		return;
+	}
+	cl->tx_sealed = 1;
+	cl->state = MCLIENT_AUTH;
+	if (mclient_flush_pending(cl) == -1 && cl->state != MCLIENT_DEAD)
+		mclient_failf(cl, -EIO, "cannot seal the requests to %s",
+		    cl->addr);
+}
+
+/* The server's AUTH: its proof of our key; then every frame is sealed. */
+static void
+mclient_server_auth(struct mclient *cl, const struct frame_header *h,
+    const uint8_t *p)
+{
+	uint8_t want[SEAL_PROOF_LEN], got[SEAL_PROOF_LEN];
+	char *cause = NULL;
+	int ok;
+
+	if (cl->state != MCLIENT_AUTH) {
+		mclient_failf(cl, -EPROTO, "%s sent an AUTH frame out of turn",
+		    cl->addr);
+		return;
+	}
+	if (seal_auth_parse(p, h->len, got, &cause) == -1) {
+		mclient_failf(cl, -EPROTO, "bad AUTH from %s: %s", cl->addr,
+		    cause);
+		free(cause);
+		return;
+	}
+	seal_proof(want, cl->key, 1, cl->th);
+	ok = seal_proof_equal(want, got);
+	OPENSSL_cleanse(want, sizeof want);
+	if (!ok) {
+		mclient_failf(cl, -EACCES,
+		    "%s does not hold the key of %s: it "
+		    "failed to prove it (not the monitor it claims to be?)",
+		    cl->addr, cl->auth_name);
+		return;
+	}
+	cl->rx_sealed = 1;
+	cl->state = MCLIENT_READY;
+	evtimer_del(cl->timer);
+	if (cl->on_ready != NULL)
+		cl->on_ready(cl->arg, cl->hello);
 }
 
 static void
@@ -445,7 +666,7 @@ mclient_read_cb(struct bufferevent *bev, void *arg)
 	struct mclient *cl = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	struct frame_header h;
-	const uint8_t *p;
+	uint8_t *p;
 	size_t len;
 	char *cause;
 	int r;
@@ -456,7 +677,9 @@ mclient_read_cb(struct bufferevent *bev, void *arg)
 		if (len < FRAME_HEADER_SIZE)
 			break;
 		p = evbuffer_pullup(in, FRAME_HEADER_SIZE);
-		r = frame_decode_header(p, len, MCLIENT_MAX_FRAME, &h, &cause);
+		r = frame_decode_header(p, len,
+		    MCLIENT_MAX_FRAME + (cl->rx_sealed ? SEAL_TAG_LEN : 0), &h,
+		    &cause);
 		if (r == -1) {
 			mclient_failf(cl, -EPROTO, "bad frame from %s: %s",
 			    cl->addr, cause);
@@ -466,10 +689,24 @@ mclient_read_cb(struct bufferevent *bev, void *arg)
 		if (r == 0)
 			break;
 		len = FRAME_HEADER_SIZE + (size_t)h.len;
-		p = evbuffer_pullup(in, (ev_ssize_t)len) + FRAME_HEADER_SIZE;
+		p = evbuffer_pullup(in, (ev_ssize_t)len);
+		if (cl->rx_sealed) {
+			if (seal_open(&cl->rx, p, p + FRAME_HEADER_SIZE, h.len,
+				&cause) == -1) {
+				mclient_failf(cl, -EBADMSG, "%s sent %s",
+				    cl->addr, cause);
+				free(cause);
+				break;
+			}
+			h.len -= SEAL_TAG_LEN;
+		}
+		p += FRAME_HEADER_SIZE;
 		switch (h.type) {
 		case FRAME_HELLO:
 			mclient_server_hello_frame(cl, &h, p);
+			break;
+		case FRAME_AUTH:
+			mclient_server_auth(cl, &h, p);
 			break;
 		case FRAME_REPLY:
 			mclient_reply(cl, &h, p);
@@ -517,6 +754,8 @@ mclient_event_cb(struct bufferevent *bev mapmon_unused, short what,
     void *arg)
 {
 	struct mclient *cl = arg;
+	unsigned long tlserr;
+	char tlsbuf[128];
 	int err, one = 1;
 
 	if (what & BEV_EVENT_CONNECTED) {
@@ -529,6 +768,14 @@ mclient_event_cb(struct bufferevent *bev mapmon_unused, short what,
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
 	mclient_enter(cl);
+	/* A TLS failure: the monitor cannot be trusted, or speaks none. */
+	if (cl->tls != NULL && (what & BEV_EVENT_ERROR) &&
+	    (tlserr = bufferevent_get_openssl_error(cl->bev)) != 0) {
+		mclient_failf(cl, -EACCES, "TLS with %s failed: %s", cl->addr,
+		    tls_error_string(tlserr, tlsbuf, sizeof tlsbuf));
+		mclient_leave(cl);
+		return;
+	}
 	err = (what & BEV_EVENT_ERROR) ? mclient_socket_error(cl) : 0;
 	if (cl->state == MCLIENT_CONNECTING && err != 0 &&
 	    err != ECONNRESET && cl->ai != NULL && cl->ai->ai_next != NULL) {
@@ -555,7 +802,7 @@ mclient_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	struct mclient *cl = arg;
 
 	mclient_enter(cl);
-	if (cl->state == MCLIENT_CONNECTING)
+	if (cl->state == MCLIENT_CONNECTING || cl->state == MCLIENT_AUTH)
 		mclient_failf(cl, -ETIMEDOUT, "no answer from %s in time "
 		    "(connect timeout)", cl->addr);
 	mclient_leave(cl);
@@ -593,10 +840,25 @@ static void
 mclient_connect_next(struct mclient *cl)
 {
 	struct bufferevent *bev;
+	SSL *ssl;
 	char *msg;
 	int err;
 
-	bev = bufferevent_socket_new(cl->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (cl->tls != NULL) {
+		if ((ssl = SSL_new(cl->tls)) == NULL ||
+		    tls_client_expect(ssl, cl->host) == -1) {
+			SSL_free(ssl);
+			xasprintf(&msg, "cannot set up TLS for %s", cl->addr);
+			mclient_defer_fail(cl, -ENOMEM, msg);
+			return;
+		}
+		bev = bufferevent_openssl_socket_new(cl->base, -1, ssl,
+		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+		if (bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	} else
+		bev = bufferevent_socket_new(cl->base, -1,
+		    BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
 		xasprintf(&msg, "cannot connect to %s: libevent could not "
 		    "make a socket", cl->addr);
@@ -651,8 +913,13 @@ mclient_new(struct event_base *base, const char *addr, int connect_timeout_ms,
 	TAILQ_INIT(&cl->reqs);
 	cl->timer = evtimer_new(base, mclient_timer_cb, cl);
 	cl->defer = event_new(base, -1, 0, mclient_defer_cb, cl);
-	if (cl->timer == NULL || cl->defer == NULL)
+	cl->pending = evbuffer_new();
+	if (cl->timer == NULL || cl->defer == NULL || cl->pending == NULL)
 		fatalx("libevent cannot allocate an event"); /* as x*alloc */
+	if (mclient_defaults_apply(cl, &cause) == -1) {
+		mclient_defer_fail(cl, -EACCES, cause);
+		return cl;
+	}
 
 	if (mclient_parse_addr(cl->addr, &host, &port, &cause) == -1) {
 		mclient_defer_fail(cl, -EINVAL, cause);
@@ -677,7 +944,7 @@ mclient_new(struct event_base *base, const char *addr, int connect_timeout_ms,
 		mclient_defer_fail(cl, -EHOSTUNREACH, cause);
 		return cl;
 	}
-	free(host);
+	cl->host = host;
 	cl->ai = cl->ai_list;
 	if (connect_timeout_ms > 0) {
 		tv.tv_sec = connect_timeout_ms / 1000;
@@ -693,6 +960,132 @@ mclient_set_name(struct mclient *cl, const char *name)
 {
 	free(cl->name);
 	cl->name = name != NULL ? xstrdup(name) : NULL;
+}
+
+void
+mclient_set_auth(struct mclient *cl, const char *name, const uint8_t *key)
+{
+	free(cl->auth_name);
+	cl->auth_name = NULL;
+	OPENSSL_cleanse(cl->key, sizeof cl->key);
+	if (name == NULL || key == NULL)
+		return;
+	cl->auth_name = xstrdup(name);
+	memcpy(cl->key, key, sizeof cl->key);
+}
+
+/* Load the key of name from the keyring at path into the defaults. */
+static int
+mclient_defaults_load(const char *name, const char *path, char **cause)
+{
+	const struct keyring_entity *e;
+	struct keyring *k;
+
+	if (keyring_load(path, &k, cause) == -1)
+		return -1;
+	if ((e = keyring_find(k, name)) == NULL) {
+		xasprintf(cause, "keyring %s has no key for %s", path, name);
+		keyring_free(k);
+		return -1;
+	}
+	free(mclient_defaults.name);
+	mclient_defaults.name = xstrdup(name);
+	memcpy(mclient_defaults.key, e->key, SEAL_KEY_LEN);
+	keyring_free(k);
+	return 0;
+}
+
+int
+mclient_default_auth(const char *name, const char *path, char **cause)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&mclient_defaults.lock);
+	mclient_defaults.set = 1;
+	free(mclient_defaults.error);
+	mclient_defaults.error = NULL;
+	free(mclient_defaults.name);
+	mclient_defaults.name = NULL;
+	OPENSSL_cleanse(mclient_defaults.key, SEAL_KEY_LEN);
+	if (path != NULL)
+		rc = mclient_defaults_load(name != NULL ? name : "client.admin",
+		    path, cause);
+	pthread_mutex_unlock(&mclient_defaults.lock);
+	return rc;
+}
+
+/*
+ * A new client takes the default credentials, read from the environment
+ * on first use.  -1 with *cause when the environment's keyring is bad:
+ * the client fails rather than go on without the key it was meant to
+ * have.
+ */
+static int
+mclient_defaults_apply(struct mclient *cl, char **cause)
+{
+	const char *path, *name;
+	char *why = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&mclient_defaults.lock);
+	if (!mclient_defaults.set) {
+		mclient_defaults.set = 1;
+		path = getenv("MAPMON_KEYRING");
+		name = getenv("MAPMON_NAME");
+		if (name == NULL || *name == '\0')
+			name = "client.admin";
+		if (path != NULL && *path != '\0' &&
+		    mclient_defaults_load(name, path, &why) == -1)
+			mclient_defaults.error = why;
+	}
+	if (!mclient_defaults.tls_set) {
+		mclient_defaults.tls_set = 1;
+		path = getenv("MAPMON_TLS_CA");
+		if (path != NULL && *path != '\0' &&
+		    (mclient_defaults.tls = tls_client_ctx(path, &why)) == NULL)
+			mclient_defaults.tls_error = why;
+	}
+	if (mclient_defaults.error != NULL) {
+		xasprintf(cause, "%s (MAPMON_KEYRING)", mclient_defaults.error);
+		rc = -1;
+	} else if (mclient_defaults.tls_error != NULL) {
+		xasprintf(cause, "%s (MAPMON_TLS_CA)",
+		    mclient_defaults.tls_error);
+		rc = -1;
+	} else {
+		if (mclient_defaults.name != NULL)
+			mclient_set_auth(cl, mclient_defaults.name,
+			    mclient_defaults.key);
+		mclient_set_tls(cl, mclient_defaults.tls);
+	}
+	pthread_mutex_unlock(&mclient_defaults.lock);
+	return rc;
+}
+
+void
+mclient_set_tls(struct mclient *cl, SSL_CTX *ctx)
+{
+	if (ctx != NULL)
+		SSL_CTX_up_ref(ctx);
+	SSL_CTX_free(cl->tls);
+	cl->tls = ctx;
+}
+
+int
+mclient_default_tls(const char *ca_path, char **cause)
+{
+	SSL_CTX *ctx = NULL;
+
+	if (ca_path != NULL && (ctx = tls_client_ctx(ca_path, cause)) == NULL)
+		return -1;
+	pthread_mutex_lock(&mclient_defaults.lock);
+	mclient_defaults.tls_set = 1;
+	free(mclient_defaults.tls_error);
+	mclient_defaults.tls_error = NULL;
+	SSL_CTX_free(mclient_defaults.tls);
+	mclient_defaults.tls = ctx;
+	pthread_mutex_unlock(&mclient_defaults.lock);
+	return 0;
 }
 
 /* Register a request and queue its frame. */
@@ -794,6 +1187,16 @@ mclient_real_free(struct mclient *cl)
 	idmap_free(&cl->ids);
 	free(cl->name);
 	free(cl->addr);
+	free(cl->auth_name);
+	free(cl->hello_c);
+	free(cl->host);
+	SSL_CTX_free(cl->tls);
+	if (cl->pending != NULL)
+		evbuffer_free(cl->pending);
+	seal_clear(&cl->tx);
+	seal_clear(&cl->rx);
+	OPENSSL_cleanse(cl->key, sizeof cl->key);
+	OPENSSL_cleanse(cl->th, sizeof cl->th);
 	free(cl);
 }
 

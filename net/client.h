@@ -21,6 +21,16 @@
  * a message naming the address as status, data NULL), then to on_error;
  * after that the client is dead and new requests are refused.
  *
+ * Authentication (mapmon-protocol(7), AUTHENTICATION): a client with a key
+ * (mclient_set_auth(), or the defaults of mclient_default_auth() and the
+ * environment) offers it in its HELLO, proves it in an AUTH frame, checks
+ * the server's proof, and seals every later frame; the caller sees none of
+ * it, and requests made meanwhile leave, sealed, once the keys are known.
+ * The monitor's refusal is -EACCES ("... refused authentication as NAME:
+ * authentication failed"); a server that cannot prove the key is -EACCES
+ * too, a frame that does not open -EBADMSG.  Without a key the HELLO
+ * offers none, and a monitor that requires one refuses with -EACCES.
+ *
  * The HELLO offers the "parts" feature (FRAME_FEATURE_PARTS), so a large
  * reply (a listing of every PG) may come in several frames: they are
  * gathered, up to 4 GiB, and the callback gets the reply whole, as one
@@ -37,6 +47,7 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 struct mclient;
 
@@ -82,9 +93,47 @@ struct mclient *mclient_new(struct event_base *base, const char *addr,
 
 /*
  * The name the HELLO gives ("client.admin", "osd.3"); call it before any
- * request.  name is copied.
+ * request.  name is copied.  A client with a key gives its key's entity
+ * instead.
  */
 void mclient_set_name(struct mclient *, const char *name);
+
+/*
+ * Authenticate as entity name with key (32 bytes; both copied), or offer
+ * no key (key NULL), whatever the defaults say; call it before the loop
+ * runs (the HELLO leaves once connected).
+ */
+void mclient_set_auth(struct mclient *, const char *name, const uint8_t *key);
+
+/*
+ * The credentials of every client made afterwards that is not given its
+ * own: entity name's key from the keyring file at path (keyring.h; a
+ * keyring that group or others may read is refused).  Without a call the
+ * defaults come, once, from the environment: MAPMON_KEYRING names the
+ * keyring, MAPMON_NAME the entity (client.admin), and without
+ * MAPMON_KEYRING clients offer no key.  Returns 0, or -1 with *cause
+ * (the keyring cannot be read, or has no such entity); a bad environment
+ * makes every client fail with -EACCES and that cause.  name NULL and
+ * path NULL: offer no key.
+ */
+int mclient_default_auth(const char *name, const char *path, char **cause);
+
+/*
+ * TLS ([net] of mapmon.conf(5), net/tls.h): connect inside TLS with ctx
+ * (a reference is taken; NULL: plain), checking the monitor's certificate
+ * against the CA of ctx and its name or address against the address
+ * given; call it before the loop runs.  A certificate that does not check,
+ * or a monitor that does not speak TLS, fails with -EACCES "TLS with ADDR
+ * failed: certificate verify failed".
+ */
+void mclient_set_tls(struct mclient *, SSL_CTX *ctx);
+
+/*
+ * The TLS of every client made afterwards: the CA certificate(s) of
+ * ca_path (NULL: plain).  Without a call it comes, once, from
+ * MAPMON_TLS_CA.  0, or -1 with *cause when the CA cannot be read.
+ */
+int mclient_default_tls(const char *ca_path, char **cause);
 
 /*
  * Send the JSON command object cmd (borrowed: serialised at once) and call

@@ -44,6 +44,7 @@ frame_type_name(unsigned int type)
 		[FRAME_REPLY] = "REPLY",
 		[FRAME_PUSH] = "PUSH",
 		[FRAME_BINARY_REQUEST] = "BINARY_REQUEST",
+		[FRAME_AUTH] = "AUTH",
 	};
 
 	if (type >= nitems(names) || names[type] == NULL)

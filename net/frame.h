@@ -11,9 +11,12 @@
  *	6	2	reserved: 0
  *	8	8	request id, big-endian
  *
- * HELLO, REQUEST, REPLY and PUSH carry a JSON object; BINARY_REQUEST carries
- * a big-endian u16 opcode and opcode-specific bytes.  Nothing here touches
- * libevent or sockets, so the decoders can be fuzzed on their own.
+ * HELLO, REQUEST, REPLY, PUSH and AUTH carry a JSON object; BINARY_REQUEST
+ * carries a big-endian u16 opcode and opcode-specific bytes.  After the
+ * handshake of an authenticated connection every frame is sealed
+ * (net/seal.h): its header as above, its payload encrypted and followed by
+ * a 16-byte tag, which the length counts.  Nothing here touches libevent
+ * or sockets, so the decoders can be fuzzed on their own.
  */
 #ifndef FRAME_H
 #define FRAME_H
@@ -42,8 +45,9 @@ enum frame_type {
 	FRAME_REPLY = 3,	  /* server -> client: {"rc","status","data"} */
 	FRAME_PUSH = 4,		  /* server -> client: id = subscription's */
 	FRAME_BINARY_REQUEST = 5, /* client -> server: u16 opcode, body */
+	FRAME_AUTH = 6,		  /* each way, after HELLO: {"proof"} */
 };
-#define FRAME_TYPE_MAX FRAME_BINARY_REQUEST
+#define FRAME_TYPE_MAX FRAME_AUTH
 
 /*
  * The one flag: on a REPLY, more frames of the same reply follow (a reply

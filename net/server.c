@@ -1,7 +1,10 @@
 /*
  * server.c: the listener, the connections and their limits.
  *
- * A connection goes HELLO -> READY -> (CLOSING -> LINGER) -> dead.  CLOSING
+ * A connection goes HELLO -> READY -> (CLOSING -> LINGER) -> dead, or with
+ * a key HELLO -> AUTH (our HELLO sent, its AUTH awaited) -> (AUTH_WAIT,
+ * while failed attempts from its address delay the verdict) -> READY,
+ * sealed.  CLOSING
  * waits for an error reply to leave; LINGER has shut the write side and
  * reads and drops what the client still sends until it closes or a second
  * passes, so that the close does not turn into a reset that would destroy
@@ -53,15 +56,20 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/crypto.h>
 
+#include "common/b64.h"
 #include "common/idmap.h"
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "net/frame.h"
+#include "net/seal.h"
 #include "net/server.h"
+#include "net/tls.h"
 
 #define SERVER_LINGER_MS 1000	   /* closing: flush and drain, at most */
 #define SERVER_PAUSE_MS 1000	   /* accept pause when out of descriptors */
@@ -70,13 +78,41 @@
 #define SERVER_NAME_MAX 64
 /* The largest reply in one frame to a client that takes no parts. */
 #define SERVER_WHOLE_MAX ((size_t)UINT32_MAX - 64 * 1024)
+/* Source addresses remembered for their failed attempts, at most. */
+#define SERVER_FAILS_MAX 4096
+/* An address is forgotten after this many longest delays without failure. */
+#define SERVER_FAIL_FORGET 10
 
 enum conn_state {
 	CONN_HELLO,
+	CONN_AUTH,	/* our HELLO sent: its AUTH is awaited */
+	CONN_AUTH_WAIT, /* its verdict waits (failures from its address) */
 	CONN_READY,
 	CONN_CLOSING,
 	CONN_LINGER,
 	CONN_DEAD,
+};
+
+/*
+ * A connection to a TLS listener whose first byte has not come: it is TLS
+ * (0x16, a handshake) or a plain client to turn away in words it reads.
+ */
+struct tls_wait {
+	struct server *srv;
+	int fd;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct event *ev;
+	TAILQ_ENTRY(tls_wait) entry;
+};
+
+/* The failed attempts of one source address (an IPv4 or an IPv6 /64). */
+struct server_fail {
+	uint8_t addr[8];
+	uint8_t len;
+	uint32_t failures;
+	int64_t next_us; /* the next attempt's verdict, not before */
+	int64_t last_us; /* the last failure */
 };
 
 /* A reply written in pieces (server_reply_stream()). */
@@ -122,6 +158,21 @@ struct conn {
 	struct event *stream_ev; /* made on first use: the next pieces */
 	int parts;
 
+	/* Authentication (see server.h). */
+	uint8_t addr[8]; /* the source address its failures count on */
+	uint8_t addr_len;
+	char *name;   /* as its HELLO named it */
+	char *entity; /* authenticated as, or NULL */
+	uint8_t th[SEAL_HASH_LEN];
+	enum seal_cipher cipher;
+	uint8_t proof[SEAL_PROOF_LEN]; /* the client's, while it waits */
+	uint64_t auth_id;
+	struct event *auth_ev; /* made when a verdict must wait */
+	int sealed;	       /* every frame after our AUTH */
+	struct seal rx, tx;
+	struct evbuffer *plain; /* the payload of a frame being sealed */
+	uint8_t seal_hdr[FRAME_HEADER_SIZE];
+
 	TAILQ_ENTRY(conn) entry; /* srv->conns or srv->dead */
 };
 TAILQ_HEAD(conn_list, conn);
@@ -150,6 +201,16 @@ struct server {
 	size_t granted;		/* sum of their granted */
 	TAILQ_HEAD(, conn) waitq; /* waiting for max_partial_input */
 
+	/* Failed attempts by source address, and a key for unknown names. */
+	struct server_fail *fails;
+	size_t nfails;
+	uint8_t dummy_key[SEAL_KEY_LEN];
+
+	/* TLS ([net] tls_cert): the context, and the first bytes awaited. */
+	SSL_CTX *ssl_ctx;
+	TAILQ_HEAD(, tls_wait) tls_waits;
+	size_t ntls_waits;
+
 	struct server_stats stats;
 };
 
@@ -160,6 +221,16 @@ static void conn_timer_cb(evutil_socket_t, short, void *);
 static void conn_drain_cb(evutil_socket_t, short, void *);
 static void conn_stream_cb(evutil_socket_t, short, void *);
 static void conn_kill(struct conn *);
+static void server_tls_wait(struct server *, int, const struct sockaddr *,
+    socklen_t);
+static void conn_auth_verdict(struct conn *);
+
+/* Alive and not closing: HELLO, AUTH, AUTH_WAIT or READY. */
+static int
+conn_open(const struct conn *c)
+{
+	return c->state <= CONN_READY;
+}
 
 static struct conn *
 server_find(const struct server *srv, uint64_t id)
@@ -193,9 +264,9 @@ server_timer_add(struct event *ev, int64_t ms)
 static size_t
 server_read_high(const struct server *srv)
 {
-	if (srv->limits.max_frame > SIZE_MAX - FRAME_HEADER_SIZE)
+	if (srv->limits.max_frame > SIZE_MAX - FRAME_HEADER_SIZE - SEAL_TAG_LEN)
 		return SIZE_MAX;
-	return srv->limits.max_frame + FRAME_HEADER_SIZE;
+	return srv->limits.max_frame + FRAME_HEADER_SIZE + SEAL_TAG_LEN;
 }
 
 /* The budget of partly received frames in force (0: none). */
@@ -215,9 +286,9 @@ server_partial_max(const struct server *srv)
 static void
 conn_update_read(struct conn *c)
 {
-	if (c->state != CONN_HELLO && c->state != CONN_READY)
+	if (!conn_open(c))
 		return;
-	if (c->throttled || c->waiting)
+	if (c->throttled || c->waiting || c->state == CONN_AUTH_WAIT)
 		bufferevent_disable(c->bev, EV_READ);
 	else
 		bufferevent_enable(c->bev, EV_READ);
@@ -320,7 +391,7 @@ conn_budget_need(struct conn *c, size_t need)
 static void
 conn_arm_idle(struct conn *c)
 {
-	if (c->state != CONN_HELLO && c->state != CONN_READY)
+	if (!conn_open(c))
 		return;
 	if (c->srv->limits.idle_timeout_ms > 0)
 		server_timer_add(c->timer, c->srv->limits.idle_timeout_ms);
@@ -379,7 +450,9 @@ server_free_ref(const void *data, size_t len mapmon_unused,
  * the connection is gone, or has just been cut because its output was
  * already past the cap (a frame that alone is larger than the cap still
  * goes to a client that reads, but nothing more is queued behind it until
- * it has gone), or 0 for a frame too long for the protocol (dropped).
+ * it has gone), or 0 for a frame too long for the protocol (dropped).  On
+ * a sealed connection the payload goes to c->plain, which
+ * conn_send_done() seals into the output behind the header.
  */
 static struct evbuffer *
 conn_send_begin(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
@@ -405,15 +478,65 @@ conn_send_begin(struct conn *c, uint8_t type, uint8_t flags, uint64_t id,
 		return NULL;
 	}
 	*rv = 0;
-	if (len > UINT32_MAX) {
+	if (len > UINT32_MAX - (c->sealed ? SEAL_TAG_LEN : 0)) {
 		log_warnx("%s: a %s frame of %zu bytes does not fit the "
 		    "protocol's 32-bit length; dropped", c->peer,
 		    frame_type_name(type), len);
 		return NULL;
 	}
+	if (c->sealed) {
+		frame_encode_header_flags(c->seal_hdr, type, flags,
+		    (uint32_t)(len + SEAL_TAG_LEN), id);
+		evbuffer_add(out, c->seal_hdr, sizeof c->seal_hdr);
+		return c->plain;
+	}
 	frame_encode_header_flags(hdr, type, flags, (uint32_t)len, id);
 	evbuffer_add(out, hdr, sizeof hdr);
 	return out;
+}
+
+/*
+ * Seal the payload gathered in c->plain into the output, behind the header
+ * conn_send_begin() put there: encrypted a chain at a time straight into
+ * space reserved in the output, then the tag.  -1 when it cannot be sealed
+ * (the direction has sealed SEAL_MAX_FRAMES frames): the caller ends the
+ * connection.
+ */
+static int
+conn_seal_out(struct conn *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct evbuffer_iovec dst, src[16];
+	struct evbuffer_ptr at;
+	size_t n = evbuffer_get_length(c->plain), done = 0;
+	int i, k;
+
+	if (seal_begin(&c->tx, c->seal_hdr) == -1 ||
+	    evbuffer_reserve_space(out, (ev_ssize_t)(n + SEAL_TAG_LEN), &dst,
+		1) != 1)
+		return -1;
+	evbuffer_ptr_set(c->plain, &at, 0, EVBUFFER_PTR_SET);
+	while (done < n) {
+		k = evbuffer_peek(c->plain, -1, &at, src, (int)nitems(src));
+		if (k <= 0)
+			return -1;
+		for (i = 0; i < k && i < (int)nitems(src); i++) {
+			if (seal_update(&c->tx, src[i].iov_base, src[i].iov_len,
+				(uint8_t *)dst.iov_base + done) == -1)
+				return -1;
+			done += src[i].iov_len;
+		}
+		if (done < n &&
+		    evbuffer_ptr_set(c->plain, &at, done, EVBUFFER_PTR_SET) ==
+			-1)
+			return -1;
+	}
+	if (seal_end(&c->tx, (uint8_t *)dst.iov_base + n) == -1)
+		return -1;
+	dst.iov_len = n + SEAL_TAG_LEN;
+	evbuffer_commit_space(out, &dst, 1);
+	evbuffer_drain(c->plain, n);
+	return 0;
 }
 
 /* A frame of len payload bytes is queued: count it, and throttle. */
@@ -423,8 +546,16 @@ conn_send_done(struct conn *c, size_t len)
 	struct server *srv = c->srv;
 	size_t pending;
 
+	if (c->sealed && conn_seal_out(c) == -1) {
+		log_warnx("%s: cannot seal a frame (%llu sealed): closing",
+		    c->peer, (unsigned long long)c->tx.counter);
+		evbuffer_drain(c->plain, evbuffer_get_length(c->plain));
+		conn_abort(c);
+		return;
+	}
 	srv->stats.frames_out++;
-	srv->stats.bytes_out += FRAME_HEADER_SIZE + len;
+	srv->stats.bytes_out += FRAME_HEADER_SIZE + len +
+	    (c->sealed ? SEAL_TAG_LEN : 0);
 	c->active_us = stamp_mono();
 
 	/* Throttle a pipelining client before it reaches the cap. */
@@ -548,6 +679,8 @@ conn_kill(struct conn *c)
 		event_del(c->drain_ev);
 	if (c->stream_ev != NULL)
 		event_del(c->stream_ev);
+	if (c->auth_ev != NULL)
+		event_del(c->auth_ev);
 	idmap_remove(&srv->ids, &c->node);
 	TAILQ_REMOVE(&srv->conns, c, entry);
 	TAILQ_INSERT_TAIL(&srv->dead, c, entry);
@@ -587,6 +720,15 @@ conn_free(struct conn *c)
 		event_free(c->drain_ev);
 	if (c->stream_ev != NULL)
 		event_free(c->stream_ev);
+	if (c->auth_ev != NULL)
+		event_free(c->auth_ev);
+	if (c->plain != NULL)
+		evbuffer_free(c->plain);
+	seal_clear(&c->rx);
+	seal_clear(&c->tx);
+	OPENSSL_cleanse(c->th, sizeof c->th);
+	free(c->name);
+	free(c->entity);
 	free(c->peer);
 	free(c);
 }
@@ -610,12 +752,118 @@ server_reap_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	}
 }
 
+/* The failure record of c's address, or NULL; made when create is set. */
+static struct server_fail *
+server_fail_find(struct server *srv, const struct conn *c, int create)
+{
+	struct server_fail *f, *oldest = NULL;
+	int64_t now = stamp_mono(), forget;
+	size_t i;
+
+	forget = (int64_t)SERVER_FAIL_FORGET *
+	    srv->limits.auth_fail_delay_max_ms * 1000;
+	for (i = 0; i < srv->nfails; i++) {
+		f = &srv->fails[i];
+		/* Forgotten: quiet for long enough (or never to be delayed). */
+		if (now - f->last_us > forget) {
+			srv->fails[i--] = srv->fails[--srv->nfails];
+			continue;
+		}
+		if (f->len == c->addr_len &&
+		    memcmp(f->addr, c->addr, c->addr_len) == 0)
+			return f;
+		if (oldest == NULL || f->last_us < oldest->last_us)
+			oldest = f;
+	}
+	if (!create || c->addr_len == 0)
+		return NULL;
+	if (srv->nfails == SERVER_FAILS_MAX)
+		f = oldest;
+	else {
+		if (srv->fails == NULL)
+			srv->fails = xcalloc(SERVER_FAILS_MAX,
+			    sizeof *srv->fails);
+		f = &srv->fails[srv->nfails++];
+	}
+	memset(f, 0, sizeof *f);
+	memcpy(f->addr, c->addr, c->addr_len);
+	f->len = c->addr_len;
+	return f;
+}
+
+/* The delay after n failures: fail_delay doubled, up to fail_delay_max. */
+static int64_t
+server_fail_delay_us(const struct server *srv, uint32_t n)
+{
+	int64_t d = srv->limits.auth_fail_delay_ms;
+	int64_t max = srv->limits.auth_fail_delay_max_ms;
+
+	if (n == 0 || d <= 0)
+		return 0;
+	for (; n > 1 && d < max; n--)
+		d *= 2;
+	return (d < max ? d : max) * 1000;
+}
+
+/* A printable name of at most 64 bytes, as the HELLO's "name" must be. */
+static int
+server_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > SERVER_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/*
+ * The "auth" of a client's HELLO: its nonce and ciphers.  Fills the
+ * server's answer (our nonce and the cipher chosen) into reply.  0, or -1
+ * answered (the connection closes).
+ */
+static int
+conn_hello_auth(struct conn *c, const struct frame_header *h, json_t *auth,
+    json_t *reply)
+{
+	uint8_t nonce[SEAL_NONCE_LEN];
+	char *why = NULL, *status, *ours;
+	int rc;
+
+	if ((rc = seal_hello_offer(auth, nonce, &c->cipher, &why)) != 0) {
+		xasprintf(&status, "bad HELLO: %s", why);
+		conn_fail(c, h->id, rc, rc == -EINVAL ? status : why);
+		free(status);
+		free(why);
+		return -1;
+	}
+	if (c->name == NULL) {
+		conn_fail(c, h->id, -EINVAL,
+		    "bad HELLO: a key is offered "
+		    "without the \"name\" of its entity");
+		return -1;
+	}
+	if (seal_random(nonce, sizeof nonce) == -1) {
+		log_warnx("%s: the system's random generator failed", c->peer);
+		conn_fail(c, h->id, -EIO, "the server cannot make a nonce");
+		return -1;
+	}
+	ours = b64_encode(nonce, sizeof nonce);
+	json_object_set_new(reply, "auth",
+	    json_pack("{s:s, s:s}", "nonce", ours, "cipher",
+		seal_cipher_name(c->cipher)));
+	free(ours);
+	return 0;
+}
+
 /* The client's HELLO: check the protocol, answer with ours. */
 static void
 conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 {
 	struct server *srv = c->srv;
-	json_t *obj, *reply, *proto, *name, *feature;
+	json_t *obj, *reply, *proto, *name, *feature, *auth;
 	const char *offer;
 	char *cause, *status, *s;
 	size_t len, i, n;
@@ -650,6 +898,7 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		json_decref(obj);
 		return;
 	}
+	auth = json_object_get(obj, "auth");
 	if (name != NULL) {
 		/* Only printable ASCII reaches the log lines built from it. */
 		s = xstrndup(json_string_value(name), SERVER_NAME_MAX);
@@ -662,6 +911,27 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		free(s);
 		free(c->peer);
 		c->peer = cause;
+		if (server_name_ok(json_string_value(name)))
+			c->name = xstrdup(json_string_value(name));
+		else if (auth != NULL) {
+			conn_fail(c, h->id, -EINVAL,
+			    "bad HELLO: \"name\" must "
+			    "be 1 to 64 printable characters, no blanks");
+			json_decref(obj);
+			return;
+		}
+	}
+	if (auth == NULL && srv->limits.auth_required) {
+		dout(LOG_NET, 1,
+		    "%s: refused: it offers no key ([auth] "
+		    "required)",
+		    c->peer);
+		conn_fail(c, h->id, -EACCES,
+		    "authentication required: this "
+		    "monitor serves only clients with a key (a keyring: "
+		    "mapmon -k, MAPMON_KEYRING)");
+		json_decref(obj);
+		return;
 	}
 	/* Features are offers: one not understood is no error. */
 	json_array_foreach(json_object_get(obj, "features"), i, feature) {
@@ -669,7 +939,6 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		if (offer != NULL && strcmp(offer, FRAME_FEATURE_PARTS) == 0)
 			c->parts = 1;
 	}
-	json_decref(obj);
 
 	reply = json_object();
 	json_object_set_new(reply, "protocol", json_integer(FRAME_PROTOCOL));
@@ -682,17 +951,169 @@ conn_hello(struct conn *c, const struct frame_header *h, const uint8_t *p)
 		reply = json_object();
 	}
 	json_object_set_new(reply, "protocol", json_integer(FRAME_PROTOCOL));
+	if (auth != NULL && conn_hello_auth(c, h, auth, reply) == -1) {
+		json_decref(reply);
+		json_decref(obj);
+		return;
+	}
+	json_decref(obj);
 	s = frame_dump_json(reply, &len);
 	json_decref(reply);
 	if (s == NULL) {
 		conn_fail(c, h->id, -EIO, "server HELLO could not be encoded");
 		return;
 	}
+	if (auth != NULL) {
+		/* Both HELLOs as sent: the transcript both sides prove. */
+		seal_transcript(c->th, p, h->len, s, len);
+		c->state = CONN_AUTH;
+		dout(LOG_NET, 5, "%s: hello with a key, connection %llu",
+		    c->peer, (unsigned long long)c->node.id);
+	} else {
+		c->state = CONN_READY;
+		c->helloed = 1;
+		dout(LOG_NET, 5, "%s: hello, connection %llu", c->peer,
+		    (unsigned long long)c->node.id);
+	}
+	conn_send(c, FRAME_HELLO, h->id, s, len, 1);
+}
+
+static void
+conn_auth_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->state != CONN_AUTH_WAIT)
+		return;
+	conn_auth_verdict(c);
+	/* Frames the client sent meanwhile, sealed behind its AUTH. */
+	if (c->state == CONN_READY)
+		conn_read_cb(c->bev, c);
+}
+
+/*
+ * The client's AUTH: {"proof": BASE64}.  Its verdict now, or once the
+ * failures of its address allow (CONN_AUTH_WAIT: not read meanwhile).
+ */
+static void
+conn_auth(struct conn *c, const struct frame_header *h, const uint8_t *p)
+{
+	struct server *srv = c->srv;
+	struct server_fail *f;
+	struct timeval tv;
+	char *cause = NULL, *status;
+	int64_t now = stamp_mono(), at;
+
+	if (seal_auth_parse(p, h->len, c->proof, &cause) == -1) {
+		xasprintf(&status, "bad AUTH: %s", cause);
+		srv->stats.auth_failed++;
+		conn_fail(c, h->id, -EINVAL, status);
+		free(status);
+		free(cause);
+		return;
+	}
+	c->auth_id = h->id;
+	f = server_fail_find(srv, c, 0);
+	if (f == NULL || f->failures == 0) {
+		conn_auth_verdict(c);
+		return;
+	}
+	/* Attempts from a failing address wait in turn. */
+	at = f->next_us > now ? f->next_us : now;
+	f->next_us = at + server_fail_delay_us(srv, f->failures);
+	if (at <= now) {
+		conn_auth_verdict(c);
+		return;
+	}
+	if (c->auth_ev == NULL &&
+	    (c->auth_ev = evtimer_new(srv->base, conn_auth_timer_cb, c)) ==
+		NULL)
+		fatalx("cannot make an auth timer");
+	c->state = CONN_AUTH_WAIT;
+	conn_update_read(c);
+	tv = server_tv((at - now + 999) / 1000);
+	evtimer_add(c->auth_ev, &tv);
+	dout(LOG_NET, 5,
+	    "%s: its address failed %u times: the verdict waits "
+	    "%lld ms",
+	    c->peer, f->failures, (long long)(at - now) / 1000);
+}
+
+/* The proof of c's AUTH checked: sealed and READY, or refused. */
+static void
+conn_auth_verdict(struct conn *c)
+{
+	struct server *srv = c->srv;
+	struct server_fail *f;
+	uint8_t key[SEAL_KEY_LEN], want[SEAL_PROOF_LEN], c2s[SEAL_KEY_LEN];
+	uint8_t s2c[SEAL_KEY_LEN], ours[SEAL_PROOF_LEN];
+	char *b64, *text;
+	size_t len;
+	int known, ok;
+
+	/* An unknown name costs the same and fails the same way. */
+	known = srv->ops.key != NULL &&
+	    srv->ops.key(srv->arg, c->name, key) == 0;
+	if (!known)
+		memcpy(key, srv->dummy_key, sizeof key);
+	seal_proof(want, key, 0, c->th);
+	ok = seal_proof_equal(want, c->proof) && known;
+	if (!ok) {
+		OPENSSL_cleanse(key, sizeof key);
+		srv->stats.auth_failed++;
+		f = server_fail_find(srv, c, 1);
+		if (f != NULL) {
+			f->failures++;
+			f->last_us = stamp_mono();
+			if (f->next_us <
+			    f->last_us + server_fail_delay_us(srv, f->failures))
+				f->next_us = f->last_us +
+				    server_fail_delay_us(srv, f->failures);
+		}
+		log_warnx("%s: authentication as %s failed (%u failed from "
+			  "this address; its next attempt waits %lld ms)",
+		    c->peer, c->name, f != NULL ? f->failures : 0,
+		    f != NULL ?
+			(long long)server_fail_delay_us(srv, f->failures) /
+			    1000 :
+			0LL);
+		c->state = CONN_AUTH; /* conn_fail from AUTH_WAIT too */
+		conn_fail(c, c->auth_id, -EACCES, "authentication failed");
+		return;
+	}
+	seal_session_keys(key, c->th, c2s, s2c);
+	seal_proof(ours, key, 1, c->th);
+	OPENSSL_cleanse(key, sizeof key);
+	if ((c->plain = evbuffer_new()) == NULL ||
+	    seal_init(&c->rx, c->cipher, c2s, 0) == -1 ||
+	    seal_init(&c->tx, c->cipher, s2c, 1) == -1) {
+		OPENSSL_cleanse(c2s, sizeof c2s);
+		OPENSSL_cleanse(s2c, sizeof s2c);
+		conn_fail(c, c->auth_id, -ENOMEM,
+		    "the server cannot set up "
+		    "the session's ciphers");
+		return;
+	}
+	OPENSSL_cleanse(c2s, sizeof c2s);
+	OPENSSL_cleanse(s2c, sizeof s2c);
+	b64 = b64_encode(ours, sizeof ours);
+	xasprintf(&text, "{\"proof\":\"%s\"}", b64);
+	free(b64);
+	len = strlen(text);
+	/* Our AUTH goes in the clear; every frame after it is sealed. */
+	conn_send(c, FRAME_AUTH, c->auth_id, text, len, 1);
+	c->sealed = 1;
+	c->entity = xstrdup(c->name);
 	c->state = CONN_READY;
 	c->helloed = 1;
-	dout(LOG_NET, 5, "%s: hello, connection %llu", c->peer,
+	srv->stats.auth_ok++;
+	if ((f = server_fail_find(srv, c, 0)) != NULL)
+		f->last_us = INT64_MIN / 2; /* forgotten at the next look */
+	conn_update_read(c);
+	dout(LOG_NET, 5, "%s: authenticated as %s, %s, connection %llu",
+	    c->peer, c->entity, seal_cipher_name(c->cipher),
 	    (unsigned long long)c->node.id);
-	conn_send(c, FRAME_HELLO, h->id, s, len, 1);
 }
 
 /* One whole frame, p being its payload. */
@@ -712,6 +1133,19 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 			return;
 		}
 		conn_hello(c, h, p);
+		return;
+	}
+	if (c->state == CONN_AUTH) {
+		if (h->type != FRAME_AUTH) {
+			xasprintf(&status,
+			    "expected an AUTH frame after a "
+			    "HELLO with a key, not %s",
+			    frame_type_name(h->type));
+			conn_fail(c, h->id, -EINVAL, status);
+			free(status);
+			return;
+		}
+		conn_auth(c, h, p);
 		return;
 	}
 
@@ -749,7 +1183,8 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 	default:
 		xasprintf(&status, "a client may not send %s frames%s",
 		    frame_type_name(h->type),
-		    h->type == FRAME_HELLO ? " twice" : "");
+		    h->type == FRAME_HELLO || h->type == FRAME_AUTH ? " twice" :
+								      "");
 		conn_fail(c, h->id, -EINVAL, status);
 		free(status);
 		break;
@@ -763,8 +1198,8 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	struct server *srv = c->srv;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	struct frame_header h;
-	const uint8_t *p;
-	size_t len;
+	uint8_t *p;
+	size_t len, max;
 	char *cause;
 	int r;
 
@@ -773,17 +1208,17 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	memset(&h, 0, sizeof h);
-	while (c->state == CONN_HELLO || c->state == CONN_READY) {
+	while (c->state == CONN_HELLO || c->state == CONN_AUTH ||
+	    c->state == CONN_READY) {
 		len = evbuffer_get_length(in);
 		if (len < FRAME_HEADER_SIZE)
 			break;
+		/* A sealed frame's length counts its tag. */
+		max = srv->limits.max_frame + (c->sealed ? SEAL_TAG_LEN : 0);
 		p = evbuffer_pullup(in, FRAME_HEADER_SIZE);
-		r = frame_decode_header(p, len, srv->limits.max_frame, &h,
-		    &cause);
+		r = frame_decode_header(p, len, max, &h, &cause);
 		if (r == -1) {
-			conn_fail(c, h.id,
-			    frame_header_errno(&h, srv->limits.max_frame),
-			    cause);
+			conn_fail(c, h.id, frame_header_errno(&h, max), cause);
 			free(cause);
 			break;
 		}
@@ -797,6 +1232,19 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		/* Whole: its grant goes back before it is handled. */
 		conn_set_held(c, 0);
 		conn_budget_release(c);
+		if (c->sealed) {
+			uint64_t nth = c->rx.counter;
+
+			if (seal_open(&c->rx, p, p + FRAME_HEADER_SIZE, h.len,
+				&cause) == -1) {
+				log_warnx("%s: sealed frame %llu: %s: closing",
+				    c->peer, (unsigned long long)nth, cause);
+				conn_fail(c, h.id, -EBADMSG, cause);
+				free(cause);
+				break;
+			}
+			h.len -= SEAL_TAG_LEN;
+		}
 		conn_frame(c, &h, p + FRAME_HEADER_SIZE);
 		/* in outlives a kill: the reaper frees the bev. */
 		evbuffer_drain(in, len);
@@ -807,10 +1255,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	}
 	if (c->state == CONN_DEAD)
 		return;
-	/* What is left is the start of a frame. */
+	/* What is left is the start of a frame (or, waiting, whole ones). */
 	len = evbuffer_get_length(in);
 	conn_set_held(c, len);
-	if (len >= FRAME_HEADER_SIZE)
+	if (len >= FRAME_HEADER_SIZE && c->state != CONN_AUTH_WAIT)
 		conn_budget_need(c, FRAME_HEADER_SIZE + (size_t)h.len);
 }
 
@@ -820,7 +1268,7 @@ conn_drained(struct conn *c)
 {
 	server_drained_cb *cb = c->drain_cb;
 
-	if (cb == NULL || (c->state != CONN_HELLO && c->state != CONN_READY))
+	if (cb == NULL || !conn_open(c))
 		return;
 	c->drain_cb = NULL;
 	cb(c->drain_arg, c->node.id);
@@ -1038,7 +1486,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct server *srv = c->srv;
 
 	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING)) {
-		if (c->state != CONN_HELLO && c->state != CONN_READY) {
+		if (!conn_open(c)) {
 			conn_kill(c);
 			return;
 		}
@@ -1086,8 +1534,9 @@ conn_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 			return;
 		}
 	}
-	/* Waiting for the budget is the server's doing, not the client's. */
-	if (c->subscriber || c->inflight > 0 || c->waiting) {
+	/* Waiting for the budget or a verdict is the server's doing. */
+	if (c->subscriber || c->inflight > 0 || c->waiting ||
+	    c->state == CONN_AUTH_WAIT) {
 		server_timer_add(c->timer, c->granted > 0 ? timeout -
 		    (stamp_mono() - c->granted_us) / 1000 : timeout);
 		return;
@@ -1118,9 +1567,40 @@ server_format_addr(const struct sockaddr *sa, socklen_t len)
 	return s;
 }
 
+/*
+ * The source address failures count against: an IPv4 address (a mapped
+ * one too), or the /64 of an IPv6 one (a host has the whole of it).
+ */
+static void
+server_addr_key(const struct sockaddr *sa, uint8_t *out, uint8_t *len)
+{
+	const struct sockaddr_in6 *s6;
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+		0xff };
+
+	*len = 0;
+	if (sa->sa_family == AF_INET) {
+		memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		*len = 4;
+	} else if (sa->sa_family == AF_INET6) {
+		s6 = (const struct sockaddr_in6 *)sa;
+		if (memcmp(s6->sin6_addr.s6_addr, mapped, 12) == 0) {
+			memcpy(out, s6->sin6_addr.s6_addr + 12, 4);
+			*len = 4;
+		} else {
+			memcpy(out, s6->sin6_addr.s6_addr, 8);
+			*len = 8;
+		}
+	}
+}
+
+/*
+ * A new connection on fd; ssl (taken) when it speaks TLS: libevent's
+ * OpenSSL bufferevent then carries its frames, the rest is the same.
+ */
 static void
 server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
-    socklen_t salen)
+    socklen_t salen, SSL *ssl)
 {
 	struct conn *c;
 	int one = 1;
@@ -1131,8 +1611,19 @@ server_conn_new(struct server *srv, int fd, const struct sockaddr *sa,
 	c->node.id = srv->next_id++;
 	c->state = CONN_HELLO;
 	c->peer = server_format_addr(sa, salen);
+	server_addr_key(sa, c->addr, &c->addr_len);
 	c->active_us = stamp_mono();
-	c->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (ssl != NULL) {
+		c->bev = bufferevent_openssl_socket_new(srv->base, fd, ssl,
+		    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+		/* Our close is a FIN after the reply: no close_notify. */
+		if (c->bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
+		else
+			SSL_free(ssl);
+	} else
+		c->bev = bufferevent_socket_new(srv->base, fd,
+		    BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(srv->base, conn_timer_cb, c);
 	if (c->bev == NULL || c->timer == NULL) {
 		log_warnx("%s: cannot set up the connection (out of memory)",
@@ -1188,6 +1679,110 @@ server_refuse(struct server *srv, int fd)
 	(void)!recv(fd, frame, sizeof frame, MSG_DONTWAIT);
 	close(fd);
 	srv->stats.rejected++;
+}
+
+static void
+tls_wait_free(struct tls_wait *w)
+{
+	TAILQ_REMOVE(&w->srv->tls_waits, w, entry);
+	w->srv->ntls_waits--;
+	event_free(w->ev);
+	free(w);
+}
+
+/*
+ * A plain client on a TLS listener: one REPLY in the clear, saying so, and
+ * closed (as server_refuse()).
+ */
+static void
+server_refuse_plain(struct server *srv, int fd)
+{
+	uint8_t frame[256];
+	char text[192];
+	int n;
+
+	n = snprintf(text, sizeof text,
+	    "{\"rc\":%d,\"status\":\"this monitor "
+	    "speaks TLS only ([net] tls_cert): connect with TLS (mapmon "
+	    "--tls-ca)\",\"data\":null}",
+	    -EPROTO);
+	if (n > 0 && (size_t)n < sizeof text) {
+		frame_encode_header(frame, FRAME_REPLY, (uint32_t)n, 0);
+		memcpy(frame + FRAME_HEADER_SIZE, text, (size_t)n);
+		(void)!send(fd, frame, FRAME_HEADER_SIZE + (size_t)n,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	(void)shutdown(fd, SHUT_WR);
+	(void)!recv(fd, frame, sizeof frame, MSG_DONTWAIT);
+	close(fd);
+	srv->stats.rejected++;
+}
+
+/* The first byte of a TLS listener's connection has come (or never). */
+static void
+tls_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tls_wait *w = arg;
+	struct server *srv = w->srv;
+	uint8_t first;
+	ssize_t n;
+	SSL *ssl;
+
+	if (what & EV_TIMEOUT) {
+		dout(LOG_NET, 5, "a connection sent nothing: closing");
+		close(fd);
+		tls_wait_free(w);
+		return;
+	}
+	n = recv(fd, &first, 1, MSG_PEEK);
+	if (n == -1 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(fd);
+	} else if (first != TLS_HANDSHAKE_BYTE) {
+		dout(LOG_NET, 1, "refusing a client that does not speak TLS");
+		server_refuse_plain(srv, fd);
+	} else if ((ssl = SSL_new(srv->ssl_ctx)) == NULL) {
+		log_warnx("cannot set up TLS for a connection: OpenSSL "
+			  "failed");
+		close(fd);
+	} else
+		server_conn_new(srv, fd, (struct sockaddr *)&w->ss, w->len,
+		    ssl);
+	tls_wait_free(w);
+}
+
+/* Wait for the first byte of fd (at most idle_timeout, else 10 s). */
+static void
+server_tls_wait(struct server *srv, int fd, const struct sockaddr *sa,
+    socklen_t len)
+{
+	struct tls_wait *w = xcalloc(1, sizeof *w);
+	struct timeval tv;
+
+	w->srv = srv;
+	w->fd = fd;
+	memcpy(&w->ss, sa, len);
+	w->len = len;
+	if ((w->ev = event_new(srv->base, fd, EV_READ | EV_PERSIST, tls_wait_cb,
+		 w)) == NULL)
+		fatalx("cannot make a TLS wait event");
+	TAILQ_INSERT_TAIL(&srv->tls_waits, w, entry);
+	srv->ntls_waits++;
+	tv = server_tv(srv->limits.idle_timeout_ms > 0 ?
+		srv->limits.idle_timeout_ms :
+		10000);
+	event_add(w->ev, &tv);
+}
+
+void
+server_set_tls(struct server *srv, SSL_CTX *ctx)
+{
+	if (ctx != NULL)
+		SSL_CTX_up_ref(ctx);
+	SSL_CTX_free(srv->ssl_ctx);
+	srv->ssl_ctx = ctx;
 }
 
 static void
@@ -1272,13 +1867,18 @@ server_accept_cb(evutil_socket_t lfd, short events mapmon_unused, void *arg)
 			    "available again", srv->port);
 			srv->fd_short = 0;
 		}
-		if (idmap_count(&srv->ids) >= srv->limits.max_connections) {
+		if (idmap_count(&srv->ids) + srv->ntls_waits >=
+		    srv->limits.max_connections) {
 			dout(LOG_NET, 1, "refusing a connection: %zu open "
 			    "(max_connections)", idmap_count(&srv->ids));
 			server_refuse(srv, fd);
 			continue;
 		}
-		server_conn_new(srv, fd, (struct sockaddr *)&ss, len);
+		if (srv->ssl_ctx != NULL)
+			server_tls_wait(srv, fd, (struct sockaddr *)&ss, len);
+		else
+			server_conn_new(srv, fd, (struct sockaddr *)&ss, len,
+			    NULL);
 	}
 }
 
@@ -1365,7 +1965,13 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->waitq);
+	TAILQ_INIT(&srv->tls_waits);
 	srv->listen_fd = srv->spare_fd = -1;
+	if (seal_random(srv->dummy_key, sizeof srv->dummy_key) == -1) {
+		xasprintf(cause, "the system's random generator failed");
+		free(srv);
+		return NULL;
+	}
 
 	if (server_listen(srv, host, port, cause) == -1) {
 		free(srv);
@@ -1527,6 +2133,35 @@ server_notify_drained(struct server *srv, uint64_t conn_id,
 }
 
 const char *
+server_entity(const struct server *srv, uint64_t conn_id)
+{
+	struct conn *c;
+
+	if ((c = server_find(srv, conn_id)) == NULL)
+		return NULL;
+	return c->entity;
+}
+
+size_t
+server_close_entity(struct server *srv, const char *name)
+{
+	struct conn *c, *next;
+	size_t n = 0;
+
+	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->entity == NULL || strcmp(c->entity, name) != 0 ||
+		    !conn_open(c))
+			continue;
+		dout(LOG_NET, 1, "%s: closing: the key of %s changed", c->peer,
+		    name);
+		conn_close_flushed(c);
+		n++;
+	}
+	return n;
+}
+
+const char *
 server_peer(const struct server *srv, uint64_t conn_id)
 {
 	struct conn *c;
@@ -1545,7 +2180,7 @@ server_set_limits(struct server *srv, const struct server_limits *limits)
 	idle_changed = limits->idle_timeout_ms != srv->limits.idle_timeout_ms;
 	srv->limits = *limits;
 	TAILQ_FOREACH(c, &srv->conns, entry) {
-		if (c->state != CONN_HELLO && c->state != CONN_READY)
+		if (!conn_open(c))
 			continue;
 		bufferevent_setwatermark(c->bev, EV_READ, 0,
 		    server_read_high(srv));
@@ -1599,7 +2234,14 @@ server_free(struct server *srv)
 		event_free(srv->reap_ev);
 	if (srv->spare_fd != -1)
 		close(srv->spare_fd);
+	while (!TAILQ_EMPTY(&srv->tls_waits)) {
+		close(TAILQ_FIRST(&srv->tls_waits)->fd);
+		tls_wait_free(TAILQ_FIRST(&srv->tls_waits));
+	}
+	SSL_CTX_free(srv->ssl_ctx);
 	idmap_free(&srv->ids);
+	free(srv->fails);
+	OPENSSL_cleanse(srv->dummy_key, sizeof srv->dummy_key);
 	free(srv);
 }
 

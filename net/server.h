@@ -51,6 +51,25 @@
  *    queues past max_client_output.  The clock runs only while output is
  *    pending and restarts whenever the socket takes some.
  *
+ * Authentication (mapmon-protocol(7), AUTHENTICATION).  A client whose
+ * HELLO offers a key ("auth": a nonce and its ciphers) is answered with
+ * the server's nonce and the cipher chosen, and must then send an AUTH
+ * frame proving its key over the transcript; the server looks the key up
+ * (ops->key), checks the proof in constant time, answers with its own
+ * proof, and from then on every frame, each way, is sealed (net/seal.h).
+ * A failed attempt is answered -EACCES "authentication failed", the same
+ * whether the entity exists or not (an unknown one is checked against a
+ * random key, at the same cost), logged with the peer, and counted
+ * against its source address (an IPv4 address, an IPv6 /64): the next
+ * attempt from there is answered only after auth_fail_delay_ms, doubled at
+ * each further failure up to auth_fail_delay_max_ms, attempts made at once
+ * waiting in turn; a success forgets the address, and so does ten times
+ * the longest delay without a failure.  A client that offers no key is
+ * refused -EACCES at its HELLO when auth_required is set, else served
+ * without an entity (server_entity() NULL).  A sealed frame that does not
+ * open (changed, replayed, out of order) is answered -EBADMSG, sealed, and
+ * the connection closed.
+ *
  * Replies whose data grows with the maps (a listing of every PG) are
  * written in pieces (server_reply_stream()), each when the connection's
  * output has drained, and sent as they come in parts (REPLY frames with
@@ -67,9 +86,10 @@
  *    error REPLY, and the connection is kept;
  *  - a bad header (unknown type, nonzero flags or reserved field, oversize),
  *    a frame before HELLO, a bad HELLO, a protocol the server does not
- *    speak (-EPROTONOSUPPORT), a REPLY or PUSH sent by a client: the error
- *    REPLY, then the connection is closed once that reply is flushed (at
- *    most a second later).
+ *    speak (-EPROTONOSUPPORT), a REPLY or PUSH sent by a client, a bad or
+ *    failed AUTH, a sealed frame that does not open: the error REPLY, then
+ *    the connection is closed once that reply is flushed (at most a second
+ *    later).
  *
  * Threads: everything here runs on the event base's thread.  Call every
  * server_* function from that thread (a commit thread hands its results to
@@ -83,6 +103,7 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/ssl.h>
 
 #include "common/enc.h"
 
@@ -94,6 +115,9 @@ struct server_limits {
 	int idle_timeout_ms;	/* idle and write-stall bound; 0: none */
 	size_t max_client_output; /* unsent bytes before a reader is cut */
 	size_t max_partial_input; /* partly received frames, all; 0: none */
+	int auth_required;	  /* a HELLO without a key is refused */
+	int auth_fail_delay_ms;	  /* after a failure; 0: none */
+	int auth_fail_delay_max_ms;
 };
 
 /* The daemon's side.  arg is server_new()'s. */
@@ -105,6 +129,12 @@ struct server_ops {
 	 * again afterwards).  May be NULL.
 	 */
 	void (*hello)(void *arg, json_t **reply_obj);
+	/*
+	 * The key of entity name (printable, at most 64 bytes) into
+	 * key[SEAL_KEY_LEN]: 0, or -1 when there is no such entity.  May be
+	 * NULL: no entity exists, every attempt fails.
+	 */
+	int (*key)(void *arg, const char *name, uint8_t *key);
 	/*
 	 * A JSON request object from connection conn_id, in the order the
 	 * client sent it.  cmd is borrowed: json_incref() it to keep it.  Every
@@ -143,6 +173,8 @@ struct server_stats {
 	uint64_t partial_bytes;	  /* of partly received frames, held now */
 	uint64_t partial_granted; /* of max_partial_input granted now */
 	uint64_t partial_paused;  /* times a connection waited for the budget */
+	uint64_t auth_ok;	  /* handshakes that succeeded */
+	uint64_t auth_failed;	  /* attempts refused */
 };
 
 /*
@@ -258,6 +290,31 @@ int server_notify_drained(struct server *, uint64_t conn_id,
  * string belongs to the server and lives as long as the connection.
  */
 const char *server_peer(const struct server *, uint64_t conn_id);
+
+/*
+ * Speak TLS only ([net] tls_cert, net/tls.h), with ctx (a reference is
+ * taken; NULL: plain again), from the next connection accepted: each
+ * connection's first byte is awaited (up to idle_timeout_ms, else 10 s);
+ * a TLS handshake goes on in an OpenSSL bufferevent, anything else is
+ * answered, in the clear, a REPLY of -EPROTO saying the monitor speaks TLS
+ * only, and closed.  Call it before the loop runs.
+ */
+void server_set_tls(struct server *, SSL_CTX *ctx);
+
+/*
+ * The entity connection conn_id authenticated as ("osd.3"), or NULL when
+ * it offered no key (auth_required off) or has gone.  The string belongs
+ * to the server and lives as long as the connection.
+ */
+const char *server_entity(const struct server *, uint64_t conn_id);
+
+/*
+ * Close every connection authenticated as name (its key changed or it was
+ * removed), each once what is queued for it has been written: a reply
+ * queued just before, to the connection that asked, still reaches it.
+ * Returns how many.
+ */
+size_t server_close_entity(struct server *, const char *name);
 
 /*
  * Change the limits at run time (SIGHUP).  Open connections keep running

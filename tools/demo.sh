@@ -122,6 +122,8 @@ cat >"$conf" <<EOF
 data = $dir/data
 bind = 127.0.0.1:$port
 osd_heartbeat_grace = 10s
+[auth]
+keyring = $dir/client.admin.keyring
 [store]
 backend = lmdb
 EOF
@@ -133,6 +135,8 @@ else
 	mkdir -p "$dir/data"
 	"$MAPMOND" --mkfs -c "$conf" || exit 1
 fi
+# Every client authenticates: the admin's keyring, written by --mkfs.
+export MAPMON_KEYRING="$dir/client.admin.keyring"
 
 # The port is read from the daemon's "listening on" line: with port 0 it
 # is the one the kernel chose.
@@ -205,7 +209,10 @@ echo
 mm -s
 cat <<EOF
 
-The monitor listens on $addr (data in $dir).  Try, in another terminal:
+The monitor listens on $addr (data in $dir).  Try, in another terminal
+(the admin's key, which every client needs, is in its keyring):
+
+    export MAPMON_KEYRING=$MAPMON_KEYRING
 
     $m -s
     $m osd tree

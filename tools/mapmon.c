@@ -10,6 +10,12 @@
  *
  * --connect-timeout bounds the connection and everything up to the reply
  * (for watch: up to the subscriptions' answers).
+ *
+ * The key (mapmon(8), AUTHENTICATION) is entity -n's (client.admin) in the
+ * keyring of -k, else $MAPMON_KEYRING, else [auth] keyring of the config
+ * given with -c or $MAPMON_CONF, else /etc/mapmon/client.admin.keyring;
+ * a keyring named by -k or the environment must be there, the others may
+ * be missing (the HELLO then offers no key).  A refused key exits 13.
  */
 #include "config.h"
 
@@ -34,6 +40,8 @@
 #include "tools/osdmap_cache.h"
 
 #define MAPMON_DEFAULT_CONF SYSCONFDIR "/mapmon/mapmon.conf"
+/* Where mapmond --mkfs writes it by default ([auth] keyring). */
+#define MAPMON_DEFAULT_KEYRING "/etc/mapmon/client.admin.keyring"
 #define MAPMON_DEFAULT_ADDR "127.0.0.1:6788"
 #define MAPMON_DEFAULT_TIMEOUT_MS 10000
 
@@ -52,7 +60,11 @@ static struct {
 	int version;
 	int list_commands;
 	int list_args;
-} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0 };
+	const char *name;    /* -n */
+	const char *keyring; /* -k */
+	const char *tls_ca;  /* --tls-ca */
+} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0,
+	NULL, NULL, NULL };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -85,23 +97,35 @@ static void
 mapmon_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: mapmon [-c CONF] [-m HOST:PORT] "
-	    "[-f plain|json|json-pretty]\n"
-	    "              [--connect-timeout S] COMMAND...\n"
+	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-n NAME] [-k KEYRING] "
+	    "[--tls-ca FILE]\n"
+	    "              [-f plain|json|json-pretty] [--connect-timeout S] "
+	    "COMMAND...\n"
 	    "       mapmon -s | -w | -h | -v | --version\n"
-	    "  -c CONF            config file for [mon] bind (default "
-	    "$MAPMON_CONF or\n"
-	    "                     %s)\n"
+	    "  -c CONF            config file for [mon] bind and [auth] "
+	    "keyring "
+	    "(default\n"
+	    "                     $MAPMON_CONF or %s)\n"
 	    "  -m HOST:PORT       the monitor (default $MAPMON_MON, else the "
 	    "config's\n"
 	    "                     [mon] bind, else %s)\n"
+	    "  -n NAME            the entity to authenticate as (default "
+	    "$MAPMON_NAME,\n"
+	    "                     else client.admin)\n"
+	    "  -k KEYRING         its keyring (default $MAPMON_KEYRING, else "
+	    "the config's\n"
+	    "                     [auth] keyring, else %s)\n"
+	    "  --tls-ca FILE      TLS, checking the monitor with this CA "
+	    "(default\n"
+	    "                     $MAPMON_TLS_CA, else the config's [net] "
+	    "tls_ca)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
 	    "  -s                 status\n"
 	    "  -w                 watch the cluster log and health\n"
 	    "  -h, --help         this help and the monitor's commands\n"
 	    "  -v, --version      the version of mapmon\n",
-	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR,
+	    MAPMON_DEFAULT_CONF, MAPMON_DEFAULT_ADDR, MAPMON_DEFAULT_KEYRING,
 	    MAPMON_DEFAULT_TIMEOUT_MS / 1000);
 }
 
@@ -236,6 +260,12 @@ mapmon_conn_failed(int err, const char *msg)
 {
 	if (err == -EBUSY)
 		mapmon_refused(err, msg);
+	/* A refused key or handshake: one line and 13, as any EACCES. */
+	if (err == -EACCES) {
+		fprintf(stderr, "mapmon: %s\n",
+		    msg != NULL ? msg : strerror(-err));
+		mapmon_exit(EACCES);
+	}
 	fprintf(stderr, "mapmon: %s\n", msg != NULL ? msg :
 	    strerror(-err));
 	if (err == -ETIMEDOUT)
@@ -283,7 +313,8 @@ mapmon_connect(void)
 	}
 	sess.cl = mclient_new(sess.base, sess.addr, opts.timeout_ms, NULL,
 	    mapmon_on_error, NULL);
-	mclient_set_name(sess.cl, "client.admin");
+	mclient_set_name(sess.cl,
+	    opts.name != NULL ? opts.name : "client.admin");
 	sess.deadline = evtimer_new(sess.base, mapmon_on_deadline, NULL);
 	tv.tv_sec = opts.timeout_ms / 1000;
 	tv.tv_usec = (opts.timeout_ms % 1000) * 1000;
@@ -462,6 +493,94 @@ mapmon_resolve_addr(void)
 	return addr;
 }
 
+/*
+ * A string key of the config given with -c or $MAPMON_CONF ([auth]
+ * keyring, [net] tls_ca; malloc'd), or NULL when none is given; a config
+ * that does not load exits 78.
+ */
+static char *
+mapmon_conf_value(enum conf_key key)
+{
+	const char *path = opts.conf_path;
+	struct conf *c;
+	char **errors, *keyring;
+	size_t i, nerrors;
+
+	if (path == NULL &&
+	    ((path = getenv("MAPMON_CONF")) == NULL || *path == '\0'))
+		return NULL;
+	if ((c = conf_load(path, &errors, &nerrors)) == NULL) {
+		for (i = 0; i < nerrors; i++)
+			fprintf(stderr, "%s\n", errors[i]);
+		conf_errors_free(errors, nerrors);
+		mapmon_exit(MAPMON_EXIT_CONFIG);
+	}
+	keyring = xstrdup(conf_str(c, key));
+	conf_free(c);
+	return keyring;
+}
+
+/*
+ * The key every connection of this run offers (see the top of this
+ * file).  A keyring named by -k or $MAPMON_KEYRING must be read; one of
+ * the config or the default may be missing (no key), but not unreadable
+ * or bad.  Failures exit 13 with the reason.
+ */
+static void
+mapmon_resolve_auth(void)
+{
+	const char *name = opts.name, *path = opts.keyring, *env;
+	char *conf_keyring = NULL, *cause = NULL;
+	int must = 1;
+
+	if (name == NULL &&
+	    ((name = getenv("MAPMON_NAME")) == NULL || *name == '\0'))
+		name = "client.admin";
+	if (path == NULL && (env = getenv("MAPMON_KEYRING")) != NULL &&
+	    *env != '\0')
+		path = env;
+	if (path == NULL) {
+		must = 0;
+		conf_keyring = mapmon_conf_value(CONF_AUTH_KEYRING);
+		path = conf_keyring != NULL ? conf_keyring :
+					      MAPMON_DEFAULT_KEYRING;
+	}
+	if (!must && access(path, F_OK) == -1 && errno == ENOENT)
+		(void)mclient_default_auth(NULL, NULL, NULL);
+	else if (mclient_default_auth(name, path, &cause) == -1) {
+		fprintf(stderr, "mapmon: %s\n", cause);
+		free(cause);
+		free(conf_keyring);
+		mapmon_exit(EACCES);
+	}
+	free(conf_keyring);
+}
+
+/*
+ * TLS with the monitor: the CA of --tls-ca, else $MAPMON_TLS_CA, else
+ * [net] tls_ca of the config given with -c or $MAPMON_CONF; none: plain.
+ * A CA that cannot be read exits 13.
+ */
+static void
+mapmon_resolve_tls(void)
+{
+	const char *path = opts.tls_ca;
+	char *conf_ca = NULL, *cause = NULL;
+
+	if (path == NULL &&
+	    ((path = getenv("MAPMON_TLS_CA")) == NULL || *path == '\0')) {
+		conf_ca = mapmon_conf_value(CONF_NET_TLS_CA);
+		path = conf_ca != NULL && *conf_ca != '\0' ? conf_ca : NULL;
+	}
+	if (mclient_default_tls(path, &cause) == -1) {
+		fprintf(stderr, "mapmon: %s\n", cause);
+		free(cause);
+		free(conf_ca);
+		mapmon_exit(EACCES);
+	}
+	free(conf_ca);
+}
+
 /* The value of an option: "-m X", "-mX", "--mon X" or "--mon=X". */
 static const char *
 mapmon_opt_value(int argc, char **argv, int *i, const char *shortname,
@@ -558,6 +677,15 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 		} else if (mapmon_is_opt(a, "-m", "--mon")) {
 			opts.mon = mapmon_opt_value(argc, argv, &i, "-m",
 			    "--mon");
+		} else if (mapmon_is_opt(a, "-n", "--name")) {
+			opts.name = mapmon_opt_value(argc, argv, &i, "-n",
+			    "--name");
+		} else if (mapmon_is_opt(a, "-k", "--keyring")) {
+			opts.keyring = mapmon_opt_value(argc, argv, &i, "-k",
+			    "--keyring");
+		} else if (mapmon_is_opt(a, NULL, "--tls-ca")) {
+			opts.tls_ca = mapmon_opt_value(argc, argv, &i, NULL,
+			    "--tls-ca");
 		} else if (mapmon_is_opt(a, "-f", "--format")) {
 			v = mapmon_opt_value(argc, argv, &i, "-f", "--format");
 			mapmon_set_format(v);
@@ -1006,6 +1134,8 @@ main(int argc, char **argv)
 	if (mclient_parse_addr(sess.addr, &host, &port, &cause) == -1)
 		mapmon_usage_error(NULL, "%s", cause);
 	free(host);
+	mapmon_resolve_auth();
+	mapmon_resolve_tls();
 	if (opts.help && n == 0)
 		mapmon_help();
 	if (n == 0 && !opts.list_commands && !opts.list_args)

@@ -1279,6 +1279,9 @@ fmt_config_show(FILE *f, const json_t *d)
 int
 mapmon_fmt_data_for_stdout(const char *prefix)
 {
+	/* The keyrings and keys of the auth commands, as ceph prints them. */
+	if (strncmp(prefix, "auth ", 5) == 0)
+		return 1;
 	return strcmp(prefix, "osd create") == 0;
 }
 
@@ -1301,6 +1304,51 @@ fmt_json(FILE *f, const json_t *data)
 	free(s);
 }
 
+/*
+ * The auth commands, in Ceph's plain forms: a keyring file for get,
+ * get-or-create and rotate (so that `> FILE' makes a keyring), the bare
+ * key for get-key, and `auth ls''s indented list.  0 for another prefix.
+ */
+static int
+fmt_auth(FILE *f, const char *prefix, const json_t *data)
+{
+	const char *svc;
+	json_t *e, *cap, *list;
+	size_t i;
+
+	if (strcmp(prefix, "auth get-key") == 0) {
+		fprintf(f, "%s\n", fmt_str(data, "key"));
+		return 1;
+	}
+	if (strcmp(prefix, "auth ls") == 0) {
+		list = json_object_get(data, "auth_dump");
+		json_array_foreach(list, i, e) {
+			fprintf(f, "%s\n\tkey: %s\n", fmt_str(e, "entity"),
+			    fmt_str(e, "key"));
+			json_object_foreach(json_object_get(e, "caps"), svc,
+			    cap)
+				fprintf(f, "\tcaps: [%s] %s\n", svc,
+				    json_string_value(cap) ?
+					json_string_value(cap) :
+					"");
+		}
+		return 1;
+	}
+	if (strcmp(prefix, "auth get") != 0 &&
+	    strcmp(prefix, "auth get-or-create") != 0 &&
+	    strcmp(prefix, "auth rotate") != 0)
+		return 0;
+	json_array_foreach(data, i, e) {
+		fprintf(f, "[%s]\n\tkey = %s\n", fmt_str(e, "entity"),
+		    fmt_str(e, "key"));
+		json_object_foreach(json_object_get(e, "caps"), svc, cap)
+			fprintf(f, "\tcaps %s = \"%s\"\n", svc,
+			    json_string_value(cap) ? json_string_value(cap) :
+						     "");
+	}
+	return 1;
+}
+
 void
 mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
     const json_t *data)
@@ -1312,6 +1360,8 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 	size_t i;
 
 	if (data == NULL || json_is_null(data))
+		return;
+	if (strncmp(prefix, "auth ", 5) == 0 && fmt_auth(f, prefix, data))
 		return;
 	if (strcmp(prefix, "status") == 0)
 		fmt_status(f, data);

@@ -366,8 +366,8 @@ cmd_scan(struct tool *t, int argc, mapmon_unused char **argv)
  *     the derived figures are compared with a recount.
  */
 static const uint8_t verify_mon_prefixes[] = { KEYS_COMMIT, KEYS_MONMAP,
-	KEYS_OSDMAP, KEYS_OSDMAP_INC, KEYS_PG, KEYS_PGINC, KEYS_LOG,
-	KEYS_MUTES };
+	KEYS_OSDMAP, KEYS_OSDMAP_INC, KEYS_PG, KEYS_PGINC, KEYS_LOG, KEYS_MUTES,
+	KEYS_AUTH };
 
 struct verify_report {
 	const char *path;
@@ -506,6 +506,7 @@ cmd_verify(struct tool *t, int argc, mapmon_unused char **argv)
 	printf("pgmap version %" PRIu64 ": %" PRIu64 " PG records, %" PRIu64
 	    " incrementals\n", c.pgmap_version, c.pgs, c.pgincs);
 	printf("cluster log entries: %" PRIu64 "\n", c.log_entries);
+	printf("auth entities: %" PRIu64 "\n", c.auth_entities);
 	if (vr.problems == 0) {
 		/* store_path(s) dies with s; keep a copy for the messages. */
 		char *path = xstrdup(vr.path);

@@ -157,10 +157,13 @@ suite() {
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 5ms
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = commit
 EOF
+	export MAPMON_KEYRING=$D.keyring
 	if "$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1; then
 		ok "mapmond --mkfs"
 	else

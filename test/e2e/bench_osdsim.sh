@@ -154,7 +154,9 @@ check "no PG active+clean" test "$(state_count active+clean)" = 0
 wait_for 5 eval '[ "$(jv "$T/ps" num_objects)" -gt 0 ]'
 mm -f json pg stat >"$T/ps"
 objs=$(jv "$T/ps" num_objects)
-mm -f json pg query 1.0 >"$T/q" 2>&1
+# pg stat counts objects as soon as one PG has some; 1.0 may come later.
+wait_for 5 eval 'mm -f json pg query 1.0 >"$T/q" 2>&1 &&
+    qn=$(jv "$T/q" stat_sum.num_objects) && [ "${qn:-0}" -gt 0 ]'
 check "pg query 1.0: two OSDs up" test "$(jv "$T/q" up.#)" = 2
 lba=$(jv "$T/q" last_became_active)
 check "pg query 1.0: last_became_active set ($lba)" \

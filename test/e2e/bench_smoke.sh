@@ -80,12 +80,15 @@ data = $D
 bind = 127.0.0.1:0
 propose_interval = 2ms
 max_pg_per_osd = 1000
+[auth]
+keyring = $D.keyring
 [store]
 backend = lmdb
 sync = none
 CONF
 "$MAPMOND" --mkfs -c "$T/mon.conf" >/dev/null 2>"$T/err"
 check "mapmond --mkfs" test $? -eq 0
+export MAPMON_KEYRING=$D.keyring
 "$MAPMOND" -d -c "$T/mon.conf" 2>"$T/mon.log" &
 DPID=$!
 port=

@@ -111,12 +111,15 @@ suite() {
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 2ms
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = none
 EOF
 	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
 	check "mapmond --mkfs" test $? -eq 0
+	export MAPMON_KEYRING=$D.keyring
 	check "mapmond starts and answers" start_daemon
 
 	# Addressing: -m, MAPMON_MON, -c's [mon] bind, MAPMON_CONF.
@@ -580,7 +583,7 @@ EOF
 
 	# bash completion, from the monitor's table
 	check "completion: first words" test "$(comp "")" = \
-	    "config df fsid health log mon osd perf pg report status store version watch raw help"
+	    "auth config df fsid health log mon osd perf pg report status store version watch raw help"
 	check "completion: a partial word" test "$(comp osd po)" = pool
 	check "completion: subcommands" test "$(comp osd pool "")" = \
 	    "create delete get ls rename rm set"

@@ -119,6 +119,8 @@ for BACKEND in $BACKENDS; do
 data = $D
 bind = 127.0.0.1:0
 propose_interval = 5ms
+[auth]
+keyring = $T/$BACKEND.keyring
 [store]
 backend = $BACKEND
 [store.leveldb]
@@ -126,6 +128,7 @@ write_buffer_size = 256K
 EOF
 	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1
 	check "mapmond --mkfs on a 16 MiB tmpfs" test $? -eq 0
+	export MAPMON_KEYRING=$T/$BACKEND.keyring
 	check "mapmond starts and answers" start_daemon
 	mapmon osd create && mapmon osd boot 0 &&
 	    mapmon osd pool create fill "$PG_NUM" --size 1 &&

@@ -155,12 +155,15 @@ osd_min_down_reporters = 2
 osd_report_timeout = 3s
 osd_down_out_interval = 10m
 osd_min_in_ratio = 0.5
+[auth]
+keyring = $D.keyring
 [store]
 backend = $BACKEND
 sync = none
 EOF
 	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
 	check "mapmond --mkfs" test $? -eq 0
+	export MAPMON_KEYRING=$D.keyring
 	check "mapmond starts and answers" start_daemon
 	for i in 0 1 2 3; do
 		mm osd create

@@ -47,6 +47,9 @@ check() {	# check DESC COMMAND...
 }
 
 export MAPMON_DEMO_DIR=$T/demo
+# The admin's key, which the demo's --mkfs writes there and every client
+# needs.
+export MAPMON_KEYRING=$MAPMON_DEMO_DIR/client.admin.keyring
 
 # run_demo NAME ARGS...: start the demo in the background, output in
 # $T/out.NAME; wait for the address it prints.
@@ -102,6 +105,8 @@ check "the demo starts and prints the monitor's address" run_demo first \
     --for 5 --port 0
 check "a new store is made on the first run" grep -q "making a new LMDB store" \
     "$OUT"
+check "it prints the keyring to use" grep -qxF -- \
+    "    export MAPMON_KEYRING=$MAPMON_KEYRING" "$OUT"
 for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
 	check "it prints what to type next: mapmon -m $ADDR$c" \
 	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"

@@ -61,6 +61,11 @@ idle_timeout = 0
 # a pool of 200,000 PGs, on no OSD: the PG limits raised out of the way
 max_pool_pg_num = 262144
 max_pg_per_osd = 1000000
+[auth]
+keyring = $T/data.keyring
+# the hostile client speaks raw frames: the framing, not the handshake
+# (test_auth_net has that), is what it tries to break
+required = false
 [store]
 backend = lmdb
 sync = none
@@ -108,7 +113,9 @@ check "no sanitizer report in the daemon's log" test $? -eq 0
 # survives EMFILE with a descriptor in reserve).
 DPID=
 mkdir -p "$T/data64"
-sed -e "s|^data = .*|data = $T/data64|" "$T/mapmon.conf" >"$T/mapmon64.conf"
+sed -e "s|^data = .*|data = $T/data64|" \
+    -e "s|^keyring = .*|keyring = $T/data64.keyring|" \
+    "$T/mapmon.conf" >"$T/mapmon64.conf"
 "$MAPMOND" --mkfs -c "$T/mapmon64.conf" >"$T/log64" 2>&1
 (ulimit -n 64 && exec "$MAPMOND" -d -c "$T/mapmon64.conf" 2>>"$T/log64") &
 DPID=$!

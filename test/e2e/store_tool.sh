@@ -100,8 +100,9 @@ check "verify of a store that is not a monitor's names what is missing" \
 # it passes as made, and names the key of each record spoiled afterwards.
 for be in lmdb leveldb; do
 	mc=$T/mon-$be.conf
-	printf '[mon]\ndata = %s\n[store]\nbackend = %s\nsync = none\n' \
-	    "$T/mon-$be" "$be" >"$mc"
+	printf '[mon]\ndata = %s\n[auth]\nkeyring = %s.keyring\n' \
+	    "$T/mon-$be" "$T/mon-$be" >"$mc"
+	printf '[store]\nbackend = %s\nsync = none\n' "$be" >>"$mc"
 	check "$be: mapmond --mkfs makes a store" \
 		quiet "$mapmond" -c "$mc" --mkfs
 	check "$be: verify passes on a new monitor store, derived figures too" \

@@ -34,12 +34,15 @@ now_ms() {
 
 # mkconf FILE DATADIR [LINE...]: a config for a test daemon (port 0, no
 # fsync unless a LINE says otherwise: LINEs are appended as they are, so
-# later sections may follow).
+# later sections may follow; the admin keyring is DATADIR.keyring, and
+# MAPMON_KEYRING names it for the clients that follow).
 mkconf() {
 	local f=$1 d=$2
 	shift 2
+	export MAPMON_KEYRING=$d.keyring
 	mkdir -p "$d"
 	{
+		printf '[auth]\nkeyring = %s.keyring\n' "$d"
 		printf '[mon]\ndata = %s\nbind = 127.0.0.1:0\n' "$d"
 		printf 'propose_interval = 2ms\n'
 		printf '[store]\nsync = none\n'
@@ -54,9 +57,11 @@ mkfs() {
 
 # start_daemon CONF LOG: start mapmond -d in the background (extra
 # environment may be given before the call: VAR=x start_daemon ...), wait
-# until it answers `status'.  Sets DPID, PORT, ADDR.
+# until it answers `status'.  Sets DPID, PORT, ADDR, and MAPMON_KEYRING to
+# CONF's [auth] keyring (the admin's: every client authenticates).
 start_daemon() {
 	local conf=$1 log=$2 i skip
+	conf_keyring "$conf"
 	skip=$(log_lines "$log")
 	"$MAPMOND" -d -c "$conf" 2>>"$log" &
 	DPID=$!
@@ -68,6 +73,15 @@ start_daemon() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# conf_keyring CONF: export MAPMON_KEYRING as CONF's [auth] keyring, when
+# it names one.
+conf_keyring() {
+	local k
+	k=$(sed -n 's/^keyring *= *//p' "$1" | tail -n 1)
+	[ -n "$k" ] && export MAPMON_KEYRING=$k
+	return 0
 }
 
 # stop_daemon [SIG]: send SIG (TERM), wait; returns the exit status and

@@ -194,7 +194,8 @@ Test(bad, unknown_section_last_part)
 
 Test(bad, unknown_section_without_suggestion)
 {
-	EXPECT("[auth]\nrequired = true\n", "1: unknown section [auth]");
+	EXPECT("[frobnicate]\nrequired = true\n",
+	    "1: unknown section [frobnicate]");
 }
 
 Test(bad, section_missing_bracket)

@@ -2374,6 +2374,343 @@ Test(mon, cold_start_refuses_a_bad_pg_record)
 	enc_buf_free(&bad);
 }
 
+/* ---- authentication entities ---- */
+
+/* An auth command of the core, waited for; its answer (data the caller's). */
+enum auth_op { AUTH_ADD, AUTH_GOC, AUTH_CAPS, AUTH_RM, AUTH_ROTATE };
+
+static struct answer
+auth_do(enum auth_op op, const char *name, const char *const *caps,
+    size_t ncaps)
+{
+	struct answer a;
+
+	memset(&a, 0, sizeof a);
+	switch (op) {
+	case AUTH_ADD:
+		mon_auth_add(mon, name, caps, ncaps, NULL, answer_cb, &a);
+		break;
+	case AUTH_GOC:
+		mon_auth_get_or_create(mon, name, caps, ncaps, answer_cb, &a);
+		break;
+	case AUTH_CAPS:
+		mon_auth_caps(mon, name, caps, ncaps, answer_cb, &a);
+		break;
+	case AUTH_RM:
+		mon_auth_rm(mon, name, answer_cb, &a);
+		break;
+	case AUTH_ROTATE:
+		mon_auth_rotate(mon, name, answer_cb, &a);
+		break;
+	}
+	wait_for(&a);
+	return a;
+}
+
+/* The "key" of the first entity of a keyring answer. */
+static const char *
+keyring_key(const json_t *data)
+{
+	return json_string_value(
+	    json_object_get(json_array_get(data, 0), "key"));
+}
+
+Test(mon, mkfs_makes_the_admin_and_mon_entities)
+{
+	struct store_options so;
+	const struct mon_auth_entity *e;
+	uint8_t key[MON_AUTH_KEY_LEN];
+	char dir[] = "/tmp/test_mon.XXXXXX", *cause = NULL, cmd[128];
+	size_t i;
+
+	/* The fixture's store: random admin key, both entities. */
+	cr_assert_eq(mon_auth_count(mon), 2);
+	cr_expect_str_eq(mon_auth_at(mon, 0)->name, "mon.");
+	cr_expect_str_eq(mon_auth_at(mon, 1)->name, "client.admin");
+	e = mon_auth_find(mon, "client.admin");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->allow, MON_CAP_R | MON_CAP_W | MON_CAP_X);
+	cr_expect_eq(e->ncaps, 1);
+	cr_expect_str_eq(e->caps[0].service, "mon");
+	cr_expect_str_eq(e->caps[0].cap, "allow *");
+	cr_expect_eq(e->osd, -1);
+
+	/* A given admin key is the one kept. */
+	cr_assert_not_null(mkdtemp(dir));
+	for (i = 0; i < sizeof key; i++)
+		key[i] = (uint8_t)(i * 7);
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	cr_assert_eq(
+	    mon_mkfs_auth(dir, &so, "a", "127.0.0.1:6788", key, NULL, &cause),
+	    0, "%s", cause);
+	close_mon();
+	/* The fixture removes tmpdir: swap, and remove the first here. */
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	(void)!system(cmd);
+	memcpy(tmpdir, dir, sizeof tmpdir);
+	open_mon();
+	e = mon_auth_find(mon, "client.admin");
+	cr_assert_not_null(e);
+	cr_expect_eq(memcmp(e->key, key, sizeof key), 0);
+	cr_expect_not_null(mon_auth_find(mon, "mon."));
+}
+
+Test(mon, auth_changes_are_committed_and_survive_a_restart)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	static const char *const rw[] = { "mon", "allow rw" };
+	static const char *const osd[] = { "osd", "allow *", "mon",
+		"allow profile osd" };
+	const struct mon_auth_entity *e;
+	struct mon_verify_counts counts;
+	struct answer a;
+	char *key3 = NULL, *key3b = NULL;
+	uint8_t k[MON_AUTH_KEY_LEN];
+
+	a = auth_do(AUTH_ADD, "client.foo", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(a.status, "added key for client.foo");
+	e = mon_auth_find(mon, "client.foo");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->allow, MON_CAP_R);
+
+	a = auth_do(AUTH_GOC, "osd.3", osd, 4);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert(json_is_array(a.data) && json_array_size(a.data) == 1);
+	cr_expect_str_eq(json_string_value(json_object_get(
+			     json_array_get(a.data, 0), "entity")),
+	    "osd.3");
+	/* Caps in service order, as Ceph's map keeps them. */
+	cr_expect_str_eq(
+	    json_string_value(json_object_get(
+		json_object_get(json_array_get(a.data, 0), "caps"), "mon")),
+	    "allow profile osd");
+	key3 = xstrdup(keyring_key(a.data));
+	cr_expect_eq(strlen(key3), 44);
+	json_decref(a.data);
+	e = mon_auth_find(mon, "osd.3");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->allow, MON_CAP_R | MON_CAP_OSD);
+	cr_expect_eq(e->osd, 3);
+	cr_expect_str_eq(e->caps[0].service, "mon");
+	cr_expect_str_eq(e->caps[1].service, "osd");
+	memcpy(k, e->key, sizeof k);
+
+	/* Again: the same key, no change. */
+	a = auth_do(AUTH_GOC, "osd.3", osd + 2, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(keyring_key(a.data), key3);
+	json_decref(a.data);
+
+	a = auth_do(AUTH_ROTATE, "osd.3", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(a.status, "rotated key for osd.3");
+	key3b = xstrdup(keyring_key(a.data));
+	cr_expect_str_neq(key3b, key3);
+	json_decref(a.data);
+	cr_expect_neq(memcmp(mon_auth_find(mon, "osd.3")->key, k, sizeof k), 0);
+
+	a = auth_do(AUTH_CAPS, "client.foo", rw, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(a.status, "updated caps for client.foo");
+	cr_expect_eq(mon_auth_find(mon, "client.foo")->allow,
+	    MON_CAP_R | MON_CAP_W);
+
+	a = auth_do(AUTH_ADD, "client.gone", r, 2);
+	cr_assert_eq(a.rc, 0);
+	a = auth_do(AUTH_RM, "client.gone", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(a.status, "updated");
+	cr_expect_null(mon_auth_find(mon, "client.gone"));
+	a = auth_do(AUTH_RM, "client.gone", NULL, 0);
+	cr_expect_eq(a.rc, 0);
+	cr_expect_str_eq(a.status, "entity client.gone does not exist");
+
+	/* What was committed is what a restart loads. */
+	close_mon();
+	open_mon();
+	cr_assert_eq(mon_auth_count(mon), 4);
+	cr_expect_str_eq(mon_auth_at(mon, 0)->name, "mon.");
+	cr_expect_str_eq(mon_auth_at(mon, 1)->name, "osd.3");
+	cr_expect_str_eq(mon_auth_at(mon, 2)->name, "client.admin");
+	cr_expect_str_eq(mon_auth_at(mon, 3)->name, "client.foo");
+	e = mon_auth_find(mon, "osd.3");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->allow, MON_CAP_R | MON_CAP_OSD);
+	cr_expect_eq(e->osd, 3);
+	a.data = NULL;
+	free(
+	    key3); /* the key read before the restart; key3 is the status now */
+	cr_assert_eq(mon_auth_get_json(mon, "osd.3", &a.data, &key3), 0);
+	free(key3);
+	cr_expect_str_eq(keyring_key(a.data), key3b);
+	json_decref(a.data);
+	cr_expect_eq(mon_auth_find(mon, "client.foo")->allow,
+	    MON_CAP_R | MON_CAP_W);
+	cr_expect_null(mon_auth_find(mon, "client.gone"));
+	cr_expect_eq(mon_verify(mon_store(mon), verify_problem, NULL, &counts),
+	    0);
+	cr_expect_eq(counts.auth_entities, 4);
+	free(key3b);
+}
+
+Test(mon, auth_refusals_say_why_as_ceph_does)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	static const char *const w[] = { "mon", "allow w" };
+	static const char *const odd[] = { "mon" };
+	static const char *const badcap[] = { "mon", "allow q" };
+	static const char *const badtype[] = { "rgw", "allow *" };
+	static const char *const two[] = { "mon", "allow r", "osd", "allow" };
+	struct answer a;
+	json_t *out = NULL;
+	char *status = NULL;
+
+	a = auth_do(AUTH_ADD, "bob", r, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect(strstr(a.status, "bad entity name 'bob'") != NULL, "%s",
+	    a.status);
+	a = auth_do(AUTH_ADD, "osd.01", r, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	a = auth_do(AUTH_ADD, "osd.70000", r, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	a = auth_do(AUTH_ADD, "client.a b", r, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	a = auth_do(AUTH_ADD, "client.x", odd, 1);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect_str_eq(a.status,
+	    "bad capabilities request; odd number of "
+	    "arguments");
+	a = auth_do(AUTH_ADD, "client.x", badcap, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect(strstr(a.status, "'q' is not one of r, w, x") != NULL, "%s",
+	    a.status);
+	a = auth_do(AUTH_ADD, "client.x", badtype, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect_str_eq(a.status, "unknown cap type 'rgw'");
+	cr_expect_null(mon_auth_find(mon, "client.x"));
+
+	cr_assert_eq(auth_do(AUTH_ADD, "client.x", r, 2).rc, 0);
+	a = auth_do(AUTH_ADD, "client.x", r, 2);
+	cr_expect_eq(a.rc, 0, "the same again is no change");
+	a = auth_do(AUTH_ADD, "client.x", w, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect_str_eq(a.status,
+	    "entity client.x exists but cap mon does "
+	    "not match");
+	a = auth_do(AUTH_ADD, "client.x", two, 4);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect_str_eq(a.status,
+	    "entity client.x exists but caps do not "
+	    "match");
+	a = auth_do(AUTH_GOC, "client.x", w, 2);
+	cr_expect_eq(a.rc, -EINVAL);
+	cr_expect_str_eq(a.status,
+	    "key for client.x exists but cap mon does "
+	    "not match");
+	a = auth_do(AUTH_CAPS, "client.nobody", r, 2);
+	cr_expect_eq(a.rc, -ENOENT);
+	cr_expect_str_eq(a.status, "couldn't find entry client.nobody");
+	a = auth_do(AUTH_ROTATE, "client.nobody", NULL, 0);
+	cr_expect_eq(a.rc, -ENOENT);
+
+	cr_expect_eq(mon_auth_get_json(mon, "client.nobody", &out, &status),
+	    -ENOENT);
+	cr_expect_str_eq(status, "failed to find client.nobody in keyring");
+	free(status);
+	cr_expect_eq(mon_auth_get_key_json(mon, "client.nobody", &out, &status),
+	    -ENOENT);
+	cr_expect_str_eq(status, "don't have client.nobody");
+	free(status);
+	cr_assert_eq(mon_auth_get_key_json(mon, "client.x", &out, &status), 0);
+	cr_expect_eq(strlen(json_string_value(json_object_get(out, "key"))),
+	    44);
+	json_decref(out);
+	free(status);
+	out = mon_auth_ls_json(mon);
+	cr_expect_eq(json_array_size(json_object_get(out, "auth_dump")), 3);
+	json_decref(out);
+}
+
+Test(mon, auth_pending_entities_are_seen_by_the_next_writes)
+{
+	static const char *const p[] = { "mon", "allow profile osd" };
+	struct answer a, b;
+
+	/* Both in one proposal: the second sees the first's key. */
+	params.propose_interval_ms = 200;
+	mon_set_params(mon, &params);
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	mon_auth_get_or_create(mon, "osd.1", p, 2, answer_cb, &a);
+	mon_auth_get_or_create(mon, "osd.1", p, 2, answer_cb, &b);
+	cr_expect_null(mon_auth_find(mon, "osd.1"), "not committed yet");
+	wait_for(&a);
+	wait_for(&b);
+	cr_assert_eq(a.rc, 0);
+	cr_assert_eq(b.rc, 0);
+	cr_expect_str_eq(keyring_key(a.data), keyring_key(b.data));
+	json_decref(a.data);
+	json_decref(b.data);
+	cr_expect_not_null(mon_auth_find(mon, "osd.1"));
+}
+
+Test(mon, auth_caps_grammar)
+{
+	static const struct {
+		const char *service, *cap;
+		int ok;
+		unsigned allow;
+	} v[] = {
+		{ "mon", "allow r", 1, MON_CAP_R },
+		{ "mon", "allow rw", 1, MON_CAP_R | MON_CAP_W },
+		{ "mon", "allow rwx", 1, MON_CAP_R | MON_CAP_W | MON_CAP_X },
+		{ "mon", "allow *", 1, MON_CAP_R | MON_CAP_W | MON_CAP_X },
+		{ "mon", "allow*", 1, MON_CAP_R | MON_CAP_W | MON_CAP_X },
+		{ "mon", "allow profile osd", 1, MON_CAP_R | MON_CAP_OSD },
+		{ "mon", "allow r, allow w", 1, MON_CAP_R | MON_CAP_W },
+		{ "mon", "allow r; allow profile osd", 1,
+		    MON_CAP_R | MON_CAP_OSD },
+		{ "mon", "", 1, 0 },
+		{ "mon", "allow", 0, 0 },
+		{ "mon", "deny r", 0, 0 },
+		{ "mon", "allow profile mds", 0, 0 },
+		{ "mon", "allow command status", 0, 0 },
+		{ "mon", "allowr", 0, 0 },
+		{ "osd", "allow *", 1, 0 },
+		{ "mgr", "allow profile osd", 1, 0 },
+		{ "osd", "rw", 0, 0 },
+		{ "rgw", "allow", 0, 0 },
+	};
+	unsigned allow;
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nitems(v); i++) {
+		rc = mon_auth_cap_parse(v[i].service, v[i].cap, &allow, &cause);
+		cr_expect_eq(rc == 0, v[i].ok, "%s '%s': %s", v[i].service,
+		    v[i].cap, rc ? cause : "accepted");
+		if (rc == 0)
+			cr_expect_eq(allow, v[i].allow, "%s '%s': %#x",
+			    v[i].service, v[i].cap, allow);
+		free(cause);
+		cause = NULL;
+	}
+	cr_expect_eq(mon_auth_name_check("mon.", &cause), 0);
+	cr_expect_eq(mon_auth_name_check("osd.0", &cause), 0);
+	cr_expect_eq(mon_auth_name_check("osd.65535", &cause), 0);
+	cr_expect_eq(mon_auth_name_check("client.rgw.host-1_a@b", &cause), 0);
+	cr_expect_eq(mon_auth_name_check("client.", &cause), -1);
+	free(cause);
+	cr_expect_eq(mon_auth_name_check("mon.a", &cause), -1);
+	free(cause);
+	cr_expect_eq(mon_auth_name_check("osd.-1", &cause), -1);
+	free(cause);
+}
+
 /* ------------------------------------------------------------ capacity */
 
 #define GIB (1ULL << 30)

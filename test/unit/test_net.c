@@ -746,8 +746,9 @@ Test(net, hello_exchange)
 	int fd;
 
 	fd = raw_connect(ts->port);
-	raw_send(fd, FRAME_HELLO, 77, "{\"protocol\":1,\"name\":\"client.x\","
-	    "\"features\":[\"future\"],\"auth\":{\"nonce\":\"ignored\"}}");
+	raw_send(fd, FRAME_HELLO, 77,
+	    "{\"protocol\":1,\"name\":\"client.x\","
+	    "\"features\":[\"future\"],\"future\":{\"nonce\":\"ignored\"}}");
 	obj = raw_recv(fd, &h);
 	cr_assert_not_null(obj);
 	cr_assert_eq(h.type, FRAME_HELLO);

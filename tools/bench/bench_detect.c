@@ -1173,10 +1173,14 @@ detect_run_one(const struct detect_opts *o)
 	 * then the commits that moved thousands): room for 1 GiB of them
 	 * rather than the 64M that drops a reader that does not read, as an
 	 * operator would give a manager-like client.  A lag shows in the
-	 * times to the pushes.
+	 * times to the pushes.  The subscriber reads its pushes off a plain
+	 * socket (detect_watch_scan()), without the handshake, so the
+	 * monitor takes connections without a key as well; the simulated
+	 * OSDs and every other client still authenticate as client.admin.
 	 */
 	more = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
-	xasprintf(&extra, "[mon]\nosd_heartbeat_grace = %dms\n%s%s",
+	xasprintf(&extra,
+	    "[auth]\nrequired = false\n[mon]\nosd_heartbeat_grace = %dms\n%s%s",
 	    o->grace_ms,
 	    o->mon_conf != NULL &&
 		    bench_conf_has(o->mon_conf, "max_client_output") ?

@@ -10,7 +10,9 @@
  * "accepted", each reply sent after its commit is durable) are counted for
  * --duration seconds.  Meanwhile a second thread with its own connection
  * (bench_probe_start()) sends `status` every --probe-ms milliseconds, one
- * at a time, and times each from send to reply.
+ * at a time, and times each from send to reply.  With --no-auth the
+ * monitor does not require authentication and the clients offer no key
+ * (what authentication costs is the difference).
  */
 #include "config.h"
 
@@ -26,6 +28,7 @@
 #include <jansson.h>
 
 #include "common/mapmon.h"
+#include "net/client.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/osd_sim.h"
@@ -46,6 +49,7 @@ struct ingest_opts {
 	const char *outdir;
 	char *mapmond;
 	char *mon_conf;		/* lines added to the generated config */
+	int no_auth;		/* --no-auth */
 };
 
 struct ingest_result {
@@ -147,10 +151,18 @@ ingest_one(const struct ingest_opts *o, const char *level,
 		free(extra);
 		extra = more;
 	}
+	if (o->no_auth) {
+		xasprintf(&more, "%s[auth]\nrequired = false\n", extra);
+		free(extra);
+		extra = more;
+	}
 	bm = bench_mon_new(o->mapmond, o->setup, extra, cause);
 	free(extra);
 	if (bm == NULL)
 		return -1;
+	/* bench_mon_new() made the admin's key the default: none. */
+	if (o->no_auth)
+		(void)mclient_default_auth(NULL, NULL, NULL);
 	if (bench_mon_start(bm, cause) == -1 ||
 	    bench_mon_wait_ready(bm, 60, cause) == -1) {
 		bench_mon_free(bm);
@@ -211,8 +223,10 @@ ingest_usage(int code)
 	    "[--pools N]\n"
 	    "           [--duration S] [--window W] [--batch B] "
 	    "[--probe-ms MS] [--runs R]\n"
-	    "           [--levels L/G,...] [-o DIR] [--mapmond PATH]\n"
-	    "  set-ups: %s\n", bench_setup_names());
+	    "           [--levels L/G,...] [--no-auth] [-o DIR] "
+	    "[--mapmond PATH]\n"
+	    "  set-ups: %s\n",
+	    bench_setup_names());
 	exit(code);
 }
 
@@ -283,8 +297,8 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 int
 bench_ingest_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "setup", required_argument, NULL, 'S' },
+	static const struct option longopts[] = { { "setup", required_argument,
+						      NULL, 'S' },
 		{ "pgs", required_argument, NULL, 'P' },
 		{ "osds", required_argument, NULL, 'n' },
 		{ "pools", required_argument, NULL, 'p' },
@@ -296,9 +310,8 @@ bench_ingest_main(int argc, char **argv)
 		{ "levels", required_argument, NULL, 'L' },
 		{ "mapmond", required_argument, NULL, 'M' },
 		{ "mon-conf", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "no-auth", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
 	struct bench_run_opts ro;
@@ -345,6 +358,9 @@ bench_ingest_main(int argc, char **argv)
 			break;
 		case 'L':
 			levels = optarg;
+			break;
+		case 'A':
+			o.no_auth = 1;
 			break;
 		case 'h':
 			ingest_usage(0);

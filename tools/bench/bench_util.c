@@ -407,8 +407,10 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 		goto fail;
 	snprintf(bm->addr, sizeof bm->addr, "127.0.0.1:%d", port);
 	/* The benchmarks delete the pools they made, as an operator would. */
-	xasprintf(&text, "[mon]\ndata = %s\nbind = %s\n%s%s%s", bm->dir,
-	    bm->addr,
+	xasprintf(&text,
+	    "[auth]\nkeyring = %s/client.admin.keyring\n"
+	    "[mon]\ndata = %s\nbind = %s\n%s%s%s",
+	    bm->dir, bm->dir, bm->addr,
 	    extra != NULL && bench_conf_sets(extra, "mon_allow_pool_delete") ?
 		"" :
 		"mon_allow_pool_delete = true\n",
@@ -443,6 +445,13 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 		    bm->log);
 		goto fail;
 	}
+	/* The bench's clients are the admin, with the key mkfs wrote. */
+	xasprintf(&text, "%s/client.admin.keyring", bm->dir);
+	if (mclient_default_auth("client.admin", text, cause) == -1) {
+		free(text);
+		goto fail;
+	}
+	free(text);
 	return bm;
 fail:
 	bench_mon_free(bm);

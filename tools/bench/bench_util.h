@@ -94,8 +94,10 @@ struct bench_mon {
 /*
  * Make a temporary directory, a free port, the notification socket, and
  * a config with [mon] data and bind, the set-up's [store] lines and extra
- * (more lines, may be NULL), then run `mapmond --mkfs`.  Returns NULL with
- * *cause (the directory is removed).
+ * (more lines, may be NULL), then run `mapmond --mkfs`, and make the admin
+ * key it wrote the one every client of the process offers
+ * (mclient_default_auth()).  Returns NULL with *cause (the directory is
+ * removed).
  */
 struct bench_mon *bench_mon_new(char *mapmond, const struct bench_setup *,
     const char *extra, char **cause);

@@ -1,8 +1,9 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, bigpool, detect, log and placement.  This file holds
- * the dispatch and osd-sim; the others are in bench_cold.c, bench_ingest.c,
- * bench_bigpool.c, bench_detect.c, bench_log.c and bench_place.c.
+ * osd-sim, ingest, handshake, bigpool, detect, log and placement.  This
+ * file holds the dispatch and osd-sim; the others are in bench_cold.c,
+ * bench_ingest.c, bench_handshake.c, bench_bigpool.c, bench_detect.c,
+ * bench_log.c and bench_place.c.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include "net/client.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
+#include "tools/bench/bench_handshake.h"
 #include "tools/bench/bench_detect.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
@@ -45,6 +47,7 @@ usage(int code)
 	    "[--control FIFO]\n"
 	    "                    [--fail ID@S]... [--revive ID@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
+	    "       mapmon-bench handshake [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
 	    "       mapmon-bench detect [options]\n"
 	    "       mapmon-bench log [ITERATIONS]\n"
@@ -283,12 +286,14 @@ sim_main_duration(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The monitor's [mon] osd_heartbeat_grace from its config file, so that
- * the simulated OSDs report after the grace the monitor counts with (a
- * real OSD reads the same key).  0, or -1 after printing every error.
+ * What an OSD reads of the config file: the monitor's [mon]
+ * osd_heartbeat_grace, so that the simulated OSDs report after the grace
+ * the monitor counts with (a real OSD reads the same key), and [osd]
+ * beacon_interval; each only where the command line did not set it
+ * (grace_ms or beacon_ms NULL).  0, or -1 after printing every error.
  */
 static int
-sim_main_conf_grace(const char *path, int *grace_ms)
+sim_main_conf(const char *path, int *grace_ms, int *beacon_ms)
 {
 	struct conf *c;
 	char **errors;
@@ -300,7 +305,10 @@ sim_main_conf_grace(const char *path, int *grace_ms)
 		conf_errors_free(errors, nerrors);
 		return -1;
 	}
-	*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	if (grace_ms != NULL)
+		*grace_ms = (int)conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
+	if (beacon_ms != NULL)
+		*beacon_ms = (int)conf_int(c, CONF_OSD_BEACON_INTERVAL);
 	conf_free(c);
 	return 0;
 }
@@ -331,7 +339,7 @@ osd_sim_main(int argc, char **argv)
 	struct timeval tv;
 	const char *control = NULL, *conf_path = NULL;
 	size_t nat = 0, i;
-	int grace_given = 0;
+	int grace_given = 0, beacon_given = 0;
 	long duration = 0;
 	char *cause = NULL;
 	int ch;
@@ -387,6 +395,7 @@ osd_sim_main(int argc, char **argv)
 		case 'B':
 			p.beacon_interval_ms = (int)bench_arg_seconds(
 			    "--beacon-interval", optarg, 10, 86400000);
+			beacon_given = 1;
 			break;
 		case 'S':
 			p.osd_size = bench_arg_size("--osd-size", optarg,
@@ -426,8 +435,9 @@ osd_sim_main(int argc, char **argv)
 			return MAPMON_EXIT_USAGE;
 		}
 	}
-	if (conf_path != NULL && !grace_given &&
-	    sim_main_conf_grace(conf_path, &p.heartbeat_grace_ms) == -1) {
+	if (conf_path != NULL &&
+	    sim_main_conf(conf_path, grace_given ? NULL : &p.heartbeat_grace_ms,
+		beacon_given ? NULL : &p.beacon_interval_ms) == -1) {
 		free(at);
 		return MAPMON_EXIT_CONFIG;
 	}
@@ -518,6 +528,8 @@ main(int argc, char **argv)
 		return bench_cold_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "ingest") == 0)
 		return bench_ingest_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "handshake") == 0)
+		return bench_handshake_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bigpool") == 0)
 		return bench_bigpool_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "detect") == 0)

@@ -1,0 +1,163 @@
+/*
+ * cmd_auth.c: the auth commands (mapmon(8), AUTHENTICATION), with Ceph's
+ * words: the arguments "entity" and "caps" (service and cap strings in
+ * pairs), checked by the table; the monitor core checks the names and the
+ * caps, and answers as Ceph's AuthMonitor does.  Once the removal of an
+ * entity or a new key of it is committed, its open connections are
+ * closed: the old key stops working at once, for sessions made with it
+ * too.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "daemon/cmd_priv.h"
+#include "net/server.h"
+
+/* The "caps" strings of cmd (checked: an array of strings), borrowed. */
+static const char **
+cmd_auth_caps_of(json_t *cmd, size_t *n)
+{
+	json_t *a = json_object_get(cmd, "caps"), *v;
+	const char **caps;
+	size_t i;
+
+	*n = json_array_size(a);
+	caps = xcalloc(*n ? *n : 1, sizeof *caps);
+	json_array_foreach(a, i, v)
+		caps[i] = json_string_value(v);
+	return caps;
+}
+
+static void
+cmd_auth_answer(struct cmd_req *r, int rc, json_t *out, char *status)
+{
+	cmd_reply(r, rc, status, rc == 0 ? out : NULL);
+	if (rc != 0)
+		json_decref(out);
+	free(status);
+}
+
+void
+cmd_auth_add(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	const char **caps = cmd_auth_caps_of(cmd, &n);
+
+	mon_auth_add(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n, NULL,
+	    cmd_done, r);
+	free(caps);
+}
+
+void
+cmd_auth_get_or_create(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	const char **caps = cmd_auth_caps_of(cmd, &n);
+
+	mon_auth_get_or_create(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n,
+	    cmd_done, r);
+	free(caps);
+}
+
+void
+cmd_auth_caps(struct cmd_req *r, json_t *cmd)
+{
+	size_t n;
+	const char **caps = cmd_auth_caps_of(cmd, &n);
+
+	mon_auth_caps(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n,
+	    cmd_done, r);
+	free(caps);
+}
+
+void
+cmd_auth_get(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_auth_get_json(r->ctx->mon, cmd_get_str(cmd, "entity"), &out,
+	    &status);
+	cmd_auth_answer(r, rc, out, status);
+}
+
+void
+cmd_auth_get_key(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_auth_get_key_json(r->ctx->mon, cmd_get_str(cmd, "entity"),
+	    &out, &status);
+	cmd_auth_answer(r, rc, out, status);
+}
+
+void
+cmd_auth_ls(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0,
+	    "installed auth entries:", mon_auth_ls_json(r->ctx->mon));
+}
+
+/* A request whose commit ends the sessions of an entity. */
+struct cmd_auth_end {
+	struct cmd_req *r;
+	char *name;
+};
+
+/*
+ * The answer goes first, then the sessions are closed: one that asked
+ * about itself still gets its reply (its connection closes once that has
+ * been written).
+ */
+static void
+cmd_auth_end_done(void *arg, int rc, const char *status, json_t *data)
+{
+	struct cmd_auth_end *a = arg;
+	struct server *srv = a->r->ctx->server;
+	size_t n;
+
+	cmd_reply(a->r, rc, status, data);
+	if (rc == 0 && srv != NULL &&
+	    (n = server_close_entity(srv, a->name)) > 0)
+		log_info("auth: closed %zu connection%s of %s", n,
+		    n == 1 ? "" : "s", a->name);
+	free(a->name);
+	free(a);
+}
+
+static struct cmd_auth_end *
+cmd_auth_end_new(struct cmd_req *r, const char *name)
+{
+	struct cmd_auth_end *a = xcalloc(1, sizeof *a);
+
+	a->r = r;
+	a->name = xstrdup(name);
+	return a;
+}
+
+void
+cmd_auth_rm(struct cmd_req *r, json_t *cmd)
+{
+	const char *name = cmd_get_str(cmd, "entity");
+
+	mon_auth_rm(r->ctx->mon, name, cmd_auth_end_done,
+	    cmd_auth_end_new(r, name));
+}
+
+void
+cmd_auth_rotate(struct cmd_req *r, json_t *cmd)
+{
+	const char *name = cmd_get_str(cmd, "entity");
+
+	mon_auth_rotate(r->ctx->mon, name, cmd_auth_end_done,
+	    cmd_auth_end_new(r, name));
+}
