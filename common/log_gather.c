@@ -1155,15 +1155,18 @@ log_gather_text(int subsys, int level, enum log_prio prio, const char *text,
 	struct log_buf b;
 	uint64_t idx;
 
+	/* The slot keeps what fits in it; the written line keeps all of n. */
 	if (wgather && (sl = log_claim(&idx)) != NULL) {
+		size_t kept = n;
+
 		log_stamp(sl, NULL, subsys, level);
 		sl->flags = LOG_SLOT_EAGER;
-		if (n > sizeof sl->u.text) {
+		if (kept > sizeof sl->u.text) {
 			sl->flags |= LOG_SLOT_CUT;
-			n = sizeof sl->u.text;
+			kept = sizeof sl->u.text;
 		}
-		memcpy(sl->u.text, text, n);
-		sl->used = (uint16_t)n;
+		memcpy(sl->u.text, text, kept);
+		sl->used = (uint16_t)kept;
 		log_publish(sl, idx);
 	}
 	if (wfile) {

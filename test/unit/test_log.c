@@ -469,6 +469,40 @@ Test(log, always_on_lines_escaped)
 	free(file);
 }
 
+/*
+ * An always-on line is written whole up to LOG_LINE_MAX, though the ring's
+ * slot keeps only its first part (the slot's cut must not cut the file's
+ * line), and a longer one is cut there and marked.
+ */
+Test(log, always_on_lines_written_whole_past_the_slot)
+{
+	char *file, *line, *mid, *big;
+
+	mid = malloc(601);
+	big = malloc(6001);
+	cr_assert(mid != NULL && big != NULL);
+	memset(mid, 'm', 600);
+	mid[600] = '\0';
+	memset(big, 'b', 6000);
+	big[6000] = '\0';
+	log_warnx("mid %s|end", mid);
+	log_warnx("big %s|end", big);
+	file = slurp(logpath);
+	cr_assert_eq(count_lines(file), 2, "%s", file);
+	line = strstr(file, " - 0 mid ");
+	cr_assert_not_null(line);
+	cr_assert(strncmp(line + 9, mid, 600) == 0);
+	cr_assert(strncmp(line + 609, "|end\n", 5) == 0, "%.40s", line + 600);
+	line = strstr(file, " - 0 big ");
+	cr_assert_not_null(line);
+	cr_assert_not_null(strstr(line, "bbbb[...]\n"));
+	cr_assert_null(strstr(line, "|end"));
+	cr_assert_leq(strchr(line, '\n') - line, LOG_LINE_MAX);
+	free(file);
+	free(mid);
+	free(big);
+}
+
 Test(log, conversions_match_printf)
 {
 	struct entries e;
