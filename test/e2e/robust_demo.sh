@@ -105,6 +105,11 @@ check "the demo starts and prints the monitor's address" run_demo first \
     --for 5 --port 0
 check "a new store is made on the first run" grep -q "making a new LMDB store" \
     "$OUT"
+# The hints come after the address, the capacity ones once df answers:
+# read them when the demo says how it will stop, which it prints last.
+check "the demo ends its hints with how it stops" eval \
+    'for i in $(seq 1 300); do grep -q "stopping in\|no terminal on stdin" \
+    "$OUT" && break; sleep 0.1; done; grep -q "stopping in\|no terminal on stdin" "$OUT"'
 check "it prints the keyring to use" grep -qxF -- \
     "    export MAPMON_KEYRING=$MAPMON_KEYRING" "$OUT"
 for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
