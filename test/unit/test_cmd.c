@@ -89,7 +89,10 @@ write_conf(struct daemon *d, const char *extra)
 	cr_assert_not_null(f);
 	fprintf(f,
 	    "[mon]\ndata = %s/data\n%s\n"
-	    "propose_interval = 2ms\n%s\n[auth]\nkeyring = %s/keyring\n"
+	    "propose_interval = 2ms\n"
+	    /* The host's free space is not the test's: no MON_DISK_LOW. */
+	    "data_avail_warn = 1\ndata_avail_crit = 0\n"
+	    "%s\n[auth]\nkeyring = %s/keyring\n"
 	    "[store]\nbackend = %s\nsync = none\n[log]\ndebug_mon = 1/5\n",
 	    d->dir,
 	    extra != NULL && strstr(extra, "bind") != NULL ?
@@ -2456,6 +2459,79 @@ Test(cmd, subscribe_log)
 	e = json_array_get(json_object_get(a_push_at(&a, 0), "entries"), 0);
 	cr_assert_str_eq(jstr(e, "message"), "osd.1 created");
 	a_close(&a);
+}
+
+/*
+ * The health of a checks' object at its current evaluation: the code's
+ * object in "health detail", or NULL; d holds it (the caller's).
+ */
+static json_t *
+health_check(json_t **d, const char *code)
+{
+	*d = ok("{\"prefix\":\"health\",\"detail\":\"detail\"}");
+	return json_object_get(json_object_get(*d, "checks"), code);
+}
+
+/* Wait up to 5 s for code to be raised (want 1) or cleared (want 0). */
+static void
+health_wait(const char *code, int want)
+{
+	json_t *d;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		int raised = health_check(&d, code) != NULL;
+
+		json_decref(d);
+		if (raised == want)
+			return;
+		usleep(50000);
+	}
+	cr_assert_fail("%s still %s after 5 s", code,
+	    want ? "not raised" : "raised");
+}
+
+/*
+ * MON_DISK_LOW and MON_DISK_CRIT follow [mon] data_avail_warn and
+ * data_avail_crit as Ceph's (mon_data_avail_warn/crit): thresholds above
+ * any free space raise them, with Ceph's words; back down, they clear.
+ */
+Test(cmd, disk_low_and_crit_follow_their_thresholds)
+{
+	json_t *d, *c;
+
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.data_avail_warn\",\"value\":\"100\"}"));
+	health_wait("MON_DISK_LOW", 1);
+	c = health_check(&d, "MON_DISK_LOW");
+	cr_assert_str_eq(jstr(c, "severity"), "HEALTH_WARN");
+	cr_assert_str_eq(jstr(c, "summary.message"),
+	    "mon a is low on available space");
+	cr_assert(strncmp(json_string_value(json_object_get(
+			      json_array_get(json_object_get(c, "detail"), 0),
+			      "message")),
+		      "mon.a has ", 10) == 0);
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.data_avail_crit\",\"value\":\"100\"}"));
+	health_wait("MON_DISK_CRIT", 1);
+	c = health_check(&d, "MON_DISK_CRIT");
+	cr_assert_str_eq(jstr(c, "severity"), "HEALTH_ERR");
+	cr_assert_str_eq(jstr(c, "summary.message"),
+	    "mon a is very low on available space");
+	cr_assert_null(
+	    json_object_get(json_object_get(d, "checks"), "MON_DISK_LOW"),
+	    "LOW is not raised beside CRIT");
+	cr_assert_str_eq(jstr(d, "status"), "HEALTH_ERR");
+	json_decref(d);
+
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.data_avail_crit\",\"value\":\"0\"}"));
+	json_decref(ok("{\"prefix\":\"config set\",\"key\":"
+		       "\"mon.data_avail_warn\",\"value\":\"1\"}"));
+	health_wait("MON_DISK_CRIT", 0);
+	health_wait("MON_DISK_LOW", 0);
 }
 
 Test(cmd, subscribe_health)
