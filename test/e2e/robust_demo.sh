@@ -107,7 +107,7 @@ check "a new store is made on the first run" grep -q "making a new LMDB store" \
     "$OUT"
 check "it prints the keyring to use" grep -qxF -- \
     "    export MAPMON_KEYRING=$MAPMON_KEYRING" "$OUT"
-for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
+for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0" " auth ls"; do
 	check "it prints what to type next: mapmon -m $ADDR$c" \
 	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
 done
@@ -126,6 +126,10 @@ osd_kb() {	# the size osd df gives osd.0, in KiB
 check "osd df: the 1 TiB store the simulated osd.0 reports" \
     eval 'for i in $(seq 1 50); do [ "$(osd_kb)" = 1073741824 ] && break;
     sleep 0.1; done; [ "$(osd_kb)" = 1073741824 ]'
+"$MAPMON" -m "$ADDR" auth ls >"$T/auth" 2>/dev/null
+check "auth ls: the six simulated OSDs, each its own entity with mon 'allow profile osd'" \
+    test "$(grep -A2 -x 'osd\.[0-5]' "$T/auth" |
+    grep -cx '	caps: \[mon\] allow profile osd')" = 6
 check "the simulator's control FIFO is there" test -p "$CTL"
 echo status >"$CTL"
 wait_grep() {	# wait_grep PATTERN FILE: at most 5 s
