@@ -7,9 +7,8 @@
 #   jis PATH VALUE       the value at PATH is VALUE
 #   jkeys PATH KEY...    the object at PATH has every KEY (a missing one is
 #                        said as a # comment)
-#   start_daemon         mapmond -d -c $CONF in the background, on the port
-#                        its "listening on" line names; waits until it
-#                        answers `status'.  Sets DPID and ADDR
+#   start_daemon         mon_start (listen_lib.sh) of $CONF: sets DPID,
+#                        PORT and ADDR once it answers `status'
 #   stop_daemon          SIGTERM, and its exit status
 jget() { "$JG" "$@" <"$T/out"; }
 jis() {
@@ -25,18 +24,7 @@ jkeys() {
 }
 
 start_daemon() {
-	local i port skip
-	skip=$(log_lines "$T/log.$BACKEND")
-	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
-	DPID=$!
-	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
-	ADDR=127.0.0.1:$port
-	for i in $(seq 1 50); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
+	mon_start "$CONF" "$T/log.$BACKEND"
 }
 stop_daemon() {
 	kill -TERM "$DPID"
