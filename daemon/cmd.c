@@ -957,6 +957,27 @@ cmd_done(void *arg, int rc, const char *status, json_t *data)
 	cmd_reply(arg, rc, status, data);
 }
 
+void
+cmd_answer(struct cmd_req *r, int rc, json_t *out, char *status)
+{
+	cmd_reply(r, rc, status, rc == 0 ? out : NULL);
+	if (rc != 0)
+		json_decref(out);
+	free(status);
+}
+
+void
+cmd_answer_read(struct cmd_req *r, json_t *cmd, const char *arg,
+    int (*fn)(struct mon *, const char *, json_t **, char **))
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = fn(r->ctx->mon, cmd_get_str(cmd, arg), &out, &status);
+	cmd_answer(r, rc, out, status);
+}
+
 static struct cmd_req *
 cmd_req_new(struct cmd_ctx *ctx, uint64_t conn, uint64_t id)
 {

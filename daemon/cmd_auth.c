@@ -33,15 +33,6 @@ cmd_auth_caps_of(json_t *cmd, size_t *n)
 	return caps;
 }
 
-static void
-cmd_auth_answer(struct cmd_req *r, int rc, json_t *out, char *status)
-{
-	cmd_reply(r, rc, status, rc == 0 ? out : NULL);
-	if (rc != 0)
-		json_decref(out);
-	free(status);
-}
-
 void
 cmd_auth_add(struct cmd_req *r, json_t *cmd)
 {
@@ -53,50 +44,41 @@ cmd_auth_add(struct cmd_req *r, json_t *cmd)
 	free(caps);
 }
 
-void
-cmd_auth_get_or_create(struct cmd_req *r, json_t *cmd)
+/* A change of the entity and caps of cmd, answered once committed. */
+static void
+cmd_auth_change(struct cmd_req *r, json_t *cmd,
+    void (*fn)(struct mon *, const char *, const char *const *, size_t,
+	mon_done_cb *, void *))
 {
 	size_t n;
 	const char **caps = cmd_auth_caps_of(cmd, &n);
 
-	mon_auth_get_or_create(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n,
-	    cmd_done, r);
+	fn(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n, cmd_done, r);
 	free(caps);
+}
+
+void
+cmd_auth_get_or_create(struct cmd_req *r, json_t *cmd)
+{
+	cmd_auth_change(r, cmd, mon_auth_get_or_create);
 }
 
 void
 cmd_auth_caps(struct cmd_req *r, json_t *cmd)
 {
-	size_t n;
-	const char **caps = cmd_auth_caps_of(cmd, &n);
-
-	mon_auth_caps(r->ctx->mon, cmd_get_str(cmd, "entity"), caps, n,
-	    cmd_done, r);
-	free(caps);
+	cmd_auth_change(r, cmd, mon_auth_caps);
 }
 
 void
 cmd_auth_get(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
-	char *status = NULL;
-	int rc;
-
-	rc = mon_auth_get_json(r->ctx->mon, cmd_get_str(cmd, "entity"), &out,
-	    &status);
-	cmd_auth_answer(r, rc, out, status);
+	cmd_answer_read(r, cmd, "entity", mon_auth_get_json);
 }
 
 void
 cmd_auth_get_key(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
-	char *status = NULL;
-	int rc;
-
-	rc = mon_auth_get_key_json(r->ctx->mon, cmd_get_str(cmd, "entity"),
-	    &out, &status);
-	cmd_auth_answer(r, rc, out, status);
+	cmd_answer_read(r, cmd, "entity", mon_auth_get_key_json);
 }
 
 void

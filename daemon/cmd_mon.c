@@ -18,16 +18,6 @@
 #include "net/frame.h"
 #include "net/server.h"
 
-/* Answer a read that returns rc and fills out/status (mon.h's shape). */
-static void
-cmd_mon_answer(struct cmd_req *r, int rc, json_t *out, char *status)
-{
-	cmd_reply(r, rc, status, rc == 0 ? out : NULL);
-	if (rc != 0)
-		json_decref(out);
-	free(status);
-}
-
 void
 cmd_mon_status(struct cmd_req *r, json_t *cmd)
 {
@@ -331,7 +321,7 @@ cmd_mon_osd_find(struct cmd_req *r, json_t *cmd)
 
 	rc = mon_osd_find_json(r->ctx->mon, cmd_get_osd(cmd, "id", 0), &out,
 	    &status);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_answer(r, rc, out, status);
 }
 
 void
@@ -478,7 +468,7 @@ cmd_mon_pool_get(struct cmd_req *r, json_t *cmd)
 
 	rc = mon_pool_get_json(r->ctx->mon, cmd_get_str(cmd, "pool"),
 	    cmd_get_str(cmd, "var"), &out, &status);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_answer(r, rc, out, status);
 }
 
 void
@@ -648,25 +638,13 @@ cmd_mon_pg_ls_by_osd(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_pg_query(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
-	char *status = NULL;
-	int rc;
-
-	rc = mon_pg_query_json(r->ctx->mon, cmd_get_str(cmd, "pgid"), &out,
-	    &status);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_answer_read(r, cmd, "pgid", mon_pg_query_json);
 }
 
 void
 cmd_mon_pg_map(struct cmd_req *r, json_t *cmd)
 {
-	json_t *out = NULL;
-	char *status = NULL;
-	int rc;
-
-	rc = mon_pg_map_json(r->ctx->mon, cmd_get_str(cmd, "pgid"), &out,
-	    &status);
-	cmd_mon_answer(r, rc, out, status);
+	cmd_answer_read(r, cmd, "pgid", mon_pg_map_json);
 }
 
 void

@@ -131,6 +131,17 @@ void cmd_replyf(struct cmd_req *r, int rc, json_t *data, const char *fmt, ...)
 void cmd_req_end(struct cmd_req *r, int rc);
 /* A mon_done_cb answering the struct cmd_req in arg. */
 void cmd_done(void *arg, int rc, const char *status, json_t *data);
+/*
+ * Answer a read of mon.h's shape: rc 0 with out (stolen), or a negative
+ * errno (out, may be NULL, is freed); status (may be NULL) is freed.
+ */
+void cmd_answer(struct cmd_req *r, int rc, json_t *out, char *status);
+/*
+ * Answer a read by the string argument arg of cmd: fn gives rc, *out and
+ * *status (mon_pg_query_json(), mon_auth_get_json() and the like).
+ */
+void cmd_answer_read(struct cmd_req *r, json_t *cmd, const char *arg,
+    int (*fn)(struct mon *, const char *, json_t **, char **));
 
 /* Typed argument getters, valid after cmd_check() (absent: def / NULL). */
 const char *cmd_get_str(json_t *cmd, const char *key);

@@ -75,6 +75,7 @@ struct mreq {
 	struct idmap_node node;	/* node.id: the request id, in cl->ids */
 	mclient_reply_cb cb;
 	mclient_push_cb on_push; /* a subscription */
+	mclient_text_cb on_text; /* a subscription, its pushes as text */
 	void *arg;
 	int replied; /* a subscription's first reply came */
 	struct enc_buf parts; /* the parts of its reply so far */
@@ -489,7 +490,7 @@ mclient_reply(struct mclient *cl, const struct frame_header *h,
 	 * A subscription's request stays for its pushes.  Decided before
 	 * the callback: one that frees the client frees that request too.
 	 */
-	keep = r->on_push != NULL && rc >= 0;
+	keep = (r->on_push != NULL || r->on_text != NULL) && rc >= 0;
 	if (keep)
 		r->replied = 1;
 	else
@@ -512,6 +513,11 @@ mclient_push(struct mclient *cl, const struct frame_header *h,
 	json_t *obj;
 	char *cause;
 
+	/* A reader of text takes the push as it came, never parsed. */
+	if ((r = mclient_find(cl, h->id)) != NULL && r->on_text != NULL) {
+		r->on_text(r->arg, (const char *)p, h->len);
+		return;
+	}
 	if ((obj = frame_parse_json(p, h->len, &cause)) == NULL) {
 		mclient_failf(cl, -EPROTO, "bad push from %s: %s", cl->addr,
 		    cause);
@@ -1091,7 +1097,8 @@ mclient_default_tls(const char *ca_path, char **cause)
 /* Register a request and queue its frame. */
 static int
 mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
-    mclient_reply_cb cb, mclient_push_cb on_push, void *arg)
+    mclient_reply_cb cb, mclient_push_cb on_push, mclient_text_cb on_text,
+    void *arg)
 {
 	struct mreq *r;
 
@@ -1101,6 +1108,7 @@ mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
 	r->node.id = cl->next_id++;
 	r->cb = cb;
 	r->on_push = on_push;
+	r->on_text = on_text;
 	r->arg = arg;
 	mclient_req_insert(cl, r);
 	cl->npending++;
@@ -1112,7 +1120,8 @@ mclient_queue(struct mclient *cl, uint8_t type, const void *p, size_t len,
 
 static int
 mclient_request_json(struct mclient *cl, const json_t *cmd,
-    mclient_push_cb on_push, mclient_reply_cb cb, void *arg)
+    mclient_push_cb on_push, mclient_text_cb on_text, mclient_reply_cb cb,
+    void *arg)
 {
 	char *s;
 	size_t len;
@@ -1120,7 +1129,8 @@ mclient_request_json(struct mclient *cl, const json_t *cmd,
 
 	if (!json_is_object(cmd) || (s = frame_dump_json(cmd, &len)) == NULL)
 		return -1;
-	rv = mclient_queue(cl, FRAME_REQUEST, s, len, cb, on_push, arg);
+	rv = mclient_queue(cl, FRAME_REQUEST, s, len, cb, on_push, on_text,
+	    arg);
 	free(s);
 	return rv;
 }
@@ -1129,23 +1139,40 @@ int
 mclient_request(struct mclient *cl, const json_t *cmd, mclient_reply_cb cb,
     void *arg)
 {
-	return mclient_request_json(cl, cmd, NULL, cb, arg);
+	return mclient_request_json(cl, cmd, NULL, NULL, cb, arg);
 }
 
 int
 mclient_request_binary(struct mclient *cl, const void *p, size_t len,
     mclient_reply_cb cb, void *arg)
 {
-	return mclient_queue(cl, FRAME_BINARY_REQUEST, p, len, cb, NULL, arg);
+	return mclient_queue(cl, FRAME_BINARY_REQUEST, p, len, cb, NULL, NULL,
+	    arg);
+}
+
+/* A subscription: its pushes parsed (on_push) or as text (on_text). */
+static int
+mclient_subscribe_to(struct mclient *cl, const json_t *cmd,
+    mclient_push_cb on_push, mclient_text_cb on_text, mclient_reply_cb cb,
+    void *arg)
+{
+	if (on_push == NULL && on_text == NULL)
+		return -1;
+	return mclient_request_json(cl, cmd, on_push, on_text, cb, arg);
 }
 
 int
 mclient_subscribe(struct mclient *cl, const json_t *cmd,
     mclient_push_cb on_push, mclient_reply_cb cb, void *arg)
 {
-	if (on_push == NULL)
-		return -1;
-	return mclient_request_json(cl, cmd, on_push, cb, arg);
+	return mclient_subscribe_to(cl, cmd, on_push, NULL, cb, arg);
+}
+
+int
+mclient_subscribe_text(struct mclient *cl, const json_t *cmd,
+    mclient_text_cb on_text, mclient_reply_cb cb, void *arg)
+{
+	return mclient_subscribe_to(cl, cmd, NULL, on_text, cb, arg);
 }
 
 int

@@ -62,6 +62,12 @@ typedef void (*mclient_reply_cb)(void *arg, int rc, const char *status,
 /* A message pushed for a subscription; obj is borrowed. */
 typedef void (*mclient_push_cb)(void *arg, json_t *obj);
 
+/*
+ * A message pushed for a subscription, as the JSON text p[0..len) it came
+ * in (not NUL-terminated, never parsed; borrowed for the call).
+ */
+typedef void (*mclient_text_cb)(void *arg, const char *p, size_t len);
+
 /* The server answered the HELLO; hello (borrowed) is its object. */
 typedef void (*mclient_ready_cb)(void *arg, json_t *hello);
 
@@ -159,6 +165,16 @@ int mclient_request_binary(struct mclient *, const void *p, size_t len,
  */
 int mclient_subscribe(struct mclient *, const json_t *cmd,
     mclient_push_cb on_push, mclient_reply_cb cb, void *arg);
+
+/*
+ * As mclient_subscribe(), each push given to on_text as its text: for a
+ * reader that scans pushes faster than a JSON parser reads them (at a full
+ * report load the monitor pushes hundreds of megabytes of PG stats a
+ * second).  The text is what the monitor sent, unchecked.  Returns 0 or -1
+ * as mclient_request().
+ */
+int mclient_subscribe_text(struct mclient *, const json_t *cmd,
+    mclient_text_cb on_text, mclient_reply_cb cb, void *arg);
 
 /* True once the server's HELLO has arrived and until the client dies. */
 int mclient_ready(const struct mclient *);

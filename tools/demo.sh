@@ -219,6 +219,10 @@ The monitor listens on $addr (data in $dir).  Try, in another terminal
     $m pg stat
     $m -w
     $m pg map 1.0
+    $m auth ls
+
+(each simulated OSD authenticates as osd.N, with the key the simulator
+made for it: mon 'allow profile osd', its own id only).
 
 While -w runs, mark an OSD out and back in from a third terminal, and watch
 its PGs peer again:

@@ -69,18 +69,7 @@ echo "# CRASH_SEED=$CRASH_SEED ITERATIONS=$ITERATIONS"
 
 # start_daemon: start mapmond, wait until it answers; ADDR is its address.
 start_daemon() {
-	local i port skip
-	skip=$(log_lines "$DLOG")
-	"$MAPMOND" -d -c "$CONF" 2>>"$DLOG" &
-	DPID=$!
-	port=$(listen_port "$DLOG" "$skip" "$DPID" 300) || return 1
-	ADDR=127.0.0.1:$port
-	for i in $(seq 1 100); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.05
-	done
-	return 1
+	mon_start "$CONF" "$DLOG" 300
 }
 
 kill_daemon() {

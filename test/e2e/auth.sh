@@ -201,7 +201,8 @@ live() {
 	    -n "$(grep 'authentication required' "$T/err")"
 
 	# A wrong key: 13, logged, and the next attempt waits.
-	sed 's/key = ./key = A/; s/key = AA/key = BA/' "$MAPMON_KEYRING" \
+	# (its first character changed: B for an A, else A)
+	sed 's/key = A/key = B/; t; s/key = ./key = A/' "$MAPMON_KEYRING" \
 	    >"$T/wrong.keyring"
 	chmod 600 "$T/wrong.keyring"
 	check "the wrong keyring differs" differ "$T/wrong.keyring" \

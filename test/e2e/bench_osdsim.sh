@@ -7,7 +7,9 @@
 # from the same file) and a tick, their PGs on new up sets, revivals that
 # boot, an OSD marked down while alive booting again, noup respected, the
 # control's errors, clean stops of one OSD and of all (each marked down,
-# the nodown flag obeyed).  Speaks TAP.  Needs $top_builddir and
+# the nodown flag obeyed); each OSD in a session of its own, authenticated
+# as osd.N with its own key (allow profile osd), and reconnecting with its
+# new key when rotated mid-run.  Speaks TAP.  Needs $top_builddir and
 # $top_srcdir.
 #
 # One backend (LMDB, no fsync): what is tested is the simulator's
@@ -126,8 +128,11 @@ check_diag() {
 }
 
 GRACE=3
+# debug_net 5: the monitor logs the entity of each session it opens.
 mkconf "$T/mon.conf" "$T/data" '[mon]' 'max_pg_per_osd = 1000' \
-    "osd_heartbeat_grace = ${GRACE}s"
+    "osd_heartbeat_grace = ${GRACE}s" '[log]' 'debug_net = 5'
+# sessions NAME: how many sessions the monitor has authenticated as NAME.
+sessions() { grep -c "authenticated as $1," "$T/mon.log"; }
 check "mkfs" mkfs "$T/mon.conf"
 check "mapmond starts" start_daemon "$T/mon.conf" "$T/mon.log"
 
@@ -138,6 +143,25 @@ check "--until-clean with no PGs exits 0" test $? -eq 0
 cat "$T/sim.err" >>"$T/sim.allerr"
 check "... saying every OSD is up" grep -q 'no pgs; all 2 osds up' "$T/sim.out"
 check "... and the map has both up" eval 'is_up 0 && is_up 1'
+# Each OSD its own entity, made as Ceph makes an OSD's key.
+mm -f json auth ls >"$T/auth" 2>/dev/null
+caps_of() {
+	local i
+	for i in $(seq 0 $(($(jv "$T/auth" auth_dump.#) - 1))); do
+		if [ "$(jv "$T/auth" auth_dump.$i.entity)" = "$1" ]; then
+			jv "$T/auth" auth_dump.$i.caps.mon
+			return 0
+		fi
+	done
+	return 1
+}
+check "auth ls: osd.0 and osd.1 with mon 'allow profile osd'" eval \
+    '[ "$(caps_of osd.0)" = "allow profile osd" ] &&
+    [ "$(caps_of osd.1)" = "allow profile osd" ]'
+check "... and no other OSD" test \
+    "$(grep -o '"entity": *"osd\.' "$T/auth" | wc -l)" = 2
+check "the monitor authenticated a session as osd.0 and one as osd.1" eval \
+    '[ "$(sessions osd.0)" = 1 ] && [ "$(sessions osd.1)" = 1 ]'
 
 # Fewer OSDs than the size: never active+clean.
 # Pools made with the form every version takes, then sized.
@@ -218,6 +242,25 @@ check "no OSD was wrongly marked down meanwhile" \
 echo status >"$CTL"
 check "FIFO status: every OSD running again" wait_for 5 \
     grep -q 'running 0-5; killed none; stopped none' "$T/sim.out"
+
+# A key rotated mid-run: the monitor closes that OSD's session; the
+# simulator fetches the new key and opens another, and the OSD runs on.
+n2=$(sessions osd.2)
+mm auth rotate osd.2 >/dev/null 2>&1
+check "auth rotate osd.2: the monitor closes its session" wait_for 5 \
+    grep -q 'auth: closed 1 connection of osd.2' "$T/mon.log"
+check "... the simulator says so" wait_for 5 grep -q \
+    'osd.2: the monitor closed its session (.*); fetching its key again' \
+    "$T/sim.out"
+check "... and osd.2 authenticates again, with the new key" wait_for 5 \
+    eval '[ "$(sessions osd.2)" -gt "$n2" ]'
+sleep $((GRACE + 1))
+check "... osd.2 stays up past the grace: its reports, beacons and heartbeats go on" \
+    is_up 2
+check "... every PG active+clean" wait_for 10 eval \
+    '[ "$(state_count active+clean)" = "$ALL" ]'
+check "... no OSD wrongly marked down" \
+    test "$(grep -c 'wrongly marked me down' "$T/sim.out")" = 0
 printf 'jump 3\nkill x\nkill 9\nrevive 2\nstatus now\nkill\n' >"$CTL"
 check "bad control lines: each one said" wait_for 5 eval \
     '[ "$(grep -c "control:" "$T/sim.err")" = 6 ]'
@@ -301,6 +344,12 @@ check "--revive with bad seconds: exit 64" test $? -eq 64
 check "--heartbeat-grace 0: exit 64" test $? -eq 64
 "$BENCH" osd-sim -m "$ADDR" --osd-size 12Q >/dev/null 2>"$T/err"
 check "--osd-size 12Q: exit 64" test $? -eq 64
+(ulimit -n 100 && exec "$BENCH" osd-sim -m "$ADDR" --osds 200) >/dev/null \
+    2>"$T/err"
+check "--osds 200 under a limit of 100 open files: exit 64" test $? -eq 64
+check "... saying a session each needs more" grep -q \
+    '200 OSDs need 264 open files (a session each), but the limit is 100' \
+    "$T/err"
 : >"$T/plain"
 "$BENCH" osd-sim -m "$ADDR" --control "$T/plain" --duration 1 >/dev/null \
     2>"$T/err"

@@ -24,6 +24,7 @@
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/listen_lib.sh"
 . "$top_srcdir/test/lib/tap_lib.sh"
+. "$top_srcdir/test/lib/backend_lib.sh"
 TAP_PER_BACKEND=1
 check_diag() {
 	printf '%s\ndaemon log: %s' "$(tail -n 20 "$T/out" 2>/dev/null)" \
@@ -74,7 +75,6 @@ echo "1..$(( PER_BACKEND * $(echo $BACKENDS | wc -w) + extra ))"
 mapmon() {
 	"$MAPMON" -m "$ADDR" --connect-timeout 15 "$@" >"$T/out" 2>&1
 }
-jget() { "$JG" "$@" <"$T/out"; }
 has_store_error() {
 	mapmon -f json health && jget checks.STORE_ERROR >/dev/null
 }
@@ -99,13 +99,6 @@ start_daemon() {
 	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
 	ADDR=127.0.0.1:$port
 	wait_until 5 mapmon status
-}
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait "$DPID"
-	local st=$?
-	DPID=
-	return $st
 }
 
 for BACKEND in $BACKENDS; do

@@ -23,6 +23,7 @@
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/listen_lib.sh"
 . "$top_srcdir/test/lib/tap_lib.sh"
+. "$top_srcdir/test/lib/backend_lib.sh"
 TAP_PER_BACKEND=1
 check_diag() {
 	printf 'out: %s\nerr: %s\ndaemon log: %s' "$(head -c 600 "$T/out")" \
@@ -49,7 +50,6 @@ mm() {
 	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 }
-jget() { "$JG" "$1" <"$T/out"; }
 # up_osds: how many OSDs `osd stat` says are up.
 up_osds() {
 	mm -f json osd stat && jget num_up_osds
@@ -108,27 +108,6 @@ within() {
 }
 not() { ! "$@"; }
 
-start_daemon() {
-	local i port skip
-	skip=$(log_lines "$T/log.$BACKEND")
-	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
-	DPID=$!
-	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
-	ADDR=127.0.0.1:$port
-	for i in $(seq 1 50); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait "$DPID"
-	local st=$?
-	DPID=
-	return $st
-}
 
 # The OSDs in $T/beaconing send a beacon each every 0.4 s, as OSDs do.
 start_beacons() {

@@ -109,13 +109,26 @@ pool_pg_num() {
 	jv pg_num
 }
 large_work() {
-	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid crc cnt
+	local b=$1 conf=$T/big$1.conf log=$T/big$1.log spid cpid crc cnt i
 	mkconf "$conf" "$T/big$b" "[mon]" "mon_allow_pool_delete = true"
 	sed -i "s/^sync = none\$/sync = commit\\nbackend = $b/" "$conf"
 	check "$b large: mkfs" mkfs "$conf"
 	check "$b large: daemon starts" start_daemon "$conf" "$log"
-	"$BENCH" osd-sim -m "$ADDR" --osds 800 --duration 3 -q \
-	    >"$T/sim.out" 2>&1
+	# Every OSD up (a key and a session each first: seconds under a
+	# sanitizer on a busy machine), then the clean stop of SIGTERM, which
+	# marks them all down and leaves them in.
+	"$BENCH" osd-sim -m "$ADDR" --osds 800 --duration 300 >"$T/sim.out" \
+	    2>&1 &
+	cpid=$!
+	PIDS="$PIDS $cpid"
+	for i in $(seq 1 600); do
+		grep -q "osd-sim: 800 osds up" "$T/sim.out" && break
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$cpid" 2>/dev/null
+	wait "$cpid"
+	PIDS=${PIDS% "$cpid"}
 	mm -f json osd stat
 	check "$b large: 800 OSDs up and in" test "$(jv num_in_osds)" = 800
 	status_loop "$T/status.$b" &

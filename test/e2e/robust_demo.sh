@@ -83,6 +83,14 @@ finish_demo() {
 jis() {	# jis FILE PATH VALUE
 	[ "$("$JG" "$2" <"$1")" = "$3" ]
 }
+wait_grep() {	# wait_grep PATTERN FILE: at most 5 s
+	local i
+	for i in $(seq 1 50); do
+		grep -q -- "$1" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 state_count() {	# state_count FILE STATE: PGs in that state
 	local i s
 	for i in $(seq 0 $(($("$JG" pgmap.pgs_by_state.# <"$1") - 1))); do
@@ -112,7 +120,7 @@ check "the demo ends its hints with how it stops" eval \
     "$OUT" && break; sleep 0.1; done; grep -q "stopping in\|no terminal on stdin" "$OUT"'
 check "it prints the keyring to use" grep -qxF -- \
     "    export MAPMON_KEYRING=$MAPMON_KEYRING" "$OUT"
-for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0"; do
+for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0" " auth ls"; do
 	check "it prints what to type next: mapmon -m $ADDR$c" \
 	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
 done
@@ -121,9 +129,10 @@ CTL=$MAPMON_DEMO_DIR/sim.ctl
 check "it prints how to kill an OSD through the simulator's FIFO" \
     grep -qF -- "echo 'kill 3' > $CTL" "$OUT"
 check "... and how to revive it" grep -qF -- "echo 'revive 3' > $CTL" "$OUT"
+# Printed once `df' has answered, after the address: waited for.
 for c in " df" " osd df"; do
 	check "it prints what the OSDs store: mapmon -m $ADDR$c" \
-	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
+	    wait_grep "tools/mapmon -m $ADDR$c\$" "$OUT"
 done
 osd_kb() {	# the size osd df gives osd.0, in KiB
 	"$MAPMON" -m "$ADDR" -f json osd df 2>/dev/null | "$JG" nodes.0.kb
@@ -131,16 +140,12 @@ osd_kb() {	# the size osd df gives osd.0, in KiB
 check "osd df: the 1 TiB store the simulated osd.0 reports" \
     eval 'for i in $(seq 1 50); do [ "$(osd_kb)" = 1073741824 ] && break;
     sleep 0.1; done; [ "$(osd_kb)" = 1073741824 ]'
+"$MAPMON" -m "$ADDR" auth ls >"$T/auth" 2>/dev/null
+check "auth ls: the six simulated OSDs, each its own entity with mon 'allow profile osd'" \
+    test "$(grep -A2 -x 'osd\.[0-5]' "$T/auth" |
+    grep -cx '	caps: \[mon\] allow profile osd')" = 6
 check "the simulator's control FIFO is there" test -p "$CTL"
 echo status >"$CTL"
-wait_grep() {	# wait_grep PATTERN FILE: at most 5 s
-	local i
-	for i in $(seq 1 50); do
-		grep -q -- "$1" "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 check "'echo status' to it: the simulator's view in its log" \
     wait_grep "running 0-5; killed none" "$MAPMON_DEMO_DIR/osd-sim.log"
 

@@ -1,5 +1,5 @@
-# listen_lib.sh: find the port a mapmond bound to port 0 listens on
-# (sourced, not run).
+# listen_lib.sh: find the port a mapmond bound to port 0 listens on, and
+# start one there (sourced, not run).
 #
 # listen_port LOG SKIP PID [TRIES]: wait for a "listening on 127.0.0.1:N"
 # line past the first SKIP lines of LOG (what earlier runs wrote), and
@@ -25,4 +25,23 @@ listen_port() {
 # log_lines LOG: how many lines LOG has now (0 when it does not exist).
 log_lines() {
 	if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi
+}
+
+# mon_start CONF LOG [TRIES]: start "$MAPMOND" -d -c CONF in the
+# background, its stderr appended to LOG; wait for its port (listen_port,
+# TRIES) and until "$MAPMON" gets an answer to `status' (5 s).  Sets DPID,
+# PORT and ADDR.
+mon_start() {
+	local conf=$1 log=$2 i skip
+	skip=$(log_lines "$log")
+	"$MAPMOND" -d -c "$conf" 2>>"$log" &
+	DPID=$!
+	PORT=$(listen_port "$log" "$skip" "$DPID" "${3:-200}") || return 1
+	ADDR=127.0.0.1:$PORT
+	for i in $(seq 1 100); do
+		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
+		    return 0
+		sleep 0.05
+	done
+	return 1
 }

@@ -60,19 +60,8 @@ mkfs() {
 # until it answers `status'.  Sets DPID, PORT, ADDR, and MAPMON_KEYRING to
 # CONF's [auth] keyring (the admin's: every client authenticates).
 start_daemon() {
-	local conf=$1 log=$2 i skip
-	conf_keyring "$conf"
-	skip=$(log_lines "$log")
-	"$MAPMOND" -d -c "$conf" 2>>"$log" &
-	DPID=$!
-	PORT=$(listen_port "$log" "$skip" "$DPID") || return 1
-	ADDR=127.0.0.1:$PORT
-	for i in $(seq 1 100); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.05
-	done
-	return 1
+	conf_keyring "$1"
+	mon_start "$1" "$2"
 }
 
 # conf_keyring CONF: export MAPMON_KEYRING as CONF's [auth] keyring, when

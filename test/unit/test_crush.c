@@ -525,7 +525,7 @@ static struct crush *
 sample_map(void)
 {
 	struct crush *c = crush_new_default();
-	char host[16], rack[16];
+	char host[32], rack[32];
 	const char *l[2] = { host, rack };
 	int i;
 
@@ -1011,7 +1011,7 @@ Test(crush_place, racks_as_domain_no_two_copies_under_one_rack)
 	struct crush *c = crush_new_default();
 	struct crush_osd_state *st = all_up(64);
 	struct mapping m;
-	char host[16], rack[16];
+	char host[32], rack[32];
 	const char *l[2] = { host, rack };
 	uint32_t pg, rule;
 	int i;

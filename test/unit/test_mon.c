@@ -3747,7 +3747,7 @@ pool_named(const char *name)
  */
 Test(mon, size_sets_min_size_as_ceph)
 {
-	char st[512], v[8], want[64];
+	char st[512], v[16], want[64];
 	int size;
 
 	make_osds(3);

@@ -638,18 +638,17 @@ bigpool_one(const struct bigpool_opts *o, struct bigpool_result *res)
 	struct bench_probe *probe = NULL;
 	const double *sent, *ms;
 	json_t *cmd;
-	char name[32], *cause = NULL;
+	char name[32], *cause = NULL, *extra;
 	size_t n;
 	long each, left;
 	int i, last, failed;
 
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.bm = bench_mon_new(o->mapmond, res->setup, o->mon_conf, &cause);
+	extra = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
+	r.bm = bench_mon_run(o->mapmond, res->setup, extra, 0, &cause);
+	free(extra);
 	if (r.bm == NULL)
-		goto fail;
-	if (bench_mon_start(r.bm, &cause) == -1 ||
-	    bench_mon_wait_ready(r.bm, 60, &cause) == -1)
 		goto fail;
 	r.base = event_base_new();
 	r.tick = event_new(r.base, -1, EV_PERSIST, bigpool_tick, &r);

@@ -295,13 +295,10 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 	for (int i = 0; i < COLD_NFIELDS; i++)
 		*cold_field(r, i) = -1;
 	extra = bench_limits_conf(n, &o->shape, o->mon_conf);
-	bm = bench_mon_new(o->mapmond, su, extra, cause);
+	bm = bench_mon_run(o->mapmond, su, extra, 0, cause);
 	free(extra);
 	if (bm == NULL)
 		return -1;
-	if (bench_mon_start(bm, cause) == -1 ||
-	    bench_mon_wait_ready(bm, 60, cause) == -1)
-		goto fail;
 	if ((r->bringup = cold_bringup(o, bm, n, cause)) < 0)
 		goto fail;
 	r->rss_up = (double)bench_mon_hwm_kb(bm);

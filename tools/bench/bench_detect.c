@@ -32,30 +32,23 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "common/enc.h"
 #include "common/mapmon.h"
 #include "map/osdmap.h"
 #include "map/pg.h"
 #include "map/placement.h"
 #include "net/client.h"
-#include "net/frame.h"
 #include "tools/bench/bench_detect.h"
 #include "tools/bench/bench_plot.h"
 #include "tools/bench/bench_util.h"
@@ -102,11 +95,13 @@ struct watch_pool {
 	struct watch_pg *pgs;
 };
 
-/* The pgmap subscriber: a thread with its own blocking connection. */
+/* The pgmap subscriber: a thread with its own loop and connection. */
 struct detect_watch {
 	pthread_t thread;
 	int running;
-	int fd;
+	struct event_base *base;
+	struct mclient *cl;
+	struct event *tick;
 	pthread_mutex_t mu;
 	/* Under mu. */
 	struct watch_pool *pools;
@@ -316,6 +311,7 @@ detect_watch_scan(struct detect_watch *w, const char *p, size_t len)
 	free(v);
 }
 
+static void detect_watch_free(struct detect_watch *);
 static void detect_watch_failed(struct detect_watch *w, const char *fmt, ...)
     printflike(2, 3);
 
@@ -333,154 +329,86 @@ detect_watch_failed(struct detect_watch *w, const char *fmt, ...)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Send one frame whole on the blocking socket; 0 or -1. */
-static int
-detect_watch_send(int fd, uint8_t type, uint64_t id, const char *json)
+/* The monitor's first answer: the subscription taken, or refused. */
+static void
+detect_watch_reply(void *arg, int rc, const char *status,
+    mapmon_unused json_t *data)
 {
-	struct enc_buf b;
-	size_t off = 0;
-	ssize_t r;
-	char *cause = NULL;
-	int rc = 0;
+	struct detect_watch *w = arg;
 
-	memset(&b, 0, sizeof b);
-	if (frame_build(&b, type, id, json, strlen(json), &cause) == -1) {
-		free(cause);
-		return -1;
-	}
-	while (off < b.len) {
-		r = write(fd, b.data + off, b.len - off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = -1;
-			break;
-		}
-		off += (size_t)r;
-	}
-	enc_buf_free(&b);
-	return rc;
+	if (rc < 0)
+		detect_watch_failed(w, "pgmap subscription refused: %s",
+		    status);
 }
 
-/* The subscriber's thread: frames in, pushes scanned, until told to stop. */
+static void
+detect_watch_text(void *arg, const char *p, size_t len)
+{
+	detect_watch_scan(arg, p, len);
+}
+
+static void
+detect_watch_error(void *arg, int err, const char *msg)
+{
+	struct detect_watch *w = arg;
+
+	detect_watch_failed(w, "pgmap subscriber: %s (%s)", msg,
+	    strerror(-err));
+	event_base_loopbreak(w->base);
+}
+
+/* Every 50 ms: told to stop? */
+static void
+detect_watch_tick(mapmon_unused evutil_socket_t fd, mapmon_unused short what,
+    void *arg)
+{
+	struct detect_watch *w = arg;
+	int stop;
+
+	pthread_mutex_lock(&w->mu);
+	stop = w->stop;
+	pthread_mutex_unlock(&w->mu);
+	if (stop)
+		event_base_loopbreak(w->base);
+}
+
+/* The subscriber's thread: its own event loop, until told to stop. */
 static void *
 detect_watch_main(void *arg)
 {
 	struct detect_watch *w = arg;
-	struct frame_header h;
-	struct pollfd pfd;
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0, off;
-	ssize_t r;
-	char *cause = NULL;
-	int stop, d;
 
-	if (detect_watch_send(w->fd, FRAME_HELLO, 0,
-		"{\"protocol\":1,"
-		"\"name\":\"client.detect-watch\"}") == -1 ||
-	    detect_watch_send(w->fd, FRAME_REQUEST, 1,
-		"{\"prefix\":"
-		"\"subscribe\",\"what\":\"pgmap\"}") == -1) {
-		detect_watch_failed(w, "pgmap subscriber: cannot send: %s",
-		    strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		stop = w->stop;
-		pthread_mutex_unlock(&w->mu);
-		if (stop)
-			break;
-		pfd.fd = w->fd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, 50) <= 0)
-			continue;
-		if (cap - len < 1 << 20) {
-			cap = cap ? cap * 2 : 4 << 20;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(w->fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			detect_watch_failed(w, "pgmap subscriber: %s",
-			    r == 0 ? "the monitor closed the connection" :
-				     strerror(errno));
-			break;
-		}
-		len += (size_t)r;
-		off = 0;
-		while ((d = frame_decode_header(buf + off, len - off,
-			    (size_t)1 << 31, &h, &cause)) == 1) {
-			if (h.type == FRAME_PUSH)
-				detect_watch_scan(w,
-				    (const char *)buf + off + FRAME_HEADER_SIZE,
-				    h.len);
-			else if (h.type == FRAME_REPLY && h.id == 1 &&
-			    memmem(buf + off + FRAME_HEADER_SIZE, h.len,
-				"\"rc\":0", 6) == NULL)
-				detect_watch_failed(w,
-				    "pgmap subscription "
-				    "refused: %.*s",
-				    (int)(h.len < 200 ? h.len : 200),
-				    (const char *)buf + off +
-					FRAME_HEADER_SIZE);
-			off += FRAME_HEADER_SIZE + h.len;
-		}
-		if (d == -1) {
-			detect_watch_failed(w, "pgmap subscriber: %s", cause);
-			free(cause);
-			break;
-		}
-		if (off > 0) {
-			memmove(buf, buf + off, len - off);
-			len -= off;
-		}
-	}
-	free(buf);
+	event_base_dispatch(w->base);
 	return NULL;
 }
 
+/*
+ * The subscriber, authenticated as every client of the benchmark is
+ * (net/client.h), its pushes taken as text (mclient_subscribe_text()).
+ */
 static struct detect_watch *
 detect_watch_start(const char *addr, char **cause)
 {
 	struct detect_watch *w;
-	struct addrinfo hints, *ai;
-	char *host = NULL, port[8];
-	uint16_t portn;
-	int fd, error;
+	struct timeval tv = { 0, 50000 };
+	json_t *cmd;
+	int error;
 
-	if (mclient_parse_addr(addr, &host, &portn, cause) == -1)
-		return NULL;
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof port, "%u", portn);
-	if ((error = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		xasprintf(cause, "%s: %s", addr, gai_strerror(error));
-		free(host);
-		return NULL;
-	}
-	free(host);
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-	    ai->ai_protocol);
-	if (fd == -1 || connect(fd, ai->ai_addr, ai->ai_addrlen) == -1) {
-		xasprintf(cause, "pgmap subscriber: %s: %s", addr,
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		freeaddrinfo(ai);
-		return NULL;
-	}
-	freeaddrinfo(ai);
 	w = xcalloc(1, sizeof *w);
-	w->fd = fd;
 	pthread_mutex_init(&w->mu, NULL);
+	w->base = event_base_new();
+	w->tick = event_new(w->base, -1, EV_PERSIST, detect_watch_tick, w);
+	event_add(w->tick, &tv);
+	w->cl = mclient_new(w->base, addr, 5000, NULL, detect_watch_error, w);
+	mclient_set_name(w->cl, "client.detect-watch");
+	cmd = json_pack("{s:s, s:s}", "prefix", "subscribe", "what", "pgmap");
+	(void)mclient_subscribe_text(w->cl, cmd, detect_watch_text,
+	    detect_watch_reply, w);
+	json_decref(cmd);
 	if ((error = pthread_create(&w->thread, NULL, detect_watch_main, w)) !=
 	    0) {
 		xasprintf(cause, "pthread_create: %s", strerror(error));
-		close(fd);
-		pthread_mutex_destroy(&w->mu);
-		free(w);
+		detect_watch_free(w);
 		return NULL;
 	}
 	w->running = 1;
@@ -500,7 +428,9 @@ detect_watch_free(struct detect_watch *w)
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thread, NULL);
 	}
-	close(w->fd);
+	mclient_free(w->cl);
+	event_free(w->tick);
+	event_base_free(w->base);
 	for (i = 0; i < w->npools; i++)
 		free(w->pools[i].pgs);
 	free(w->pools);
@@ -1173,14 +1103,10 @@ detect_run_one(const struct detect_opts *o)
 	 * then the commits that moved thousands): room for 1 GiB of them
 	 * rather than the 64M that drops a reader that does not read, as an
 	 * operator would give a manager-like client.  A lag shows in the
-	 * times to the pushes.  The subscriber reads its pushes off a plain
-	 * socket (detect_watch_scan()), without the handshake, so the
-	 * monitor takes connections without a key as well; the simulated
-	 * OSDs and every other client still authenticate as client.admin.
+	 * times to the pushes.
 	 */
 	more = bench_limits_conf(o->pgs, &o->shape, o->mon_conf);
-	xasprintf(&extra,
-	    "[auth]\nrequired = false\n[mon]\nosd_heartbeat_grace = %dms\n%s%s",
+	xasprintf(&extra, "[mon]\nosd_heartbeat_grace = %dms\n%s%s",
 	    o->grace_ms,
 	    o->mon_conf != NULL &&
 		    bench_conf_has(o->mon_conf, "max_client_output") ?
@@ -1188,12 +1114,9 @@ detect_run_one(const struct detect_opts *o)
 		"max_client_output = 1G\n",
 	    more);
 	free(more);
-	bm = bench_mon_new(o->mapmond, o->setup, extra, &cause);
+	bm = bench_mon_run(o->mapmond, o->setup, extra, 0, &cause);
 	free(extra);
 	if (bm == NULL)
-		goto fail;
-	if (bench_mon_start(bm, &cause) == -1 ||
-	    bench_mon_wait_ready(bm, 60, &cause) == -1)
 		goto fail;
 
 	/* The steps: the last OSD, a host of the first ids, all revived. */

@@ -150,19 +150,12 @@ hs_run(const struct hs_opts *o, double *lat, double *batch, char **cause)
 	double t;
 	int i, rc = -1;
 
-	xasprintf(&extra, "[mon]\nmax_connections = %d\n%s%s", o->conns + 64,
-	    o->no_auth ? "[auth]\nrequired = false\n" : "",
+	xasprintf(&extra, "[mon]\nmax_connections = %d\n%s", o->conns + 64,
 	    o->mon_conf != NULL ? o->mon_conf : "");
-	bm = bench_mon_new(o->mapmond, o->setup, extra, cause);
+	bm = bench_mon_run(o->mapmond, o->setup, extra, o->no_auth, cause);
 	free(extra);
 	if (bm == NULL)
 		return -1;
-	/* bench_mon_new() made the admin's key the default. */
-	if (o->no_auth)
-		(void)mclient_default_auth(NULL, NULL, NULL);
-	if (bench_mon_start(bm, cause) == -1 ||
-	    bench_mon_wait_ready(bm, 30, cause) == -1)
-		goto out;
 	for (i = 0; i < o->single; i++) {
 		if ((t = hs_batch(bm->addr, 1, cause)) < 0)
 			goto out;

@@ -151,23 +151,10 @@ ingest_one(const struct ingest_opts *o, const char *level,
 		free(extra);
 		extra = more;
 	}
-	if (o->no_auth) {
-		xasprintf(&more, "%s[auth]\nrequired = false\n", extra);
-		free(extra);
-		extra = more;
-	}
-	bm = bench_mon_new(o->mapmond, o->setup, extra, cause);
+	bm = bench_mon_run(o->mapmond, o->setup, extra, o->no_auth, cause);
 	free(extra);
 	if (bm == NULL)
 		return -1;
-	/* bench_mon_new() made the admin's key the default: none. */
-	if (o->no_auth)
-		(void)mclient_default_auth(NULL, NULL, NULL);
-	if (bench_mon_start(bm, cause) == -1 ||
-	    bench_mon_wait_ready(bm, 60, cause) == -1) {
-		bench_mon_free(bm);
-		return -1;
-	}
 
 	memset(&l, 0, sizeof l);
 	memset(&p, 0, sizeof p);
@@ -179,6 +166,7 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	p.live_interval_ms = 0;
 	p.pgs = o->pgs;
 	p.pool_prefix = "ingest";
+	p.no_auth = o->no_auth;
 	p.on_clean = ingest_clean;
 	p.arg = &l;
 	l.timer = evtimer_new(l.base, ingest_timer, &l);

@@ -458,6 +458,31 @@ fail:
 	return NULL;
 }
 
+struct bench_mon *
+bench_mon_run(char *mapmond, const struct bench_setup *su, const char *extra,
+    int no_auth, char **cause)
+{
+	struct bench_mon *bm;
+	char *text = NULL;
+
+	if (no_auth)
+		xasprintf(&text, "%s[auth]\nrequired = false\n",
+		    extra != NULL ? extra : "");
+	bm = bench_mon_new(mapmond, su, no_auth ? text : extra, cause);
+	free(text);
+	if (bm == NULL)
+		return NULL;
+	/* bench_mon_new() made the admin's key the default: none. */
+	if (no_auth)
+		(void)mclient_default_auth(NULL, NULL, NULL);
+	if (bench_mon_start(bm, cause) == -1 ||
+	    bench_mon_wait_ready(bm, 60, cause) == -1) {
+		bench_mon_free(bm);
+		return NULL;
+	}
+	return bm;
+}
+
 int
 bench_mon_start(struct bench_mon *bm, char **cause)
 {
@@ -907,6 +932,8 @@ bench_limits_conf(long pgs, const struct bench_shape *s, const char *user)
 		{ "max_pool_pg_num", 65536, last },
 		{ "max_pg_per_osd", 250, (3 * pgs + in - 1) / in },
 		{ "max_pgs", 262144, pgs },
+		/* A session per simulated OSD, and the tools' own. */
+		{ "max_connections", 1024, (long)s->osds + 64 },
 	};
 	char *text, *more;
 	size_t i;
@@ -1009,6 +1036,7 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	sp.live_interval_ms = p->live_interval_ms;
 	if (p->heartbeat_grace_ms > 0)
 		sp.heartbeat_grace_ms = p->heartbeat_grace_ms;
+	sp.no_auth = p->no_auth;
 	if ((up->sim = osd_sim_new(base, &sp, bench_up_event, up, cause)) ==
 	    NULL) {
 		free(up->pool_prefix);

@@ -103,6 +103,16 @@ struct bench_mon *bench_mon_new(char *mapmond, const struct bench_setup *,
     const char *extra, char **cause);
 
 /*
+ * bench_mon_new(), then bench_mon_start() and bench_mon_wait_ready() (60
+ * s): a monitor ready to serve.  With no_auth its config has [auth]
+ * required = false and every client made afterwards offers no key (what
+ * authentication costs is the difference).  NULL with *cause (the
+ * directory is removed).
+ */
+struct bench_mon *bench_mon_run(char *mapmond, const struct bench_setup *,
+    const char *extra, int no_auth, char **cause);
+
+/*
  * Start mapmond -d -c CONF with NOTIFY_SOCKET set, stderr to the log.
  * Sets t_exec; returns 0 or -1 with *cause.
  */
@@ -241,7 +251,8 @@ int bench_conf_has(const char *text, const char *key);
 /*
  * The extra config lines of a monitor for a bring-up of pgs PGs in shape:
  * a [mon] section with the limits of mapmon.conf(5) the bring-up needs
- * (max_pool_pg_num, max_pg_per_osd, max_pgs), each its default unless
+ * (max_pool_pg_num, max_pg_per_osd, max_pgs, and max_connections for a
+ * session per simulated OSD and the tools' own), each its default unless
  * the bring-up needs more, raised as an operator would, then user (the
  * --mon-conf text, may be NULL), which keeps any of these keys it sets.
  * Malloc'd; the caller frees.
@@ -257,6 +268,7 @@ struct bench_up_params {
 	const char *pool_prefix;	/* pools PREFIX0, PREFIX1, ... */
 	double timeout;			/* seconds; <= 0: none */
 	int heartbeat_grace_ms;		/* osd_sim's; 0: its default */
+	int no_auth;			/* osd_sim's: no key offered */
 	bench_up_clean_cb *on_clean;
 	void *arg;
 };

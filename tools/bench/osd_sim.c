@@ -1,6 +1,8 @@
 /* osd_sim.c: simulated OSDs reporting their PGs (see osd_sim.h). */
 #include "config.h"
 
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +10,9 @@
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <openssl/crypto.h>
 
+#include "common/b64.h"
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
@@ -18,6 +22,7 @@
 #include "map/statfs.h"
 #include "net/client.h"
 #include "net/frame.h"
+#include "net/keyring.h"
 #include "tools/bench/osd_sim.h"
 #include "tools/osdmap_cache.h"
 
@@ -34,6 +39,9 @@
 #define OSD_SIM_HB_CHECK_MS 100
 /* Neighbours by id each way, heartbeated besides the PG peers. */
 #define OSD_SIM_HB_RING 5
+
+/* Open files besides the OSDs' sessions: the admin session, the tools'. */
+#define OSD_SIM_SPARE_FDS 64
 
 /* After an accepted boot, the map should show it up within this. */
 #define OSD_SIM_BOOT_WAIT_US 1000000
@@ -54,6 +62,7 @@ enum osd_sim_kind {
 	OSD_SIM_REQ_FAILURE,
 	OSD_SIM_REQ_BEACON,
 	OSD_SIM_REQ_MARKDOWN,
+	OSD_SIM_REQ_CONNECT,
 	OSD_SIM_REQ_NKINDS
 };
 
@@ -120,6 +129,8 @@ struct osd_sim_req {
 
 /* One simulated OSD. */
 struct osd_sim_osd {
+	struct osd_sim *sim;
+	struct mclient *cl;	  /* its session as osd.N; NULL: none yet */
 	int64_t next_boot;	  /* mono us: no boot before */
 	int64_t next_ping;	  /* mono us: its next heartbeat */
 	double fill;		  /* used / total at the last count */
@@ -131,6 +142,8 @@ struct osd_sim_osd {
 	uint8_t seen_up; /* up in a map since it last started */
 	uint8_t booting; /* a create or boot in flight */
 	uint8_t noup_told;
+	uint8_t keying;	 /* its key asked for, not yet answered */
+	uint8_t session; /* cl has been ready (authenticated) */
 };
 
 /* A heartbeat peer of an OSD. */
@@ -148,7 +161,7 @@ struct osd_sim {
 	osd_sim_cb *cb;
 	void *arg;
 
-	struct mclient *cl;
+	struct mclient *cl; /* the admin session: keys, creates, the map */
 	struct osdmap_cache *cache;
 	struct event *live_ev;
 	struct event *retry_ev;
@@ -200,6 +213,8 @@ struct osd_sim {
 
 static void osd_sim_pump(struct osd_sim *);
 static void osd_sim_boot_check(struct osd_sim *, int64_t now);
+static void osd_sim_halt(struct osd_sim *, int32_t, enum osd_sim_osd_state,
+    int);
 
 void
 osd_sim_params_defaults(struct osd_sim_params *p)
@@ -476,12 +491,15 @@ osd_sim_req_new(struct osd_sim *s, enum osd_sim_kind kind, int32_t id)
 	return r;
 }
 
-/* Send cmd for r; 0, or -1 (r freed) when the client is dead. */
+/*
+ * Send cmd for r on cl (an OSD's session, or the admin one); 0, or -1 (r
+ * freed) when cl is NULL (no session yet) or dead.
+ */
 static int
-osd_sim_send(struct osd_sim *s, json_t *cmd, mclient_reply_cb cb,
+osd_sim_send(struct mclient *cl, json_t *cmd, mclient_reply_cb cb,
     struct osd_sim_req *r)
 {
-	int rc = mclient_request(s->cl, cmd, cb, r);
+	int rc = cl != NULL ? mclient_request(cl, cmd, cb, r) : -1;
 
 	json_decref(cmd);
 	if (rc == -1)
@@ -533,7 +551,7 @@ osd_sim_send_boot(struct osd_sim *s, int32_t id)
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", 6800 + id % 1000);
 	cmd = json_pack("{s:s, s:i, s:s}", "prefix", "osd boot", "id", id,
 	    "addr", addr);
-	if (osd_sim_send(s, cmd, osd_sim_boot_done, r) == 0) {
+	if (osd_sim_send(s->osds[id].cl, cmd, osd_sim_boot_done, r) == 0) {
 		s->osds[id].booting = 1;
 		s->st.boots_sent++;
 	}
@@ -576,7 +594,7 @@ osd_sim_create_missing(struct osd_sim *s, const struct osdmap *m)
 			continue;
 		r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
 		cmd = json_pack("{s:s, s:i}", "prefix", "osd create", "id", id);
-		if (osd_sim_send(s, cmd, osd_sim_create_done, r) == 0)
+		if (osd_sim_send(s->cl, cmd, osd_sim_create_done, r) == 0)
 			s->osds[id].booting = 1;
 	}
 }
@@ -810,17 +828,181 @@ osd_sim_conn_error(void *arg, int err, const char *msg)
 	osd_sim_tell(s, OSD_SIM_ERROR, "%s (%s)", msg, strerror(-err));
 }
 
+static void osd_sim_osd_ready(void *, json_t *);
+static void osd_sim_osd_error(void *, int, const char *);
+
+/*
+ * Open OSD id's session, as osd.ID with key (32 bytes), or without a key
+ * (p.no_auth: key NULL); its requests may be sent at once, they leave once
+ * it is authenticated.
+ */
+static void
+osd_sim_connect(struct osd_sim *s, int32_t id, const uint8_t *key)
+{
+	struct osd_sim_osd *o = &s->osds[id];
+	char name[32];
+
+	snprintf(name, sizeof name, "osd.%d", id);
+	o->session = 0;
+	o->cl = mclient_new(s->base, s->addr, s->p.connect_timeout_ms,
+	    osd_sim_osd_ready, osd_sim_osd_error, o);
+	mclient_set_name(o->cl, name);
+	mclient_set_auth(o->cl, key != NULL ? name : NULL, key);
+}
+
+/*
+ * OSD id has no session and can have none: it is stopped as if killed,
+ * and said once until a session opens again (a monitor that refuses
+ * every OSD, past its max_connections say, is one line, not thousands).
+ */
+static void
+osd_sim_no_session(struct osd_sim *s, int32_t id, const char *why)
+{
+	s->st.errors++;
+	if (s->osds[id].state == OSD_SIM_RUNNING)
+		osd_sim_halt(s, id, OSD_SIM_KILLED, 0);
+	if (s->quiet[OSD_SIM_REQ_CONNECT])
+		return;
+	s->quiet[OSD_SIM_REQ_CONNECT] = 1;
+	osd_sim_tell(s, OSD_SIM_ERROR,
+	    "osd.%d: no session: %s; it stays "
+	    "stopped until revived (told once until a session opens)",
+	    id, why);
+}
+
+static void
+osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
+{
+	struct osd_sim_req *r = arg;
+	struct osd_sim *s = r->sim;
+	int32_t id = r->id;
+	uint8_t key[KEYRING_KEY_LEN];
+	const char *text;
+	char *why = NULL;
+
+	free(r);
+	if (s->freeing || s->dead)
+		return;
+	s->osds[id].keying = 0;
+	if (rc != 0) {
+		xasprintf(&why, "its key: %s", status);
+	} else {
+		text = json_string_value(
+		    json_object_get(json_array_get(data, 0), "key"));
+		if (text == NULL)
+			xasprintf(&why, "its key: the reply holds none");
+		else if (b64_decode_exact(text, key, sizeof key, &why) == -1) {
+			char *t = why;
+
+			xasprintf(&why, "its key: %s", t);
+			free(t);
+		}
+	}
+	if (why != NULL) {
+		osd_sim_no_session(s, id, why);
+		free(why);
+		return;
+	}
+	osd_sim_connect(s, id, key);
+	OPENSSL_cleanse(key, sizeof key);
+	osd_sim_boot_check(s, stamp_mono());
+	osd_sim_pump(s);
+}
+
+/*
+ * Ask the monitor, on the admin session, for OSD id's key: `auth
+ * get-or-create osd.ID mon "allow profile osd"` (create), as a Ceph
+ * deployment makes an OSD's key, or `auth get osd.ID` after its session
+ * was closed (a removed key is not made again: that OSD stops).
+ */
+static void
+osd_sim_fetch_key(struct osd_sim *s, int32_t id, int create)
+{
+	struct osd_sim_req *r;
+	json_t *cmd;
+	char name[32];
+
+	if (s->p.no_auth) {
+		osd_sim_connect(s, id, NULL);
+		return;
+	}
+	snprintf(name, sizeof name, "osd.%d", id);
+	if (create)
+		cmd = json_pack("{s:s, s:s, s:[s, s]}", "prefix",
+		    "auth get-or-create", "entity", name, "caps", "mon",
+		    "allow profile osd");
+	else
+		cmd = json_pack("{s:s, s:s}", "prefix", "auth get", "entity",
+		    name);
+	r = osd_sim_req_new(s, OSD_SIM_REQ_CONNECT, id);
+	if (osd_sim_send(s->cl, cmd, osd_sim_key_done, r) == 0)
+		s->osds[id].keying = 1;
+}
+
+static void
+osd_sim_osd_ready(void *arg, mapmon_unused json_t *hello)
+{
+	struct osd_sim_osd *o = arg;
+
+	o->session = 1;
+	o->sim->quiet[OSD_SIM_REQ_CONNECT] = 0;
+}
+
+/*
+ * An OSD's session ended.  One that had been authenticated was closed by
+ * the monitor (its key rotated or removed, mapmon(8)): its key is fetched
+ * again and a new session opened, as an OSD given its new keyring would
+ * do.  One that never opened (refused, too many connections) stops.
+ */
+static void
+osd_sim_osd_error(void *arg, int err, const char *msg)
+{
+	struct osd_sim_osd *o = arg;
+	struct osd_sim *s = o->sim;
+	int32_t id = (int32_t)(o - s->osds);
+	int had = o->session;
+	char *why;
+
+	mclient_free(o->cl);
+	o->cl = NULL;
+	o->session = 0;
+	if (s->freeing || s->dead || s->stopping)
+		return;
+	s->st.sessions_lost++;
+	if (!had) {
+		xasprintf(&why, "%s (%s)", msg, strerror(-err));
+		osd_sim_no_session(s, id, why);
+		free(why);
+		return;
+	}
+	osd_sim_tell(s, OSD_SIM_NOTICE,
+	    "osd.%d: the monitor closed its session "
+	    "(%s); fetching its key again to reconnect",
+	    id, strerror(-err));
+	osd_sim_fetch_key(s, id, 0);
+}
+
+/*
+ * The admin session is up: the osdmap subscription, and every OSD's key
+ * asked for at once (the monitor commits the new ones together), each
+ * OSD's session opened as its key comes.
+ */
 static void
 osd_sim_ready(void *arg, mapmon_unused json_t *hello)
 {
 	struct osd_sim *s = arg;
+	int32_t id;
 
 	if (osdmap_cache_start(s->cache) == -1) {
 		s->dead = 1;
 		s->st.dead = 1;
 		osd_sim_tell(s, OSD_SIM_ERROR, "%s: cannot subscribe",
 		    s->addr);
+		return;
 	}
+	for (id = 0; id < s->p.nosds; id++)
+		if (s->osds[id].cl == NULL && !s->osds[id].keying)
+			osd_sim_fetch_key(s, id, 1);
 }
 
 /* The state a PG settles in: as its up set allows. */
@@ -1070,24 +1252,32 @@ osd_sim_send_one(struct osd_sim *s, int64_t now, int urgent_only)
 {
 	struct osd_sim_queue *q;
 	struct osd_sim_batch *b;
+	struct osd_sim_pg *pg;
 	size_t count_at;
 	int32_t osd = -1;
-	int i, k, found = 0;
+	int i, k, found = 0, waiting = 0;
 
+	/* An OSD without its session yet keeps its queue for later. */
 	for (k = 1; k >= (urgent_only ? 1 : 0) && !found; k--) {
 		for (i = 0; i < s->p.nosds; i++) {
 			osd = (s->cursor + i) % s->p.nosds;
 			q = &s->queues[k * s->p.nosds + osd];
-			if (q->n > q->head) {
-				found = 1;
-				break;
+			if (q->n == q->head)
+				continue;
+			if (s->osds[osd].cl == NULL) {
+				waiting = 1;
+				continue;
 			}
+			found = 1;
+			break;
 		}
 	}
 	if (!found) {
-		s->nurgent = 0;
-		if (!urgent_only)
-			s->nqueued = 0;
+		if (!waiting) {
+			s->nurgent = 0;
+			if (!urgent_only)
+				s->nqueued = 0;
+		}
 		return 0;
 	}
 	s->cursor = (osd + 1) % s->p.nosds;
@@ -1109,12 +1299,17 @@ osd_sim_send_one(struct osd_sim *s, int64_t now, int urgent_only)
 		return 1;
 	}
 	enc_put_be32(s->buf.data + count_at, (uint32_t)b->n);
-	if (mclient_request_binary(s->cl, s->buf.data, s->buf.len,
-	    osd_sim_answered, b) == -1) {
+	if (mclient_request_binary(s->osds[osd].cl, s->buf.data, s->buf.len,
+		osd_sim_answered, b) == -1) {
+		/* Its session is closing: the PGs wait for the next one. */
+		for (i = 0; i < (int)b->n; i++) {
+			pg = osd_sim_pg(s, b->refs[i].pool, b->refs[i].seed);
+			if (pg != NULL)
+				osd_sim_queue(s, pg, b->refs[i].pool,
+				    b->refs[i].seed);
+		}
 		free(b->refs);
 		free(b);
-		s->dead = 1;
-		s->st.dead = 1;
 		return 0;
 	}
 	s->st.inflight++;
@@ -1383,7 +1578,8 @@ osd_sim_send_failure(struct osd_sim *s, int32_t reporter, int32_t target,
 	cmd = json_pack("{s:s, s:i, s:i, s:f, s:b}", "prefix", "osd failure",
 	    "target", target, "reporter", reporter, "failed_for",
 	    (double)failed_us / 1e6, "cancel", cancel);
-	if (osd_sim_send(s, cmd, osd_sim_failure_done, r) == 0) {
+	if (osd_sim_send(s->osds[reporter].cl, cmd, osd_sim_failure_done, r) ==
+	    0) {
 		s->st.failures_sent++;
 		if (cancel)
 			s->st.cancels_sent++;
@@ -1559,7 +1755,7 @@ osd_sim_beacon_tick(evutil_socket_t fd, short what, void *arg)
 		r = osd_sim_req_new(s, OSD_SIM_REQ_BEACON, a);
 		cmd = json_pack("{s:s, s:i, s:o}", "prefix", "osd beacon", "id",
 		    a, "statfs", statfs_to_json(&o->statfs));
-		if (osd_sim_send(s, cmd, osd_sim_beacon_done, r) == 0)
+		if (osd_sim_send(o->cl, cmd, osd_sim_beacon_done, r) == 0)
 			s->st.beacons_sent++;
 	}
 }
@@ -1630,7 +1826,7 @@ osd_sim_halt(struct osd_sim *s, int32_t a, enum osd_sim_osd_state state,
 	r = osd_sim_req_new(s, OSD_SIM_REQ_MARKDOWN, a);
 	r->all = all;
 	cmd = json_pack("{s:s, s:i}", "prefix", "osd mark-me-down", "id", a);
-	if (osd_sim_send(s, cmd, osd_sim_markdown_done, r) == 0)
+	if (osd_sim_send(o->cl, cmd, osd_sim_markdown_done, r) == 0)
 		s->markdowns++;
 }
 
@@ -1694,6 +1890,9 @@ osd_sim_revive(struct osd_sim *s, int32_t id, char **cause)
 	o->state = OSD_SIM_RUNNING;
 	o->next_boot = 0;
 	o->seen_up = o->up;
+	/* One stopped for want of a session tries again. */
+	if (o->cl == NULL && !o->keying && s->have_map)
+		osd_sim_fetch_key(s, id, 1);
 	osd_sim_hb_reset(s, id, now);
 	osd_sim_queue_primary(s, id);
 	osd_sim_boot_check(s, now);
@@ -1743,6 +1942,41 @@ osd_sim_stop(struct osd_sim *s, int timeout_ms)
 	evtimer_add(s->stop_ev, &tv);
 }
 
+/*
+ * A session per OSD: raise the soft limit of open files to the hard one,
+ * and refuse an OSD count that would not fit it.
+ */
+static int
+osd_sim_fd_limit(int nosds, char **cause)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)nosds + OSD_SIM_SPARE_FDS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		xasprintf(cause, "getrlimit(RLIMIT_NOFILE): %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+			xasprintf(cause, "setrlimit(RLIMIT_NOFILE, %llu): %s",
+			    (unsigned long long)rl.rlim_max, strerror(errno));
+			return -1;
+		}
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		xasprintf(cause,
+		    "%d OSDs need %llu open files (a session "
+		    "each), but the limit is %llu: raise it (ulimit -n) or "
+		    "simulate fewer",
+		    nosds, (unsigned long long)need,
+		    (unsigned long long)rl.rlim_cur);
+		return -1;
+	}
+	return 0;
+}
+
 struct osd_sim *
 osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
     osd_sim_cb *cb, void *arg, char **cause)
@@ -1777,6 +2011,8 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 		xasprintf(cause, "no monitor address");
 		return NULL;
 	}
+	if (osd_sim_fd_limit(p->nosds, cause) == -1)
+		return NULL;
 	s = xcalloc(1, sizeof *s);
 	s->base = base;
 	s->p = *p;
@@ -1791,9 +2027,11 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 	s->st.osds_running = p->nosds;
 	/* The OSDs' pings spread over the interval, as processes' would be. */
 	now = stamp_mono();
-	for (a = 0; a < p->nosds; a++)
+	for (a = 0; a < p->nosds; a++) {
+		s->osds[a].sim = s;
 		s->osds[a].next_ping = now +
 		    (int64_t)a * p->heartbeat_interval_ms * 1000 / p->nosds;
+	}
 	s->retry_ev = evtimer_new(base, osd_sim_requeue_later, s);
 	s->stop_ev = evtimer_new(base, osd_sim_stop_timeout, s);
 	if (s->p.live_spread < 1)
@@ -1810,6 +2048,8 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 	s->cl = mclient_new(base, s->addr, p->connect_timeout_ms,
 	    osd_sim_ready, osd_sim_conn_error, s);
 	mclient_set_name(s->cl, "client.osd-sim");
+	if (p->no_auth)
+		mclient_set_auth(s->cl, NULL, NULL);
 	s->cache = osdmap_cache_new(s->cl, osd_sim_update, osd_sim_cache_error,
 	    s);
 	return s;
@@ -1821,9 +2061,13 @@ osd_sim_stats(const struct osd_sim *s, struct osd_sim_stats *st)
 	int a, running = 0;
 
 	*st = s->st;
-	for (a = 0; a < s->p.nosds; a++)
+	st->sessions = 0;
+	for (a = 0; a < s->p.nosds; a++) {
 		if (s->osds[a].state == OSD_SIM_RUNNING)
 			running++;
+		if (s->osds[a].session)
+			st->sessions++;
+	}
 	st->osds_running = running;
 }
 
@@ -1858,6 +2102,8 @@ osd_sim_free(struct osd_sim *s)
 	if (s == NULL)
 		return;
 	s->freeing = 1;
+	for (k = 0; k < s->p.nosds; k++)
+		mclient_free(s->osds[k].cl);
 	mclient_free(s->cl);
 	osdmap_cache_free(s->cache);
 	if (s->live_ev != NULL)

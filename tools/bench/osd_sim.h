@@ -3,14 +3,41 @@
  * osd-sim`, the cold start benchmark (which runs it in process, so that it
  * times the bring-up exactly), the ingest, bigpool and detect benchmarks.
  *
- * What the simulator does, over one client connection (net/client.h):
+ * Sessions (net/client.h), as a cluster's OSDs and its operator have
+ * them.  An admin session, with the credentials every client takes by
+ * default (mclient_default_auth(): the keyring of MAPMON_KEYRING, or the
+ * one a benchmark's monitor wrote), makes each OSD's key with `auth
+ * get-or-create osd.N mon "allow profile osd"` (all asked at once: the
+ * monitor commits them together), creates the OSDs, and holds the osdmap
+ * subscription.  Each OSD then has a session of its own, authenticated as
+ * osd.N with its own key, and sends its boot, beacons, PG reports,
+ * failure reports and mark-me-down on it: the monitor's cap check (allow
+ * profile osd: its own id only) sees what it would see of real OSDs.
+ *
+ * The subscription stays one, on the admin session: every OSD of one
+ * process would decode the same map, so N subscriptions would measure the
+ * simulator's decoding N times over rather than the monitor, which
+ * serialises a push once whatever the count of subscribers (what sealing
+ * costs a connection is in BENCHMARKS.md, "Authentication").
+ *
+ * An OSD whose session the monitor closes (`auth rotate osd.N`, `auth
+ * rm`) says so (OSD_SIM_NOTICE), fetches its key again (`auth get osd.N`)
+ * and opens a new session; one whose key cannot be had, or whose session
+ * never opens (refused, max_connections), stops as if killed
+ * (OSD_SIM_ERROR, told once until a session opens) and tries again when
+ * revived.  With no_auth the OSDs' sessions offer no key (a monitor with
+ * [auth] required = false, for what authentication costs).  A session
+ * each means an open file each: osd_sim_new() raises the soft limit of
+ * open files to the hard one, and refuses more OSDs than fit.
+ *
+ * What the simulator does:
  *
  *  1. subscribes to the osdmap (tools/osdmap_cache.h: the complete map and
- *     its placement, kept locally);
+ *     its placement, kept locally) and opens the OSDs' sessions;
  *  2. on the first map, creates OSDs 0..nosds-1 where they do not exist
  *     (`osd create`) and boots those that are not up (`osd boot`), all
- *     requests in flight at once; OSD_SIM_BOOTED once the map shows every
- *     one of them up;
+ *     requests in flight at once, each boot once its OSD has a session;
+ *     OSD_SIM_BOOTED once the map shows every one of them up;
  *  3. for every PG of every pool whose primary (computed locally from the
  *     cached map, never asked) is one of its running OSDs, sends binary PG
  *     reports (FRAME_BINARY_PG_REPORT, map/pgreport.h) moving the PG
@@ -78,7 +105,7 @@
  *
  * Everything runs on the base's thread.  Errors (a refused create or boot,
  * a dead connection, a refused report) are reported through the callback
- * as OSD_SIM_ERROR with a message; a connection error is final (the
+ * as OSD_SIM_ERROR with a message; the admin session's end is final (the
  * simulator stops), the others are counted and the simulator goes on.  A
  * request refused the same way over and over (a monitor without `osd
  * failure`, say) is told once until one of its kind is accepted again.
@@ -107,6 +134,7 @@ struct osd_sim_params {
 	int heartbeat_grace_ms;		/* >= 1 */
 	int beacon_interval_ms;		/* >= 1 */
 	uint64_t osd_size;		/* each OSD's store, bytes, >= 1 GiB */
+	int no_auth;			/* no key offered, by any session */
 };
 
 /*
@@ -156,6 +184,9 @@ struct osd_sim_stats {
 				  answered report carries yet */
 	int64_t peering_done_mono; /* stamp_mono() when an answer last
 				      brought npeering to 0 */
+	int sessions;		   /* OSDs with an authenticated session */
+	uint64_t sessions_lost;	   /* OSD sessions ended, the monitor's
+				      closes included */
 	uint64_t hb_rebuilds;	   /* heartbeat peer sets computed */
 	double hb_rebuild_ms;	   /* the last one took */
 };
@@ -180,8 +211,9 @@ struct osd_sim_osd_info {
 
 /*
  * Start a simulator on base: connect to p->addr and go (the steps above).
- * Returns NULL with *cause (caller frees) when p is out of range; never
- * fails otherwise (connection errors come through cb).  Free it with
+ * Returns NULL with *cause (caller frees) when p is out of range or the
+ * limit of open files cannot hold a session per OSD; never fails
+ * otherwise (connection errors come through cb).  Free it with
  * osd_sim_free().
  */
 struct osd_sim *osd_sim_new(struct event_base *base,
@@ -235,7 +267,7 @@ void osd_sim_set_live(struct osd_sim *, int interval_ms, int spread);
  */
 void osd_sim_stop(struct osd_sim *, int timeout_ms);
 
-/* Close the connection and free everything.  NULL is allowed. */
+/* Close the sessions and free everything.  NULL is allowed. */
 void osd_sim_free(struct osd_sim *);
 
 #endif /* OSD_SIM_H */
