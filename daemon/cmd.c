@@ -102,10 +102,11 @@ static const struct cmd_entry cmd_table[] = {
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
 	    "osd create [ID]" },
-	{ "osd boot", { A_OSD("id", 1), A_STR("addr", 0) }, CMD_WRITE,
-	    cmd_mon_osd_boot,
-	    "mark an OSD booted (up), at ADDR or where it was",
-	    "osd boot ID [ADDR]" },
+	{ "osd boot", { A_OSD("id", 1), A_STR("addr", 0), A_STRS("args", 0) },
+	    CMD_WRITE, cmd_mon_osd_boot,
+	    "mark an OSD booted (up), at ADDR or where it was, placed at "
+	    "its crush location TYPE=NAME... (a new one: at its own host)",
+	    "osd boot ID [ADDR] [TYPE=NAME...]" },
 	{ "osd down", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_down,
 	    "mark OSDs down, or every OSD with any|all",
 	    "osd down ID...|any|all" },
@@ -812,6 +813,29 @@ const char *
 cmd_get_str(json_t *cmd, const char *key)
 {
 	return json_string_value(json_object_get(cmd, key));
+}
+
+int
+cmd_get_loc(struct cmd_req *r, json_t *cmd, const char *key, const char **loc,
+    size_t *n)
+{
+	json_t *a = json_object_get(cmd, key), *v;
+	size_t i;
+
+	*n = 0;
+	if (a == NULL)
+		return 0;
+	/* Ceph's location has one bucket per type: five at most. */
+	if (json_array_size(a) > CMD_LOC_MAX) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "%s: a crush location names at most %d buckets, not %zu",
+		    json_string_value(json_object_get(cmd, "prefix")),
+		    CMD_LOC_MAX, json_array_size(a));
+		return -1;
+	}
+	json_array_foreach(a, i, v)
+		loc[(*n)++] = json_string_value(v);
+	return 0;
 }
 
 int64_t

@@ -143,6 +143,14 @@ int32_t cmd_get_osd(json_t *cmd, const char *key, int32_t def);
  * word of its choices); the caller frees it.
  */
 int32_t *cmd_get_osds(json_t *cmd, const char *key, size_t *n);
+/*
+ * A CMD_STRINGS argument holding a crush location ("TYPE=NAME" strings)
+ * into loc (room for CMD_LOC_MAX; the strings stay cmd's), *n of them (0
+ * when absent).  0, or -1 once r is answered -EINVAL (too many).
+ */
+#define CMD_LOC_MAX 5
+int cmd_get_loc(struct cmd_req *r, json_t *cmd, const char *key,
+    const char **loc, size_t *n);
 /* A CMD_VALUE argument as text into buf (absent: ""). */
 const char *cmd_get_value(json_t *cmd, const char *key, char *buf, size_t len);
 

@@ -75,6 +75,8 @@ struct crush_view {
 };
 
 struct crush {
+	/* Holders besides the first (crush_hold()); changed atomically. */
+	unsigned refs;
 	uint32_t max_buckets;
 	struct crush_bucket *buckets;
 	uint32_t max_devices;
@@ -396,12 +398,30 @@ crush_derived_free(struct crush *c)
 	c->nclasses = 0;
 }
 
+struct crush *
+crush_hold(const struct crush *c)
+{
+	struct crush *h = (struct crush *)(uintptr_t)c;
+
+	__atomic_add_fetch(&h->refs, 1, __ATOMIC_RELAXED);
+	return h;
+}
+
+int
+crush_shared(const struct crush *c)
+{
+	return __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) > 0;
+}
+
 void
 crush_free(struct crush *c)
 {
 	uint32_t i;
 
 	if (c == NULL)
+		return;
+	/* A shared map goes with its last holder. */
+	if (__atomic_fetch_sub(&c->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	crush_derived_free(c);
 	for (i = 0; i < c->max_buckets; i++)

@@ -132,8 +132,19 @@ struct crush_tree_node {
 struct crush *crush_new(void);
 /* The default map: the root "default" (-1) and rule 0 "replicated_rule". */
 struct crush *crush_new_default(void);
-/* Free a map; NULL is allowed. */
+/*
+ * Free a map, or let go of one hold on it; NULL is allowed.  The map is
+ * freed when its last holder lets go.
+ */
 void crush_free(struct crush *);
+/*
+ * Share a map: one more holder, who lets go with crush_free(); returns the
+ * map.  A shared map must not change (the osdmap copies it before an
+ * operation: copy on write), so it is read by many threads at once.
+ */
+struct crush *crush_hold(const struct crush *);
+/* Nonzero when the map has more than one holder. */
+int crush_shared(const struct crush *);
 /* A deep copy.  Never fails. */
 struct crush *crush_copy(const struct crush *);
 /* Nonzero when both hold the same buckets, devices and rules. */

@@ -181,8 +181,11 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 	osdmap_init(&om);
 	om.created = om.modified = mm.created;
 	snprintf(om.fsid, sizeof om.fsid, "%s", mm.fsid);
+	/* Ceph's first hierarchy: root default, rule replicated_rule. */
+	osdmap_set_crush(&om, crush_new_default());
 	osdmap_inc_init(&inc, 1);
 	inc.modified = mm.created;
+	osdmap_inc_set_crush(&inc, om.crush);
 	om.epoch = 1;
 	enc_buf_reset(&enc);
 	osdmap_encode(&om, &enc);
@@ -618,7 +621,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	}
 	free(val);
-	m->placement = osdmap_placement(&m->osdmap);
+	m->placement = osdmap_place_new(&m->osdmap);
 	osdmap_copy(&m->work, &m->osdmap);
 
 	if (mon_load_pgs(m, progress, parg, cause) == -1)
@@ -639,6 +642,7 @@ mon_open(struct event_base *base, struct store *store,
 	}
 	mon_disk_check(m);
 	mon_capacity_open(m);
+	mon_crush_open(m);
 	/* The health of the loaded state is what the log last said. */
 	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
@@ -677,7 +681,7 @@ mon_free(struct mon *m)
 	if (m->tick != NULL)
 		event_free(m->tick);
 	store_close(m->store);
-	placement_free(m->placement);
+	osdmap_place_free(m->placement);
 	osdmap_clear(&m->osdmap);
 	osdmap_clear(&m->work);
 	pgmap_clear(&m->pgmap);

@@ -220,7 +220,15 @@ uint64_t mon_pgmap_version(const struct mon *);
  */
 void mon_osd_create(struct mon *, int32_t id /* -1: lowest free */,
     mon_done_cb *, void *);
-/* addr NULL: the OSD keeps the address it has. */
+/*
+ * addr NULL: the OSD keeps the address it has.  mon_osd_boot_at() also
+ * places it in the hierarchy at loc (nloc "TYPE=NAME" strings, Ceph's
+ * crush location), or, without one, a new OSD at a host of its own
+ * (mapmond(8), PLACEMENT); a bad location refuses the boot with the
+ * hierarchy's errno (crush.h).
+ */
+void mon_osd_boot_at(struct mon *, int32_t id, const char *addr,
+    const char *const *loc, size_t nloc, mon_done_cb *, void *);
 void mon_osd_boot(struct mon *, int32_t id, const char *addr, mon_done_cb *,
     void *);
 /*

@@ -75,6 +75,7 @@ struct mon_proposal {
 	size_t ops;			/* changes staged (for propose_max_ops) */
 
 	int has_inc;
+	int crush_changed; /* inc gets mon->work's hierarchy */
 	struct osdmap_inc inc;
 	struct osdmap osdmap;		/* the full map of inc.epoch (at seal) */
 
@@ -176,7 +177,7 @@ struct mon {
 
 	struct monmap monmap;
 	struct osdmap osdmap;		/* committed */
-	struct placement *placement;	/* of the committed osdmap */
+	struct osdmap_place *placement; /* of the committed osdmap */
 	struct pgmap pgmap;		/* committed */
 	struct mon_rec rec;		/* committed */
 
@@ -481,6 +482,41 @@ void mon_auth_apply(struct mon *, const struct mon_proposal *p);
 int mon_auth_load(struct mon *, char **cause);
 /* Free the committed entities. */
 void mon_auth_clear(struct mon *);
+
+/* mon_crush.c: the placement hierarchy (mapmond(8), PLACEMENT). */
+/* A location-less OSD's host: "host-ID". */
+#define MON_CRUSH_HOST_PREFIX "host-"
+/* "host=host-ID" into buf. */
+void mon_crush_host_of(int32_t id, char *buf, size_t len);
+/*
+ * The working map's hierarchy, to change in place: copied first when it is
+ * shared (made, the default, when the map has none).  Stage the change
+ * with mon_stage_crush() once made.
+ */
+struct crush *mon_crush_edit(struct mon *);
+/*
+ * The working map's hierarchy changed: the pending proposal carries it
+ * whole, and each OSD's crush_weight follows its weight in it.
+ */
+void mon_stage_crush(struct mon *);
+/* mon_stage.c: the pending proposal's epoch carries the hierarchy. */
+void mon_stage_crush_changed(struct mon *);
+/*
+ * At open, after mon_capacity_open(): a map without a hierarchy gets one
+ * in the next commit (each OSD under root default at a host of its own),
+ * and the cluster log says how many PGs it moves.
+ */
+void mon_crush_open(struct mon *);
+/*
+ * A booting OSD's place (Ceph's osd_crush_update_on_start): at loc (nloc
+ * "TYPE=NAME" strings) when given, created or moved there; without one, a
+ * new OSD at its own host (mon_crush_host_of()), one in the hierarchy left
+ * where it is.  A new OSD weighs its store's size in TiB when a beacon
+ * said it, else 1.  0 (staged; *note a line for the log, or NULL when
+ * nothing changed), or a negative errno with *cause (nothing staged).
+ */
+int mon_crush_boot(struct mon *, int32_t id, const char *const *loc,
+    size_t nloc, char **note, char **cause);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);

@@ -745,7 +745,8 @@ mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
 		xasprintf(status, "pg %.*s does not exist", 64, pgid);
 		return -ENOENT;
 	}
-	n = placement_map_pg(m->placement, id.pool, id.seed, p->size, up);
+	n = osdmap_place_pg(m->placement, id.pool, p->crush_rule, id.seed,
+	    p->size, up);
 	primary = n > 0 ? up[0] : -1;
 	pg_id_format(id, name, sizeof name);
 	*out = json_pack("{s:I, s:s, s:o, s:i, s:o, s:i}",

@@ -1151,7 +1151,7 @@ Test(mon, pool_create_places_every_pg_in_creating)
 {
 	const struct pgmap_pool *pp;
 	const struct osdmap_pool *op;
-	struct placement *pl;
+	struct osdmap_place *pl;
 	int32_t up[PLACEMENT_MAX_SIZE];
 	uint32_t s;
 	int n;
@@ -1167,14 +1167,15 @@ Test(mon, pool_create_places_every_pg_in_creating)
 	cr_assert_not_null(pp);
 	cr_assert_eq(pp->pg_num, 128);
 	cr_assert_eq(pgmap_state_count(mon_pgmap(mon), PG_STATE_CREATING), 128);
-	pl = osdmap_placement(mon_osdmap(mon));
+	pl = osdmap_place_new(mon_osdmap(mon));
+	cr_assert(osdmap_place_has_crush(pl));
 	for (s = 0; s < 128; s++) {
-		n = placement_map_pg(pl, 1, s, 3, up);
+		n = osdmap_place_pg(pl, 1, 0, s, 3, up);
 		cr_assert_eq(pp->pgs[s].up_len, n);
 		cr_assert_eq(memcmp(pp->pgs[s].up, up, (size_t)n * 4), 0);
 		cr_assert_eq(pp->pgs[s].acting_primary, up[0]);
 	}
-	placement_free(pl);
+	osdmap_place_free(pl);
 	check_derived();
 
 	/* An existing pool: rc 0, as Ceph answers it, and nothing made. */
@@ -3100,9 +3101,10 @@ Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
 
 /*
  * An osdmap record (a full map or an incremental) of this version made one
- * of version v, as an older mapmon wrote it: version 3 appended the pools'
- * pgp_num (a count, then an id and a pgp_num each), version 2 the three
- * ratios (24 bytes) before them.
+ * of version v, as an older mapmon wrote it: version 4 appended the
+ * hierarchy (a byte, then its record when there is one) and the pools'
+ * rules (a count, then an id and a rule each), version 3 the pools'
+ * pgp_num (as many), version 2 the three ratios (24 bytes) before them.
  */
 static void
 record_as_version(const uint8_t *key, size_t klen, int version)
@@ -3110,6 +3112,7 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 	struct store *s = open_store();
 	struct osdmap om;
 	struct osdmap_inc inc;
+	struct enc_buf cb = { 0 };
 	void *val;
 	size_t vlen, npools, cut;
 	uint8_t *v;
@@ -3119,20 +3122,27 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 	    cause ? cause : "missing");
 	store_close(s);
 	v = val;
-	cr_assert_eq(v[0], 3);
+	cr_assert_eq(v[0], 4);
 	if (key[0] == KEYS_OSDMAP) {
 		osdmap_init(&om);
 		cr_assert_eq(osdmap_decode(val, vlen, &om, &cause), 0, "%s",
 		    cause);
 		npools = om.npools;
+		if (om.crush != NULL)
+			crush_encode(om.crush, &cb);
 		osdmap_clear(&om);
 	} else {
 		cr_assert_eq(osdmap_inc_decode(val, vlen, &inc, &cause), 0,
 		    "%s", cause);
 		npools = inc.npools;
+		if (inc.new_crush != NULL)
+			crush_encode(inc.new_crush, &cb);
 		osdmap_inc_clear(&inc);
 	}
-	cut = 4 + 8 * npools + (version < 2 ? 24 : 0);
+	cut = 1 + cb.len + 4 + 8 * npools;
+	enc_buf_free(&cb);
+	if (version < 3)
+		cut += 4 + 8 * npools + (version < 2 ? 24 : 0);
 	v[0] = (uint8_t)version;
 	enc_put_be32(v + 2, (uint32_t)(vlen - cut - 6));
 	store_change(key, klen, v, vlen - cut);
@@ -3179,7 +3189,7 @@ Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
 	    "the first commit is the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 1 to 3: the "
+	cr_assert(log_has("osdmap upgraded from record version 1 to 4: the "
 			  "default full ratios, pgp_num = pg_num"));
 	/* The old incrementals still replay, changing no ratio. */
 	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
@@ -3757,11 +3767,83 @@ Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 2 to 3: "
+	cr_assert(log_has("osdmap upgraded from record version 2 to 4: "
 			  "pgp_num = pg_num"));
 	close_mon();
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
+	check_derived();
+}
+
+/*
+ * A store of the previous release (version 3 maps: no hierarchy) opens
+ * placing flat, and its first commit puts every OSD under root default at
+ * a host of its own, says so with the PGs it moves, and places by rule 0
+ * from then on; the store verifies before and after.
+ */
+Test(mon, a_version_3_store_gets_the_hierarchy_in_its_first_commit)
+{
+	const struct pgmap_pool *pp;
+	struct osdmap_place *pl;
+	uint8_t key[KEYS_EPOCH_LEN];
+	int32_t up[PLACEMENT_MAX_SIZE];
+	uint32_t epoch, e, s;
+	int32_t id;
+	int n;
+
+	make_osds(4);
+	cr_assert_eq(pool_create("rbd", 32, 3), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version(key, sizeof key, 3);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version(key, sizeof key, 3);
+	}
+	verify_store(32);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 3);
+	cr_assert_null(mon_osdmap(mon)->crush, "placed flat until the commit");
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 3 to 4"));
+	cr_assert(log_has("osdmap upgraded: the placement hierarchy holds 4 "
+			  "osds under root default, each at its own host "
+			  "(host-ID), and pools use rule replicated_rule; "));
+	cr_assert(log_has(" of 32 pgs move"));
+	cr_assert_not_null(mon_osdmap(mon)->crush);
+	for (id = 0; id < 4; id++) {
+		struct crush_bucket_info bi;
+		char want[16];
+
+		cr_assert_eq(crush_bucket_get(mon_osdmap(mon)->crush,
+				 crush_osd_parent(mon_osdmap(mon)->crush, id),
+				 &bi),
+		    0);
+		snprintf(want, sizeof want, "host-%d", id);
+		cr_assert_str_eq(bi.name, want);
+		cr_assert_eq(bi.type, CRUSH_TYPE_HOST);
+		cr_assert_eq(crush_osd_weight(mon_osdmap(mon)->crush, id),
+		    CRUSH_WEIGHT_ONE);
+	}
+	/* The creating PGs follow the new placement: 3 distinct hosts. */
+	pp = pgmap_pool(mon_pgmap(mon), 1);
+	pl = osdmap_place_new(mon_osdmap(mon));
+	for (s = 0; s < 32; s++) {
+		n = osdmap_place_pg(pl, 1, 0, s, 3, up);
+		cr_assert_eq(n, 3);
+		cr_assert_eq(pp->pgs[s].up_len, 3);
+		cr_assert_eq(memcmp(pp->pgs[s].up, up, sizeof *up * 3), 0);
+	}
+	osdmap_place_free(pl);
+	close_mon();
+	verify_store(32);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "upgraded once");
 	check_derived();
 }

@@ -85,6 +85,7 @@ struct osd_sim_pool {
 	uint32_t size;
 	uint32_t min_size;
 	uint32_t created;
+	uint32_t crush_rule;
 	struct osd_sim_pg *pgs;
 };
 
@@ -176,6 +177,7 @@ struct osd_sim {
 	uint32_t *elig;
 	uint8_t *gone; /* left placement at the last map */
 	uint32_t nelig;
+	struct crush *crush; /* the hierarchy of the last map, held */
 
 	struct osd_sim_pool *pools;	/* sorted by id */
 	size_t npools;
@@ -413,14 +415,14 @@ osd_sim_check_clean(struct osd_sim *s)
  * set changed.
  */
 static int
-osd_sim_map_pg(struct osd_sim *s, const struct placement *pl,
+osd_sim_map_pg(struct osd_sim *s, const struct osdmap_place *pl,
     struct osd_sim_pool *sp, uint32_t seed, int fresh)
 {
 	struct osd_sim_pg *pg = &sp->pgs[seed];
 	int32_t up[PLACEMENT_MAX_SIZE];
 	int i, j, n, added = 0;
 
-	n = placement_map_pg(pl, sp->id, seed, sp->size, up);
+	n = osdmap_place_pg(pl, sp->id, sp->crush_rule, seed, sp->size, up);
 	if (!fresh && n == pg->up_len &&
 	    memcmp(up, pg->up, (size_t)n * sizeof *up) == 0)
 		return 0;
@@ -669,7 +671,7 @@ static void
 osd_sim_update(void *arg, const struct osdmap *m)
 {
 	struct osd_sim *s = arg;
-	const struct placement *pl;
+	const struct osdmap_place *pl;
 	const struct osdmap_osd *o;
 	const struct osdmap_pool *mp;
 	struct osd_sim_pool *pools, *sp, *old;
@@ -722,6 +724,13 @@ osd_sim_update(void *arg, const struct osdmap *m)
 			moved = 1;
 		}
 	}
+	/* A new hierarchy may move any PG. */
+	if (m->crush != s->crush) {
+		crush_free(s->crush);
+		s->crush = m->crush != NULL ? crush_hold(m->crush) : NULL;
+		moved = 1;
+		only_left = 0;
+	}
 	pl = osdmap_cache_placement(s->cache);
 
 	/* The pools, in the map's order (by id); old PG arrays carried over. */
@@ -738,6 +747,7 @@ osd_sim_update(void *arg, const struct osdmap *m)
 		} else {
 			sp->id = mp->id;
 			sp->size = mp->size;
+			sp->crush_rule = mp->crush_rule;
 			changed = 1;
 		}
 		sp->created = mp->created_epoch;
@@ -749,8 +759,9 @@ osd_sim_update(void *arg, const struct osdmap *m)
 			sp->pg_num = mp->pg_num;
 			changed = 1;
 		}
-		if (mp->size != sp->size) {
+		if (mp->size != sp->size || mp->crush_rule != sp->crush_rule) {
 			sp->size = mp->size;
+			sp->crush_rule = mp->crush_rule;
 			old_num = old_num < sp->pg_num ? old_num : sp->pg_num;
 			for (seed = 0; seed < old_num; seed++)
 				changed |= osd_sim_map_pg(s, pl, sp, seed, 0);
@@ -1876,6 +1887,7 @@ osd_sim_free(struct osd_sim *s)
 	free(s->hb_off);
 	free(s->hb);
 	free(s->elig);
+	crush_free(s->crush);
 	free(s->gone);
 	enc_buf_free(&s->buf);
 	free(s->addr);
