@@ -157,6 +157,14 @@ table() {
 	done <<<"$TABLE"
 }
 
+# comp WORDS...: what bash completion offers after mapmon WORDS.
+comp() {
+	XDG_CACHE_HOME=$T/cache bash -c 'source "$1"; shift; COMP_WORDS=("$@")
+	    COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _mapmon
+	    echo "${COMPREPLY[*]}"' _ "$top_srcdir/tools/mapmon.bash-completion" \
+	    "$MAPMON" -m "$ADDR" "$@"
+}
+
 # epoch: the committed osdmap epoch.
 epoch() {
 	"$MAPMON" -m "$ADDR" -f json osd stat | "$JG" epoch
@@ -258,6 +266,16 @@ EOF
 	PGUP=$(jget up)
 	run -f json pg map 1.6
 	check "osd map and pg map agree" test "$(jget up)" = "$PGUP"
+
+	# bash completion: the commands, and a pool's rule from the rules.
+	check "completion: osd crush's words" test "$(comp osd crush "")" = \
+	    "add add-bucket class create-or-move dump move remove reweight rm rm-device-class rule set set-device-class tree unlink"
+	check "completion: osd crush rule's words" test \
+	    "$(comp osd crush rule "")" = "create-replicated dump ls rm"
+	run osd crush rule create-replicated byosd default osd
+	check "completion: osd pool create's RULE, the rules" test \
+	    "$(comp osd pool create np 8 8 replicated "")" = \
+	    "replicated_rule byosd"
 
 	# A restart: the hierarchy and the rules survive.
 	run -f json osd crush dump
