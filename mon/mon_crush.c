@@ -696,3 +696,19 @@ mon_crush_tree_json(const struct osdmap *om, int states, unsigned mask)
 	}
 	return json_pack("{s:o, s:o}", "nodes", out, "stray", stray);
 }
+
+json_t *
+mon_crush_location_json(const struct crush *c, int32_t id)
+{
+	struct crush_bucket_info bi;
+	json_t *loc = json_object();
+	int32_t at = c != NULL ? crush_osd_parent(c, id) : 0;
+
+	/* Ceph's {"host": "h1", "root": "default"}: each bucket above. */
+	while (at != 0 && crush_bucket_get(c, at, &bi) == 0) {
+		json_object_set_new(loc, crush_type_name(bi.type),
+		    json_string(bi.name));
+		at = bi.parent;
+	}
+	return loc;
+}

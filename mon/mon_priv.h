@@ -562,6 +562,12 @@ void mon_crush_open(struct mon *);
 int mon_crush_boot(struct mon *, int32_t id, const char *const *loc,
     size_t nloc, char **note, char **cause);
 
+/*
+ * An OSD's location in hierarchy c (NULL: none), Ceph's crush_location:
+ * {TYPE: NAME} of each bucket above it; empty when it is not there.
+ */
+json_t *mon_crush_location_json(const struct crush *c, int32_t id);
+
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);
 void mon_clog_clear(struct mon *);

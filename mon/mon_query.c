@@ -229,9 +229,10 @@ mon_osd_find_json(struct mon *m, int32_t id, json_t **out, char **status)
 		json_array_append_new(addrs,
 		    json_pack("{s:s, s:s, s:i}", "type", "any", "addr", o->addr,
 			"nonce", 0));
-	*out = json_pack("{s:i, s:{s:o}, s:s, s:{}}", "osd", id, "addrs",
+	*out = json_pack("{s:i, s:{s:o}, s:s, s:o}", "osd", id, "addrs",
 	    "addrvec", addrs, "osd_fsid",
-	    "00000000-0000-0000-0000-000000000000", "crush_location");
+	    "00000000-0000-0000-0000-000000000000", "crush_location",
+	    mon_crush_location_json(m->osdmap.crush, id));
 	xasprintf(status, "osd.%d", id);
 	return 0;
 }

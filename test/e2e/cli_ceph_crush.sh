@@ -229,6 +229,12 @@ EOF
 	check "refusals commit no epoch" test "$(epoch)" = "$E1"
 	check "the rows made epochs" test "$E1" -gt "$E0"
 
+	# osd find: where the hierarchy has the OSD, as Ceph's crush_location.
+	expect 0 "osd find 0" -f json osd find 0
+	check "osd find 0: host h1, rack r1, root default" test \
+	    "$(jget crush_location.host crush_location.rack \
+	    crush_location.root | tr '\n' ' ')" = "h1 r1 default "
+
 	# osd tree: Ceph's columns and JSON.
 	run osd out 3
 	expect 0 "osd tree" osd tree
