@@ -1726,6 +1726,14 @@ crush_placement_new(const struct crush *c, const struct crush_osd_state *osds,
 	return pl;
 }
 
+long
+crush_placement_domains(const struct crush_placement *pl, uint32_t rule)
+{
+	const struct crush_rule *r = crush_rule_find(pl->c, rule);
+
+	return r != NULL ? (long)pl->ndomains[r - pl->c->rules] : -1;
+}
+
 void
 crush_placement_free(struct crush_placement *pl)
 {

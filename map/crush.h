@@ -289,6 +289,13 @@ struct crush_placement;
 struct crush_placement *crush_placement_new(const struct crush *,
     const struct crush_osd_state *osds, size_t n);
 void crush_placement_free(struct crush_placement *);
+/*
+ * How many failure domains rule can use under these states: buckets of
+ * its domain type below its root holding an OSD (of its class) that is up
+ * with a reweight above 0; -1 when there is no such rule.  A pool of a
+ * larger size gets short up sets.
+ */
+long crush_placement_domains(const struct crush_placement *, uint32_t rule);
 int crush_placement_map_pg(const struct crush_placement *, uint32_t rule,
     uint32_t pool, uint32_t seed, unsigned size, int32_t *up);
 

@@ -1477,6 +1477,12 @@ osdmap_place_free(struct osdmap_place *pl)
 	free(pl);
 }
 
+long
+osdmap_place_domains(const struct osdmap_place *pl, uint32_t rule)
+{
+	return pl->cp != NULL ? crush_placement_domains(pl->cp, rule) : -1;
+}
+
 int
 osdmap_place_has_crush(const struct osdmap_place *pl)
 {

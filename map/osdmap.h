@@ -291,6 +291,11 @@ void osdmap_place_free(struct osdmap_place *);
  */
 int osdmap_place_pg(const struct osdmap_place *, uint32_t pool, uint32_t rule,
     uint32_t seed, unsigned size, int32_t *up);
+/*
+ * The failure domains rule can use (crush_placement_domains()), -1 when
+ * there is no such rule or the placement is flat.
+ */
+long osdmap_place_domains(const struct osdmap_place *, uint32_t rule);
 /* Whether the placement is over a hierarchy (else flat). */
 int osdmap_place_has_crush(const struct osdmap_place *);
 

@@ -41,6 +41,7 @@ mon_params_defaults(struct mon_params *p)
 	p->osd_down_out_interval_ms = 600 * 1000;
 	p->osd_heartbeat_grace_ms = 20 * 1000;
 	p->osd_min_down_reporters = 2;
+	p->osd_reporter_subtree_level = CRUSH_TYPE_HOST;
 	p->osd_report_timeout_ms = 900 * 1000;
 	p->osd_min_in_ratio = 0.75;
 	p->data_size_warn = 15LL << 30;

@@ -52,6 +52,8 @@ struct mon_params {
 	int64_t osd_down_out_interval_ms;	/* 0: never */
 	int64_t osd_heartbeat_grace_ms; /* failure reports count past it */
 	int64_t osd_min_down_reporters; /* reports that mark an OSD down */
+	/* Reporters count once per bucket of this crush type (crush.h). */
+	int osd_reporter_subtree_level;
 	int64_t osd_report_timeout_ms;	/* no beacon for this long: down */
 	double osd_min_in_ratio;	/* no automatic out below it */
 	int64_t data_size_warn;		/* bytes */

@@ -419,9 +419,14 @@ void mon_live_clear(struct mon *);
  */
 struct mon_live_count {
 	uint32_t reports; /* live reports held */
-	uint32_t counted; /* of them, failed for longer than the grace */
-	int marked_down;  /* the check staged target down */
-	int held;	  /* enough, but nodown keeps it up */
+	/*
+	 * Of them, failed for longer than the grace, counted once per bucket
+	 * of [mon] osd_reporter_subtree_level (what osd_min_down_reporters
+	 * is compared with).
+	 */
+	uint32_t counted;
+	int marked_down; /* the check staged target down */
+	int held;	 /* enough, but nodown keeps it up */
 };
 void mon_live_report(struct mon *, int32_t target, int32_t reporter,
     int64_t failed_since_mono, int64_t now_mono, struct mon_live_count *out);
@@ -444,7 +449,8 @@ void mon_live_tick(struct mon *, int64_t now_mono, int64_t now);
 /*
  * The reports about OSD id that count now (failed longer than the grace,
  * repeated within it, from an up reporter), for the health's text: "osd.2,
- * osd.9 for 21.3 s" into buf; how many.  Reads only.
+ * osd.9 for 21.3 s" into buf; how many count, once per bucket of [mon]
+ * osd_reporter_subtree_level.  Reads only.
  */
 uint32_t mon_live_describe(const struct mon *, int32_t id, int64_t now_mono,
     char *buf, size_t len);
