@@ -529,12 +529,15 @@ osd_sim_send_boot(struct osd_sim *s, int32_t id)
 {
 	struct osd_sim_req *r;
 	json_t *cmd;
-	char addr[32];
+	char addr[32], host[32] = "host=";
 
 	r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", 6800 + id % 1000);
 	cmd = json_pack("{s:s, s:i, s:s}", "prefix", "osd boot", "id", id,
 	    "addr", addr);
+	/* Its crush location, as Ceph's OSD sends it as it starts. */
+	if (osd_sim_host(s, id, host + 5, sizeof host - 5) == 0)
+		json_object_set_new(cmd, "args", json_pack("[s]", host));
 	if (osd_sim_send(s, cmd, osd_sim_boot_done, r) == 0) {
 		s->osds[id].booting = 1;
 		s->st.boots_sent++;
@@ -1772,6 +1775,12 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 		xasprintf(cause, "window and batch must be at least 1");
 		return NULL;
 	}
+	if (p->hosts < 0 || p->hosts > p->nosds) {
+		xasprintf(cause,
+		    "%d hosts for %d osds: at most one host an osd", p->hosts,
+		    p->nosds);
+		return NULL;
+	}
 	if (p->heartbeat_interval_ms < 1 || p->heartbeat_grace_ms < 1 ||
 	    p->beacon_interval_ms < 1) {
 		xasprintf(cause,
@@ -1836,6 +1845,16 @@ osd_sim_stats(const struct osd_sim *s, struct osd_sim_stats *st)
 		if (s->osds[a].state == OSD_SIM_RUNNING)
 			running++;
 	st->osds_running = running;
+}
+
+int
+osd_sim_host(const struct osd_sim *s, int32_t id, char *buf, size_t len)
+{
+	if (s->p.hosts <= 0 || id < 0 || id >= s->p.nosds)
+		return -1;
+	snprintf(buf, len, "host%d",
+	    (int)((int64_t)id * s->p.hosts / s->p.nosds));
+	return 0;
 }
 
 int
