@@ -283,6 +283,35 @@ EOF
 	    "$(comp osd pool create np 8 8 replicated "")" = \
 	    "replicated_rule byosd"
 
+	# The CLI's pg map, computed from the map it holds (the hierarchy,
+	# each pool's rule, an OSD out and one down), is the monitor's on
+	# every PG.
+	run osd pool create cls 16 16 replicated byosd
+	run osd crush rule create-replicated ssdonly default host ssd
+	run osd pool create ssd 16 16 replicated ssdonly
+	run osd down 1
+	agree=0
+	: >"$T/err"
+	for pool in 1 2 3 4; do
+		for s in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+			"$MAPMON" -m "$ADDR" -f json pg map $pool.$s >"$T/local" 2>&1
+			"$MAPMON" -m "$ADDR" -f json raw \
+			    "{\"prefix\":\"pg map\",\"pgid\":\"$pool.$s\"}" \
+			    >"$T/remote" 2>&1
+			if cmp -s "$T/local" "$T/remote"; then
+				agree=$((agree + 1))
+			else
+				echo "$pool.$s: $(cat "$T/local") | $(cat "$T/remote")" \
+				    >>"$T/err"
+			fi
+		done
+	done
+	check "pg map computed by the CLI == the monitor's, all 64 pgs" \
+	    test $agree -eq 64
+	run -f json pg map 4.0
+	check "the ssd rule's pgs: osd.2 alone (osd.3, the other ssd, is out)" \
+	    eval '[ "$(jget up | tr -d " \n")" = "[2]" ]'
+
 	# A restart: the hierarchy and the rules survive.
 	run -f json osd crush dump
 	cp "$T/out" "$T/dump.before"
