@@ -1436,7 +1436,7 @@ crush_rule_remove(struct crush *c, const char *name, const uint32_t *in_use,
 	for (i = 0; i < n; i++)
 		if (in_use[i] == (uint32_t)id)
 			return crush_fail(cause, EBUSY,
-			    "crush rule %s (%d) is in use", name, id);
+			    "crush ruleset %s %d is in use", name, id);
 	for (k = 0; k < c->nrules && c->rules[k].id != (uint32_t)id; k++)
 		;
 	free(c->rules[k].name);

@@ -124,7 +124,7 @@ TABLE=$(cat <<'EOF'
 0	err	^pool 'fast' created$	osd pool create fast 8 8 replicated fast	seen
 2	err	^Error ENOENT: specified rule nosuch doesn't exist$	osd pool create f2 8 8 replicated nosuch	seen
 0	out	^crush_rule: fast$	osd pool get fast crush_rule	seen
-16	err	^Error EBUSY: crush rule fast (1) is in use	osd crush rule rm fast	seen: EBUSY (mapmon's words)
+16	err	^Error EBUSY: crush ruleset fast 1 is in use$	osd crush rule rm fast	seen
 39	err	^Error ENOTEMPTY: bucket 'default' is not empty	osd crush rm default	seen: ENOTEMPTY
 0	err	^added bucket eroot type root to crush map$	osd crush add-bucket eroot root	seen
 0	err	^$	osd crush rule create-replicated er eroot host	seen
