@@ -78,6 +78,19 @@ check "osd tree: osd.2 and osd.3 under host1" eval \
     grep -qx 2'
 GONE=
 check "3 copies of every PG on 3 hosts" spread 3
+# The simulator's up sets, computed from the map it holds, are the
+# monitor's placement of every PG.
+same_as_monitor() {
+	local pg up mon bad=0
+	while read -r pg up; do
+		mon=$(mm -f json raw "{\"prefix\":\"pg map\",\"pgid\":\"$pg\"}" |
+		    "$JG" up | tr -d ' \n')
+		[ "$up" = "$mon" ] || bad=$((bad + 1))
+	done < <(mm pg dump pgs_brief 2>/dev/null | awk 'NR > 1 { print $1, $3 }')
+	[ "$bad" = 0 ]
+}
+check "the simulator's up sets are the monitor's pg map, every PG" \
+    same_as_monitor
 
 echo 'kill-host host1' >"$CTL"
 check "kill-host host1: both its OSDs killed" wait_for 5 grep -q \
