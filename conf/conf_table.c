@@ -24,6 +24,9 @@ const char *const conf_sections[] = { "mon", "store", "store.leveldb",
 
 static const char *const conf_backend_choices[] = { "lmdb", "leveldb", NULL };
 static const char *const conf_sync_choices[] = { "commit", "none", NULL };
+/* The placement hierarchy's types, lowest first (crush.h). */
+static const char *const conf_crush_type_choices[] = { "osd", "host", "rack",
+	"room", "datacenter", "root", NULL };
 static const char *const conf_compression_choices[] = { "none", "snappy",
 	NULL };
 
@@ -96,6 +99,12 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .type = CONF_INT, .def = "2", .min = 1, .max = 1000, .runtime = 1,
 	    .help = "distinct up OSDs whose failure reports mark an OSD "
 		    "down" },
+	[CONF_MON_OSD_REPORTER_SUBTREE_LEVEL] = {
+	    .section = "mon", .name = "osd_reporter_subtree_level",
+	    .type = CONF_ENUM, .def = "host",
+	    .choices = conf_crush_type_choices, .runtime = 1,
+	    .help = "failure reporters of one bucket of this type count "
+		    "once" },
 	[CONF_MON_OSD_REPORT_TIMEOUT] = {
 	    .section = "mon", .name = "osd_report_timeout",
 	    .type = CONF_DURATION, .def = "15m", .min = SEC, .max = 7 * DAY,

@@ -119,10 +119,11 @@ static const struct cmd_entry cmd_table[] = {
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
 	    "osd create [ID]" },
-	{ "osd boot", { A_OSD("id", 1), A_STR("addr", 0) }, CMD_WRITE,
-	    cmd_mon_osd_boot,
-	    "mark an OSD booted (up), at ADDR or where it was",
-	    "osd boot ID [ADDR]" },
+	{ "osd boot", { A_OSD("id", 1), A_STR("addr", 0), A_STRS("args", 0) },
+	    CMD_WRITE, cmd_mon_osd_boot,
+	    "mark an OSD booted (up), at ADDR or where it was, placed at "
+	    "its crush location TYPE=NAME... (a new one: at its own host)",
+	    "osd boot ID [ADDR] [TYPE=NAME...]" },
 	{ "osd down", { A_OSDS("ids") }, CMD_WRITE, cmd_mon_osd_down,
 	    "mark OSDs down, or every OSD with any|all",
 	    "osd down ID...|any|all" },
@@ -183,6 +184,76 @@ static const struct cmd_entry cmd_table[] = {
 	    cmd_mon_osd_set_nearfull_ratio,
 	    "set the usage ratio past which an OSD is nearfull",
 	    "osd set-nearfull-ratio RATIO" },
+
+	{ "osd crush add-bucket",
+	    { A_STR("name", 1), A_STR("type", 1), A_STRS("args", 0) },
+	    CMD_WRITE, cmd_crush_add_bucket,
+	    "add a bucket of TYPE to the hierarchy (at a location)",
+	    "osd crush add-bucket NAME TYPE [TYPE=NAME...]" },
+	{ "osd crush move", { A_STR("name", 1), A_STRS("args", 1) }, CMD_WRITE,
+	    cmd_crush_move, "move a bucket or an OSD to a location",
+	    "osd crush move NAME TYPE=NAME..." },
+	{ "osd crush rm", { A_STR("name", 1) }, CMD_WRITE, cmd_crush_remove,
+	    "remove an OSD or an empty bucket from the hierarchy",
+	    "osd crush rm NAME" },
+	{ "osd crush remove", { A_STR("name", 1) }, CMD_WRITE, cmd_crush_remove,
+	    "remove an OSD or an empty bucket from the hierarchy",
+	    "osd crush remove NAME" },
+	{ "osd crush unlink", { A_STR("name", 1) }, CMD_WRITE, cmd_crush_remove,
+	    "unlink an OSD or an empty bucket from the hierarchy",
+	    "osd crush unlink NAME" },
+	{ "osd crush add",
+	    { A_STR("id", 1), A_FLOAT("weight", 1, 0, CRUSH_WEIGHT_MAX),
+		A_STRS("args", 1) },
+	    CMD_WRITE, cmd_crush_add,
+	    "add or move an OSD to a location with a crush weight",
+	    "osd crush add osd.N WEIGHT TYPE=NAME..." },
+	{ "osd crush set",
+	    { A_STR("id", 1), A_FLOAT("weight", 1, 0, CRUSH_WEIGHT_MAX),
+		A_STRS("args", 1) },
+	    CMD_WRITE, cmd_crush_set,
+	    "set an OSD's location and crush weight (it is in the hierarchy)",
+	    "osd crush set osd.N WEIGHT TYPE=NAME..." },
+	{ "osd crush create-or-move",
+	    { A_STR("id", 1), A_FLOAT("weight", 1, 0, CRUSH_WEIGHT_MAX),
+		A_STRS("args", 1) },
+	    CMD_WRITE, cmd_crush_create_or_move,
+	    "add an OSD with a crush weight, or move it keeping its weight",
+	    "osd crush create-or-move osd.N WEIGHT TYPE=NAME..." },
+	{ "osd crush reweight",
+	    { A_STR("name", 1), A_FLOAT("weight", 1, 0, CRUSH_WEIGHT_MAX) },
+	    CMD_WRITE, cmd_crush_reweight, "set an OSD's crush weight",
+	    "osd crush reweight osd.N WEIGHT" },
+	{ "osd crush set-device-class", { A_STR("class", 1), A_STRS("ids", 1) },
+	    CMD_WRITE, cmd_crush_set_class, "set the device class of OSDs",
+	    "osd crush set-device-class CLASS osd.N..." },
+	{ "osd crush rm-device-class", { A_STRS("ids", 1) }, CMD_WRITE,
+	    cmd_crush_rm_class, "remove the device class of OSDs",
+	    "osd crush rm-device-class osd.N..." },
+	{ "osd crush class ls", { { 0 } }, CMD_READ, cmd_crush_class_ls,
+	    "list the device classes", "osd crush class ls" },
+	{ "osd crush tree", { { 0 } }, CMD_READ, cmd_crush_tree,
+	    "show the placement hierarchy", "osd crush tree" },
+	{ "osd crush dump", { { 0 } }, CMD_READ, cmd_crush_dump,
+	    "show the placement hierarchy and its rules", "osd crush dump" },
+	{ "osd crush rule create-replicated",
+	    { A_STR("name", 1), A_STR("root", 1), A_STR("type", 1),
+		A_STR("class", 0) },
+	    CMD_WRITE, cmd_crush_rule_create,
+	    "create a replicated rule: replicas under distinct buckets of "
+	    "TYPE below ROOT (only OSDs of CLASS)",
+	    "osd crush rule create-replicated NAME ROOT TYPE [CLASS]" },
+	{ "osd crush rule ls", { { 0 } }, CMD_READ, cmd_crush_rule_ls,
+	    "list the rules", "osd crush rule ls" },
+	{ "osd crush rule dump", { A_STR("name", 0) }, CMD_READ,
+	    cmd_crush_rule_dump, "show a rule, or every rule",
+	    "osd crush rule dump [NAME]" },
+	{ "osd crush rule rm", { A_STR("name", 1) }, CMD_WRITE,
+	    cmd_crush_rule_rm, "remove a rule no pool uses",
+	    "osd crush rule rm NAME" },
+	{ "osd map", { A_STR("pool", 1), A_STR("object", 1) }, CMD_READ,
+	    cmd_crush_osd_map, "show the PG and the OSDs of an object",
+	    "osd map POOL OBJECT" },
 
 	{ "osd pool create",
 	    { A_STR("pool", 1), A_COUNT("pg_num", 0), A_COUNT("pgp_num", 0),
@@ -845,6 +916,29 @@ const char *
 cmd_get_str(json_t *cmd, const char *key)
 {
 	return json_string_value(json_object_get(cmd, key));
+}
+
+int
+cmd_get_loc(struct cmd_req *r, json_t *cmd, const char *key, const char **loc,
+    size_t *n)
+{
+	json_t *a = json_object_get(cmd, key), *v;
+	size_t i;
+
+	*n = 0;
+	if (a == NULL)
+		return 0;
+	/* Ceph's location has one bucket per type: five at most. */
+	if (json_array_size(a) > CMD_LOC_MAX) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "%s: a crush location names at most %d buckets, not %zu",
+		    json_string_value(json_object_get(cmd, "prefix")),
+		    CMD_LOC_MAX, json_array_size(a));
+		return -1;
+	}
+	json_array_foreach(a, i, v)
+		loc[(*n)++] = json_string_value(v);
+	return 0;
 }
 
 int64_t

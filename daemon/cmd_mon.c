@@ -112,8 +112,13 @@ cmd_mon_osd_create(struct cmd_req *r, json_t *cmd)
 void
 cmd_mon_osd_boot(struct cmd_req *r, json_t *cmd)
 {
-	mon_osd_boot(r->ctx->mon, cmd_get_osd(cmd, "id", 0),
-	    cmd_get_str(cmd, "addr"), cmd_done, r);
+	const char *loc[CMD_LOC_MAX];
+	size_t nloc;
+
+	if (cmd_get_loc(r, cmd, "args", loc, &nloc) == -1)
+		return;
+	mon_osd_boot_at(r->ctx->mon, cmd_get_osd(cmd, "id", 0),
+	    cmd_get_str(cmd, "addr"), loc, nloc, cmd_done, r);
 }
 
 void

@@ -154,8 +154,23 @@ int32_t cmd_get_osd(json_t *cmd, const char *key, int32_t def);
  * word of its choices); the caller frees it.
  */
 int32_t *cmd_get_osds(json_t *cmd, const char *key, size_t *n);
+/*
+ * A CMD_STRINGS argument holding a crush location ("TYPE=NAME" strings)
+ * into loc (room for CMD_LOC_MAX; the strings stay cmd's), *n of them (0
+ * when absent).  0, or -1 once r is answered -EINVAL (too many).
+ */
+#define CMD_LOC_MAX 5
+int cmd_get_loc(struct cmd_req *r, json_t *cmd, const char *key,
+    const char **loc, size_t *n);
 /* A CMD_VALUE argument as text into buf (absent: ""). */
 const char *cmd_get_value(json_t *cmd, const char *key, char *buf, size_t len);
+
+/* cmd_crush.c: the placement hierarchy's commands, and `osd map'. */
+cmd_exec_fn cmd_crush_add_bucket, cmd_crush_move, cmd_crush_remove,
+    cmd_crush_add, cmd_crush_set, cmd_crush_create_or_move, cmd_crush_reweight,
+    cmd_crush_set_class, cmd_crush_rm_class, cmd_crush_class_ls, cmd_crush_tree,
+    cmd_crush_dump, cmd_crush_rule_create, cmd_crush_rule_ls,
+    cmd_crush_rule_dump, cmd_crush_rule_rm, cmd_crush_osd_map;
 
 /* cmd_mon.c: the monitor's commands. */
 cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_health_mute,

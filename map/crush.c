@@ -75,6 +75,8 @@ struct crush_view {
 };
 
 struct crush {
+	/* Holders besides the first (crush_hold()); changed atomically. */
+	unsigned refs;
 	uint32_t max_buckets;
 	struct crush_bucket *buckets;
 	uint32_t max_devices;
@@ -396,12 +398,30 @@ crush_derived_free(struct crush *c)
 	c->nclasses = 0;
 }
 
+struct crush *
+crush_hold(const struct crush *c)
+{
+	struct crush *h = (struct crush *)(uintptr_t)c;
+
+	__atomic_add_fetch(&h->refs, 1, __ATOMIC_RELAXED);
+	return h;
+}
+
+int
+crush_shared(const struct crush *c)
+{
+	return __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) > 0;
+}
+
 void
 crush_free(struct crush *c)
 {
 	uint32_t i;
 
 	if (c == NULL)
+		return;
+	/* A shared map goes with its last holder. */
+	if (__atomic_fetch_sub(&c->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	crush_derived_free(c);
 	for (i = 0; i < c->max_buckets; i++)
@@ -1416,7 +1436,7 @@ crush_rule_remove(struct crush *c, const char *name, const uint32_t *in_use,
 	for (i = 0; i < n; i++)
 		if (in_use[i] == (uint32_t)id)
 			return crush_fail(cause, EBUSY,
-			    "crush rule %s (%d) is in use", name, id);
+			    "crush ruleset %s %d is in use", name, id);
 	for (k = 0; k < c->nrules && c->rules[k].id != (uint32_t)id; k++)
 		;
 	free(c->rules[k].name);
@@ -1704,6 +1724,14 @@ crush_placement_new(const struct crush *c, const struct crush_osd_state *osds,
 		    (uint32_t)(-1 - r->root), r->domain);
 	}
 	return pl;
+}
+
+long
+crush_placement_domains(const struct crush_placement *pl, uint32_t rule)
+{
+	const struct crush_rule *r = crush_rule_find(pl->c, rule);
+
+	return r != NULL ? (long)pl->ndomains[r - pl->c->rules] : -1;
 }
 
 void

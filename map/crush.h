@@ -132,8 +132,19 @@ struct crush_tree_node {
 struct crush *crush_new(void);
 /* The default map: the root "default" (-1) and rule 0 "replicated_rule". */
 struct crush *crush_new_default(void);
-/* Free a map; NULL is allowed. */
+/*
+ * Free a map, or let go of one hold on it; NULL is allowed.  The map is
+ * freed when its last holder lets go.
+ */
 void crush_free(struct crush *);
+/*
+ * Share a map: one more holder, who lets go with crush_free(); returns the
+ * map.  A shared map must not change (the osdmap copies it before an
+ * operation: copy on write), so it is read by many threads at once.
+ */
+struct crush *crush_hold(const struct crush *);
+/* Nonzero when the map has more than one holder. */
+int crush_shared(const struct crush *);
 /* A deep copy.  Never fails. */
 struct crush *crush_copy(const struct crush *);
 /* Nonzero when both hold the same buckets, devices and rules. */
@@ -278,6 +289,13 @@ struct crush_placement;
 struct crush_placement *crush_placement_new(const struct crush *,
     const struct crush_osd_state *osds, size_t n);
 void crush_placement_free(struct crush_placement *);
+/*
+ * How many failure domains rule can use under these states: buckets of
+ * its domain type below its root holding an OSD (of its class) that is up
+ * with a reweight above 0; -1 when there is no such rule.  A pool of a
+ * larger size gets short up sets.
+ */
+long crush_placement_domains(const struct crush_placement *, uint32_t rule);
 int crush_placement_map_pg(const struct crush_placement *, uint32_t rule,
     uint32_t pool, uint32_t seed, unsigned size, int32_t *up);
 

@@ -74,6 +74,7 @@ osdmap_clear(struct osdmap *m)
 {
 	free(m->osds);
 	free(m->pools);
+	crush_free(m->crush);
 	osdmap_init(m);
 }
 
@@ -84,6 +85,9 @@ osdmap_copy(struct osdmap *dst, const struct osdmap *src)
 	*dst = *src;
 	dst->osds = NULL;
 	dst->pools = NULL;
+	/* Shared: a hierarchy never changes in place (osdmap_set_crush()). */
+	if (src->crush != NULL)
+		dst->crush = crush_hold(src->crush);
 	if (src->max_osd > 0) {
 		dst->osds = xreallocarray(NULL, src->max_osd, sizeof *dst->osds);
 		memcpy(dst->osds, src->osds, src->max_osd * sizeof *dst->osds);
@@ -278,6 +282,7 @@ osdmap_inc_init(struct osdmap_inc *inc, uint32_t epoch)
 void
 osdmap_inc_clear(struct osdmap_inc *inc)
 {
+	crush_free(inc->new_crush);
 	free(inc->osds);
 	free(inc->removed_osds);
 	free(inc->pools);
@@ -342,6 +347,20 @@ osdmap_inc_remove_pool(struct osdmap_inc *inc, uint32_t id)
 	inc->removed_pools = xreallocarray(inc->removed_pools,
 	    inc->nremoved_pools + 1, sizeof *inc->removed_pools);
 	inc->removed_pools[inc->nremoved_pools++] = id;
+}
+
+void
+osdmap_inc_set_crush(struct osdmap_inc *inc, const struct crush *c)
+{
+	crush_free(inc->new_crush);
+	inc->new_crush = c != NULL ? crush_hold(c) : NULL;
+}
+
+void
+osdmap_set_crush(struct osdmap *m, struct crush *c)
+{
+	crush_free(m->crush);
+	m->crush = c;
 }
 
 static void
@@ -413,6 +432,59 @@ osdmap_remove_osd(struct osdmap *m, int32_t id)
 		m->max_osd--;
 }
 
+/* A pool's rule exists in hierarchy c (without one, only rule 0 does). */
+static int
+osdmap_rule_ok(const struct crush *c, uint32_t rule)
+{
+	struct crush_rule_info ri;
+
+	return c != NULL ? crush_rule_get(c, rule, &ri) == 0 : rule == 0;
+}
+
+/*
+ * Every pool of m after inc names a rule of the hierarchy it will have:
+ * the pools inc changes, and all of them when inc brings a hierarchy.
+ */
+static int
+osdmap_inc_rules_check(const struct osdmap *m, const struct osdmap_inc *inc,
+    char **cause)
+{
+	const struct crush *c = inc->new_crush ? inc->new_crush : m->crush;
+	const struct osdmap_pool *p;
+	size_t i, k;
+
+	for (i = 0; i < inc->npools; i++)
+		if (!osdmap_rule_ok(c, inc->pools[i].crush_rule)) {
+			p = &inc->pools[i];
+			goto bad;
+		}
+	if (inc->new_crush == NULL)
+		return 0;
+	for (i = 0; i < m->npools; i++) {
+		p = &m->pools[i];
+		if (osdmap_rule_ok(c, p->crush_rule))
+			continue;
+		/* Fine when inc removes or replaces the pool. */
+		for (k = 0; k < inc->nremoved_pools; k++)
+			if (inc->removed_pools[k] == p->id)
+				break;
+		if (k < inc->nremoved_pools)
+			continue;
+		for (k = 0; k < inc->npools; k++)
+			if (inc->pools[k].id == p->id)
+				break;
+		if (k == inc->npools)
+			goto bad;
+	}
+	return 0;
+bad:
+	xasprintf(cause,
+	    "incremental of epoch %u: pool %u names crush rule "
+	    "%u, which the hierarchy does not have",
+	    inc->epoch, p->id, p->crush_rule);
+	return -1;
+}
+
 int
 osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 {
@@ -456,6 +528,8 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 		    inc->epoch);
 		return -1;
 	}
+	if (osdmap_inc_rules_check(m, inc, cause) == -1)
+		return -1;
 
 	m->epoch = inc->epoch;
 	m->modified = inc->modified;
@@ -469,6 +543,8 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 		m->backfillfull_ratio = inc->new_backfillfull_ratio;
 	if (inc->new_nearfull_ratio >= 0)
 		m->nearfull_ratio = inc->new_nearfull_ratio;
+	if (inc->new_crush != NULL)
+		osdmap_set_crush(m, crush_hold(inc->new_crush));
 	for (i = 0; i < inc->nremoved_osds; i++)
 		osdmap_remove_osd(m, inc->removed_osds[i]);
 	for (i = 0; i < inc->nosds; i++)
@@ -501,6 +577,10 @@ osdmap_inc_moves_pgs(const struct osdmap *before, const struct osdmap_inc *inc)
 
 	if (inc->nremoved_osds > 0)
 		return 1;
+	if (inc->new_crush != NULL &&
+	    (before->crush == NULL ||
+		!crush_equal(before->crush, inc->new_crush)))
+		return 1;
 	memset(&none, 0, sizeof none);
 	for (i = 0; i < inc->nosds; i++) {
 		struct osdmap_osd n = inc->osds[i];
@@ -513,7 +593,9 @@ osdmap_inc_moves_pgs(const struct osdmap *before, const struct osdmap_inc *inc)
 	}
 	for (i = 0; i < inc->npools; i++) {
 		p = osdmap_pool(before, inc->pools[i].id);
-		if (p != NULL && p->size != inc->pools[i].size)
+		if (p != NULL &&
+		    (p->size != inc->pools[i].size ||
+			p->crush_rule != inc->pools[i].crush_rule))
 			return 1;
 	}
 	return 0;
@@ -677,6 +759,77 @@ bad:
 	return -1;
 }
 
+/*
+ * Version 4: the hierarchy (u8 1 and crush_encode()'s record, or u8 0 for
+ * none), then the pools' rules as (pool id, rule) pairs.
+ */
+static void
+osdmap_v4_encode(const struct crush *c, const struct osdmap_pool *pools,
+    size_t n, struct enc_buf *b)
+{
+	size_t i;
+
+	enc_buf_put_u8(b, c != NULL);
+	if (c != NULL)
+		crush_encode(c, b);
+	enc_buf_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		enc_buf_put_u32(b, pools[i].id);
+		enc_buf_put_u32(b, pools[i].crush_rule);
+	}
+}
+
+/*
+ * Read what osdmap_v4_encode() wrote: *c gets the hierarchy or NULL, the
+ * pools [0, n) their rules (each pool named once; with check, each a rule
+ * of *c).  0, or -1 with r failed (*c NULL); *cause (NULL before) gets a
+ * corrupt hierarchy's reason.
+ */
+static int
+osdmap_v4_decode(struct enc_reader *r, struct crush **c,
+    struct osdmap_pool *pools, size_t n, int check, char **cause)
+{
+	const uint8_t *p;
+	uint32_t count, id, k, len;
+	size_t i;
+	char *why = NULL;
+
+	*c = NULL;
+	if (enc_get_u8(r) != 0) {
+		/* The record's header: versions, then the body's length. */
+		if (r->failed || r->left < 6)
+			goto bad;
+		len = enc_get_be32(r->p + 2);
+		if (len > r->left - 6 ||
+		    (p = enc_reader_take(r, 6 + (size_t)len)) == NULL)
+			goto bad;
+		if ((*c = crush_decode(p, 6 + (size_t)len, &why)) == NULL) {
+			xasprintf(cause, "osdmap: %s", why);
+			free(why);
+			goto bad;
+		}
+	}
+	count = enc_get_u32(r);
+	if (r->failed || count != n)
+		goto bad;
+	for (k = 0; k < count; k++) {
+		id = enc_get_u32(r);
+		for (i = 0; i < n && pools[i].id != id; i++)
+			;
+		if (r->failed || i == n)
+			goto bad;
+		pools[i].crush_rule = enc_get_u32(r);
+		if (check && !osdmap_rule_ok(*c, pools[i].crush_rule))
+			goto bad;
+	}
+	return 0;
+bad:
+	crush_free(*c);
+	*c = NULL;
+	r->failed = 1;
+	return -1;
+}
+
 void
 osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 {
@@ -705,6 +858,8 @@ osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 	osdmap_put_double(b, m->nearfull_ratio);
 	/* Version 3. */
 	osdmap_pgp_encode(m->pools, m->npools, b);
+	/* Version 4. */
+	osdmap_v4_encode(m->crush, m->pools, m->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -715,7 +870,7 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 	struct osdmap_osd o;
 	struct osdmap_pool pool;
 	const char *why;
-	char *fsid;
+	char *fsid, *why4 = NULL;
 	uint32_t i, n;
 	int v;
 
@@ -763,6 +918,16 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 	}
 	if (v >= 3 && osdmap_pgp_decode(&body, m->pools, m->npools) == -1)
 		goto bad;
+	if (v >= 4 &&
+	    osdmap_v4_decode(&body, &m->crush, m->pools, m->npools, 1, &why4) ==
+		-1) {
+		if (why4 != NULL) {
+			osdmap_clear(m);
+			*cause = why4;
+			return -1;
+		}
+		goto bad;
+	}
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -801,6 +966,8 @@ osdmap_inc_encode(const struct osdmap_inc *inc, struct enc_buf *b)
 	osdmap_put_double(b, inc->new_nearfull_ratio);
 	/* Version 3. */
 	osdmap_pgp_encode(inc->pools, inc->npools, b);
+	/* Version 4. */
+	osdmap_v4_encode(inc->new_crush, inc->pools, inc->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -812,6 +979,7 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 	struct osdmap_osd o;
 	struct osdmap_pool pool;
 	const char *why;
+	char *why4 = NULL;
 	uint32_t i, n;
 	int64_t flags;
 	int v;
@@ -865,6 +1033,19 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 	}
 	if (v >= 3 && osdmap_pgp_decode(&body, inc->pools, inc->npools) == -1)
 		goto bad;
+	if (v >= 4) {
+		struct crush *c;
+
+		/* Rules are checked against the map by osdmap_apply(). */
+		if (osdmap_v4_decode(&body, &c, inc->pools, inc->npools, 0,
+			&why4) == -1 &&
+		    why4 != NULL) {
+			osdmap_inc_clear(inc);
+			*cause = why4;
+			return -1;
+		}
+		inc->new_crush = c;
+	}
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -911,14 +1092,15 @@ osdmap_osd_to_json(const struct osdmap_osd *o)
 json_t *
 osdmap_pool_to_json(const struct osdmap_pool *p)
 {
-	/* type 1 and crush_rule 0: Ceph's replicated pool and first rule. */
-	return json_pack("{s:I, s:I, s:s, s:i, s:I, s:I, s:i, s:I, s:I, s:I, "
+	/* type 1: Ceph's replicated pool. */
+	return json_pack("{s:I, s:I, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I}",
 	    "pool", (json_int_t)p->id, "pool_id", (json_int_t)p->id,
 	    "pool_name", p->name, "type", 1, "size", (json_int_t)p->size,
-	    "min_size", (json_int_t)p->min_size, "crush_rule", 0, "pg_num",
-	    (json_int_t)p->pg_num, "pg_placement_num", (json_int_t)p->pgp_num,
-	    "pgp_num", (json_int_t)p->pgp_num, "created_epoch",
+	    "min_size", (json_int_t)p->min_size, "crush_rule",
+	    (json_int_t)p->crush_rule, "pg_num", (json_int_t)p->pg_num,
+	    "pg_placement_num", (json_int_t)p->pgp_num, "pgp_num",
+	    (json_int_t)p->pgp_num, "created_epoch",
 	    (json_int_t)p->created_epoch);
 }
 
@@ -957,6 +1139,8 @@ osdmap_to_json(const struct osdmap *m)
 	json_object_set_new(o, "backfillfull_ratio",
 	    json_real(m->backfillfull_ratio));
 	json_object_set_new(o, "nearfull_ratio", json_real(m->nearfull_ratio));
+	if (m->crush != NULL)
+		json_object_set_new(o, "crush", crush_to_json(m->crush));
 	return o;
 }
 
@@ -1001,6 +1185,8 @@ osdmap_inc_to_json(const struct osdmap_inc *inc)
 	if (inc->new_nearfull_ratio >= 0)
 		json_object_set_new(o, "new_nearfull_ratio",
 		    json_real(inc->new_nearfull_ratio));
+	if (inc->new_crush != NULL)
+		json_object_set_new(o, "crush", crush_to_json(inc->new_crush));
 	return o;
 }
 
@@ -1046,13 +1232,14 @@ static int
 osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 {
 	json_error_t err;
-	json_int_t id, size, min_size, pg_num, created, pgp_num = 0;
+	json_int_t id, size, min_size, pg_num, created, pgp_num = 0, rule = 0;
 	const char *name;
 
-	if (json_unpack_ex(j, &err, 0, "{s:I, s:s, s:I, s:I, s:I, s:I, s?I}",
-		"pool", &id, "pool_name", &name, "size", &size, "min_size",
-		&min_size, "pg_num", &pg_num, "created_epoch", &created,
-		"pgp_num", &pgp_num) == -1) {
+	if (json_unpack_ex(j, &err, 0,
+		"{s:I, s:s, s:I, s:I, s:I, s:I, s?I, s?I}", "pool", &id,
+		"pool_name", &name, "size", &size, "min_size", &min_size,
+		"pg_num", &pg_num, "created_epoch", &created, "pgp_num",
+		&pgp_num, "crush_rule", &rule) == -1) {
 		xasprintf(cause, "pool: %s", err.text);
 		return -1;
 	}
@@ -1062,7 +1249,8 @@ osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 	if (id <= 0 || id > UINT32_MAX || size < 1 ||
 	    size > OSDMAP_POOL_SIZE_MAX || min_size < 0 || min_size > size ||
 	    pg_num < 1 || pg_num > OSDMAP_PG_NUM_MAX || pgp_num < 1 ||
-	    pgp_num > pg_num || strlen(name) >= OSDMAP_POOL_NAME_MAX) {
+	    pgp_num > pg_num || rule < 0 || rule >= CRUSH_MAX_RULES ||
+	    strlen(name) >= OSDMAP_POOL_NAME_MAX) {
 		xasprintf(cause, "pool %lld: value out of range",
 		    (long long)id);
 		return -1;
@@ -1074,6 +1262,7 @@ osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 	p->min_size = (uint32_t)min_size;
 	p->pg_num = (uint32_t)pg_num;
 	p->pgp_num = (uint32_t)pgp_num;
+	p->crush_rule = (uint32_t)rule;
 	p->created_epoch = (uint32_t)created;
 	return 0;
 }
@@ -1124,9 +1313,17 @@ osdmap_from_json(json_t *j, struct osdmap *m, char **cause)
 		osdmap_grow_osds(m, (uint32_t)o.id + 1);
 		m->osds[o.id] = o;
 	}
+	if ((v = json_object_get(j, "crush")) != NULL &&
+	    (m->crush = crush_from_json(v, cause)) == NULL)
+		goto bad;
 	json_array_foreach(pools, i, v) {
 		if (osdmap_pool_from_json(v, &p, cause) == -1)
 			goto bad;
+		if (!osdmap_rule_ok(m->crush, p.crush_rule)) {
+			xasprintf(cause, "pool %u: no crush rule %u", p.id,
+			    p.crush_rule);
+			goto bad;
+		}
 		osdmap_set_pool(m, &p);
 	}
 	return 0;
@@ -1203,14 +1400,24 @@ osdmap_inc_from_json(json_t *j, struct osdmap_inc *inc, char **cause)
 		}
 		osdmap_inc_remove_pool(inc, (uint32_t)json_integer_value(v));
 	}
+	if ((v = json_object_get(j, "crush")) != NULL &&
+	    (inc->new_crush = crush_from_json(v, cause)) == NULL)
+		goto bad;
 	return 0;
 bad:
 	osdmap_inc_clear(inc);
 	return -1;
 }
 
-struct placement *
-osdmap_placement(const struct osdmap *m)
+struct osdmap_place {
+	struct crush *crush; /* held; NULL: flat */
+	struct crush_placement *cp;
+	struct placement *flat;
+};
+
+/* Flat placement, for a map from before the hierarchy. */
+static struct placement *
+osdmap_place_flat(const struct osdmap *m)
 {
 	struct placement_osd *po;
 	struct placement *pl;
@@ -1233,4 +1440,63 @@ osdmap_placement(const struct osdmap *m)
 	pl = placement_new(po, n);
 	free(po);
 	return pl;
+}
+
+struct osdmap_place *
+osdmap_place_new(const struct osdmap *m)
+{
+	struct osdmap_place *pl = xcalloc(1, sizeof *pl);
+	struct crush_osd_state *st;
+	uint32_t k;
+
+	if (m->crush == NULL) {
+		pl->flat = osdmap_place_flat(m);
+		return pl;
+	}
+	st = xcalloc(m->max_osd ? m->max_osd : 1, sizeof *st);
+	for (k = 0; k < m->max_osd; k++) {
+		const struct osdmap_osd *o = &m->osds[k];
+
+		st[k].up = o->exists && o->up;
+		st[k].reweight = o->exists && o->in ? o->reweight : 0;
+	}
+	pl->crush = crush_hold(m->crush);
+	pl->cp = crush_placement_new(pl->crush, st, m->max_osd);
+	free(st);
+	return pl;
+}
+
+void
+osdmap_place_free(struct osdmap_place *pl)
+{
+	if (pl == NULL)
+		return;
+	crush_placement_free(pl->cp);
+	crush_free(pl->crush);
+	placement_free(pl->flat);
+	free(pl);
+}
+
+long
+osdmap_place_domains(const struct osdmap_place *pl, uint32_t rule)
+{
+	return pl->cp != NULL ? crush_placement_domains(pl->cp, rule) : -1;
+}
+
+int
+osdmap_place_has_crush(const struct osdmap_place *pl)
+{
+	return pl->cp != NULL;
+}
+
+int
+osdmap_place_pg(const struct osdmap_place *pl, uint32_t pool, uint32_t rule,
+    uint32_t seed, unsigned size, int32_t *up)
+{
+	int n;
+
+	if (pl->cp == NULL)
+		return placement_map_pg(pl->flat, pool, seed, size, up);
+	n = crush_placement_map_pg(pl->cp, rule, pool, seed, size, up);
+	return n < 0 ? 0 : n;
 }

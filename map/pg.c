@@ -1152,3 +1152,97 @@ pg_stat_from_json(json_t *o, struct pg_stat *st, char **cause)
 		return -1;
 	return 0;
 }
+
+/* Bob Jenkins' mix of three 32-bit words (his 1996 lookup2). */
+#define PG_RJ_MIX(a, b, c)                                                     \
+	do {                                                                   \
+		a -= b;                                                        \
+		a -= c;                                                        \
+		a ^= (c >> 13);                                                \
+		b -= c;                                                        \
+		b -= a;                                                        \
+		b ^= (a << 8);                                                 \
+		c -= a;                                                        \
+		c -= b;                                                        \
+		c ^= (b >> 13);                                                \
+		a -= b;                                                        \
+		a -= c;                                                        \
+		a ^= (c >> 12);                                                \
+		b -= c;                                                        \
+		b -= a;                                                        \
+		b ^= (a << 16);                                                \
+		c -= a;                                                        \
+		c -= b;                                                        \
+		c ^= (b >> 5);                                                 \
+		a -= b;                                                        \
+		a -= c;                                                        \
+		a ^= (c >> 3);                                                 \
+		b -= c;                                                        \
+		b -= a;                                                        \
+		b ^= (a << 10);                                                \
+		c -= a;                                                        \
+		c -= b;                                                        \
+		c ^= (b >> 15);                                                \
+	} while (0)
+
+uint32_t
+pg_str_hash_rjenkins(const char *str, size_t length)
+{
+	const uint8_t *k = (const uint8_t *)str;
+	uint32_t a = 0x9e3779b9, b = 0x9e3779b9, c = 0;
+	size_t len = length;
+
+	/* Twelve bytes at a time, little-endian into a, b and c. */
+	while (len >= 12) {
+		a += k[0] + ((uint32_t)k[1] << 8) + ((uint32_t)k[2] << 16) +
+		    ((uint32_t)k[3] << 24);
+		b += k[4] + ((uint32_t)k[5] << 8) + ((uint32_t)k[6] << 16) +
+		    ((uint32_t)k[7] << 24);
+		c += k[8] + ((uint32_t)k[9] << 8) + ((uint32_t)k[10] << 16) +
+		    ((uint32_t)k[11] << 24);
+		PG_RJ_MIX(a, b, c);
+		k += 12;
+		len -= 12;
+	}
+	/* The rest; c's low byte is the length's. */
+	c += (uint32_t)length;
+	switch (len) {
+	case 11:
+		c += (uint32_t)k[10] << 24;
+		/* FALLTHROUGH */
+	case 10:
+		c += (uint32_t)k[9] << 16;
+		/* FALLTHROUGH */
+	case 9:
+		c += (uint32_t)k[8] << 8;
+		/* FALLTHROUGH */
+	case 8:
+		b += (uint32_t)k[7] << 24;
+		/* FALLTHROUGH */
+	case 7:
+		b += (uint32_t)k[6] << 16;
+		/* FALLTHROUGH */
+	case 6:
+		b += (uint32_t)k[5] << 8;
+		/* FALLTHROUGH */
+	case 5:
+		b += k[4];
+		/* FALLTHROUGH */
+	case 4:
+		a += (uint32_t)k[3] << 24;
+		/* FALLTHROUGH */
+	case 3:
+		a += (uint32_t)k[2] << 16;
+		/* FALLTHROUGH */
+	case 2:
+		a += (uint32_t)k[1] << 8;
+		/* FALLTHROUGH */
+	case 1:
+		a += k[0];
+		break;
+	default:
+		break;
+	}
+	PG_RJ_MIX(a, b, c);
+	return c;
+}

@@ -51,6 +51,13 @@ int pg_id_cmp(struct pg_id a, struct pg_id b);
 uint32_t pg_seed_fold(uint32_t seed, uint32_t pg_num);
 
 /*
+ * An object name's raw seed, as Ceph's `osd map POOL OBJECT' hashes it
+ * (ceph_str_hash_rjenkins(): Bob Jenkins' lookup2 hash of the name's
+ * bytes, mapmon(8) gives vectors); the PG is pg_seed_fold() of it.
+ */
+uint32_t pg_str_hash_rjenkins(const char *str, size_t len);
+
+/*
  * States: a bitmask.  Bit i is the i-th word in Ceph's canonical order
  * (pg_state_string() in Ceph's osd_types.cc), so formatting walks the bits
  * upwards.  The values are stored on disk: never renumber, only append.

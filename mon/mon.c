@@ -41,6 +41,7 @@ mon_params_defaults(struct mon_params *p)
 	p->osd_down_out_interval_ms = 600 * 1000;
 	p->osd_heartbeat_grace_ms = 20 * 1000;
 	p->osd_min_down_reporters = 2;
+	p->osd_reporter_subtree_level = CRUSH_TYPE_HOST;
 	p->osd_report_timeout_ms = 900 * 1000;
 	p->osd_min_in_ratio = 0.75;
 	p->data_size_warn = 15LL << 30;
@@ -182,8 +183,11 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 	osdmap_init(&om);
 	om.created = om.modified = mm.created;
 	snprintf(om.fsid, sizeof om.fsid, "%s", mm.fsid);
+	/* Ceph's first hierarchy: root default, rule replicated_rule. */
+	osdmap_set_crush(&om, crush_new_default());
 	osdmap_inc_init(&inc, 1);
 	inc.modified = mm.created;
+	osdmap_inc_set_crush(&inc, om.crush);
 	om.epoch = 1;
 	enc_buf_reset(&enc);
 	osdmap_encode(&om, &enc);
@@ -619,7 +623,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	}
 	free(val);
-	m->placement = osdmap_placement(&m->osdmap);
+	m->placement = osdmap_place_new(&m->osdmap);
 	osdmap_copy(&m->work, &m->osdmap);
 
 	if (mon_load_pgs(m, progress, parg, cause) == -1)
@@ -640,6 +644,7 @@ mon_open(struct event_base *base, struct store *store,
 	}
 	mon_disk_check(m);
 	mon_capacity_open(m);
+	mon_crush_open(m);
 	/* The health of the loaded state is what the log last said. */
 	mon_health_eval(m, 0, &m->checks, &m->nchecks);
 	log_info("loaded epoch %u, version %llu: %u osds, %zu pools, %llu pgs "
@@ -678,7 +683,7 @@ mon_free(struct mon *m)
 	if (m->tick != NULL)
 		event_free(m->tick);
 	store_close(m->store);
-	placement_free(m->placement);
+	osdmap_place_free(m->placement);
 	osdmap_clear(&m->osdmap);
 	osdmap_clear(&m->work);
 	pgmap_clear(&m->pgmap);

@@ -52,6 +52,8 @@ struct mon_params {
 	int64_t osd_down_out_interval_ms;	/* 0: never */
 	int64_t osd_heartbeat_grace_ms; /* failure reports count past it */
 	int64_t osd_min_down_reporters; /* reports that mark an OSD down */
+	/* Reporters count once per bucket of this crush type (crush.h). */
+	int osd_reporter_subtree_level;
 	int64_t osd_report_timeout_ms;	/* no beacon for this long: down */
 	double osd_min_in_ratio;	/* no automatic out below it */
 	int64_t data_size_warn;		/* bytes */
@@ -221,7 +223,15 @@ uint64_t mon_pgmap_version(const struct mon *);
  */
 void mon_osd_create(struct mon *, int32_t id /* -1: lowest free */,
     mon_done_cb *, void *);
-/* addr NULL: the OSD keeps the address it has. */
+/*
+ * addr NULL: the OSD keeps the address it has.  mon_osd_boot_at() also
+ * places it in the hierarchy at loc (nloc "TYPE=NAME" strings, Ceph's
+ * crush location), or, without one, a new OSD at a host of its own
+ * (mapmond(8), PLACEMENT); a bad location refuses the boot with the
+ * hierarchy's errno (crush.h).
+ */
+void mon_osd_boot_at(struct mon *, int32_t id, const char *addr,
+    const char *const *loc, size_t nloc, mon_done_cb *, void *);
 void mon_osd_boot(struct mon *, int32_t id, const char *addr, mon_done_cb *,
     void *);
 /*
@@ -493,6 +503,63 @@ int mon_osdmap_at(struct mon *, uint32_t epoch, struct osdmap *out,
 #define MON_TREE_IN 0x4
 #define MON_TREE_OUT 0x8
 json_t *mon_osd_tree_of_json(const struct osdmap *om, unsigned mask);
+
+/*
+ * The placement hierarchy's commands (mon_crush.c), Ceph's `osd crush
+ * ...' with its words, errnos and idempotency (mapmon(8) lists them):
+ * what is already so is rc 0 with Ceph's note ("bucket 'x' already
+ * exists", "no need to move item ...", "rule x already exists", "device
+ * 'x' does not appear in the crush map" for a removal), a bad argument the
+ * hierarchy's errno and cause (crush.h); nothing is staged then.
+ */
+enum mon_crush_opcode {
+	MON_CRUSH_ADD_BUCKET,	  /* name type [loc] */
+	MON_CRUSH_MOVE,		  /* name loc */
+	MON_CRUSH_REMOVE,	  /* name (rm, remove, unlink) */
+	MON_CRUSH_ADD,		  /* osd.N weight loc */
+	MON_CRUSH_SET,		  /* osd.N weight loc */
+	MON_CRUSH_CREATE_OR_MOVE, /* osd.N weight loc */
+	MON_CRUSH_REWEIGHT,	  /* osd.N weight */
+	MON_CRUSH_SET_CLASS,	  /* cls osds */
+	MON_CRUSH_RM_CLASS,	  /* osds */
+	MON_CRUSH_RULE_CREATE,	  /* name root type [cls] */
+	MON_CRUSH_RULE_RM,	  /* name */
+};
+struct mon_crush_req {
+	enum mon_crush_opcode op;
+	const char *name;
+	const char *type;
+	const char *root;
+	const char *cls; /* NULL: none */
+	double weight;
+	const char *const *loc;
+	size_t nloc;
+	const int32_t *osds;
+	size_t nosds;
+};
+void mon_crush_op(struct mon *, const struct mon_crush_req *, mon_done_cb *,
+    void *);
+/*
+ * Reads of the committed hierarchy, new references: `osd crush dump',
+ * `osd crush class ls', `osd crush rule ls', `osd crush rule dump [NAME]'
+ * (all rules without a name; -ENOENT "unknown crush rule 'x'").
+ */
+json_t *mon_crush_dump_json(const struct mon *);
+json_t *mon_crush_class_ls_json(const struct mon *);
+json_t *mon_crush_rule_ls_json(const struct mon *);
+int mon_crush_rule_dump_json(const struct mon *, const char *name, json_t **out,
+    char **status);
+/*
+ * The tree of om's hierarchy, Ceph's {"nodes": [...], "stray": [...]}:
+ * buckets (with "children", and mapmon's "depth" and "crush_weight") and
+ * OSDs in the walk's order (crush.h).  With states, `osd tree': each OSD
+ * with its osdmap columns ("exists", "status", "reweight",
+ * "primary_affinity"), only those in a state of mask (MON_TREE_*; 0: all)
+ * and the buckets that hold one, and the map's OSDs outside the hierarchy
+ * in "stray"; without, `osd crush tree'.  A map from before the
+ * hierarchy lists its OSDs as nodes.
+ */
+json_t *mon_crush_tree_json(const struct osdmap *om, int states, unsigned mask);
 /* `osd find ID': -ENOENT "osd.N does not exist" for one that does not. */
 int mon_osd_find_json(struct mon *, int32_t id, json_t **out, char **status);
 /*
@@ -516,6 +583,14 @@ int mon_pg_query_json(struct mon *, const char *pgid, json_t **out,
     char **status);
 int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
     char **status);
+/*
+ * `osd map POOL OBJECT': the object's PG (pg_str_hash_rjenkins(), folded
+ * by pg_num) and its sets, Ceph's {"epoch", "pool", "pool_id", "objname",
+ * "raw_pgid", "pgid", "up", "up_primary", "acting", "acting_primary"} and
+ * its line as the status; -ENOENT "pool P does not exist".
+ */
+int mon_osd_map_json(struct mon *, const char *pool, const char *object,
+    json_t **out, char **status);
 
 /*
  * The listings of PGs, `pg dump', `pg ls' and `pg dump_stuck', whose data

@@ -73,8 +73,11 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 
 		m->osdmap = p->osdmap;
 		p->osdmap = tmp;
-		placement_free(m->placement);
-		m->placement = osdmap_placement(&m->osdmap);
+		/* Prepared again only when the hierarchy or an OSD changed. */
+		if (osdmap_inc_moves_pgs(&p->osdmap, &p->inc)) {
+			osdmap_place_free(m->placement);
+			m->placement = osdmap_place_new(&m->osdmap);
+		}
 		m->perf.osdmap_epochs++;
 		mon_capacity_commit(m, &p->inc);
 	}

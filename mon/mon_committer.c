@@ -79,7 +79,7 @@ struct mon_committer {
 
 /* A creating PG's stat: placed by the new map, nothing reported yet. */
 static void
-mon_committer_creating(const struct osdmap *map, const struct placement *pl,
+mon_committer_creating(const struct osdmap *map, const struct osdmap_place *pl,
     uint32_t pool, uint32_t from, uint32_t to, uint32_t epoch, int64_t stamp,
     struct pg_stat *out)
 {
@@ -94,7 +94,9 @@ mon_committer_creating(const struct osdmap *map, const struct placement *pl,
 		st->pgid.pool = pool;
 		st->pgid.seed = seed;
 		st->state = PG_STATE_CREATING;
-		n = op ? placement_map_pg(pl, pool, seed, op->size, st->up) : 0;
+		n = op ? osdmap_place_pg(pl, pool, op->crush_rule, seed,
+			     op->size, st->up) :
+			 0;
 		st->up_len = (uint8_t)n;
 		memcpy(st->acting, st->up, sizeof st->acting);
 		st->acting_len = (uint8_t)n;
@@ -256,7 +258,7 @@ mon_committer_trim(struct mon_committer *c, const struct mon_proposal *p)
 static void
 mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 {
-	struct placement *pl = NULL;
+	struct osdmap_place *pl = NULL;
 	struct mon_rec rec;
 	uint8_t key[KEYS_PGINC_LEN], hi[KEYS_PG_LEN];
 	int64_t t0 = stamp_mono();
@@ -267,7 +269,7 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	enc_buf_reset(&c->enc);
 
 	if (p->nnewpgs > 0)
-		pl = osdmap_placement(&p->osdmap);
+		pl = osdmap_place_new(&p->osdmap);
 	for (i = 0; i < p->nnewpgs; i++) {
 		struct mon_newpgs *np = &p->newpgs[i];
 
@@ -276,7 +278,7 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 		mon_committer_creating(&p->osdmap, pl, np->pool, np->from,
 		    np->to, p->inc.epoch, p->rec.stamp, np->pgs + np->from);
 	}
-	placement_free(pl);
+	osdmap_place_free(pl);
 
 	for (i = 0; i < p->nremoved_pools; i++) {
 		keys_pg(key, p->removed_pools[i], 0);

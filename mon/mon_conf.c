@@ -45,6 +45,8 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->osd_heartbeat_grace_ms = conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);
 	p->osd_min_down_reporters = conf_int(c,
 	    CONF_MON_OSD_MIN_DOWN_REPORTERS);
+	p->osd_reporter_subtree_level = crush_type_id(
+	    conf_str(c, CONF_MON_OSD_REPORTER_SUBTREE_LEVEL));
 	p->osd_report_timeout_ms = conf_int(c, CONF_MON_OSD_REPORT_TIMEOUT);
 	p->osd_min_in_ratio = conf_float(c, CONF_MON_OSD_MIN_IN_RATIO);
 	p->data_size_warn = conf_int(c, CONF_MON_DATA_SIZE_WARN);

@@ -336,6 +336,49 @@ mon_health_osd_down(const struct mon_health_in *in,
 	return 1;
 }
 
+/*
+ * mapmon's part of TOO_FEW_OSDS (mapmond(8), PLACEMENT): OSDs enough, but
+ * a pool's rule finds fewer failure domains (hosts, racks) with an OSD up
+ * and in than its size, so its PGs are undersized however long one waits.
+ */
+static int
+mon_health_too_few_domains(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	const struct osdmap_pool *p, *worst = NULL;
+	struct crush_rule_info ri;
+	long n, worst_n = 0;
+	size_t i;
+
+	if (om->crush == NULL)
+		return 0;
+	for (i = 0; i < om->npools; i++) {
+		p = &om->pools[i];
+		n = osdmap_place_domains(in->m->placement, p->crush_rule);
+		if (n < 0 || (uint64_t)n >= p->size ||
+		    crush_rule_get(om->crush, p->crush_rule, &ri) != 0)
+			continue;
+		c->count++;
+		if (worst == NULL || p->size - n > worst->size - worst_n) {
+			worst = p;
+			worst_n = n;
+		}
+		mon_health_detail(c,
+		    "pool '%s' has size %u but its crush rule "
+		    "'%s' finds only %ld %s%s with an osd up and in",
+		    p->name, p->size, ri.name, n, crush_type_name(ri.domain),
+		    n == 1 ? "" : "s");
+	}
+	if (worst == NULL)
+		return 0;
+	crush_rule_get(om->crush, worst->crush_rule, &ri);
+	mon_health_summary(c,
+	    "crush rule '%s' %s count %ld < pool '%s' size %u", ri.name,
+	    crush_type_name(ri.domain), worst_n, worst->name, worst->size);
+	return 1;
+}
+
 static int
 mon_health_too_few_osds(const struct mon_health_in *in,
     struct mon_health_check *c)
@@ -360,10 +403,12 @@ mon_health_too_few_osds(const struct mon_health_in *in,
 	 * Ceph's words ("OSD count 1 < osd_pool_default_size 3"), of the
 	 * pool that needs the most OSDs.
 	 */
-	if (worst != NULL)
+	if (worst != NULL) {
 		mon_health_summary(c, "OSD count %u < pool '%s' size %u", up_in,
 		    worst->name, worst->size);
-	return c->count > 0;
+		return 1;
+	}
+	return mon_health_too_few_domains(in, c);
 }
 
 /*

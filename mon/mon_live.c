@@ -32,8 +32,10 @@
 
 /* What the reports about one target say now. */
 struct mon_live_tally {
-	uint32_t reports;	       /* live: repeated within the grace */
-	uint32_t counted;	       /* of them, past the grace */
+	uint32_t reports; /* live: repeated within the grace */
+	uint32_t counted; /* of them, past the grace */
+	/* Of those, distinct buckets of osd_reporter_subtree_level. */
+	uint32_t subtrees;
 	int64_t shortest;	       /* the shortest failure counted, us */
 	int32_t names[MON_LIVE_NAMES]; /* the lowest ids counted, sorted */
 	uint32_t nnames;
@@ -83,15 +85,40 @@ mon_live_standing(const struct mon *m, const struct mon_failure_report *r,
 	return o != NULL && o->up;
 }
 
+/*
+ * The bucket of type level above reporter in the working hierarchy, which
+ * it counts for; a reporter outside it, or at level osd, counts alone
+ * (its own id).
+ */
+static int32_t
+mon_live_subtree(const struct mon *m, int32_t reporter)
+{
+	const struct crush *c = m->work.crush;
+	struct crush_bucket_info bi;
+	int32_t at;
+
+	if (c == NULL || m->params.osd_reporter_subtree_level <= 0)
+		return reporter;
+	for (at = crush_osd_parent(c, reporter); at != 0; at = bi.parent) {
+		if (crush_bucket_get(c, at, &bi) == -1)
+			break;
+		if (bi.type == m->params.osd_reporter_subtree_level)
+			return at;
+	}
+	return reporter;
+}
+
 static void
 mon_live_tally(const struct mon *m, const struct mon_osd_live *l, int64_t now,
     struct mon_live_tally *t)
 {
 	const struct mon_failure_report *r;
 	int64_t from, failed;
+	int32_t *seen, sub;
 	uint32_t i, j;
 
 	memset(t, 0, sizeof *t);
+	seen = xreallocarray(NULL, l->nreports ? l->nreports : 1, sizeof *seen);
 	t->shortest = INT64_MAX;
 	t->next = INT64_MAX;
 	for (i = 0; i < l->nreports; i++) {
@@ -108,6 +135,11 @@ mon_live_tally(const struct mon *m, const struct mon_osd_live *l, int64_t now,
 			continue;
 		}
 		t->counted++;
+		sub = mon_live_subtree(m, r->reporter);
+		for (j = 0; j < t->subtrees && seen[j] != sub; j++)
+			;
+		if (j == t->subtrees)
+			seen[t->subtrees++] = sub;
 		failed = now - r->failed_since_mono;
 		if (failed < t->shortest)
 			t->shortest = failed;
@@ -121,6 +153,7 @@ mon_live_tally(const struct mon *m, const struct mon_osd_live *l, int64_t now,
 				t->nnames++;
 		}
 	}
+	free(seen);
 }
 
 /* "osd.2, osd.9 for 21.3 s" (or "osd.1, ... osd.8 and 3 more for ..."). */
@@ -156,7 +189,7 @@ mon_live_describe(const struct mon *m, int32_t id, int64_t now_mono, char *buf,
 	mon_live_tally(m, l, now_mono, &t);
 	if (t.counted > 0 && len > 0)
 		mon_live_tally_text(&t, buf, len);
-	return t.counted;
+	return t.subtrees;
 }
 
 static void
@@ -284,8 +317,9 @@ mon_live_check_one(struct mon *m, int32_t id, int64_t now,
 		return;
 	mon_live_tally(m, l, now, &t);
 	out->reports = t.reports;
-	out->counted = t.counted;
-	if ((int64_t)t.counted < m->params.osd_min_down_reporters) {
+	/* Reporters count once per osd_reporter_subtree_level bucket. */
+	out->counted = t.subtrees;
+	if ((int64_t)t.subtrees < m->params.osd_min_down_reporters) {
 		mon_live_arm(m, t.next, now);
 		return;
 	}

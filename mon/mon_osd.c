@@ -102,9 +102,17 @@ void
 mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
     void *arg)
 {
+	mon_osd_boot_at(m, id, addr, NULL, 0, done, arg);
+}
+
+void
+mon_osd_boot_at(struct mon *m, int32_t id, const char *addr,
+    const char *const *loc, size_t nloc, mon_done_cb *done, void *arg)
+{
 	const struct osdmap_osd *cur;
 	struct osdmap_osd o;
-	char status[64];
+	char status[64], *note = NULL, *why = NULL;
+	int rc;
 
 	if ((cur = mon_osd_get(m, id, done, arg)) == NULL)
 		return;
@@ -116,7 +124,8 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 		    "(at most %d bytes)", id, OSDMAP_ADDR_MAX - 1);
 		return;
 	}
-	if (cur->up && strcmp(cur->addr, addr) == 0) {
+	if (cur->up && strcmp(cur->addr, addr) == 0 &&
+	    (nloc == 0 || crush_osd_exists(m->work.crush, id))) {
 		mon_now(done, arg, 0, NULL, "osd.%d is already up", id);
 		return;
 	}
@@ -125,6 +134,18 @@ mon_osd_boot(struct mon *m, int32_t id, const char *addr, mon_done_cb *done,
 		    "flag is set", id);
 		return;
 	}
+	/* Its place first: a bad location refuses the boot whole. */
+	if ((rc = mon_crush_boot(m, id, loc, nloc, &note, &why)) != 0) {
+		mon_now(done, arg, rc, NULL, "osd.%d boot: %s", id, why);
+		free(why);
+		return;
+	}
+	if (note != NULL) {
+		mon_stage_log(m, MON_LOG_INFO, "%s", note);
+		free(note);
+	}
+	/* Staging the hierarchy may have restaged the OSD's weight. */
+	cur = osdmap_osd(&m->work, id);
 	o = *cur;
 	o.up = 1;
 	o.up_from = mon_stage_next_epoch(m);

@@ -136,8 +136,38 @@ mon_pool_name_ok(const char *name)
 	return 1;
 }
 
-/* Ceph's one replicated rule, the only rule until rules are in the map. */
-#define MON_POOL_RULE "replicated_rule"
+/*
+ * The id of rule name in the working map's hierarchy, or, name NULL, of
+ * the default one: replicated_rule, else the lowest id (Ceph's
+ * osd_pool_default_crush_rule -1).  -1 when there is none.
+ */
+static int
+mon_pool_rule(const struct mon *m, const char *name)
+{
+	struct crush_rule_info ri;
+	int id;
+
+	if (m->work.crush == NULL)
+		return name == NULL || strcmp(name, CRUSH_DEFAULT_RULE) == 0 ?
+		    0 :
+		    -1;
+	if (name != NULL)
+		return crush_rule_id(m->work.crush, name);
+	if ((id = crush_rule_id(m->work.crush, CRUSH_DEFAULT_RULE)) >= 0)
+		return id;
+	return crush_rule_at(m->work.crush, 0, &ri) == 0 ? (int)ri.id : -1;
+}
+
+/* A rule's name by id in the committed map ("" when it has none). */
+static const char *
+mon_pool_rule_name(const struct mon *m, uint32_t id)
+{
+	struct crush_rule_info ri;
+
+	if (m->osdmap.crush == NULL)
+		return id == 0 ? CRUSH_DEFAULT_RULE : "";
+	return crush_rule_get(m->osdmap.crush, id, &ri) == 0 ? ri.name : "";
+}
 
 void
 mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
@@ -146,6 +176,7 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 {
 	struct osdmap_pool p;
 	char status[192];
+	int rule_id;
 
 	if (osdmap_pool_by_name(&m->work, name) != NULL) {
 		mon_pool_refuse(done, arg, 0, "pool '%s' already exists", name);
@@ -157,12 +188,14 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 		    "starting with '.'", 64, name, OSDMAP_POOL_NAME_MAX - 1);
 		return;
 	}
-	if (rule != NULL && strcmp(rule, MON_POOL_RULE) != 0) {
-		mon_pool_refuse(done, arg, -ENOENT,
-		    "specified rule %.*s "
-		    "doesn't exist (mapmon has the one rule %s until placement "
-		    "rules come)",
-		    64, rule, MON_POOL_RULE);
+	if ((rule_id = mon_pool_rule(m, rule)) < 0) {
+		if (rule != NULL)
+			mon_pool_refuse(done, arg, -ENOENT,
+			    "specified rule %.*s doesn't exist", 64, rule);
+		else
+			mon_pool_refuse(done, arg, -ENOENT,
+			    "no crush rule to place the pool by: make one "
+			    "with osd crush rule create-replicated");
 		return;
 	}
 	if (pg_num == 0)
@@ -210,6 +243,7 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	p.min_size = (uint32_t)(size - size / 2);
 	p.pg_num = (uint32_t)pg_num;
 	p.pgp_num = (uint32_t)pgp_num;
+	p.crush_rule = (uint32_t)rule_id;
 	p.created_epoch = mon_stage_next_epoch(m);
 	mon_stage_pool(m, &p);
 	mon_stage_newpgs(m, p.id, 0, p.pg_num);
@@ -441,14 +475,14 @@ mon_pool_set(struct mon *m, const char *name, const char *key,
 		return;
 	p = *cur;
 	if (strcmp(key, "crush_rule") == 0) {
-		if (strcmp(value, MON_POOL_RULE) != 0) {
+		int id = mon_pool_rule(m, value);
+
+		if (id < 0) {
 			mon_pool_refuse(done, arg, -ENOENT,
-			    "crush rule %.*s "
-			    "does not exist (mapmon has the one rule %s until "
-			    "placement rules come)",
-			    64, value, MON_POOL_RULE);
+			    "crush rule %.*s does not exist", 64, value);
 			return;
 		}
+		p.crush_rule = (uint32_t)id;
 	} else if (mon_pool_set_int(value, &n, done, arg) != 0 ||
 	    mon_pool_set_check(m, cur, &p, key, n, sure, done, arg) != 0)
 		return;
@@ -492,7 +526,8 @@ mon_pool_get_json(struct mon *m, const char *name, const char *key,
 		if (!all && strcmp(key, keys[i]) != 0)
 			continue;
 		json_object_set_new(*out, keys[i],
-		    i == 4 ? json_string(MON_POOL_RULE) : json_integer(v[i]));
+		    i == 4 ? json_string(mon_pool_rule_name(m, p->crush_rule)) :
+			     json_integer(v[i]));
 		if (!all)
 			break;
 	}
@@ -508,7 +543,8 @@ mon_pool_get_json(struct mon *m, const char *name, const char *key,
 	if (all)
 		xasprintf(status, "pool '%s'", p->name);
 	else if (i == 4)
-		xasprintf(status, "%s: %s", key, MON_POOL_RULE);
+		xasprintf(status, "%s: %s", key,
+		    mon_pool_rule_name(m, p->crush_rule));
 	else
 		xasprintf(status, "%s: %lld", key, (long long)v[i]);
 	return 0;

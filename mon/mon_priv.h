@@ -75,6 +75,7 @@ struct mon_proposal {
 	size_t ops;			/* changes staged (for propose_max_ops) */
 
 	int has_inc;
+	int crush_changed; /* inc gets mon->work's hierarchy */
 	struct osdmap_inc inc;
 	struct osdmap osdmap;		/* the full map of inc.epoch (at seal) */
 
@@ -181,7 +182,7 @@ struct mon {
 
 	struct monmap monmap;
 	struct osdmap osdmap;		/* committed */
-	struct placement *placement;	/* of the committed osdmap */
+	struct osdmap_place *placement; /* of the committed osdmap */
 	struct pgmap pgmap;		/* committed */
 	struct mon_rec rec;		/* committed */
 
@@ -418,9 +419,14 @@ void mon_live_clear(struct mon *);
  */
 struct mon_live_count {
 	uint32_t reports; /* live reports held */
-	uint32_t counted; /* of them, failed for longer than the grace */
-	int marked_down;  /* the check staged target down */
-	int held;	  /* enough, but nodown keeps it up */
+	/*
+	 * Of them, failed for longer than the grace, counted once per bucket
+	 * of [mon] osd_reporter_subtree_level (what osd_min_down_reporters
+	 * is compared with).
+	 */
+	uint32_t counted;
+	int marked_down; /* the check staged target down */
+	int held;	 /* enough, but nodown keeps it up */
 };
 void mon_live_report(struct mon *, int32_t target, int32_t reporter,
     int64_t failed_since_mono, int64_t now_mono, struct mon_live_count *out);
@@ -443,7 +449,8 @@ void mon_live_tick(struct mon *, int64_t now_mono, int64_t now);
 /*
  * The reports about OSD id that count now (failed longer than the grace,
  * repeated within it, from an up reporter), for the health's text: "osd.2,
- * osd.9 for 21.3 s" into buf; how many.  Reads only.
+ * osd.9 for 21.3 s" into buf; how many count, once per bucket of [mon]
+ * osd_reporter_subtree_level.  Reads only.
  */
 uint32_t mon_live_describe(const struct mon *, int32_t id, int64_t now_mono,
     char *buf, size_t len);
@@ -525,6 +532,47 @@ void mon_auth_apply(struct mon *, const struct mon_proposal *p);
 int mon_auth_load(struct mon *, char **cause);
 /* Free the committed entities. */
 void mon_auth_clear(struct mon *);
+
+/* mon_crush.c: the placement hierarchy (mapmond(8), PLACEMENT). */
+/* A location-less OSD's host: "host-ID". */
+#define MON_CRUSH_HOST_PREFIX "host-"
+/* "host=host-ID" into buf. */
+void mon_crush_host_of(int32_t id, char *buf, size_t len);
+/*
+ * The working map's hierarchy, to change in place: copied first when it is
+ * shared (made, the default, when the map has none).  Stage the change
+ * with mon_stage_crush() once made.
+ */
+struct crush *mon_crush_edit(struct mon *);
+/*
+ * The working map's hierarchy changed: the pending proposal carries it
+ * whole, and each OSD's crush_weight follows its weight in it.
+ */
+void mon_stage_crush(struct mon *);
+/* mon_stage.c: the pending proposal's epoch carries the hierarchy. */
+void mon_stage_crush_changed(struct mon *);
+/*
+ * At open, after mon_capacity_open(): a map without a hierarchy gets one
+ * in the next commit (each OSD under root default at a host of its own),
+ * and the cluster log says how many PGs it moves.
+ */
+void mon_crush_open(struct mon *);
+/*
+ * A booting OSD's place (Ceph's osd_crush_update_on_start): at loc (nloc
+ * "TYPE=NAME" strings) when given, created or moved there; without one, a
+ * new OSD at its own host (mon_crush_host_of()), one in the hierarchy left
+ * where it is.  A new OSD weighs its store's size in TiB when a beacon
+ * said it, else 1.  0 (staged; *note a line for the log, or NULL when
+ * nothing changed), or a negative errno with *cause (nothing staged).
+ */
+int mon_crush_boot(struct mon *, int32_t id, const char *const *loc,
+    size_t nloc, char **note, char **cause);
+
+/*
+ * An OSD's location in hierarchy c (NULL: none), Ceph's crush_location:
+ * {TYPE: NAME} of each bucket above it; empty when it is not there.
+ */
+json_t *mon_crush_location_json(const struct crush *c, int32_t id);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);

@@ -169,43 +169,10 @@ mon_status_json(struct mon *m)
 	return st;
 }
 
-/* Does OSD o show in `osd tree' with the states of mask (Ceph's OR)? */
-static int
-mon_osd_tree_shows(const struct osdmap_osd *o, unsigned mask)
-{
-	if (mask == 0)
-		return 1;
-	return ((mask & MON_TREE_UP) && o->up) ||
-	    ((mask & MON_TREE_DOWN) && !o->up) ||
-	    ((mask & MON_TREE_IN) && o->in) ||
-	    ((mask & MON_TREE_OUT) && !o->in);
-}
-
 json_t *
 mon_osd_tree_of_json(const struct osdmap *om, unsigned mask)
 {
-	json_t *nodes = json_array();
-	char name[32];
-	uint32_t k;
-
-	for (k = 0; k < om->max_osd; k++) {
-		const struct osdmap_osd *o = &om->osds[k];
-
-		if (!o->exists || !mon_osd_tree_shows(o, mask))
-			continue;
-		snprintf(name, sizeof name, "osd.%d", o->id);
-		/* Ceph's node keys; REWEIGHT is the in/out weight. */
-		json_array_append_new(nodes,
-		    json_pack("{s:i, s:s, s:s, s:i, s:f, s:i, s:i, s:s, s:f, "
-			      "s:f, s:i}",
-			"id", o->id, "name", name, "type", "osd", "type_id", 0,
-			"crush_weight", osdmap_weight_to_double(o->weight),
-			"depth", 0, "exists", 1, "status",
-			o->up ? "up" : "down", "reweight",
-			o->in ? osdmap_weight_to_double(o->reweight) : 0.0,
-			"primary_affinity", 1.0, "in", (int)o->in));
-	}
-	return json_pack("{s:o, s:[]}", "nodes", nodes, "stray");
+	return mon_crush_tree_json(om, 1, mask);
 }
 
 int
@@ -262,9 +229,10 @@ mon_osd_find_json(struct mon *m, int32_t id, json_t **out, char **status)
 		json_array_append_new(addrs,
 		    json_pack("{s:s, s:s, s:i}", "type", "any", "addr", o->addr,
 			"nonce", 0));
-	*out = json_pack("{s:i, s:{s:o}, s:s, s:{}}", "osd", id, "addrs",
+	*out = json_pack("{s:i, s:{s:o}, s:s, s:o}", "osd", id, "addrs",
 	    "addrvec", addrs, "osd_fsid",
-	    "00000000-0000-0000-0000-000000000000", "crush_location");
+	    "00000000-0000-0000-0000-000000000000", "crush_location",
+	    mon_crush_location_json(m->osdmap.crush, id));
 	xasprintf(status, "osd.%d", id);
 	return 0;
 }
@@ -1146,7 +1114,8 @@ mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
 	}
 	/* As Ceph: a raw seed past pg_num names the PG it folds to. */
 	id.seed = pg_seed_fold(id.seed, p->pg_num);
-	n = placement_map_pg(m->placement, id.pool, id.seed, p->size, up);
+	n = osdmap_place_pg(m->placement, id.pool, p->crush_rule, id.seed,
+	    p->size, up);
 	primary = n > 0 ? up[0] : -1;
 	pg_id_format(id, name, sizeof name);
 	*out = json_pack("{s:I, s:s, s:s, s:o, s:o, s:i, s:i}", "epoch",
@@ -1265,4 +1234,55 @@ mon_compact_ranges(const struct mon *m, struct mon_key_range **out)
 	v[n].hilen = 0;
 	*out = v;
 	return n + 1;
+}
+
+/* "[1,2,0]" of ids into buf. */
+static const char *
+mon_osd_list_text(const int32_t *ids, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	off += (size_t)snprintf(buf, len, "[");
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+		    i ? "," : "", ids[i]);
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+	return buf;
+}
+
+int
+mon_osd_map_json(struct mon *m, const char *pool, const char *object,
+    json_t **out, char **status)
+{
+	const struct osdmap_pool *p = osdmap_pool_by_name(&m->osdmap, pool);
+	int32_t up[PLACEMENT_MAX_SIZE];
+	char raw[32], name[32], set[128];
+	uint32_t ps, seed;
+	int n, primary;
+
+	if (p == NULL) {
+		xasprintf(status, "pool %.*s does not exist", 128, pool);
+		return -ENOENT;
+	}
+	ps = pg_str_hash_rjenkins(object, strlen(object));
+	seed = pg_seed_fold(ps, p->pg_num);
+	snprintf(raw, sizeof raw, "%u.%x", p->id, ps);
+	snprintf(name, sizeof name, "%u.%x", p->id, seed);
+	n = osdmap_place_pg(m->placement, p->id, p->crush_rule, seed, p->size,
+	    up);
+	primary = n > 0 ? up[0] : -1;
+	*out = json_pack("{s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:i, s:o, s:i}",
+	    "epoch", (json_int_t)m->osdmap.epoch, "pool", p->name, "pool_id",
+	    (json_int_t)p->id, "objname", object, "raw_pgid", raw, "pgid", name,
+	    "up", mon_osd_list_json(up, n), "up_primary", primary, "acting",
+	    mon_osd_list_json(up, n), "acting_primary", primary);
+	mon_osd_list_text(up, n, set, sizeof set);
+	xasprintf(status,
+	    "osdmap e%u pool '%s' (%u) object '%s' -> pg %s (%s) -> up (%s, "
+	    "p%d) acting (%s, p%d)",
+	    m->osdmap.epoch, p->name, p->id, object, raw, name, set, primary,
+	    set, primary);
+	return 0;
 }

@@ -89,6 +89,15 @@ mon_stage_osd(struct mon *m, const struct osdmap_osd *o)
 }
 
 void
+mon_stage_crush_changed(struct mon *m)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+
+	mon_stage_inc(m, p);
+	p->crush_changed = 1;
+}
+
+void
 mon_stage_remove_osd(struct mon *m, int32_t id)
 {
 	struct mon_proposal *p = mon_stage_pending(m);
@@ -377,7 +386,7 @@ mon_stage_health(struct mon *m)
 static void
 mon_stage_remap_creating(struct mon *m, struct mon_proposal *p)
 {
-	struct placement *pl;
+	struct osdmap_place *pl;
 	const struct osdmap_pool *op;
 	const struct pg_stat *cur;
 	struct pg_stat st;
@@ -387,7 +396,7 @@ mon_stage_remap_creating(struct mon *m, struct mon_proposal *p)
 	int32_t up[PLACEMENT_MAX_SIZE];
 	int n;
 
-	pl = osdmap_placement(&p->osdmap);
+	pl = osdmap_place_new(&p->osdmap);
 	for (i = 0; i < m->pgmap.npools; i++) {
 		id.pool = m->pgmap.pools[i].id;
 		if ((op = osdmap_pool(&p->osdmap, id.pool)) == NULL)
@@ -401,7 +410,8 @@ mon_stage_remap_creating(struct mon *m, struct mon_proposal *p)
 				cur = &m->pgmap.pools[i].pgs[seed];
 			if (!(cur->state & PG_STATE_CREATING))
 				continue;
-			n = placement_map_pg(pl, id.pool, seed, op->size, up);
+			n = osdmap_place_pg(pl, id.pool, op->crush_rule, seed,
+			    op->size, up);
 			if (n == cur->up_len &&
 			    memcmp(up, cur->up, (size_t)n * sizeof *up) == 0)
 				continue;
@@ -415,7 +425,7 @@ mon_stage_remap_creating(struct mon *m, struct mon_proposal *p)
 			mon_stage_put_pg(p, &st);
 		}
 	}
-	placement_free(pl);
+	osdmap_place_free(pl);
 }
 
 /* Fix versions, sequence numbers and trims, and hand p to the committer. */
@@ -434,6 +444,9 @@ mon_stage_seal(struct mon *m)
 	evtimer_del(m->propose_timer);
 
 	if (p->has_inc) {
+		/* From here on the hierarchy is shared: changed on a copy. */
+		if (p->crush_changed)
+			osdmap_inc_set_crush(&p->inc, m->work.crush);
 		osdmap_copy(&p->osdmap, &m->work);
 		if (osdmap_inc_moves_pgs(&m->osdmap, &p->inc))
 			mon_stage_remap_creating(m, p);

@@ -2,10 +2,11 @@
 # tools/demo.sh: README command 1 (./dev.sh demo runs it after the build).
 #
 # A live demo cluster on this machine: mapmond on LMDB in a local folder,
-# six simulated OSDs (mapmon-bench osd-sim) that boot, peer, heartbeat each
-# other and keep reporting changing PG stats, and three pools.  It prints
-# what to type next, killing an OSD through the simulator's control FIFO
-# among it, and runs in the foreground until Ctrl-C, which stops the
+# six simulated OSDs (mapmon-bench osd-sim) on three hosts, that boot at
+# their crush location, peer, heartbeat each other and keep reporting
+# changing PG stats, and three pools.  It prints what to type next, `osd
+# tree' and killing an OSD or a whole host through the simulator's control
+# FIFO among it, and runs in the foreground until Ctrl-C, which stops the
 # simulator (its OSDs mark themselves down) and the monitor cleanly.  See
 # usage() for the options.
 set -u
@@ -13,6 +14,7 @@ set -u
 usage() {
 	cat <<EOF
 usage: tools/demo.sh [BUILD] [--for SECONDS] [--port PORT] [--osds N]
+                     [--hosts H]
 
   BUILD          the build directory (default: ./build beside tools/)
   --for SECONDS  stop after SECONDS once the cluster is up, instead of
@@ -21,6 +23,8 @@ usage: tools/demo.sh [BUILD] [--for SECONDS] [--port PORT] [--osds N]
   --port PORT    the monitor's port on 127.0.0.1 (default 6789; when it is
                  taken, a free port is used instead; 0: always a free port)
   --osds N       simulated OSDs (default 6)
+  --hosts H      the hosts they are spread over, host0 .. (default 3, at
+                 most N)
 
 The monitor's data, its generated config and the logs live in ./demo
 beside tools/ (or \$MAPMON_DEMO_DIR).  A second run reuses them: the store
@@ -33,24 +37,28 @@ build=
 for_s=
 port=6789
 osds=6
+hosts=3
 while [ $# -gt 0 ]; do
 	case $1 in
 	--for) for_s=${2:-}; shift ;;
 	--port) port=${2:-}; shift ;;
 	--osds) osds=${2:-}; shift ;;
+	--hosts) hosts=${2:-}; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) usage >&2; exit 64 ;;
 	*) [ -z "$build" ] || { usage >&2; exit 64; }; build=$1 ;;
 	esac
 	shift
 done
-for v in "$for_s" "$port" "$osds"; do
+for v in "$for_s" "$port" "$osds" "$hosts"; do
 	case $v in
 	*[!0-9]*) usage >&2; exit 64 ;;
 	esac
 done
 [ -n "$osds" ] && [ "$osds" -ge 1 ] && [ -n "$port" ] && [ "$port" -le 65535 ] ||
     { usage >&2; exit 64; }
+[ -n "$hosts" ] && [ "$hosts" -ge 1 ] || { usage >&2; exit 64; }
+[ "$hosts" -le "$osds" ] || hosts=$osds
 build=$(cd "${build:-$top/build}" 2>/dev/null && pwd) ||
     { echo "demo: no build directory ${build:-$top/build}" >&2; exit 1; }
 MAPMOND=$build/daemon/mapmond
@@ -174,12 +182,12 @@ for p in "rbd 64" "cephfs.data 32" "cephfs.meta 16"; do
 	fi
 done
 
-say "starting $osds simulated OSDs (mapmon-bench osd-sim, log: $simlog)"
+say "starting $osds simulated OSDs on $hosts hosts (mapmon-bench osd-sim, log: $simlog)"
 [ -f "$simlog" ] && mv -f "$simlog" "$simlog.old"
 # Stores of 1 TiB: the simulated clients' writes take most of an hour to
 # reach the point where they stop (3/4 full, mapmon-bench(1)).
 setsid "$BENCH" osd-sim -c "$conf" -m "$addr" --osds "$osds" \
-    --osd-size 1T --control "$ctl" >"$simlog" 2>&1 &
+    --hosts "$hosts" --osd-size 1T --control "$ctl" >"$simlog" 2>&1 &
 SPID=$!
 
 # Wait until every OSD is up and reporting (at most 30 s).
@@ -216,6 +224,7 @@ The monitor listens on $addr (data in $dir).  Try, in another terminal
 
     $m -s
     $m osd tree
+    $m osd crush rule dump replicated_rule
     $m pg stat
     $m -w
     $m pg map 1.0
@@ -240,6 +249,16 @@ by default), -w shows it marked down and its PGs peer again on the others:
     $m pg map 1.0
     echo status > $ctl
     echo 'revive $victim' > $ctl
+
+The OSDs boot on $hosts hosts (osd tree shows them), and the pools' rule
+puts each PG's copies on distinct hosts.  Kill a whole host at once: its
+PGs keep a copy on each host left, never two on one, until it returns:
+
+    echo 'kill-host host1' > $ctl
+    $m osd tree down
+    $m health detail
+    $m osd map rbd myobject
+    echo 'revive-host host1' > $ctl
 
 The simulator writes what it did and its view ('status') in $simlog.
 EOF

@@ -215,16 +215,29 @@ mapmon_errno_name(int e)
 		int e;
 		const char *name;
 	} names[] = {
-		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
-		{ E2BIG, "E2BIG" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
-		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
-		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
+		{ EPERM, "EPERM" },
+		{ ENOENT, "ENOENT" },
+		{ EIO, "EIO" },
+		{ E2BIG, "E2BIG" },
+		{ EAGAIN, "EAGAIN" },
+		{ ENOMEM, "ENOMEM" },
+		{ EACCES, "EACCES" },
+		{ EBUSY, "EBUSY" },
+		{ EEXIST, "EEXIST" },
+		{ EINVAL, "EINVAL" },
+		{ ENOSPC, "ENOSPC" },
 		{ ERANGE, "ERANGE" },
-		{ ENOSYS, "ENOSYS" }, { ENOTSUP, "ENOTSUP" },
-		{ EMSGSIZE, "EMSGSIZE" }, { EPROTO, "EPROTO" },
-		{ ECANCELED, "ECANCELED" }, { ETIMEDOUT, "ETIMEDOUT" },
-		{ ECONNREFUSED, "ECONNREFUSED" }, { ECONNRESET, "ECONNRESET" },
-		{ ENOTEMPTY, "ENOTEMPTY" }, { EROFS, "EROFS" },
+		{ ENOSYS, "ENOSYS" },
+		{ ENOTSUP, "ENOTSUP" },
+		{ EMSGSIZE, "EMSGSIZE" },
+		{ EPROTO, "EPROTO" },
+		{ ECANCELED, "ECANCELED" },
+		{ ETIMEDOUT, "ETIMEDOUT" },
+		{ ECONNREFUSED, "ECONNREFUSED" },
+		{ ECONNRESET, "ECONNRESET" },
+		{ ENOTEMPTY, "ENOTEMPTY" },
+		{ EROFS, "EROFS" },
+		{ ELOOP, "ELOOP" },
 	};
 	size_t i;
 

@@ -376,30 +376,80 @@ fmt_weight(double w)
 	return s;
 }
 
-/* `osd tree': Ceph's columns (its OSDTreePlainDumper). */
+/*
+ * One row of `osd tree' or, without states, `osd crush tree': the name
+ * indented four spaces a level, a bucket's after its type; a bucket's
+ * STATUS, REWEIGHT and PRI-AFF empty.
+ */
 static void
-fmt_osd_tree(FILE *f, const json_t *d)
+fmt_tree_row(struct fmt_table *t, const json_t *n, int states)
+{
+	json_int_t id = fmt_int(n, "id"), depth = fmt_int(n, "depth");
+	char *name;
+
+	fmt_table_add(t, fmt_i(id));
+	fmt_table_add(t, xstrdup(fmt_str(n, "device_class")));
+	fmt_table_add(t, fmt_weight(fmt_num(n, "crush_weight")));
+	if (id < 0)
+		xasprintf(&name, "%*s%s %s", (int)(4 * depth), "",
+		    fmt_str(n, "type"), fmt_str(n, "name"));
+	else
+		xasprintf(&name, "%*s%s", (int)(4 * depth), "",
+		    fmt_str(n, "name"));
+	fmt_table_add(t, name);
+	if (!states)
+		return;
+	if (id < 0) {
+		fmt_table_add(t, xstrdup(""));
+		fmt_table_add(t, xstrdup(""));
+		fmt_table_add(t, xstrdup(""));
+		return;
+	}
+	fmt_table_add(t, xstrdup(fmt_str(n, "status")));
+	fmt_table_add(t, fmt_weight(fmt_num(n, "reweight")));
+	fmt_table_add(t,
+	    fmt_weight(json_object_get(n, "primary_affinity") != NULL ?
+		    fmt_num(n, "primary_affinity") :
+		    1.0));
+}
+
+/*
+ * `osd tree' (states) and `osd crush tree': Ceph's columns (its
+ * OSDTreePlainDumper), the stray OSDs last.
+ */
+static void
+fmt_osd_tree(FILE *f, const json_t *d, int states)
 {
 	static const char *const heads[] = { "ID", "CLASS", "WEIGHT",
 		"TYPE NAME", "STATUS", "REWEIGHT", "PRI-AFF" };
 	static const int right[] = { 1, 1, 1, 0, 1, 1, 1 };
-	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+	struct fmt_table t = { states ? 7 : 4, heads, right, NULL, 0 };
 	json_t *n;
 	size_t i;
 
-	json_array_foreach(json_object_get(d, "nodes"), i, n) {
-		fmt_table_add(&t, fmt_i(fmt_int(n, "id")));
-		fmt_table_add(&t, xstrdup(fmt_str(n, "device_class")));
-		fmt_table_add(&t, fmt_weight(fmt_num(n, "crush_weight")));
-		fmt_table_add(&t, xstrdup(fmt_str(n, "name")));
-		fmt_table_add(&t, xstrdup(fmt_str(n, "status")));
-		fmt_table_add(&t, fmt_weight(fmt_num(n, "reweight")));
-		fmt_table_add(&t,
-		    fmt_weight(json_object_get(n, "primary_affinity") != NULL ?
-			    fmt_num(n, "primary_affinity") :
-			    1.0));
-	}
+	json_array_foreach(json_object_get(d, "nodes"), i, n)
+		fmt_tree_row(&t, n, states);
+	json_array_foreach(json_object_get(d, "stray"), i, n)
+		fmt_tree_row(&t, n, states);
 	fmt_table_print(f, &t);
+}
+
+/* `osd map': Ceph's line. */
+static void
+fmt_osd_map(FILE *f, const json_t *d)
+{
+	char *up = fmt_id_list(json_object_get(d, "up")),
+	     *acting = fmt_id_list(json_object_get(d, "acting"));
+
+	fprintf(f,
+	    "osdmap e%" JSON_INTEGER_FORMAT " pool '%s' (%" JSON_INTEGER_FORMAT
+	    ") object '%s' -> pg %s (%s) -> up (%s, p%" JSON_INTEGER_FORMAT
+	    ") acting (%s, p%" JSON_INTEGER_FORMAT ")\n",
+	    fmt_int(d, "epoch"), fmt_str(d, "pool"), fmt_int(d, "pool_id"),
+	    fmt_str(d, "objname"), fmt_str(d, "raw_pgid"), fmt_str(d, "pgid"),
+	    up, fmt_int(d, "up_primary"), acting, fmt_int(d, "acting_primary"));
+	free(up);
+	free(acting);
 }
 
 /*
@@ -1371,8 +1421,15 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 		else
 			mapmon_fmt_health_line(f, data);
 	} else if (strcmp(prefix, "osd tree") == 0)
-		fmt_osd_tree(f, data);
-	else if (strcmp(prefix, "osd dump") == 0)
+		fmt_osd_tree(f, data, 1);
+	else if (strcmp(prefix, "osd crush tree") == 0)
+		fmt_osd_tree(f, data, 0);
+	else if (strcmp(prefix, "osd map") == 0)
+		fmt_osd_map(f, data);
+	else if (strcmp(prefix, "osd crush rule ls") == 0) {
+		json_array_foreach(data, i, e)
+			fprintf(f, "%s\n", json_string_value(e));
+	} else if (strcmp(prefix, "osd dump") == 0)
 		fmt_osd_dump(f, data);
 	else if (strcmp(prefix, "osd ls") == 0)
 		fmt_osd_ls(f, data);

@@ -32,7 +32,7 @@ struct osdmap_cache {
 
 	int have_map;
 	struct osdmap map;
-	struct placement *placement;	/* NULL: to be built */
+	struct osdmap_place *placement; /* NULL: to be built */
 
 	unsigned gen;			/* of the current subscription */
 	struct osdmap_cache_sub *subs;
@@ -67,7 +67,7 @@ osdmap_cache_free(struct osdmap_cache *c)
 		free(s);
 	}
 	if (c->placement != NULL)
-		placement_free(c->placement);
+		osdmap_place_free(c->placement);
 	osdmap_clear(&c->map);
 	free(c);
 }
@@ -78,13 +78,13 @@ osdmap_cache_map(const struct osdmap_cache *c)
 	return c->have_map ? &c->map : NULL;
 }
 
-const struct placement *
+const struct osdmap_place *
 osdmap_cache_placement(struct osdmap_cache *c)
 {
 	if (!c->have_map)
 		return NULL;
 	if (c->placement == NULL)
-		c->placement = osdmap_placement(&c->map);
+		c->placement = osdmap_place_new(&c->map);
 	return c->placement;
 }
 
@@ -92,7 +92,7 @@ static void
 osdmap_cache_drop_placement(struct osdmap_cache *c)
 {
 	if (c->placement != NULL)
-		placement_free(c->placement);
+		osdmap_place_free(c->placement);
 	c->placement = NULL;
 }
 
@@ -306,7 +306,7 @@ osdmap_cache_pg_map_json(struct osdmap_cache *c, uint32_t pool,
     uint32_t seed, int *rc, char **cause)
 {
 	const struct osdmap_pool *p;
-	const struct placement *pl;
+	const struct osdmap_place *pl;
 	int32_t up[PLACEMENT_MAX_SIZE];
 	char name[32], raw[32];
 	int n, primary;
@@ -325,7 +325,7 @@ osdmap_cache_pg_map_json(struct osdmap_cache *c, uint32_t pool,
 	/* As Ceph: a raw seed past pg_num names the PG it folds to. */
 	seed = pg_seed_fold(seed, p->pg_num);
 	snprintf(name, sizeof name, "%u.%x", pool, seed);
-	n = placement_map_pg(pl, pool, seed, p->size, up);
+	n = osdmap_place_pg(pl, pool, p->crush_rule, seed, p->size, up);
 	primary = n > 0 ? up[0] : -1;
 	return json_pack("{s:I, s:s, s:s, s:o, s:o, s:i, s:i}", "epoch",
 	    (json_int_t)c->map.epoch, "raw_pgid", raw, "pgid", name, "up",

@@ -74,7 +74,7 @@ const struct osdmap *osdmap_cache_map(const struct osdmap_cache *);
  * that affects placement), NULL until a map has arrived.  Owned by the
  * cache; valid until the map next changes.
  */
-const struct placement *osdmap_cache_placement(struct osdmap_cache *);
+const struct osdmap_place *osdmap_cache_placement(struct osdmap_cache *);
 
 /*
  * The mapping of PG pool.seed in the cached map, as `pg map` prints it:

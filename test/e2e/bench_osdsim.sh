@@ -265,7 +265,7 @@ printf 'jump 3\nkill x\nkill 9\nrevive 2\nstatus now\nkill\n' >"$CTL"
 check "bad control lines: each one said" wait_for 5 eval \
     '[ "$(grep -c "control:" "$T/sim.err")" = 6 ]'
 check "... the unknown command named" grep -q \
-    "unknown command 'jump' (kill, revive, stop or status)" "$T/sim.err"
+    "unknown command 'jump' (kill, revive, stop, kill-host, revive-host or status)" "$T/sim.err"
 check "... the bad id named" grep -q "kill: 'x' is not an OSD id" "$T/sim.err"
 check "... an OSD not simulated" grep -q \
     "kill 9: osd.9 is not one of the simulator's (0 to 5)" "$T/sim.err"

@@ -265,14 +265,15 @@ EOF
 	check "osd getmap: Ceph's status" err_has "^got osdmap epoch $EPOCH$"
 	expect 0 "osd tree" osd tree
 	check "osd tree: Ceph's columns" out_has \
-	    "^ID  CLASS  *WEIGHT  TYPE NAME  STATUS  REWEIGHT  PRI-AFF$"
+	    "^ID  CLASS  *WEIGHT  TYPE NAME  *STATUS  REWEIGHT  PRI-AFF$"
 	expect 0 "osd tree down" osd tree down
 	check "osd tree down: osd.2 alone" test "$(grep -c osd "$T/out")" -eq 1
 	# Out: REWEIGHT 0, as Ceph's weightf_t writes it.
-	check "osd tree down: its row" out_has \
-	    "^ 2  *1\.00000  osd\.2  *down  *0  1\.00000$"
+	check "osd tree down: its row, under its host" out_has \
+	    "^ 2  *1\.00000          osd\.2  *down  *0  1\.00000$"
 	expect 0 "osd tree up in -f json" -f json osd tree up in
-	check "osd tree up in: Ceph's OR of states" jis nodes.# 2
+	check "osd tree up in: Ceph's OR of states (2 OSDs, 2 hosts, root)" \
+	    jis nodes.# 5
 	expect 0 "osd find -f json" -f json osd find osd.1
 	check "osd find: Ceph's keys" jkeys . osd addrs osd_fsid crush_location
 	check "osd find: the address" jis addrs.addrvec.0.addr 127.0.0.1:6801

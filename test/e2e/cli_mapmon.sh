@@ -166,16 +166,20 @@ EOF
 	expect 0 "osd tree" osd tree
 	# Ceph's columns, PRI-AFF last (seen on ceph 16.2.15).
 	check "osd tree header" out_has \
-	    "^ID  CLASS  *WEIGHT  TYPE NAME  STATUS  REWEIGHT  PRI-AFF$"
+	    "^ID  CLASS  *WEIGHT  TYPE NAME  *STATUS  REWEIGHT  PRI-AFF$"
+	# Each OSD booted without a location is at a host of its own.
 	check "osd tree row" out_has \
-	    "^ 1  *1\.00000  osd\.1  *up  *1\.00000  1\.00000$"
+	    "^ 1  *1\.00000          osd\.1  *up  *1\.00000  1\.00000$"
+	check "osd tree: its host" out_has \
+	    "^-[0-9]  *1\.00000      host host-1  *$"
 	expect 0 "osd tree -f json" osd tree -f json
-	check "osd tree json: nodes" jkeys nodes.0 id name type status \
+	check "osd tree json: an OSD node" jkeys nodes.2 id name type status \
 	    reweight crush_weight
-	check "osd tree json: 3 nodes" jis nodes.# 3
-	check "osd tree json: name" jis nodes.2.name osd.2
-	check "osd tree json: type" jis nodes.2.type osd
-	check "osd tree json: status" jis nodes.2.status up
+	check "osd tree json: root, 3 hosts, 3 OSDs" jis nodes.# 7
+	check "osd tree json: root default" jis nodes.0.name default
+	check "osd tree json: name" jis nodes.6.name osd.2
+	check "osd tree json: type" jis nodes.6.type osd
+	check "osd tree json: status" jis nodes.6.status up
 
 	# pools
 	expect 0 "osd pool create" osd pool create rbd 16

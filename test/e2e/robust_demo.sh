@@ -129,6 +129,10 @@ CTL=$MAPMON_DEMO_DIR/sim.ctl
 check "it prints how to kill an OSD through the simulator's FIFO" \
     grep -qF -- "echo 'kill 3' > $CTL" "$OUT"
 check "... and how to revive it" grep -qF -- "echo 'revive 3' > $CTL" "$OUT"
+check "it prints how to kill a whole host" \
+    grep -qF -- "echo 'kill-host host1' > $CTL" "$OUT"
+check "... and how to bring the host back" \
+    grep -qF -- "echo 'revive-host host1' > $CTL" "$OUT"
 # Printed once `df' has answered, after the address: waited for.
 for c in " df" " osd df"; do
 	check "it prints what the OSDs store: mapmon -m $ADDR$c" \
@@ -171,6 +175,9 @@ o2=$("$JG" num_objects <"$T/ps2")
 check "objects keep growing ($o1, then $o2)" test "${o2:-0}" -gt "${o1:-0}"
 "$MAPMON" -m "$ADDR" pg map 1.0 >"$T/pgmap" 2>&1
 check "pg map 1.0 names an acting set" grep -q "acting" "$T/pgmap"
+"$MAPMON" -m "$ADDR" osd tree >"$T/tree" 2>&1
+check "osd tree shows the demo's three hosts, two OSDs each" eval \
+    '[ "$(grep -Ec "^ *-[0-9]+ +2\.00000      host host[012] *$" "$T/tree")" = 3 ]'
 
 finish_demo
 check "after --for 5 the demo exits 0 (exit $DEMO_RC)" test "$DEMO_RC" -eq 0

@@ -96,7 +96,7 @@ fuzz_record_osdmap(const uint8_t *p, size_t len)
 {
 	struct osdmap m, m2;
 	struct enc_buf b1 = { 0 }, b2 = { 0 };
-	struct placement *pl;
+	struct osdmap_place *pl;
 	char *cause = NULL;
 	json_t *j;
 
@@ -117,8 +117,8 @@ fuzz_record_osdmap(const uint8_t *p, size_t len)
 	fuzz_record_same(&b1, &b2);
 	j = osdmap_to_json(&m);
 	json_decref(j);
-	pl = osdmap_placement(&m);
-	placement_free(pl);
+	pl = osdmap_place_new(&m);
+	osdmap_place_free(pl);
 	enc_buf_free(&b1);
 	enc_buf_free(&b2);
 	osdmap_clear(&m);

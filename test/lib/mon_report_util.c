@@ -17,7 +17,7 @@ mon_report_util_all(struct mon *mon, uint32_t state,
 {
 	const struct pgmap *pm = mon_pgmap(mon);
 	const struct osdmap *om = mon_osdmap(mon);
-	struct placement *pl = osdmap_placement(om);
+	struct osdmap_place *pl = osdmap_place_new(om);
 	struct pg_stat **batch, *st;
 	size_t *n, i;
 	uint32_t s, max_osd = om->max_osd;
@@ -30,7 +30,8 @@ mon_report_util_all(struct mon *mon, uint32_t state,
 		const struct osdmap_pool *op = osdmap_pool(om, pm->pools[i].id);
 
 		for (s = 0; s < pm->pools[i].pg_num; s++) {
-			len = placement_map_pg(pl, op->id, s, op->size, up);
+			len = osdmap_place_pg(pl, op->id, op->crush_rule, s,
+			    op->size, up);
 			if (len == 0)
 				continue;
 			osd = up[0];
@@ -51,7 +52,7 @@ mon_report_util_all(struct mon *mon, uint32_t state,
 				fill(st, len, arg);
 		}
 	}
-	placement_free(pl);
+	osdmap_place_free(pl);
 	/* send() may run the loop: om is not read again. */
 	for (osd = 0; (uint32_t)osd < max_osd; osd++) {
 		if (n[osd] == 0)

@@ -583,6 +583,25 @@ static const char *const every_prefix[] = {
 	"osd set-full-ratio",
 	"osd set-backfillfull-ratio",
 	"osd set-nearfull-ratio",
+	"osd crush add-bucket",
+	"osd crush move",
+	"osd crush rm",
+	"osd crush remove",
+	"osd crush unlink",
+	"osd crush add",
+	"osd crush set",
+	"osd crush create-or-move",
+	"osd crush reweight",
+	"osd crush set-device-class",
+	"osd crush rm-device-class",
+	"osd crush class ls",
+	"osd crush tree",
+	"osd crush dump",
+	"osd crush rule create-replicated",
+	"osd crush rule ls",
+	"osd crush rule dump",
+	"osd crush rule rm",
+	"osd map",
 	"osd pool create",
 	"osd pool ls",
 	"osd pool rename",
@@ -1252,7 +1271,11 @@ Test(cmd, osd_lifecycle)
 	refused(-ENOENT, "osd.8", "{\"prefix\":\"osd reweight\",\"id\":8,"
 	    "\"weight\":0.5}");
 	d = ok("{\"prefix\":\"osd tree\"}");
-	o = json_array_get(json_object_get(d, "nodes"), 0);
+	/* The root, then host-0 (each OSD at a host of its own), osd.0. */
+	cr_assert_str_eq(
+	    jstr(json_array_get(json_object_get(d, "nodes"), 0), "name"),
+	    "default");
+	o = json_array_get(json_object_get(d, "nodes"), 2);
 	cr_assert_str_eq(jstr(o, "name"), "osd.0");
 	cr_assert_str_eq(jstr(o, "status"), "up");
 	cr_assert_float_eq(json_number_value(json_object_get(o, "reweight")),
@@ -1351,7 +1374,8 @@ Test(cmd, ceph_request_forms)
 	    "{\"prefix\":\"osd find\","
 	    "\"id\":9}");
 	d = ok("{\"prefix\":\"osd tree\",\"states\":[\"down\"]}");
-	cr_assert_eq(json_array_size(json_object_get(d, "nodes")), 2);
+	/* Two down OSDs, each with its host, and the root. */
+	cr_assert_eq(json_array_size(json_object_get(d, "nodes")), 5);
 	json_decref(d);
 	d = ok("{\"prefix\":\"osd tree\",\"states\":[\"up\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "nodes")), 0);

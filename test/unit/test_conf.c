@@ -1205,9 +1205,13 @@ Test(table, find_every_key)
 	    "mon.b");
 }
 
-/* Values of a key other than its default, all valid. */
+/*
+ * Values of a key other than its default, all valid: at most
+ * CONF_TEST_VALUES (an enum's every choice; the crush types are six).
+ */
+#define CONF_TEST_VALUES 8
 static size_t
-other_values(enum conf_key k, char out[4][64])
+other_values(enum conf_key k, char out[CONF_TEST_VALUES][64])
 {
 	const struct conf_option *o = &conf_options[k];
 	char *s;
@@ -1237,8 +1241,10 @@ other_values(enum conf_key k, char out[4][64])
 		snprintf(out[n++], 64, "false");
 		break;
 	case CONF_ENUM:
-		for (; o->choices[n] != NULL; n++)
+		for (; o->choices[n] != NULL; n++) {
+			cr_assert_lt(n, CONF_TEST_VALUES, "%s", o->name);
 			snprintf(out[n], 64, "%s", o->choices[n]);
+		}
 		break;
 	case CONF_STRING:
 		snprintf(out[n++], 64, "x y");
@@ -1271,7 +1277,7 @@ other_values(enum conf_key k, char out[4][64])
 Test(table, set_format_round_trip)
 {
 	struct conf *c = conf_new(), *d = conf_new();
-	char vals[4][64], *f1, *f2, *cause;
+	char vals[CONF_TEST_VALUES][64], *f1, *f2, *cause;
 	size_t n, i;
 	int k;
 
@@ -1304,7 +1310,8 @@ Test(table, set_format_round_trip)
 Test(table, round_trip_through_a_file)
 {
 	struct conf *c = conf_new(), *d;
-	char vals[4][64], *f, *content = xstrdup(""), *tmp, *cause;
+	char vals[CONF_TEST_VALUES][64], *f, *content = xstrdup(""), *tmp,
+					     *cause;
 	const char *section = "";
 	int k;
 

@@ -464,7 +464,7 @@ Test(crush, bad_input_refused_map_unchanged)
 	    crush_rule_create(c, "r", "default", "host", "nvme", NULL, &why),
 	    EINVAL, "device class nvme does not exist");
 	REFUSED(crush_rule_remove(c, "replicated_rule", in_use, 1, &why), EBUSY,
-	    "crush rule replicated_rule (0) is in use");
+	    "crush ruleset replicated_rule 0 is in use");
 	REFUSED(crush_rule_remove(c, "nope", NULL, 0, &why), ENOENT,
 	    "rule nope does not exist");
 	/* Removing what is not empty or what a rule takes. */

@@ -1154,7 +1154,7 @@ Test(mon, pool_create_places_every_pg_in_creating)
 {
 	const struct pgmap_pool *pp;
 	const struct osdmap_pool *op;
-	struct placement *pl;
+	struct osdmap_place *pl;
 	int32_t up[PLACEMENT_MAX_SIZE];
 	uint32_t s;
 	int n;
@@ -1170,14 +1170,15 @@ Test(mon, pool_create_places_every_pg_in_creating)
 	cr_assert_not_null(pp);
 	cr_assert_eq(pp->pg_num, 128);
 	cr_assert_eq(pgmap_state_count(mon_pgmap(mon), PG_STATE_CREATING), 128);
-	pl = osdmap_placement(mon_osdmap(mon));
+	pl = osdmap_place_new(mon_osdmap(mon));
+	cr_assert(osdmap_place_has_crush(pl));
 	for (s = 0; s < 128; s++) {
-		n = placement_map_pg(pl, 1, s, 3, up);
+		n = osdmap_place_pg(pl, 1, 0, s, 3, up);
 		cr_assert_eq(pp->pgs[s].up_len, n);
 		cr_assert_eq(memcmp(pp->pgs[s].up, up, (size_t)n * 4), 0);
 		cr_assert_eq(pp->pgs[s].acting_primary, up[0]);
 	}
-	placement_free(pl);
+	osdmap_place_free(pl);
 	check_derived();
 
 	/* An existing pool: rc 0, as Ceph answers it, and nothing made. */
@@ -3122,9 +3123,10 @@ Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
 
 /*
  * An osdmap record (a full map or an incremental) of this version made one
- * of version v, as an older mapmon wrote it: version 3 appended the pools'
- * pgp_num (a count, then an id and a pgp_num each), version 2 the three
- * ratios (24 bytes) before them.
+ * of version v, as an older mapmon wrote it: version 4 appended the
+ * hierarchy (a byte, then its record when there is one) and the pools'
+ * rules (a count, then an id and a rule each), version 3 the pools'
+ * pgp_num (as many), version 2 the three ratios (24 bytes) before them.
  */
 static void
 record_as_version(const uint8_t *key, size_t klen, int version)
@@ -3132,6 +3134,7 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 	struct store *s = open_store();
 	struct osdmap om;
 	struct osdmap_inc inc;
+	struct enc_buf cb = { 0 };
 	void *val;
 	size_t vlen, npools, cut;
 	uint8_t *v;
@@ -3141,20 +3144,27 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 	    cause ? cause : "missing");
 	store_close(s);
 	v = val;
-	cr_assert_eq(v[0], 3);
+	cr_assert_eq(v[0], 4);
 	if (key[0] == KEYS_OSDMAP) {
 		osdmap_init(&om);
 		cr_assert_eq(osdmap_decode(val, vlen, &om, &cause), 0, "%s",
 		    cause);
 		npools = om.npools;
+		if (om.crush != NULL)
+			crush_encode(om.crush, &cb);
 		osdmap_clear(&om);
 	} else {
 		cr_assert_eq(osdmap_inc_decode(val, vlen, &inc, &cause), 0,
 		    "%s", cause);
 		npools = inc.npools;
+		if (inc.new_crush != NULL)
+			crush_encode(inc.new_crush, &cb);
 		osdmap_inc_clear(&inc);
 	}
-	cut = 4 + 8 * npools + (version < 2 ? 24 : 0);
+	cut = 1 + cb.len + 4 + 8 * npools;
+	enc_buf_free(&cb);
+	if (version < 3)
+		cut += 4 + 8 * npools + (version < 2 ? 24 : 0);
 	v[0] = (uint8_t)version;
 	enc_put_be32(v + 2, (uint32_t)(vlen - cut - 6));
 	store_change(key, klen, v, vlen - cut);
@@ -3201,7 +3211,7 @@ Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
 	    "the first commit is the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 1 to 3: the "
+	cr_assert(log_has("osdmap upgraded from record version 1 to 4: the "
 			  "default full ratios, pgp_num = pg_num"));
 	/* The old incrementals still replay, changing no ratio. */
 	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
@@ -4200,11 +4210,365 @@ Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 2 to 3: "
+	cr_assert(log_has("osdmap upgraded from record version 2 to 4: "
 			  "pgp_num = pg_num"));
 	close_mon();
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
 	check_derived();
+}
+
+/*
+ * A store of the previous release (version 3 maps: no hierarchy) opens
+ * placing flat, and its first commit puts every OSD under root default at
+ * a host of its own, says so with the PGs it moves, and places by rule 0
+ * from then on; the store verifies before and after.
+ */
+Test(mon, a_version_3_store_gets_the_hierarchy_in_its_first_commit)
+{
+	const struct pgmap_pool *pp;
+	struct osdmap_place *pl;
+	uint8_t key[KEYS_EPOCH_LEN];
+	int32_t up[PLACEMENT_MAX_SIZE];
+	uint32_t epoch, e, s;
+	int32_t id;
+	int n;
+
+	make_osds(4);
+	cr_assert_eq(pool_create("rbd", 32, 3), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version(key, sizeof key, 3);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version(key, sizeof key, 3);
+	}
+	verify_store(32);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 3);
+	cr_assert_null(mon_osdmap(mon)->crush, "placed flat until the commit");
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 3 to 4"));
+	cr_assert(log_has("osdmap upgraded: the placement hierarchy holds 4 "
+			  "osds under root default, each at its own host "
+			  "(host-ID), and pools use rule replicated_rule; "));
+	cr_assert(log_has(" of 32 pgs move"));
+	cr_assert_not_null(mon_osdmap(mon)->crush);
+	for (id = 0; id < 4; id++) {
+		struct crush_bucket_info bi;
+		char want[16];
+
+		cr_assert_eq(crush_bucket_get(mon_osdmap(mon)->crush,
+				 crush_osd_parent(mon_osdmap(mon)->crush, id),
+				 &bi),
+		    0);
+		snprintf(want, sizeof want, "host-%d", id);
+		cr_assert_str_eq(bi.name, want);
+		cr_assert_eq(bi.type, CRUSH_TYPE_HOST);
+		cr_assert_eq(crush_osd_weight(mon_osdmap(mon)->crush, id),
+		    CRUSH_WEIGHT_ONE);
+	}
+	/* The creating PGs follow the new placement: 3 distinct hosts. */
+	pp = pgmap_pool(mon_pgmap(mon), 1);
+	pl = osdmap_place_new(mon_osdmap(mon));
+	for (s = 0; s < 32; s++) {
+		n = osdmap_place_pg(pl, 1, 0, s, 3, up);
+		cr_assert_eq(n, 3);
+		cr_assert_eq(pp->pgs[s].up_len, 3);
+		cr_assert_eq(memcmp(pp->pgs[s].up, up, sizeof *up * 3), 0);
+	}
+	osdmap_place_free(pl);
+	close_mon();
+	verify_store(32);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "upgraded once");
+	check_derived();
+}
+
+/* Boot OSD id at the location loc (nloc words); its rc. */
+static int
+osd_boot_at(int32_t id, const char *const *loc, size_t nloc)
+{
+	struct answer a = { 0 };
+
+	mon_osd_boot_at(mon, id, "127.0.0.1:6800", loc, nloc, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* A crush command's rc, its status into a. */
+static int
+crush_op(const struct mon_crush_req *q, struct answer *a)
+{
+	memset(a, 0, sizeof *a);
+	mon_crush_op(mon, q, answer_cb, a);
+	wait_for(a);
+	json_decref(a->data);
+	a->data = NULL;
+	return a->rc;
+}
+
+/* OSDs 0 .. 2h-1, two a host: host=hK for K = 0 .. h-1. */
+static void
+make_hosts(int h)
+{
+	char loc[32];
+	const char *l[1] = { loc };
+	int32_t id;
+	int i;
+
+	for (i = 0; i < 2 * h; i++) {
+		cr_assert_eq(osd_create(-1, &id), 0);
+		snprintf(loc, sizeof loc, "host=h%d", i / 2);
+		cr_assert_eq(osd_boot_at(id, l, 1), 0);
+	}
+	settle();
+}
+
+/* The host bucket an OSD is under in the committed map. */
+static int32_t
+host_of(int32_t osd)
+{
+	return crush_osd_parent(mon_osdmap(mon)->crush, osd);
+}
+
+/*
+ * Every PG of pool 1 on distinct hosts, want copies each (the monitor's
+ * creating PGs and the map's placement agree); returns how many PGs.
+ */
+static uint32_t
+pgs_on_distinct_hosts(unsigned want)
+{
+	const struct pgmap_pool *pp = pgmap_pool(mon_pgmap(mon), 1);
+	const struct osdmap_pool *op = osdmap_pool(mon_osdmap(mon), 1);
+	struct osdmap_place *pl = osdmap_place_new(mon_osdmap(mon));
+	int32_t up[PLACEMENT_MAX_SIZE];
+	uint32_t s;
+	int n, i, j;
+
+	for (s = 0; s < op->pg_num; s++) {
+		n = osdmap_place_pg(pl, 1, op->crush_rule, s, op->size, up);
+		cr_assert_eq((unsigned)n, want, "pg 1.%x has %d copies", s, n);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < i; j++)
+				cr_assert_neq(host_of(up[i]), host_of(up[j]),
+				    "pg 1.%x: osd.%d and osd.%d on one host", s,
+				    up[i], up[j]);
+		if (pp->pgs[s].state & PG_STATE_CREATING)
+			cr_assert_eq(
+			    memcmp(pp->pgs[s].up, up, (size_t)n * sizeof *up),
+			    0, "pg 1.%x: the monitor's creating set", s);
+	}
+	osdmap_place_free(pl);
+	return op->pg_num;
+}
+
+/*
+ * Booting with a location places the OSD there (buckets made under root
+ * default); a 3-way pool on 3 hosts of 2 OSDs never puts two copies on
+ * one host, with a host down (2 copies: undersized, named by TOO_FEW_OSDS
+ * with the rule and the count) and back.
+ */
+Test(mon, a_3_way_pool_on_3_hosts_never_puts_two_copies_on_one_host)
+{
+	struct crush_bucket_info bi;
+	char sum[256], line[256];
+	int32_t ids[2] = { 2, 3 };
+	struct answer a = { 0 };
+
+	make_hosts(3);
+	cr_assert_eq(crush_bucket_get(mon_osdmap(mon)->crush, host_of(0), &bi),
+	    0);
+	cr_assert_str_eq(bi.name, "h0");
+	cr_assert_eq(host_of(0), host_of(1));
+	cr_assert_eq(crush_bucket_get(mon_osdmap(mon)->crush, bi.parent, &bi),
+	    0);
+	cr_assert_str_eq(bi.name, "default", "a host made under root default");
+	cr_assert(log_has("osd.5 at host=h2"));
+	cr_assert_eq(pool_create("rbd", 64, 3), 0);
+	settle();
+	pgs_on_distinct_hosts(3);
+	cr_assert_not(health_check("TOO_FEW_OSDS", 0, sum, line, sizeof sum));
+
+	/* Host h1 fails whole: two copies each, still on distinct hosts. */
+	mon_osd_down(mon, ids, 2, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	settle();
+	pgs_on_distinct_hosts(2);
+	cr_assert(health_check("TOO_FEW_OSDS", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum,
+	    "crush rule 'replicated_rule' host count 2 < "
+	    "pool 'rbd' size 3");
+	cr_assert_str_eq(line,
+	    "pool 'rbd' has size 3 but its crush rule "
+	    "'replicated_rule' finds only 2 hosts with an "
+	    "osd up and in");
+
+	/* It comes back: three copies on three hosts again. */
+	cr_assert_eq(osd_boot(2), 0);
+	cr_assert_eq(osd_boot(3), 0);
+	settle();
+	pgs_on_distinct_hosts(3);
+	cr_assert_not(health_check("TOO_FEW_OSDS", 0, sum, line, sizeof sum));
+	cr_assert_eq(host_of(2), host_of(3), "a location-less boot stays");
+	check_derived();
+}
+
+/* A boot at a bad location is refused whole: not up, nothing placed. */
+Test(mon, a_boot_at_a_bad_location_is_refused)
+{
+	const char *dup[] = { "host=a", "host=b" }, *bad[] = { "shelf=s1" };
+	uint32_t epoch;
+	int32_t id;
+
+	cr_assert_eq(osd_create(-1, &id), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	cr_assert_eq(osd_boot_at(id, dup, 2), -EINVAL);
+	cr_assert_eq(osd_boot_at(id, bad, 1), -EINVAL);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch, "nothing committed");
+	cr_assert_not(committed_up(id));
+	cr_assert_not(crush_osd_exists(mon_osdmap(mon)->crush, id));
+	/* Without a location: a host of its own. */
+	cr_assert_eq(osd_boot(id), 0);
+	settle();
+	cr_assert(crush_osd_exists(mon_osdmap(mon)->crush, id));
+}
+
+/*
+ * Every bad input to the hierarchy's commands is refused with Ceph's errno
+ * and commits nothing; what is already so is rc 0 and commits nothing.
+ */
+Test(mon, bad_crush_commands_commit_nothing)
+{
+	const char *rack[] = { "rack=r1" }, *h1[] = { "host=h0" },
+		   *self[] = { "rack=r1" }, *under[] = { "host=h1" };
+	struct mon_crush_req q;
+	struct answer a;
+	uint32_t epoch;
+	int32_t osds[1] = { 0 };
+	size_t i;
+	struct {
+		struct mon_crush_req q;
+		int rc;
+		const char *says;
+	} bad[] = {
+		{ { MON_CRUSH_ADD_BUCKET, "x", "shelf", NULL, NULL, 0, NULL, 0,
+		      NULL, 0 },
+		    -EINVAL, "unknown bucket type 'shelf'" },
+		{ { MON_CRUSH_ADD_BUCKET, "h0", "host", NULL, NULL, 0, NULL, 0,
+		      NULL, 0 },
+		    0, "bucket 'h0' already exists" },
+		{ { MON_CRUSH_MOVE, "r1", NULL, NULL, NULL, 0, self, 1, NULL,
+		      0 },
+		    -ELOOP, "r1" },
+		{ { MON_CRUSH_MOVE, "r1", NULL, NULL, NULL, 0, under, 1, NULL,
+		      0 },
+		    -EINVAL, "r1" },
+		{ { MON_CRUSH_REMOVE, "r1", NULL, NULL, NULL, 0, NULL, 0, NULL,
+		      0 },
+		    -ENOTEMPTY, "not empty" },
+		{ { MON_CRUSH_REMOVE, "nosuch", NULL, NULL, NULL, 0, NULL, 0,
+		      NULL, 0 },
+		    0, "device 'nosuch' does not appear in the crush map" },
+		{ { MON_CRUSH_ADD, "osd.0", NULL, NULL, NULL, -1, h1, 1, NULL,
+		      0 },
+		    -EINVAL, "weight" },
+		{ { MON_CRUSH_ADD, "osd.0", NULL, NULL, NULL, NAN, h1, 1, NULL,
+		      0 },
+		    -EINVAL, "weight" },
+		{ { MON_CRUSH_REWEIGHT, "osd.0", NULL, NULL, NULL, 2e6, NULL, 0,
+		      NULL, 0 },
+		    -EINVAL, "weight" },
+		{ { MON_CRUSH_ADD, "osd.9", NULL, NULL, NULL, 1, h1, 1, NULL,
+		      0 },
+		    -ENOENT, "osd.9 does not exist" },
+		{ { MON_CRUSH_RULE_CREATE, "r", NULL, "nosuch", NULL, 0, NULL,
+		      0, NULL, 0 },
+		    -ENOENT, "root item nosuch does not exist" },
+		{ { MON_CRUSH_RULE_RM, "replicated_rule", NULL, NULL, NULL, 0,
+		      NULL, 0, NULL, 0 },
+		    -EBUSY, "in use" },
+		{ { MON_CRUSH_SET_CLASS, NULL, NULL, NULL, "ssd", 0, NULL, 0,
+		      osds, 1 },
+		    0, "" },
+		{ { MON_CRUSH_SET_CLASS, NULL, NULL, NULL, "hdd", 0, NULL, 0,
+		      osds, 1 },
+		    -EBUSY, "already bound to class 'ssd'" },
+	};
+
+	make_hosts(2);
+	memset(&q, 0, sizeof q);
+	q.op = MON_CRUSH_ADD_BUCKET;
+	q.name = "r1";
+	q.type = "rack";
+	cr_assert_eq(crush_op(&q, &a), 0, "%s", a.status);
+	q.op = MON_CRUSH_MOVE;
+	q.name = "h0";
+	q.loc = rack;
+	q.nloc = 1;
+	cr_assert_eq(crush_op(&q, &a), 0, "%s", a.status);
+	bad[10].q.type = "host";
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	settle();
+	for (i = 0; i < nitems(bad); i++) {
+		epoch = mon_osdmap(mon)->epoch;
+		cr_assert_eq(crush_op(&bad[i].q, &a), bad[i].rc, "case %zu: %s",
+		    i, a.status);
+		cr_assert_not_null(strstr(a.status, bad[i].says),
+		    "case %zu: '%s'", i, a.status);
+		settle();
+		/* Case 12 is the one change (the class osd.0 gets). */
+		if (i != 12)
+			cr_assert_eq(mon_osdmap(mon)->epoch, epoch,
+			    "case %zu committed", i);
+	}
+	cr_assert_str_eq(crush_osd_class(mon_osdmap(mon)->crush, 0), "ssd");
+	check_derived();
+}
+
+/*
+ * Failure reports count once per host ([mon] osd_reporter_subtree_level):
+ * two OSDs of one host cannot mark a third down alone; one of another host
+ * can with them.
+ */
+Test(mon, reporters_count_once_per_host)
+{
+	struct answer a;
+
+	make_hosts(3);
+	live_params(300);
+	cr_assert_eq(failure(4, 0, 1.0, 0, &a), 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert_eq(failure(4, 1, 1.0, 0, &a), 0, "%s", a.status);
+	cr_assert_eq(data_int(&a, "reporters"), 2);
+	cr_assert_eq(data_int(&a, "counted"), 1, "osd.0 and osd.1: host h0");
+	cr_assert(!data_true(&a, "marked_down"));
+	json_decref(a.data);
+	run_for(100);
+	cr_assert(work_up(4), "two OSDs of one host marked osd.4 down");
+	cr_assert_eq(failure(4, 2, 1.0, 0, &a), 0, "%s", a.status);
+	cr_assert_eq(data_int(&a, "counted"), 2);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
+	settle();
+
+	/* At level osd, each OSD counts. */
+	cr_assert_eq(osd_boot(4), 0);
+	params.osd_reporter_subtree_level = CRUSH_TYPE_OSD;
+	mon_set_params(mon, &params);
+	cr_assert_eq(failure(5, 0, 1.0, 0, &a), 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert_eq(failure(5, 1, 1.0, 0, &a), 0, "%s", a.status);
+	cr_assert(data_true(&a, "marked_down"), "%s", a.status);
+	json_decref(a.data);
 }

@@ -48,16 +48,24 @@ sample(struct osdmap *m)
 
 /*
  * A record of this version made one of version v, as an older mapmon
- * wrote it: version 3 only appended the pools' pgp_num (a count, then an
- * id and a pgp_num each: 4 + 8 x npools bytes), version 2 the three ratios
- * (24 bytes) before them.
+ * wrote it: version 4 only appended the hierarchy (a byte, then c's record
+ * when there is one) and the pools' rules (a count, then an id and a rule
+ * each: 4 + 8 x npools bytes), version 3 the pools' pgp_num (as many),
+ * version 2 the three ratios (24 bytes) before them.
  */
 static void
-as_version(struct enc_buf *b, int v, size_t npools)
+as_version(struct enc_buf *b, int v, size_t npools, const struct crush *c)
 {
+	struct enc_buf cb = { 0 };
+
 	cr_assert_eq(b->data[0], OSDMAP_STRUCT_V);
-	cr_assert_eq(OSDMAP_STRUCT_V, 3);
-	b->len -= 4 + 8 * npools;
+	cr_assert_eq(OSDMAP_STRUCT_V, 4);
+	if (c != NULL)
+		crush_encode(c, &cb);
+	b->len -= 1 + cb.len + 4 + 8 * npools;
+	enc_buf_free(&cb);
+	if (v < 3)
+		b->len -= 4 + 8 * npools;
 	if (v < 2)
 		b->len -= 24;
 	b->data[0] = (uint8_t)v;
@@ -67,7 +75,7 @@ as_version(struct enc_buf *b, int v, size_t npools)
 static void
 as_version_1(struct enc_buf *b, size_t npools)
 {
-	as_version(b, 1, npools);
+	as_version(b, 1, npools, NULL);
 }
 
 Test(osdmap, new_maps_have_cephs_default_ratios)
@@ -93,11 +101,11 @@ Test(osdmap, ratios_survive_the_record_exactly)
 	m.backfillfull_ratio = 0.93;
 	m.nearfull_ratio = 0.1;
 	osdmap_encode(&m, &b);
-	cr_assert_eq(b.data[0], 3, "written as version 3");
+	cr_assert_eq(b.data[0], 4, "written as version 4");
 	osdmap_init(&back);
 	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
-	cr_assert_eq(back.struct_v, 3);
+	cr_assert_eq(back.struct_v, 4);
 	cr_assert_eq(back.full_ratio, 0.97);
 	cr_assert_eq(back.backfillfull_ratio, 0.93);
 	cr_assert_eq(back.nearfull_ratio, 0.1);
@@ -262,7 +270,7 @@ Test(osdmap, pgp_num_survives_the_record_and_older_ones_read_as_pg_num)
 	cr_assert_eq(back.pools[0].pgp_num, 4);
 
 	/* A version 2 record (the ratios, no pgp_num): pgp_num = pg_num. */
-	as_version(&b, 2, m.npools);
+	as_version(&b, 2, m.npools, NULL);
 	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
 	cr_assert_eq(back.struct_v, 2);
@@ -321,7 +329,7 @@ Test(osdmap, incrementals_carry_pgp_num)
 	osdmap_inc_clear(&back);
 
 	/* An older incremental's pool takes pgp_num = pg_num. */
-	as_version(&b, 2, 1);
+	as_version(&b, 2, 1, NULL);
 	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
 	cr_assert_eq(back.pools[0].pgp_num, 16);
@@ -431,5 +439,190 @@ Test(osdmap, json_has_cephs_dump_keys)
 	cr_assert_eq(osdmap_pool(&back, 1)->pgp_num, 8);
 	json_decref(j);
 	osdmap_clear(&back);
+	osdmap_clear(&m);
+}
+
+/* sample() with a hierarchy: each OSD at its own host, and rule 1 too. */
+static void
+sample_crush(struct osdmap *m)
+{
+	struct crush *c = crush_new_default();
+	const char *h0[] = { "host=a" }, *h1[] = { "host=b" };
+	char *cause = NULL;
+
+	sample(m);
+	cr_assert_eq(crush_osd_add(c, 0, 1.0, h0, 1, &cause), 0, "%s", cause);
+	cr_assert_eq(crush_osd_add(c, 1, 2.5, h1, 1, &cause), 0, "%s", cause);
+	cr_assert_eq(
+	    crush_rule_create(c, "r1", "default", "osd", NULL, NULL, &cause), 0,
+	    "%s", cause);
+	osdmap_set_crush(m, c);
+	((struct osdmap_pool *)osdmap_pool(m, 1))->crush_rule = 1;
+}
+
+Test(osdmap, the_hierarchy_and_rules_survive_the_record)
+{
+	struct osdmap m, back;
+	struct enc_buf b = { 0 };
+	char *cause = NULL;
+
+	sample_crush(&m);
+	osdmap_encode(&m, &b);
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_not_null(back.crush);
+	cr_assert(crush_equal(back.crush, m.crush));
+	cr_assert_eq(back.pools[0].crush_rule, 1);
+
+	/* A version 3 record: no hierarchy (placed flat), rule 0. */
+	as_version(&b, 3, m.npools, m.crush);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.struct_v, 3);
+	cr_assert_null(back.crush);
+	cr_assert_eq(back.pools[0].crush_rule, 0);
+	cr_assert_eq(back.pools[0].pgp_num, 8);
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
+}
+
+Test(osdmap, a_pool_naming_a_missing_rule_is_a_corrupt_record)
+{
+	struct osdmap m, back;
+	struct enc_buf b = { 0 };
+	char *cause = NULL;
+
+	sample_crush(&m);
+	((struct osdmap_pool *)osdmap_pool(&m, 1))->crush_rule = 7;
+	osdmap_encode(&m, &b);
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), -1);
+	cr_assert_not_null(strstr(cause, "corrupt"), "%s", cause);
+	free(cause);
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
+}
+
+Test(osdmap, incrementals_carry_the_hierarchy_whole)
+{
+	struct osdmap m, copy;
+	struct osdmap_inc inc, back;
+	struct osdmap_pool p;
+	struct enc_buf b = { 0 };
+	struct crush *c;
+	const char *h2[] = { "host=c" };
+	char *cause = NULL;
+	json_t *j;
+
+	sample_crush(&m);
+	osdmap_init(&copy);
+	osdmap_copy(&copy, &m);
+	cr_assert_eq(copy.crush, m.crush, "copies share the hierarchy");
+	cr_assert(crush_shared(m.crush));
+
+	c = crush_copy(m.crush);
+	cr_assert_eq(crush_osd_add(c, 0, 1.0, h2, 1, &cause), 0, "%s", cause);
+	osdmap_inc_init(&inc, 4);
+	osdmap_inc_set_crush(&inc, c);
+	cr_assert(osdmap_inc_moves_pgs(&m, &inc));
+	osdmap_inc_encode(&inc, &b);
+	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_not_null(back.new_crush);
+	cr_assert(crush_equal(back.new_crush, c));
+	cr_assert_eq(osdmap_apply(&m, &back, &cause), 0, "%s", cause);
+	cr_assert_eq(crush_osd_parent(m.crush, 0), crush_osd_parent(c, 0));
+	cr_assert_neq(crush_osd_parent(copy.crush, 0), crush_osd_parent(c, 0),
+	    "the copy keeps its own");
+	osdmap_inc_clear(&back);
+
+	/* The same through JSON, as clients receive it. */
+	j = osdmap_inc_to_json(&inc);
+	cr_assert_not_null(json_object_get(j, "crush"));
+	cr_assert_eq(osdmap_inc_from_json(j, &back, &cause), 0, "%s", cause);
+	cr_assert(crush_equal(back.new_crush, c));
+	osdmap_inc_clear(&back);
+	json_decref(j);
+
+	/* A pool naming a rule the hierarchy lacks does not apply. */
+	osdmap_inc_clear(&inc);
+	osdmap_inc_init(&inc, 5);
+	p = *osdmap_pool(&m, 1);
+	p.crush_rule = 9;
+	osdmap_inc_set_pool(&inc, &p);
+	cr_assert_eq(osdmap_apply(&m, &inc, &cause), -1);
+	cr_assert_not_null(strstr(cause, "crush rule 9"), "%s", cause);
+	free(cause);
+	cr_assert_eq(m.epoch, 4, "the map is unchanged");
+	osdmap_inc_clear(&inc);
+	crush_free(c);
+	osdmap_clear(&copy);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
+}
+
+Test(osdmap, json_carries_the_hierarchy_and_the_rules)
+{
+	struct osdmap m, back;
+	json_t *j;
+	char *cause = NULL;
+
+	sample_crush(&m);
+	j = osdmap_to_json(&m);
+	cr_assert_not_null(json_object_get(j, "crush"));
+	cr_assert_eq(
+	    json_integer_value(json_object_get(
+		json_array_get(json_object_get(j, "pools"), 0), "crush_rule")),
+	    1);
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), 0, "%s", cause);
+	cr_assert(crush_equal(back.crush, m.crush));
+	cr_assert_eq(back.pools[0].crush_rule, 1);
+	/* An older monitor's map: no hierarchy, rule 0. */
+	json_object_del(j, "crush");
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), -1,
+	    "rule 1 without a hierarchy");
+	free(cause);
+	json_object_set_new(json_array_get(json_object_get(j, "pools"), 0),
+	    "crush_rule", json_integer(0));
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), 0, "%s", cause);
+	cr_assert_null(back.crush);
+	json_decref(j);
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+}
+
+/* The map's placement is crush_map_pg() with the OSDs' states. */
+Test(osdmap, placement_by_the_map_is_the_hierarchys)
+{
+	struct osdmap m;
+	struct osdmap_place *pl;
+	struct crush_osd_state st[2];
+	int32_t a[OSDMAP_POOL_SIZE_MAX], b[OSDMAP_POOL_SIZE_MAX];
+	uint32_t s, rule;
+	int na, nb;
+
+	sample_crush(&m);
+	m.osds[1].in = 0;
+	m.osds[0].reweight = 0x8000;
+	pl = osdmap_place_new(&m);
+	cr_assert(osdmap_place_has_crush(pl));
+	st[0].up = 1;
+	st[0].reweight = 0x8000;
+	st[1].up = 1;
+	st[1].reweight = 0;
+	for (rule = 0; rule < 2; rule++)
+		for (s = 0; s < 256; s++) {
+			na = osdmap_place_pg(pl, 1, rule, s, 2, a);
+			nb = crush_map_pg(m.crush, rule, st, 2, 1, s, 2, b);
+			cr_assert_eq(na, nb);
+			cr_assert_eq(memcmp(a, b, (size_t)na * sizeof *a), 0);
+			cr_assert_leq(na, 1, "osd.1 is out");
+		}
+	cr_assert_eq(osdmap_place_pg(pl, 1, 5, 0, 2, a), 0, "no rule 5");
+	osdmap_place_free(pl);
 	osdmap_clear(&m);
 }

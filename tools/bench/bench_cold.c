@@ -118,14 +118,15 @@ cold_usage(int code)
 {
 	fprintf(code == 0 ? stdout : stderr,
 	    "usage: mapmon-bench coldstart [--pgs LIST] [--setups LIST] "
-	    "[--osds N]\n"
+	    "[--osds N] [--hosts H]\n"
 	    "           [--pools N] [--runs R] [-o DIR] [--mapmond PATH] "
 	    "[--mapmon-store PATH]\n"
 	    "           [--window W] [--batch B] [--commit-pgs K] "
 	    "[--store-cap S]\n"
 	    "           [--timeout S] [--no-store2013] [--no-restart] "
 	    "[--mon-conf FILE]\n"
-	    "  set-ups: %s\n", bench_setup_names());
+	    "  set-ups: %s\n",
+	    bench_setup_names());
 	exit(code);
 }
 
@@ -709,10 +710,11 @@ cold_write(const struct cold_opts *o, struct cold_result *res, size_t nres,
 int
 bench_cold_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pgs", required_argument, NULL, 'P' },
+	static const struct option longopts[] = { { "pgs", required_argument,
+						      NULL, 'P' },
 		{ "setups", required_argument, NULL, 'S' },
 		{ "osds", required_argument, NULL, 'n' },
+		{ "hosts", required_argument, NULL, BENCH_OPT_HOSTS },
 		{ "pools", required_argument, NULL, 'p' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "window", required_argument, NULL, 'w' },
@@ -725,9 +727,7 @@ bench_cold_main(int argc, char **argv)
 		{ "no-store2013", no_argument, NULL, 'N' },
 		{ "no-restart", no_argument, NULL, 'R' },
 		{ "mon-conf", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct cold_opts o;
 	struct cold_result *res;
 	struct cold_store_result *sres;

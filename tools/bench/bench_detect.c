@@ -457,7 +457,7 @@ static void
 detect_pgs_with(struct detect_run *r, struct detect_event *e)
 {
 	const struct osdmap *m = osdmap_cache_map(r->cache);
-	const struct placement *pl = osdmap_cache_placement(r->cache);
+	const struct osdmap_place *pl = osdmap_cache_placement(r->cache);
 	int32_t up[PLACEMENT_MAX_SIZE];
 	size_t i, cap = 0;
 	uint32_t seed;
@@ -466,8 +466,8 @@ detect_pgs_with(struct detect_run *r, struct detect_event *e)
 	e->npgs = 0;
 	for (i = 0; i < m->npools; i++) {
 		for (seed = 0; seed < m->pools[i].pg_num; seed++) {
-			n = placement_map_pg(pl, m->pools[i].id, seed,
-			    m->pools[i].size, up);
+			n = osdmap_place_pg(pl, m->pools[i].id,
+			    m->pools[i].crush_rule, seed, m->pools[i].size, up);
 			for (k = 0, hit = 0; k < n && !hit; k++)
 				for (j = 0; j < e->nids; j++)
 					if (up[k] == e->ids[j])
@@ -491,7 +491,7 @@ static void
 detect_expect(struct detect_run *r, struct detect_event *e)
 {
 	const struct osdmap *m = osdmap_cache_map(r->cache);
-	const struct placement *pl = osdmap_cache_placement(r->cache);
+	const struct osdmap_place *pl = osdmap_cache_placement(r->cache);
 	const struct osdmap_pool *mp;
 	size_t i;
 
@@ -500,8 +500,8 @@ detect_expect(struct detect_run *r, struct detect_event *e)
 	for (i = 0; i < e->npgs; i++) {
 		if ((mp = osdmap_pool(m, e->pgs[i].pool)) == NULL)
 			continue;
-		e->exp_len[i] = (uint8_t)placement_map_pg(pl, e->pgs[i].pool,
-		    e->pgs[i].seed, mp->size, e->exp[i]);
+		e->exp_len[i] = (uint8_t)osdmap_place_pg(pl, e->pgs[i].pool,
+		    mp->crush_rule, e->pgs[i].seed, mp->size, e->exp[i]);
 	}
 }
 

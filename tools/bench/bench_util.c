@@ -326,6 +326,9 @@ bench_shape_opt(struct bench_shape *sh, int ch, const char *arg)
 	case 'b':
 		sh->batch = (int)bench_arg_long("--batch", arg, 1, 1 << 20);
 		return 1;
+	case BENCH_OPT_HOSTS:
+		sh->hosts = (int)bench_arg_long("--hosts", arg, 1, 65536);
+		return 1;
 	}
 	return 0;
 }
@@ -1031,6 +1034,7 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	osd_sim_params_defaults(&sp);
 	sp.addr = p->addr;
 	sp.nosds = p->shape.osds;
+	sp.hosts = p->shape.hosts;
 	sp.window = p->shape.window;
 	sp.batch = p->shape.batch;
 	sp.live_interval_ms = p->live_interval_ms;

@@ -46,6 +46,8 @@ usage(int code)
 	    "                    [--beacon-interval S] [--osd-size SIZE] "
 	    "[--control FIFO]\n"
 	    "                    [--fail ID@S]... [--revive ID@S]...\n"
+	    "                    [--hosts H] [--fail-host HOST@S]... "
+	    "[--revive-host HOST@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench handshake [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
@@ -329,6 +331,9 @@ osd_sim_main(int argc, char **argv)
 		{ "osd-size", required_argument, NULL, 'S' },
 		{ "fail", required_argument, NULL, 'F' },
 		{ "revive", required_argument, NULL, 'R' },
+		{ "hosts", required_argument, NULL, 'K' },
+		{ "fail-host", required_argument, NULL, 'f' },
+		{ "revive-host", required_argument, NULL, 'r' },
 		{ "control", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct osd_sim_params p;
@@ -404,8 +409,20 @@ osd_sim_main(int argc, char **argv)
 		case 'F':
 		case 'R':
 			at = xreallocarray(at, nat + 1, sizeof *at);
+			memset(&at[nat], 0, sizeof *at);
 			sim_ctl_parse_at(ch == 'F' ? "--fail" : "--revive",
 			    optarg, ch == 'R', &at[nat++]);
+			break;
+		case 'f':
+		case 'r':
+			at = xreallocarray(at, nat + 1, sizeof *at);
+			sim_ctl_parse_host_at(ch == 'f' ? "--fail-host" :
+							  "--revive-host",
+			    optarg, ch == 'r', &at[nat++]);
+			break;
+		case 'K':
+			p.hosts = (int)bench_arg_long("--hosts", optarg, 1,
+			    65536);
 			break;
 		case 'C':
 			control = optarg;
@@ -424,8 +441,25 @@ osd_sim_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(MAPMON_EXIT_USAGE);
+	if (p.hosts > p.nosds) {
+		fprintf(stderr,
+		    "mapmon-bench: --hosts %d: more hosts than the "
+		    "%d OSDs (--osds)\n",
+		    p.hosts, p.nosds);
+		free(at);
+		return MAPMON_EXIT_USAGE;
+	}
 	for (i = 0; i < nat; i++) {
-		if (at[i].id >= p.nosds) {
+		if (at[i].host[0] != '\0' && p.hosts == 0) {
+			fprintf(stderr,
+			    "mapmon-bench: %s %s@...: the OSDs have "
+			    "no hosts (--hosts)\n",
+			    at[i].revive ? "--revive-host" : "--fail-host",
+			    at[i].host);
+			free(at);
+			return MAPMON_EXIT_USAGE;
+		}
+		if (at[i].host[0] == '\0' && at[i].id >= p.nosds) {
 			fprintf(stderr,
 			    "mapmon-bench: %s %d@...: the OSDs are "
 			    "0 to %d (--osds)\n",

@@ -94,6 +94,7 @@ struct osd_sim_pool {
 	uint32_t size;
 	uint32_t min_size;
 	uint32_t created;
+	uint32_t crush_rule;
 	struct osd_sim_pg *pgs;
 };
 
@@ -189,6 +190,7 @@ struct osd_sim {
 	uint32_t *elig;
 	uint8_t *gone; /* left placement at the last map */
 	uint32_t nelig;
+	struct crush *crush; /* the hierarchy of the last map, held */
 
 	struct osd_sim_pool *pools;	/* sorted by id */
 	size_t npools;
@@ -428,14 +430,14 @@ osd_sim_check_clean(struct osd_sim *s)
  * set changed.
  */
 static int
-osd_sim_map_pg(struct osd_sim *s, const struct placement *pl,
+osd_sim_map_pg(struct osd_sim *s, const struct osdmap_place *pl,
     struct osd_sim_pool *sp, uint32_t seed, int fresh)
 {
 	struct osd_sim_pg *pg = &sp->pgs[seed];
 	int32_t up[PLACEMENT_MAX_SIZE];
 	int i, j, n, added = 0;
 
-	n = placement_map_pg(pl, sp->id, seed, sp->size, up);
+	n = osdmap_place_pg(pl, sp->id, sp->crush_rule, seed, sp->size, up);
 	if (!fresh && n == pg->up_len &&
 	    memcmp(up, pg->up, (size_t)n * sizeof *up) == 0)
 		return 0;
@@ -545,12 +547,15 @@ osd_sim_send_boot(struct osd_sim *s, int32_t id)
 {
 	struct osd_sim_req *r;
 	json_t *cmd;
-	char addr[32];
+	char addr[32], host[32] = "host=";
 
 	r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", 6800 + id % 1000);
 	cmd = json_pack("{s:s, s:i, s:s}", "prefix", "osd boot", "id", id,
 	    "addr", addr);
+	/* Its crush location, as Ceph's OSD sends it as it starts. */
+	if (osd_sim_host(s, id, host + 5, sizeof host - 5) == 0)
+		json_object_set_new(cmd, "args", json_pack("[s]", host));
 	if (osd_sim_send(s->osds[id].cl, cmd, osd_sim_boot_done, r) == 0) {
 		s->osds[id].booting = 1;
 		s->st.boots_sent++;
@@ -687,7 +692,7 @@ static void
 osd_sim_update(void *arg, const struct osdmap *m)
 {
 	struct osd_sim *s = arg;
-	const struct placement *pl;
+	const struct osdmap_place *pl;
 	const struct osdmap_osd *o;
 	const struct osdmap_pool *mp;
 	struct osd_sim_pool *pools, *sp, *old;
@@ -740,6 +745,13 @@ osd_sim_update(void *arg, const struct osdmap *m)
 			moved = 1;
 		}
 	}
+	/* A new hierarchy may move any PG. */
+	if (m->crush != s->crush) {
+		crush_free(s->crush);
+		s->crush = m->crush != NULL ? crush_hold(m->crush) : NULL;
+		moved = 1;
+		only_left = 0;
+	}
 	pl = osdmap_cache_placement(s->cache);
 
 	/* The pools, in the map's order (by id); old PG arrays carried over. */
@@ -756,6 +768,7 @@ osd_sim_update(void *arg, const struct osdmap *m)
 		} else {
 			sp->id = mp->id;
 			sp->size = mp->size;
+			sp->crush_rule = mp->crush_rule;
 			changed = 1;
 		}
 		sp->created = mp->created_epoch;
@@ -767,8 +780,9 @@ osd_sim_update(void *arg, const struct osdmap *m)
 			sp->pg_num = mp->pg_num;
 			changed = 1;
 		}
-		if (mp->size != sp->size) {
+		if (mp->size != sp->size || mp->crush_rule != sp->crush_rule) {
 			sp->size = mp->size;
+			sp->crush_rule = mp->crush_rule;
 			old_num = old_num < sp->pg_num ? old_num : sp->pg_num;
 			for (seed = 0; seed < old_num; seed++)
 				changed |= osd_sim_map_pg(s, pl, sp, seed, 0);
@@ -1995,6 +2009,12 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 		xasprintf(cause, "window and batch must be at least 1");
 		return NULL;
 	}
+	if (p->hosts < 0 || p->hosts > p->nosds) {
+		xasprintf(cause,
+		    "%d hosts for %d osds: at most one host an osd", p->hosts,
+		    p->nosds);
+		return NULL;
+	}
 	if (p->heartbeat_interval_ms < 1 || p->heartbeat_grace_ms < 1 ||
 	    p->beacon_interval_ms < 1) {
 		xasprintf(cause,
@@ -2072,6 +2092,16 @@ osd_sim_stats(const struct osd_sim *s, struct osd_sim_stats *st)
 }
 
 int
+osd_sim_host(const struct osd_sim *s, int32_t id, char *buf, size_t len)
+{
+	if (s->p.hosts <= 0 || id < 0 || id >= s->p.nosds)
+		return -1;
+	snprintf(buf, len, "host%d",
+	    (int)((int64_t)id * s->p.hosts / s->p.nosds));
+	return 0;
+}
+
+int
 osd_sim_osd(const struct osd_sim *s, int32_t id, struct osd_sim_osd_info *info)
 {
 	const struct osd_sim_osd *o;
@@ -2122,6 +2152,7 @@ osd_sim_free(struct osd_sim *s)
 	free(s->hb_off);
 	free(s->hb);
 	free(s->elig);
+	crush_free(s->crush);
 	free(s->gone);
 	enc_buf_free(&s->buf);
 	free(s->addr);

@@ -123,6 +123,12 @@ struct osd_sim;
 struct osd_sim_params {
 	const char *addr;		/* the monitor, "host:port" (copied) */
 	int nosds;			/* OSDs 0 .. nosds-1, 1 .. 65536 */
+	/*
+	 * 0: boots carry no location (each OSD at a host of its own,
+	 * mapmond(8)); H: OSD i boots at host=hostK, K = i * H / nosds,
+	 * the OSDs spread evenly over H hosts, 1 .. nosds.
+	 */
+	int hosts;
 	int window;			/* reports in flight, >= 1 */
 	int batch;			/* most PGs in one report, >= 1 */
 	int live_interval_ms;		/* < 0: stop reporting once clean */
@@ -229,6 +235,11 @@ void osd_sim_stats(const struct osd_sim *, struct osd_sim_stats *st);
  */
 int osd_sim_osd(const struct osd_sim *, int32_t id,
     struct osd_sim_osd_info *info);
+/*
+ * The host OSD id boots at ("host3") into buf: 0, or -1 when the
+ * simulator sends no locations or there is no such OSD.
+ */
+int osd_sim_host(const struct osd_sim *, int32_t id, char *buf, size_t len);
 
 /*
  * Kill OSD id: silent from now on, as a process killed with SIGKILL.

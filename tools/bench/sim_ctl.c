@@ -65,6 +65,25 @@ sim_ctl_parse_at(const char *opt, const char *arg, int revive,
 	at->revive = revive;
 }
 
+void
+sim_ctl_parse_host_at(const char *opt, const char *arg, int revive,
+    struct sim_ctl_at *at)
+{
+	const char *at_sign = strchr(arg, '@');
+	size_t n;
+
+	n = at_sign != NULL ? (size_t)(at_sign - arg) : 0;
+	if (at_sign == NULL || n == 0 || n >= sizeof at->host) {
+		fprintf(stderr, "mapmon-bench: %s: '%s' is not HOST@SECONDS\n",
+		    opt, arg);
+		exit(MAPMON_EXIT_USAGE);
+	}
+	memset(at, 0, sizeof *at);
+	memcpy(at->host, arg, n);
+	at->ms = bench_arg_seconds(opt, at_sign + 1, 0, 86400L * 365 * 1000);
+	at->revive = revive;
+}
+
 static void sim_ctl_say(struct sim_ctl *c, const char *fmt, ...)
     printflike(2, 3);
 
@@ -120,6 +139,37 @@ sim_ctl_act(struct sim_ctl *c, const char *verb, int32_t id)
 		strcmp(verb, "revive") == 0 ? "revived" :
 					      "stopping cleanly");
 	return 0;
+}
+
+/*
+ * Kill or revive (verb "kill" or "revive") every OSD of host, at once;
+ * 0, or -1 (said why) when no OSD boots there.
+ */
+static int
+sim_ctl_host(struct sim_ctl *c, const char *verb, const char *host)
+{
+	char name[32];
+	int32_t id;
+	int n = 0, rc = 0;
+
+	for (id = 0; osd_sim_host(c->sim, id, name, sizeof name) == 0; id++) {
+		if (strcmp(name, host) != 0)
+			continue;
+		n++;
+		if (sim_ctl_act(c, verb, id) == -1)
+			rc = -1;
+	}
+	if (n == 0) {
+		sim_ctl_bad(c, "%s-host %s: no OSD boots at host %s%s", verb,
+		    host, host,
+		    osd_sim_host(c->sim, 0, name, sizeof name) == 0 ?
+			"" :
+			" (the simulator has no --hosts)");
+		return -1;
+	}
+	sim_ctl_say(c, "host %s: %d osds %s", host, n,
+	    strcmp(verb, "kill") == 0 ? "killed" : "revived");
+	return rc;
 }
 
 /* Append ids a..b to a range list ("0-2,4"). */
@@ -235,11 +285,26 @@ sim_ctl_line(struct sim_ctl *c, const char *line)
 		sim_ctl_status(c);
 		return 0;
 	}
+	if (strcmp(verb, "kill-host") == 0 ||
+	    strcmp(verb, "revive-host") == 0) {
+		verb[strlen(verb) - 5] = '\0';
+		for (w = strtok_r(NULL, " \t\r", &save); w != NULL;
+		     w = strtok_r(NULL, " \t\r", &save), n++)
+			if (sim_ctl_host(c, verb, w) == -1)
+				rc = -1;
+		if (n == 0) {
+			sim_ctl_bad(c,
+			    "%s-host: which hosts? (%s-host NAME...)", verb,
+			    verb);
+			return -1;
+		}
+		return rc;
+	}
 	if (strcmp(verb, "kill") != 0 && strcmp(verb, "revive") != 0 &&
 	    strcmp(verb, "stop") != 0) {
 		sim_ctl_bad(c,
-		    "unknown command '%s' (kill, revive, stop or "
-		    "status)",
+		    "unknown command '%s' (kill, revive, stop, kill-host, "
+		    "revive-host or status)",
 		    verb);
 		return -1;
 	}
@@ -277,7 +342,11 @@ sim_ctl_fire(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	sim_ctl_act(t->ctl, t->at.revive ? "revive" : "kill", t->at.id);
+	if (t->at.host[0] != '\0')
+		sim_ctl_host(t->ctl, t->at.revive ? "revive" : "kill",
+		    t->at.host);
+	else
+		sim_ctl_act(t->ctl, t->at.revive ? "revive" : "kill", t->at.id);
 }
 
 struct sim_ctl *

@@ -6,6 +6,8 @@
  *
  *   kill ID...      the OSDs stop answering, as if killed with SIGKILL
  *   revive ID...    killed or stopped OSDs start again (and boot)
+ *   kill-host NAME...    every OSD of the hosts (--hosts), at once
+ *   revive-host NAME...  every OSD of the hosts again
  *   stop ID...      the OSDs stop cleanly: each marks itself down
  *   status          what the simulator knows, printed on its output
  *
@@ -30,8 +32,9 @@ struct sim_ctl;
 /* A kill or revival at a time after the start. */
 struct sim_ctl_at {
 	int32_t id;
-	long ms;    /* after sim_ctl_new() */
-	int revive; /* 0: kill */
+	char host[32]; /* not empty: every OSD of this host, not id */
+	long ms;       /* after sim_ctl_new() */
+	int revive;    /* 0: kill */
 };
 
 /*
@@ -39,6 +42,9 @@ struct sim_ctl_at {
  * otherwise print what is wrong and exit 64, as bench_arg_long().
  */
 void sim_ctl_parse_at(const char *opt, const char *arg, int revive,
+    struct sim_ctl_at *at);
+/* The same for "HOST@SECONDS" (--fail-host, --revive-host). */
+void sim_ctl_parse_host_at(const char *opt, const char *arg, int revive,
     struct sim_ctl_at *at);
 
 /*
