@@ -568,7 +568,13 @@ store_lmdb_compact_copy(void *handle, const char *dir, char **cause)
 	db->copy_txnid = info.me_last_txnid;
 	rc = mdb_env_copy2(db->env, dir, MDB_CP_COMPACT);
 	pthread_rwlock_unlock(&db->maplock);
-	/* LMDB's copy does not sync what it wrote: the swap relies on it. */
+	/*
+	 * LMDB's copy is made with the umask's mode and not synced: it gets
+	 * the store's own mode (0600, as at open), and the swap relies on it
+	 * being on disk.
+	 */
+	if (rc == 0 && chmod(file, 0600) == -1)
+		rc = errno;
 	if (rc == 0 && (rc = store_lmdb_fsync(file)) == 0)
 		rc = store_lmdb_fsync(dir);
 	if (rc != 0) {

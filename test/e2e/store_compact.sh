@@ -114,7 +114,7 @@ compact_fails() {
 	    [ ! -e "$data/store.compact" ]
 }
 
-echo "1..$((2 * 9 + 4))"
+echo "1..$((10 + 9 + 4))"
 for BACKEND in lmdb leveldb; do
 	D=$T/$BACKEND
 	CONF=$T/$BACKEND.conf
@@ -157,6 +157,8 @@ EOF
 	if [ "$BACKEND" = lmdb ]; then
 		check "the store is smaller after compact" \
 		    test "$after" -lt "$before"
+		check "the compacted data file is the store's only (0600)" \
+		    test "$(stat -c %a "$D/store/data.mdb")" = 600
 	else
 		check "the store is no larger after compact" \
 		    test "$after" -le "$before"

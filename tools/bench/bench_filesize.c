@@ -196,7 +196,8 @@ fs_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	r->t_last = t;
 	r->accepted_last = st.pgs_accepted;
-	if (t - r->t0 >= r->o->duration - 1e-3)
+	/* A timer may fire a little early: half an interval of slack. */
+	if (t - r->t0 >= r->o->duration - r->o->interval / 2)
 		event_base_loopbreak(r->base);
 }
 
