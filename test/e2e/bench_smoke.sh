@@ -152,14 +152,22 @@ for su in lmdb leveldb-mapmon; do
 	check "filesize $su exits 0" test $? -eq 0
 	check "filesize $su: the verdict line" grep -Eq '^largest: [0-9.]+x live; at the stop: [0-9.]+x live: ' "$T/out"
 	f=$T/fs-$su/filesize.json
-	check "filesize.json $su: 4 samples (0 to 3 s)" test "$(jv "$f" samples.\#)" = 4
-	check "filesize.json $su: updates accepted in the last second" positive "$(jv "$f" samples.3.pg_updates_per_s)"
-	for k in samples.3.file_bytes live_records live_record_bytes file_bytes_at_stop file_bytes_compacted; do
+	# One a second from 0 s; a loaded machine may run a timer late.
+	ns=$(jv "$f" samples.\#)
+	last=$((ns - 1))
+	check "filesize.json $su: a sample a second, the last at 2.5 s or later" \
+	    awk -v n="$ns" -v t="$(jv "$f" samples.$last.t_s)" 'BEGIN { exit !(n >= 3 && n <= 4 && t >= 2.5) }'
+	check "filesize.json $su: updates accepted in the last interval" positive "$(jv "$f" samples.$last.pg_updates_per_s)"
+	for k in samples.$last.file_bytes live_records live_record_bytes file_bytes_at_stop file_bytes_compacted; do
 		check "filesize.json $su: $k > 0" positive "$(jv "$f" $k)"
 	done
-	check "filesize.json $su: no larger after compact" \
-	    awk -v a="$(jv "$f" file_bytes_at_stop)" -v b="$(jv "$f" file_bytes_compacted)" 'BEGIN { exit !(b <= a) }'
-	check "filesize.csv $su: header and 4 rows" test "$(grep -c -E '^[0-9]' "$T/fs-$su/filesize.csv")" -eq 4
+	# LMDB's compacted copy holds only the pages in use; a small LevelDB
+	# store may grow by its log and manifest when compacted.
+	if [ $su = lmdb ]; then
+		check "filesize.json $su: data.mdb no larger after compact" \
+		    awk -v a="$(jv "$f" file_bytes_at_stop)" -v b="$(jv "$f" file_bytes_compacted)" 'BEGIN { exit !(b <= a) }'
+	fi
+	check "filesize.csv $su: a row per sample" test "$(grep -c -E '^[0-9]' "$T/fs-$su/filesize.csv")" -eq "$ns"
 done
 
 # bigpool, both backends, small: its tables, CSV and JSON.
