@@ -761,6 +761,78 @@ store_compact(struct store *store, const void *lo, size_t lolen,
 	return store->be->compact(store->handle, lo, lolen, hi, hilen, cause);
 }
 
+/* Remove the regular files of dir, then dir (best effort). */
+static void
+store_rmdir(const char *dir)
+{
+	char file[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (snprintf(file, sizeof file, "%s/%s", dir,
+				de->d_name) < (int)sizeof file)
+				(void)unlink(file);
+		}
+		closedir(d);
+	}
+	(void)rmdir(dir);
+}
+
+static int
+store_no_copy(const struct store *store, char **cause)
+{
+	store_set_cause(cause,
+	    "%s: the %s backend compacts in place; it has "
+	    "no compacted copy",
+	    store->path, store->be->name);
+	return STORE_E_NOTSUP;
+}
+
+int
+store_compact_copy(struct store *store, const char *dir, char **cause)
+{
+	int error;
+
+	if (store->be->compact_copy == NULL)
+		return store_no_copy(store, cause);
+	if (mkdir(dir, 0700) == -1) {
+		error = errno;
+		store_set_cause(cause,
+		    "%s: cannot make the directory of the "
+		    "compacted copy: %s",
+		    dir, strerror(error));
+		return error == EEXIST ? STORE_E_EXISTS :
+		    error == ENOSPC    ? STORE_E_NOSPC :
+					 STORE_E_IO;
+	}
+	pthread_mutex_lock(&store->commit_lock);
+	error = store->be->compact_copy(store->handle, dir, cause);
+	pthread_mutex_unlock(&store->commit_lock);
+	if (error != 0)
+		store_rmdir(dir);
+	return error;
+}
+
+int
+store_compact_swap(struct store *store, const char *dir, char **cause)
+{
+	int error;
+
+	if (store->be->swap == NULL)
+		return store_no_copy(store, cause);
+	pthread_mutex_lock(&store->commit_lock);
+	error = store->be->swap(store->handle, dir, cause);
+	pthread_mutex_unlock(&store->commit_lock);
+	/* Swapped or not, what is left of the copy is of no use. */
+	store_rmdir(dir);
+	return error;
+}
+
 /* Copy in batches of at most this many bytes or records. */
 #define STORE_COPY_BYTES (8u << 20)
 #define STORE_COPY_RECORDS 20000

@@ -256,10 +256,40 @@ void store_stats_free(struct store_stats *st);
 /*
  * Compact the keys lo <= k < hi (NULL bounds as in store_iter_new()) so
  * that deleted records give their space back.  LevelDB compacts the range;
- * LMDB reuses freed pages in place and has nothing to do (returns 0).
+ * LMDB reuses freed pages in place and has nothing to do (returns 0): its
+ * file shrinks only through store_compact_copy() and store_compact_swap().
  */
 int store_compact(struct store *store, const void *lo, size_t lolen,
     const void *hi, size_t hilen, char **cause);
+
+/*
+ * Compaction by copy, for a backend whose files never shrink (LMDB: freed
+ * pages are reused but the file keeps its largest size), used offline by
+ * `mapmon-store compact` (mapmon-store(8)).
+ *
+ * store_compact_copy: write a compacted copy of every record of store
+ * (LMDB: mdb_env_copy2() with MDB_CP_COMPACT: only the pages in use,
+ * renumbered) into the new directory dir (made with mode 0700; it must
+ * not exist: STORE_E_EXISTS), its files synced.  The copy is a store that
+ * store_open() opens (to verify it) and then closes again.  On failure dir
+ * is removed, and store is untouched.
+ *
+ * store_compact_swap: put the copy in dir in place of store's files and
+ * go on with it: the data file renamed over store's (one atomic rename,
+ * then the directory synced), the store reopened; dir is removed, in
+ * every case.  The
+ * store's lock is held throughout, so no other process sees it between.
+ * Refused (STORE_E_INVAL, nothing changed) when store_compact_copy() did
+ * not make a copy of store or store was written since: the copy would
+ * lose those records.  An error before the rename leaves store as it was;
+ * after it (the message says the copy could not be
+ * opened), the store holds the copy and must be closed.
+ *
+ * Both return STORE_E_NOTSUP (with a cause) for a backend that compacts
+ * in place (LevelDB: store_compact()).  No iterator may be open.
+ */
+int store_compact_copy(struct store *store, const char *dir, char **cause);
+int store_compact_swap(struct store *store, const char *dir, char **cause);
 
 /*
  * Copy every record of src into dst (any backends), in batches of bounded

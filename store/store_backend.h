@@ -67,6 +67,17 @@ struct store_backend {
 	/* Compact lo <= k < hi (NULL bounds: open ends). */
 	int (*compact)(void *handle, const void *lo, size_t lolen,
 	    const void *hi, size_t hilen, char **cause);
+
+	/*
+	 * Optional (NULL: STORE_E_NOTSUP), for a backend whose files keep
+	 * their largest size: write a compacted copy of every record into
+	 * the existing empty directory dir, synced; then swap: put that
+	 * copy in place of the handle's files atomically (the directory
+	 * synced) and go on with it, refusing when the store was written
+	 * after the copy.  store.c removes dir afterwards.
+	 */
+	int (*compact_copy)(void *handle, const char *dir, char **cause);
+	int (*swap)(void *handle, const char *dir, char **cause);
 };
 
 extern const struct store_backend store_lmdb_backend;

@@ -1,13 +1,18 @@
 /* store_lmdb.c: the LMDB backend. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "common/mapmon.h"
 #include "store/store_backend.h"
@@ -42,6 +47,12 @@ struct store_lmdb {
 	int grow;
 	uint64_t grown;
 	pthread_rwlock_t maplock;
+	/* What the environment was opened with, to open it again. */
+	unsigned int flags;
+	unsigned int max_readers;
+	uint64_t map_size;
+	/* The last transaction in the compacted copy (0: none made). */
+	size_t copy_txnid;
 };
 
 struct store_lmdb_iter {
@@ -119,33 +130,26 @@ store_lmdb_free(struct store_lmdb *db)
 	free(db);
 }
 
+/*
+ * Open db's environment (db->env NULL) with the options it keeps; 0 or an
+ * LMDB error (db->env is then NULL again).
+ */
 static int
-store_lmdb_open(const char *path, const struct store_options *opts,
-    int create, void **handle, char **cause)
+store_lmdb_env_open(struct store_lmdb *db, int create)
 {
-	struct store_lmdb *db;
 	MDB_txn *txn;
-	unsigned int flags = MDB_NOTLS;
 	int rc, dead;
 
-	db = xcalloc(1, sizeof *db);
-	db->path = xstrdup(path);
-	db->grow = opts->lmdb.grow;
-	pthread_rwlock_init(&db->maplock, NULL);
-	if (opts->sync == STORE_SYNC_NONE)
-		flags |= MDB_NOSYNC;
 	if ((rc = mdb_env_create(&db->env)) != 0) {
 		db->env = NULL;
-		goto fail;
+		return rc;
 	}
-	if ((rc = mdb_env_set_maxreaders(db->env,
-	    opts->lmdb.max_readers > 0 ? opts->lmdb.max_readers : 126)) != 0)
+	if ((rc = mdb_env_set_maxreaders(db->env, db->max_readers)) != 0)
 		goto fail;
 	/* An existing file larger than this keeps its size (LMDB's rule). */
-	if ((rc = mdb_env_set_mapsize(db->env, (size_t)opts->lmdb.map_size)) !=
-	    0)
+	if ((rc = mdb_env_set_mapsize(db->env, (size_t)db->map_size)) != 0)
 		goto fail;
-	if ((rc = mdb_env_open(db->env, path, flags, 0600)) != 0)
+	if ((rc = mdb_env_open(db->env, db->path, db->flags, 0600)) != 0)
 		goto fail;
 	/* Reader slots left by a process that died would pin old pages. */
 	if ((rc = mdb_reader_check(db->env, &dead)) != 0)
@@ -159,13 +163,38 @@ store_lmdb_open(const char *path, const struct store_options *opts,
 	}
 	if ((rc = create ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0)) != 0)
 		goto fail;
-	*handle = db;
 	return 0;
 
 fail:
-	rc = store_lmdb_error(NULL, path, rc, "open", cause);
-	store_lmdb_free(db);
+	mdb_env_close(db->env);
+	db->env = NULL;
 	return rc;
+}
+
+static int
+store_lmdb_open(const char *path, const struct store_options *opts, int create,
+    void **handle, char **cause)
+{
+	struct store_lmdb *db;
+	int rc;
+
+	db = xcalloc(1, sizeof *db);
+	db->path = xstrdup(path);
+	db->grow = opts->lmdb.grow;
+	pthread_rwlock_init(&db->maplock, NULL);
+	db->flags = MDB_NOTLS;
+	if (opts->sync == STORE_SYNC_NONE)
+		db->flags |= MDB_NOSYNC;
+	db->max_readers = opts->lmdb.max_readers > 0 ? opts->lmdb.max_readers :
+						       126;
+	db->map_size = opts->lmdb.map_size;
+	if ((rc = store_lmdb_env_open(db, create)) != 0) {
+		rc = store_lmdb_error(NULL, path, rc, "open", cause);
+		store_lmdb_free(db);
+		return rc;
+	}
+	*handle = db;
+	return 0;
 }
 
 static void
@@ -471,12 +500,158 @@ store_lmdb_stat(void *handle, struct store_stats *st, char **cause)
 	return 0;
 }
 
-/* LMDB reuses freed pages in place: nothing to compact. */
+/*
+ * LMDB reuses freed pages in place, but never gives them back: the file
+ * keeps its largest size.  Shrinking it takes a compacted copy
+ * (store_lmdb_compact_copy() and store_lmdb_swap()), which the monitor
+ * does not do while it runs; here there is nothing to do.
+ */
 static int
 store_lmdb_compact(mapmon_unused void *handle, mapmon_unused const void *lo,
     mapmon_unused size_t lolen, mapmon_unused const void *hi,
     mapmon_unused size_t hilen, mapmon_unused char **cause)
 {
+	return 0;
+}
+
+/* fsync path (a file or a directory); 0 or an errno value. */
+static int
+store_lmdb_fsync(const char *path)
+{
+	int fd, e = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return errno;
+	if (fsync(fd) == -1)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/*
+ * The error of a failed copy or swap on the filesystem of dir: an EIO
+ * with (almost) nothing left on it is a full disk, as for a commit
+ * (store_lmdb_commit_error()).
+ */
+static int
+store_lmdb_file_error(struct store_lmdb *db, const char *dir, int rc,
+    const char *what, char **cause)
+{
+	struct statvfs sv;
+
+	if (rc == EIO && statvfs(dir, &sv) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < STORE_LMDB_FULL_BYTES)
+		rc = ENOSPC;
+	if (cause != NULL)
+		xasprintf(cause, "%s: %s: %s", db->path, what,
+		    mdb_strerror(rc));
+	return store_lmdb_kind(rc);
+}
+
+static int
+store_lmdb_compact_copy(void *handle, const char *dir, char **cause)
+{
+	struct store_lmdb *db = handle;
+	MDB_envinfo info;
+	char file[PATH_MAX], *what;
+	int rc, error;
+
+	if (snprintf(file, sizeof file, "%s/data.mdb", dir) >=
+	    (int)sizeof file) {
+		if (cause != NULL)
+			xasprintf(cause, "%s: path too long", dir);
+		return STORE_E_INVAL;
+	}
+	/* The copy reads in a transaction of its own: no remap meanwhile. */
+	pthread_rwlock_rdlock(&db->maplock);
+	mdb_env_info(db->env, &info);
+	db->copy_txnid = info.me_last_txnid;
+	rc = mdb_env_copy2(db->env, dir, MDB_CP_COMPACT);
+	pthread_rwlock_unlock(&db->maplock);
+	/*
+	 * LMDB's copy is made with the umask's mode and not synced: it gets
+	 * the store's own mode (0600, as at open), and the swap relies on it
+	 * being on disk.
+	 */
+	if (rc == 0 && chmod(file, 0600) == -1)
+		rc = errno;
+	if (rc == 0 && (rc = store_lmdb_fsync(file)) == 0)
+		rc = store_lmdb_fsync(dir);
+	if (rc != 0) {
+		db->copy_txnid = 0;
+		xasprintf(&what, "writing a compacted copy into %s", dir);
+		error = store_lmdb_file_error(db, dir, rc, what, cause);
+		free(what);
+		return error;
+	}
+	return 0;
+}
+
+static int
+store_lmdb_swap(void *handle, const char *dir, char **cause)
+{
+	struct store_lmdb *db = handle;
+	MDB_envinfo info;
+	char from[PATH_MAX], to[PATH_MAX], *what;
+	int rc, e;
+
+	if (snprintf(from, sizeof from, "%s/data.mdb", dir) >=
+		(int)sizeof from ||
+	    snprintf(to, sizeof to, "%s/data.mdb", db->path) >=
+		(int)sizeof to) {
+		if (cause != NULL)
+			xasprintf(cause, "%s: path too long", dir);
+		return STORE_E_INVAL;
+	}
+	/* Exclusive: no read transaction of this process stays open. */
+	pthread_rwlock_wrlock(&db->maplock);
+	mdb_env_info(db->env, &info);
+	if (db->copy_txnid == 0 || info.me_last_txnid != db->copy_txnid) {
+		pthread_rwlock_unlock(&db->maplock);
+		if (cause != NULL)
+			xasprintf(cause, "%s: %s", db->path,
+			    db->copy_txnid == 0 ?
+				"no compacted copy was made" :
+				"the store was "
+				"written after its compacted copy was made");
+		return STORE_E_INVAL;
+	}
+	/* Reopened with a map as large as it had grown. */
+	if ((uint64_t)info.me_mapsize > db->map_size)
+		db->map_size = info.me_mapsize;
+	mdb_env_close(db->env);
+	db->env = NULL;
+	db->copy_txnid = 0;
+	if (rename(from, to) == -1) {
+		e = errno;
+		rc = store_lmdb_env_open(db, 0);
+		pthread_rwlock_unlock(&db->maplock);
+		if (cause != NULL)
+			xasprintf(cause, "%s: renaming %s to %s: %s%s",
+			    db->path, from, to, strerror(e),
+			    rc != 0 ?
+				" (and the store could not be opened again)" :
+				"");
+		return e == ENOSPC ? STORE_E_NOSPC : STORE_E_IO;
+	}
+	/* The rename is durable once the directory is synced. */
+	e = store_lmdb_fsync(db->path);
+	rc = store_lmdb_env_open(db, 0);
+	pthread_rwlock_unlock(&db->maplock);
+	if (rc != 0) {
+		xasprintf(&what, "opening the compacted copy swapped in");
+		e = store_lmdb_file_error(db, db->path, rc, what, cause);
+		free(what);
+		return e;
+	}
+	if (e != 0) {
+		if (cause != NULL)
+			xasprintf(cause,
+			    "%s: syncing the directory after the "
+			    "swap: %s",
+			    db->path, strerror(e));
+		return STORE_E_IO;
+	}
 	return 0;
 }
 
@@ -505,4 +680,6 @@ const struct store_backend store_lmdb_backend = {
 	.iter_free = store_lmdb_iter_free,
 	.stat = store_lmdb_stat,
 	.compact = store_lmdb_compact,
+	.compact_copy = store_lmdb_compact_copy,
+	.swap = store_lmdb_swap,
 };

@@ -481,45 +481,163 @@ verify_derived(struct store *s, struct verify_report *vr)
 	return 0;
 }
 
-static int
-cmd_verify(struct tool *t, int argc, mapmon_unused char **argv)
+/*
+ * Every pass of verify on the open store s, which it takes over (closed
+ * on return).  Prints the counts unless quiet; each problem is one line
+ * on stderr.  Returns the number of problems, or -1 when the store could
+ * not be read; *records gets the number of records.
+ */
+static int64_t
+verify_store(struct store *s, int quiet, uint64_t *records)
 {
 	struct mon_verify_counts c;
 	struct verify_report vr;
+	char *path;
+
+	*records = 0;
+	/* store_path(s) dies with s; keep a copy for the messages. */
+	path = xstrdup(store_path(s));
+	vr.path = path;
+	vr.problems = 0;
+	if (verify_records(s, &vr, records) != 0) {
+		store_close(s);
+		free(path);
+		return -1;
+	}
+	mon_verify(s, verify_report_problem, &vr, &c);
+	if (!quiet) {
+		printf("records: %" PRIu64 "\n", *records);
+		printf("osdmap epoch %u: %" PRIu64 " full maps, %" PRIu64
+		       " incrementals\n",
+		    c.osdmap_epoch, c.osdmaps, c.incrementals);
+		printf("pgmap version %" PRIu64 ": %" PRIu64
+		       " PG records, %" PRIu64 " incrementals\n",
+		    c.pgmap_version, c.pgs, c.pgincs);
+		printf("cluster log entries: %" PRIu64 "\n", c.log_entries);
+		printf("auth entities: %" PRIu64 "\n", c.auth_entities);
+	}
+	if (vr.problems == 0) {
+		verify_derived(s, &vr);
+		if (vr.problems == 0 && !quiet)
+			printf("derived figures: equal to a recount\n");
+	} else
+		store_close(s);
+	free(path);
+	return (int64_t)vr.problems;
+}
+
+static int
+cmd_verify(struct tool *t, int argc, mapmon_unused char **argv)
+{
 	struct store *s;
-	uint64_t records = 0;
+	uint64_t records;
+	int64_t problems;
 
 	if (argc != 1)
 		usage();
 	if ((s = tool_open(t)) == NULL)
 		return EXIT_STORE;
-	vr.path = store_path(s);
-	vr.problems = 0;
-	if (verify_records(s, &vr, &records) != 0) {
+	if ((problems = verify_store(s, 0, &records)) < 0)
+		return EXIT_STORE;
+	printf("problems: %" PRId64 "\n", problems);
+	return problems > 0 ? EXIT_STORE : 0;
+}
+
+static int
+rm_one(const char *p, mapmon_unused const struct stat *sb,
+    mapmon_unused int flag, mapmon_unused struct FTW *ftw)
+{
+	return remove(p);
+}
+
+/* The size of file DIR/name in bytes, or 0 when it cannot be read. */
+static uint64_t
+file_bytes(const char *dir, const char *name)
+{
+	struct stat sb;
+	char *file;
+	uint64_t n = 0;
+
+	xasprintf(&file, "%s/%s", dir, name);
+	if (stat(file, &sb) == 0)
+		n = (uint64_t)sb.st_size;
+	free(file);
+	return n;
+}
+
+/*
+ * LMDB: a compacted copy beside the store (DATA/store.compact), verified
+ * as `verify` does, then swapped in with one rename while the store's
+ * lock is held all along.  On any failure the store is left as it was and
+ * the copy removed.  Returns 0 or EXIT_STORE; takes over s.
+ */
+static int
+compact_by_copy(struct tool *t, struct store *s, uint64_t *after)
+{
+	struct store_options o = t->opts;
+	struct store_stats st;
+	struct store *c;
+	uint64_t records, copied;
+	int64_t problems, want = -1;
+	char *dir, *cause = NULL;
+	int error;
+
+	xasprintf(&dir, "%s.compact", t->path);
+	/* Left by a compaction that was killed; ours, as we hold the lock. */
+	if (store_detect(dir) != NULL || access(dir, F_OK) == 0) {
+		warnx_("removing %s, left by an earlier compaction", dir);
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (store_stat(s, &st, NULL) == 0) {
+		want = st.records;
+		store_stats_free(&st);
+	}
+	if ((error = store_compact_copy(s, dir, &cause)) != 0) {
+		free(dir);
+		warnx_("%s (the store is untouched)", cause);
+		free(cause);
 		store_close(s);
 		return EXIT_STORE;
 	}
-	mon_verify(s, verify_report_problem, &vr, &c);
-	printf("records: %" PRIu64 "\n", records);
-	printf("osdmap epoch %u: %" PRIu64 " full maps, %" PRIu64
-	    " incrementals\n", c.osdmap_epoch, c.osdmaps, c.incrementals);
-	printf("pgmap version %" PRIu64 ": %" PRIu64 " PG records, %" PRIu64
-	    " incrementals\n", c.pgmap_version, c.pgs, c.pgincs);
-	printf("cluster log entries: %" PRIu64 "\n", c.log_entries);
-	printf("auth entities: %" PRIu64 "\n", c.auth_entities);
-	if (vr.problems == 0) {
-		/* store_path(s) dies with s; keep a copy for the messages. */
-		char *path = xstrdup(vr.path);
-
-		vr.path = path;
-		verify_derived(s, &vr);
-		free(path);
-		if (vr.problems == 0)
-			printf("derived figures: equal to a recount\n");
-	} else
+	o.backend = store_backend_name(s);
+	if ((error = store_open(dir, &o, 0, &c, &cause)) != 0) {
+		warnx_("the compacted copy: %s (the store is untouched)",
+		    cause);
+		free(cause);
+		goto fail;
+	}
+	problems = verify_store(c, 1, &records);
+	copied = records;
+	if (problems != 0 || (want >= 0 && copied != (uint64_t)want)) {
+		if (problems == 0)
+			warnx_("%s: the compacted copy has %" PRIu64
+			       " records, "
+			       "the store %" PRId64 " (the store is untouched)",
+			    dir, copied, want);
+		else
+			warnx_("%s: the compacted copy failed verify%s (the "
+			       "store is untouched)",
+			    dir,
+			    problems < 0 ? "" : ": see the problems above");
+		goto fail;
+	}
+	if ((error = store_compact_swap(s, dir, &cause)) != 0) {
+		warnx_("%s", cause);
+		free(cause);
+		free(dir);
 		store_close(s);
-	printf("problems: %" PRIu64 "\n", vr.problems);
-	return vr.problems > 0 ? EXIT_STORE : 0;
+		return EXIT_STORE;
+	}
+	free(dir);
+	*after = file_bytes(t->path, "data.mdb");
+	store_close(s);
+	return 0;
+
+fail:
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+	store_close(s);
+	return EXIT_STORE;
 }
 
 static int
@@ -527,31 +645,46 @@ cmd_compact(struct tool *t, int argc, mapmon_unused char **argv)
 {
 	struct store_stats st;
 	struct store *s;
-	uint64_t before;
-	char *cause = NULL, b1[32], b2[32];
+	uint64_t before, after;
+	char *cause = NULL, *path, b1[32], b2[32];
 	double t0;
-	int error;
+	int error, lmdb;
 
 	if (argc != 1)
 		usage();
 	if ((s = tool_open(t)) == NULL)
 		return EXIT_STORE;
-	if ((error = store_stat(s, &st, &cause)) != 0)
-		return tool_fail(s, error, cause);
-	before = st.disk_bytes;
-	store_stats_free(&st);
+	lmdb = strcmp(store_backend_name(s), "lmdb") == 0;
+	path = xstrdup(store_path(s));
 	t0 = now();
-	if ((error = store_compact(s, NULL, 0, NULL, 0, &cause)) != 0)
-		return tool_fail(s, error, cause);
-	if ((error = store_stat(s, &st, &cause)) != 0)
-		return tool_fail(s, error, cause);
-	printf("compacted %s (%s) in %.2f s: %s -> %s%s\n", store_path(s),
-	    store_backend_name(s), now() - t0, bytes_format(before, b1, sizeof b1),
-	    bytes_format(st.disk_bytes, b2, sizeof b2),
-	    strcmp(store_backend_name(s), "lmdb") == 0 ?
-	    " (LMDB reuses freed pages in place)" : "");
-	store_stats_free(&st);
-	store_close(s);
+	if (lmdb) {
+		before = file_bytes(t->path, "data.mdb");
+		if (compact_by_copy(t, s, &after) != 0) {
+			free(path);
+			return EXIT_STORE;
+		}
+	} else {
+		if ((error = store_stat(s, &st, &cause)) != 0) {
+			free(path);
+			return tool_fail(s, error, cause);
+		}
+		before = st.disk_bytes;
+		store_stats_free(&st);
+		if ((error = store_compact(s, NULL, 0, NULL, 0, &cause)) != 0 ||
+		    (error = store_stat(s, &st, &cause)) != 0) {
+			free(path);
+			return tool_fail(s, error, cause);
+		}
+		after = st.disk_bytes;
+		store_stats_free(&st);
+		store_close(s);
+	}
+	printf("compacted %s (%s) in %.2f s: %s -> %s%s\n", path,
+	    lmdb ? "lmdb" : "leveldb", now() - t0,
+	    bytes_format(before, b1, sizeof b1),
+	    bytes_format(after, b2, sizeof b2),
+	    lmdb ? " (data.mdb; a verified compacted copy swapped in)" : "");
+	free(path);
 	return 0;
 }
 
@@ -582,13 +715,6 @@ copy_progress(uint64_t done, int64_t total, void *arg)
 	} else
 		fprintf(stderr, "\rcopying %" PRIu64 " records", done);
 	fflush(stderr);
-}
-
-static int
-rm_one(const char *p, mapmon_unused const struct stat *sb,
-    mapmon_unused int flag, mapmon_unused struct FTW *ftw)
-{
-	return remove(p);
 }
 
 /*

@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
 # speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
-# real mapmond until clean (and again after pg_num grows), ingest, bigpool
+# real mapmond until clean (and again after pg_num grows), ingest, filesize
+# (a 3 s run per backend), bigpool
 # with small pools, detect with 1,024 PGs and a grace of 2 s, log,
 # placement, and the usage errors.  Speaks TAP.  Needs $top_builddir.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -143,6 +144,32 @@ for su in lmdb leveldb-mapmon; do
 	check "ingest.csv $su: a run and a median per level" test "$(grep -c -E '^0/(0|20),(1|median),' "$T/$su/ingest.csv")" -eq 4
 done
 
+# filesize, both backends, short: samples, the live data after the stop.
+for su in lmdb leveldb-mapmon; do
+	mkdir -p "$T/fs-$su"
+	"$BENCH" filesize --setup $su --pgs 2000 --osds 16 --duration 3 \
+	    --interval 1 -o "$T/fs-$su" >"$T/out" 2>"$T/err"
+	check "filesize $su exits 0" test $? -eq 0
+	check "filesize $su: the verdict line" grep -Eq '^largest: [0-9.]+x live; at the stop: [0-9.]+x live: ' "$T/out"
+	f=$T/fs-$su/filesize.json
+	# One a second from 0 s; a loaded machine may run a timer late.
+	ns=$(jv "$f" samples.\#)
+	last=$((ns - 1))
+	check "filesize.json $su: a sample a second, the last at 2.5 s or later" \
+	    awk -v n="$ns" -v t="$(jv "$f" samples.$last.t_s)" 'BEGIN { exit !(n >= 3 && n <= 4 && t >= 2.5) }'
+	check "filesize.json $su: updates accepted in the last interval" positive "$(jv "$f" samples.$last.pg_updates_per_s)"
+	for k in samples.$last.file_bytes live_records live_record_bytes file_bytes_at_stop file_bytes_compacted; do
+		check "filesize.json $su: $k > 0" positive "$(jv "$f" $k)"
+	done
+	# LMDB's compacted copy holds only the pages in use; a small LevelDB
+	# store may grow by its log and manifest when compacted.
+	if [ $su = lmdb ]; then
+		check "filesize.json $su: data.mdb no larger after compact" \
+		    awk -v a="$(jv "$f" file_bytes_at_stop)" -v b="$(jv "$f" file_bytes_compacted)" 'BEGIN { exit !(b <= a) }'
+	fi
+	check "filesize.csv $su: a row per sample" test "$(grep -c -E '^[0-9]' "$T/fs-$su/filesize.csv")" -eq "$ns"
+done
+
 # bigpool, both backends, small: its tables, CSV and JSON.
 mkdir -p "$T/bigpool"
 # 64 OSDs: max_pg_per_osd (250) allows (1,024 + 4,096) x 3 PGs on them.
@@ -257,6 +284,8 @@ check "unknown set-up: the known ones listed" grep -q 'leveldb-2013' "$T/err"
 "$BENCH" coldstart --pgs 12x >/dev/null 2>&1; check "bad --pgs: exit 64" test $? -eq 64
 "$BENCH" osd-sim --osds 0 >/dev/null 2>&1; check "--osds 0: exit 64" test $? -eq 64
 "$BENCH" ingest --levels loud >/dev/null 2>&1; check "bad --levels: exit 64" test $? -eq 64
+"$BENCH" filesize --interval 0 >/dev/null 2>&1; check "filesize --interval 0: exit 64" test $? -eq 64
+"$BENCH" filesize --setup nosuch >/dev/null 2>&1; check "filesize unknown set-up: exit 64" test $? -eq 64
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

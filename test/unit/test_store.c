@@ -1182,6 +1182,89 @@ Test(store, stat_and_compact)
 	store_close(s);
 }
 
+/*
+ * The compacted copy (LMDB): a store grown and mostly deleted is copied,
+ * the copy opens as a store with the same records, and swapped in the
+ * data file is smaller with every record the same, the store still open
+ * and writable; LevelDB, which compacts in place, has no copy.
+ */
+Test(store, compact_copy_and_swap)
+{
+	struct store *s = create_store(), *c;
+	struct store_batch *b = store_batch_new();
+	struct store_options o = test_opts();
+	struct stat sb;
+	uint8_t val[1000] = { 7 }, *v;
+	char k[32], dir[160], file[200], *cause = NULL;
+	size_t vlen;
+	off_t before;
+	int i, r;
+
+	for (i = 0; i < 5000; i++) {
+		snprintf(k, sizeof k, "\x01q%05d", i);
+		val[1] = (uint8_t)i;
+		store_batch_put(b, k, strlen(k), val, sizeof val);
+	}
+	cr_assert_eq(store_commit(s, b, NULL), 0);
+	store_batch_clear(b);
+	store_batch_delete_range(b, "\x01q00100", 7, "\x01q05000", 7);
+	cr_assert_eq(store_commit(s, b, NULL), 0);
+	snprintf(dir, sizeof dir, "%s.compact", path);
+	r = store_compact_copy(s, dir, &cause);
+	if (!IS_LMDB) {
+		cr_assert_eq(r, STORE_E_NOTSUP);
+		cr_assert_not_null(strstr(cause, "compacts in place"), "%s",
+		    cause);
+		free(cause);
+		cr_assert_eq(store_compact_swap(s, dir, NULL), STORE_E_NOTSUP);
+		cr_assert_neq(access(dir, F_OK), 0);
+		store_batch_free(b);
+		store_close(s);
+		return;
+	}
+	cr_assert_eq(r, 0, "copy: %s", cause ? cause : "");
+	/* A second copy into the same directory is refused. */
+	cr_assert_eq(store_compact_copy(s, dir, NULL), STORE_E_EXISTS);
+	o.backend = NULL;
+	cr_assert_eq(store_open(dir, &o, 0, &c, NULL), 0);
+	cr_assert_eq(count_records(c), 101);
+	store_close(c);
+	snprintf(file, sizeof file, "%s/data.mdb", path);
+	cr_assert_eq(stat(file, &sb), 0);
+	before = sb.st_size;
+	cr_assert_eq(store_compact_swap(s, dir, &cause), 0, "swap: %s",
+	    cause ? cause : "");
+	cr_assert_neq(access(dir, F_OK), 0, "the copy's directory is gone");
+	cr_assert_eq(stat(file, &sb), 0);
+	cr_assert_lt(sb.st_size * 4, before, "%lld -> %lld bytes",
+	    (long long)before, (long long)sb.st_size);
+	cr_assert_eq(count_records(s), 101);
+	for (i = 0; i < 100; i++) {
+		snprintf(k, sizeof k, "\x01q%05d", i);
+		cr_assert_eq(
+		    store_get(s, k, strlen(k), (void **)&v, &vlen, NULL), 0);
+		cr_assert_eq(vlen, sizeof val);
+		cr_assert_eq(v[0], 7);
+		cr_assert_eq(v[1], (uint8_t)i);
+		free(v);
+	}
+	put1(s, "\x01w1", 3, "x", 1);
+	/* A swap without a new copy, or after a write, is refused. */
+	cr_assert_eq(store_compact_swap(s, dir, NULL), STORE_E_INVAL);
+	cr_assert_eq(store_compact_copy(s, dir, NULL), 0);
+	put1(s, "\x01w2", 3, "y", 1);
+	cr_assert_eq(store_compact_swap(s, dir, &cause), STORE_E_INVAL);
+	cr_assert_not_null(strstr(cause, "written after"), "%s", cause);
+	free(cause);
+	cr_assert_neq(access(dir, F_OK), 0);
+	cr_assert_eq(count_records(s), 103);
+	store_batch_free(b);
+	store_close(s);
+	s = reopen_store();
+	cr_assert_eq(count_records(s), 103);
+	store_close(s);
+}
+
 Test(store, key_helpers)
 {
 	const uint8_t raw[] = { 0x00, 'f', '\\', ' ', 0xff, 'Z', '\t' };

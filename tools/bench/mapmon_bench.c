@@ -1,9 +1,9 @@
 /*
  * mapmon_bench.c: mapmon-bench(1), the benchmarks: coldstart,
- * osd-sim, ingest, handshake, bigpool, detect, log and placement.  This
- * file holds the dispatch and osd-sim; the others are in bench_cold.c,
- * bench_ingest.c, bench_handshake.c, bench_bigpool.c, bench_detect.c,
- * bench_log.c and bench_place.c.
+ * osd-sim, ingest, filesize, handshake, bigpool, detect, log and
+ * placement.  This file holds the dispatch and osd-sim; the others are in
+ * bench_cold.c, bench_ingest.c, bench_filesize.c, bench_handshake.c,
+ * bench_bigpool.c, bench_detect.c, bench_log.c and bench_place.c.
  */
 #include "config.h"
 
@@ -25,6 +25,7 @@
 #include "tools/bench/bench_cold.h"
 #include "tools/bench/bench_handshake.h"
 #include "tools/bench/bench_detect.h"
+#include "tools/bench/bench_filesize.h"
 #include "tools/bench/bench_ingest.h"
 #include "tools/bench/bench_log.h"
 #include "tools/bench/bench_place.h"
@@ -49,6 +50,7 @@ usage(int code)
 	    "                    [--hosts H] [--fail-host HOST@S]... "
 	    "[--revive-host HOST@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
+	    "       mapmon-bench filesize [options]\n"
 	    "       mapmon-bench handshake [options]\n"
 	    "       mapmon-bench bigpool [options]\n"
 	    "       mapmon-bench detect [options]\n"
@@ -562,6 +564,8 @@ main(int argc, char **argv)
 		return bench_cold_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "ingest") == 0)
 		return bench_ingest_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "filesize") == 0)
+		return bench_filesize_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "handshake") == 0)
 		return bench_handshake_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bigpool") == 0)
