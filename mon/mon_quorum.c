@@ -63,14 +63,33 @@ struct mon_quorum {
 	struct mon_quorum_info stats;
 };
 
+/*
+ * Answer p's writers rc and why; a refusal of a follower that knows its
+ * leader carries {"leader": NAME, "leader_addr": ADDR}, which clients
+ * follow (mapmon-protocol(7)).
+ */
+static void
+mon_quorum_answer_to(const struct mon_quorum *q, struct mon_proposal *p, int rc,
+    const char *why)
+{
+	json_t *data;
+	size_t i;
+
+	for (i = 0; i < p->nwaiters; i++) {
+		data = NULL;
+		if (rc == -EAGAIN && q != NULL &&
+		    q->role == MON_QUORUM_FOLLOWER && q->leader_addr != NULL)
+			data = json_pack("{s:s, s:s}", "leader", q->leader,
+			    "leader_addr", q->leader_addr);
+		p->waiters[i].done(p->waiters[i].arg, rc, why, data);
+	}
+	p->nwaiters = 0;
+}
+
 static void
 mon_quorum_answer(struct mon_proposal *p, int rc, const char *why)
 {
-	size_t i;
-
-	for (i = 0; i < p->nwaiters; i++)
-		p->waiters[i].done(p->waiters[i].arg, rc, why, NULL);
-	p->nwaiters = 0;
+	mon_quorum_answer_to(NULL, p, rc, why);
 }
 
 /*
@@ -94,7 +113,7 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 		p = m->pending;
 		m->pending = NULL;
 		evtimer_del(m->propose_timer);
-		mon_quorum_answer(p, rc, why);
+		mon_quorum_answer_to(m->quorum, p, rc, why);
 		mon_proposal_free(p);
 	}
 	if (m->inflight == NULL && m->applying == NULL)
