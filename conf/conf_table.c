@@ -84,6 +84,12 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .runtime = 1,
 	    .help = "a PG whose primary has not reported for this long is "
 		    "marked stale" },
+	[CONF_MON_PG_STUCK_THRESHOLD] = {
+	    .section = "mon", .name = "pg_stuck_threshold",
+	    .type = CONF_DURATION, .def = "1m", .min = 0, .max = 7 * DAY,
+	    .runtime = 1,
+	    .help = "a PG in a state this long is stuck in it (the "
+		    "threshold of pg dump_stuck)" },
 	[CONF_MON_OSD_DOWN_OUT_INTERVAL] = {
 	    .section = "mon", .name = "osd_down_out_interval",
 	    .type = CONF_DURATION, .def = "10m", .min = 0, .max = 7 * DAY,

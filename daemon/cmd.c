@@ -39,12 +39,16 @@ static const char *const cmd_choice_pooltype[] = { "replicated", "erasure",
 static const char *const cmd_choice_anyosd[] = { "any", "all", "*", NULL };
 static const char *const cmd_choice_treestates[] = { "up", "down", "in", "out",
 	NULL };
-static const char *const cmd_choice_dump[] = { "summary", "pools", "osds",
-	"pgs", NULL };
-static const char *const cmd_choice_stuck[] = { "inactive", "unclean",
-	"stale", NULL };
+static const char *const cmd_choice_dump[] = { "all", "summary", "sum", "pools",
+	"osds", "pgs", "pgs_brief", NULL };
+static const char *const cmd_choice_stuck[] = { "inactive", "unclean", "stale",
+	"undersized", "degraded", NULL };
 static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 	"health", NULL };
+static const char *const cmd_choice_level[] = { "debug", "info", "sec", "warn",
+	"error", NULL };
+static const char *const cmd_choice_channel[] = { "*", "cluster", "audit",
+	"cephadm", NULL };
 
 /* Argument shorthands for the table. */
 #define A_STR(n, req) { .name = (n), .type = CMD_STRING, .required = (req) }
@@ -59,6 +63,10 @@ static const char *const cmd_choice_sub[] = { "osdmap", "pgmap", "log",
 #define A_INTS(n, lo, hi) { .name = (n), .type = CMD_INTS, .required = 1, \
 	.bounded = 1, .min = (lo), .max = (hi) }
 #define A_STRS(n, req) { .name = (n), .type = CMD_STRINGS, .required = (req) }
+#define A_CHOICES(n, c)                                                        \
+	{                                                                      \
+		.name = (n), .type = CMD_STRINGS, .choices = (c)               \
+	}
 #define A_FLAG(n, opt) { .name = (n), .type = CMD_FLAG, .option = (opt) }
 #define A_OSD(n, req)                                                          \
 	{                                                                      \
@@ -92,6 +100,15 @@ static const struct cmd_entry cmd_table[] = {
 	    "status" },
 	{ "health", { A_CHOICE("detail", 0, cmd_choice_detail) }, CMD_READ,
 	    cmd_mon_health, "show cluster health", "health [detail]" },
+	{ "health mute",
+	    { A_STR("code", 1), A_STR("ttl", 0), A_FLAG("sticky", "--sticky") },
+	    CMD_WRITE, cmd_mon_health_mute,
+	    "mute a health check (for TTL, as 1h; past its clearing with "
+	    "--sticky)",
+	    "health mute CODE [TTL] [--sticky]" },
+	{ "health unmute", { A_STR("code", 0) }, CMD_WRITE,
+	    cmd_mon_health_unmute, "unmute a health check (every one: no CODE)",
+	    "health unmute [CODE]" },
 	{ "version", { { 0 } }, CMD_READ, cmd_mon_version,
 	    "show the monitor's version", "version" },
 	{ "mon stat", { { 0 } }, CMD_READ, cmd_mon_stat,
@@ -214,19 +231,40 @@ static const struct cmd_entry cmd_table[] = {
 
 	{ "pg stat", { { 0 } }, CMD_READ, cmd_mon_pg_stat,
 	    "summarize the PG map", "pg stat" },
-	{ "pg dump", { A_CHOICE("what", 0, cmd_choice_dump) }, CMD_READ,
+	{ "pg dump", { A_CHOICES("dumpcontents", cmd_choice_dump) }, CMD_READ,
 	    cmd_mon_pg_dump, "show the PG map",
-	    "pg dump [summary|pools|osds|pgs]" },
-	{ "pg ls", { A_OPTSTR("pool", "--pool"), A_STRS("states", 0) },
-	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool and state",
-	    "pg ls [--pool POOL] [STATE...]" },
+	    "pg dump [all|summary|sum|pools|osds|pgs|pgs_brief...]" },
+	{ "pg ls",
+	    { A_INT("pool", 0, 0, 4294967295.0), A_STRS("states", 0),
+		A_OPTSTR("poolstr", "--pool") },
+	    CMD_READ, cmd_mon_pg_ls, "list PGs, by pool (an id) and state",
+	    "pg ls [POOL] [STATES...] [--pool POOLSTR]" },
+	{ "pg ls-by-pool", { A_STR("poolstr", 1), A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_pool, "list the PGs of a pool, by state",
+	    "pg ls-by-pool POOLSTR [STATES...]" },
+	{ "pg ls-by-primary",
+	    { A_OSD("osd", 1), A_INT("pool", 0, 0, 4294967295.0),
+		A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_primary,
+	    "list the PGs an OSD is the primary of, by pool and state",
+	    "pg ls-by-primary OSD [POOL] [STATES...]" },
+	{ "pg ls-by-osd",
+	    { A_OSD("osd", 1), A_INT("pool", 0, 0, 4294967295.0),
+		A_STRS("states", 0) },
+	    CMD_READ, cmd_mon_pg_ls_by_osd,
+	    "list the PGs whose acting set holds an OSD, by pool and state",
+	    "pg ls-by-osd OSD [POOL] [STATES...]" },
 	{ "pg query", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_query,
 	    "show one PG's stats", "pg query PGID" },
 	{ "pg map", { A_STR("pgid", 1) }, CMD_READ, cmd_mon_pg_map,
 	    "show a PG's mapping", "pg map PGID" },
-	{ "pg dump_stuck", { A_CHOICE("stuckops", 0, cmd_choice_stuck) },
-	    CMD_READ, cmd_mon_pg_dump_stuck, "show stuck PGs",
-	    "pg dump_stuck [inactive|unclean|stale]" },
+	{ "pg dump_stuck",
+	    { A_CHOICES("stuckops", cmd_choice_stuck),
+		A_INT_ANY("threshold", 0) },
+	    CMD_READ, cmd_mon_pg_dump_stuck,
+	    "show the PGs stuck in a state for THRESHOLD seconds or more",
+	    "pg dump_stuck [inactive|unclean|stale|undersized|degraded...] "
+	    "[THRESHOLD]" },
 	{ "osd beacon",
 	    { A_INT("id", 1, 0, OSD_MAX),
 		{ .name = "statfs", .type = CMD_JSON } },
@@ -255,8 +293,13 @@ static const struct cmd_entry cmd_table[] = {
 	{ "report", { A_STRS("tags", 0) }, CMD_READ, cmd_mon_report,
 	    "report the whole state of the cluster, tagged with TAGS",
 	    "report [TAG...]" },
-	{ "log last", { A_INT("num", 0, 1, 10000) }, CMD_READ, cmd_mon_log_last,
-	    "show the last cluster log entries", "log last [N]" },
+	{ "log last",
+	    { A_INT("num", 0, 1, 10000), A_CHOICE("level", 0, cmd_choice_level),
+		A_CHOICE("channel", 0, cmd_choice_channel) },
+	    CMD_READ, cmd_mon_log_last,
+	    "show the last cluster log entries, of LEVEL (info) or worse",
+	    "log last [NUM] [debug|info|sec|warn|error] "
+	    "[*|cluster|audit|cephadm]" },
 	{ "log dump", { { 0 } }, CMD_READ, cmd_admin_log_dump,
 	    "dump the recent in-memory debug log", "log dump" },
 	{ "config show", { { 0 } }, CMD_READ, cmd_admin_config_show,
@@ -558,6 +601,22 @@ cmd_osd_id(const json_t *v, json_int_t *id)
 	return 0;
 }
 
+/* A string (checked) against the argument's choices. */
+static int
+cmd_check_choice(const struct cmd_entry *e, const struct cmd_arg *a,
+    const json_t *v, const char *what, char **status)
+{
+	const char *s = json_string_value(v);
+	char list[256];
+
+	if (cmd_is_choice(a->choices, s))
+		return 0;
+	cmd_choice_list(a->choices, list, sizeof list);
+	xasprintf(status, "%s: %s must be one of %s, not '%.64s'", e->prefix,
+	    what, list, s);
+	return -1;
+}
+
 /* One OSD id of argument a, described as what. */
 static int
 cmd_check_osd(const struct cmd_entry *e, const struct cmd_arg *a,
@@ -594,9 +653,8 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
     json_t *v, char **status)
 {
 	char what[96];
-	const char *s;
 	json_t *item;
-	size_t i, j;
+	size_t j;
 	double d;
 
 	snprintf(what, sizeof what, "argument '%s'", a->name);
@@ -620,22 +678,7 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 	case CMD_CHOICE:
 		if (!json_is_string(v))
 			goto wrong;
-		s = json_string_value(v);
-		for (i = 0; a->choices[i] != NULL; i++)
-			if (strcmp(s, a->choices[i]) == 0)
-				return 0;
-		{
-			char list[256] = "";
-
-			for (i = 0; a->choices[i] != NULL; i++) {
-				if (i > 0)
-					cmd_append(list, ", ", sizeof list);
-				cmd_append(list, a->choices[i], sizeof list);
-			}
-			xasprintf(status, "%s: %s must be one of %s, not "
-			    "'%.64s'", e->prefix, what, list, s);
-		}
-		return -1;
+		return cmd_check_choice(e, a, v, what, status);
 	case CMD_OSD:
 		return cmd_check_osd(e, a, v, what, status);
 	case CMD_VALUE:
@@ -693,18 +736,8 @@ cmd_check_arg(const struct cmd_entry *e, const struct cmd_arg *a,
 				    cmd_json_type(item));
 				return -1;
 			} else if (a->choices != NULL &&
-			    !cmd_is_choice(a->choices,
-				json_string_value(item))) {
-				char list[256];
-
-				cmd_choice_list(a->choices, list, sizeof list);
-				xasprintf(status,
-				    "%s: %s must be one of %s, "
-				    "not '%.64s'",
-				    e->prefix, what, list,
-				    json_string_value(item));
+			    cmd_check_choice(e, a, item, what, status) == -1)
 				return -1;
-			}
 		}
 		return 0;
 	case CMD_FLAG:

@@ -47,6 +47,20 @@ cmd_mon_health(struct cmd_req *r, json_t *cmd)
 }
 
 void
+cmd_mon_health_mute(struct cmd_req *r, json_t *cmd)
+{
+	mon_health_mute(r->ctx->mon, cmd_get_str(cmd, "code"),
+	    cmd_get_str(cmd, "ttl"),
+	    json_is_true(json_object_get(cmd, "sticky")), cmd_done, r);
+}
+
+void
+cmd_mon_health_unmute(struct cmd_req *r, json_t *cmd)
+{
+	mon_health_unmute(r->ctx->mon, cmd_get_str(cmd, "code"), cmd_done, r);
+}
+
+void
 cmd_mon_version(struct cmd_req *r, json_t *cmd)
 {
 	(void)cmd;
@@ -66,19 +80,25 @@ cmd_mon_stat(struct cmd_req *r, json_t *cmd)
 	size_t i;
 
 	(void)cmd;
+	/* Ceph's quorum: {"rank", "name"} each; the first is the leader. */
 	for (i = 0; i < mm->nmons; i++) {
 		json_array_append_new(names, json_string(mm->mons[i].name));
-		json_array_append_new(quorum, json_integer((json_int_t)i));
+		json_array_append_new(quorum,
+		    json_pack("{s:I, s:s}", "rank", (json_int_t)i, "name",
+			mm->mons[i].name));
 	}
 	full = monmap_to_json(mm);
 	mons = json_incref(json_object_get(full, "mons"));
 	json_decref(full);
 	if (mons == NULL)
 		mons = json_array();
-	cmd_replyf(r, 0, json_pack("{s:I, s:s, s:I, s:o, s:o, s:o}",
-	    "epoch", (json_int_t)mm->epoch, "fsid", mm->fsid, "num_mons",
-	    (json_int_t)mm->nmons, "quorum", quorum, "quorum_names", names,
-	    "mons", mons), "e%u: %zu mons, quorum %s", mm->epoch, mm->nmons,
+	cmd_replyf(r, 0,
+	    json_pack("{s:I, s:I, s:s, s:o, s:I, s:s, s:o, s:o}", "epoch",
+		(json_int_t)mm->epoch, "num_mons", (json_int_t)mm->nmons,
+		"leader", mm->nmons > 0 ? mm->mons[0].name : "", "quorum",
+		quorum, "election_epoch", (json_int_t)1, "fsid", mm->fsid,
+		"quorum_names", names, "mons", mons),
+	    "e%u: %zu mons, quorum %s", mm->epoch, mm->nmons,
 	    mm->nmons > 0 ? mm->mons[0].name : "");
 }
 
@@ -541,35 +561,88 @@ cmd_mon_listing(struct cmd_req *r, int rc, struct mon_pg_walk *w, char *status)
 		cmd_mon_listing_done(l, 0); /* the connection has gone */
 }
 
+/* The strings of cmd's array key (checked), in a new array of *n. */
+static const char **
+cmd_mon_strings(json_t *cmd, const char *key, size_t *n)
+{
+	json_t *a = json_object_get(cmd, key), *v;
+	const char **out;
+	size_t i;
+
+	*n = json_array_size(a);
+	out = xcalloc(*n ? *n : 1, sizeof *out);
+	json_array_foreach(a, i, v)
+		out[i] = json_string_value(v);
+	return out;
+}
+
 void
 cmd_mon_pg_dump(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_walk *w = NULL;
+	const char **what;
+	char *status = NULL;
+	size_t n;
+	int rc;
+
+	what = cmd_mon_strings(cmd, "dumpcontents", &n);
+	rc = mon_pg_dump_walk(r->ctx->mon, what, n, &w, &status);
+	free(what);
+	cmd_mon_listing(r, rc, w, status);
+}
+
+/* `pg ls' and its kin: q's pool and OSD set, the states from cmd. */
+static void
+cmd_mon_pg_ls_query(struct cmd_req *r, json_t *cmd, struct mon_pg_ls *q)
 {
 	struct mon_pg_walk *w = NULL;
 	char *status = NULL;
 	int rc;
 
-	rc = mon_pg_dump_walk(r->ctx->mon, cmd_get_str(cmd, "what"), &w,
-	    &status);
+	q->states = cmd_mon_strings(cmd, "states", &q->nstates);
+	rc = mon_pg_ls_walk(r->ctx->mon, q, &w, &status);
+	free((void *)q->states);
 	cmd_mon_listing(r, rc, w, status);
 }
 
 void
 cmd_mon_pg_ls(struct cmd_req *r, json_t *cmd)
 {
-	json_t *a = json_object_get(cmd, "states"), *v;
-	struct mon_pg_walk *w = NULL;
-	const char **states;
-	char *status = NULL;
-	size_t i, n = json_array_size(a);
-	int rc;
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.pool = cmd_get_str(cmd, "poolstr"),
+		.osd = -1 };
 
-	states = xcalloc(n ? n : 1, sizeof *states);
-	json_array_foreach(a, i, v)
-		states[i] = json_string_value(v);
-	rc = mon_pg_ls_walk(r->ctx->mon, cmd_get_str(cmd, "pool"), states, n,
-	    &w, &status);
-	free(states);
-	cmd_mon_listing(r, rc, w, status);
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_pool(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = -1,
+		.pool = cmd_get_str(cmd, "poolstr"),
+		.pool_by_name = 1,
+		.osd = -1 };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_primary(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.osd = cmd_get_osd(cmd, "osd", 0),
+		.primary = 1 };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
+}
+
+void
+cmd_mon_pg_ls_by_osd(struct cmd_req *r, json_t *cmd)
+{
+	struct mon_pg_ls q = { .pool_id = cmd_get_int(cmd, "pool", -1),
+		.osd = cmd_get_osd(cmd, "osd", 0) };
+
+	cmd_mon_pg_ls_query(r, cmd, &q);
 }
 
 void
@@ -600,11 +673,21 @@ void
 cmd_mon_pg_dump_stuck(struct cmd_req *r, json_t *cmd)
 {
 	struct mon_pg_walk *w = NULL;
+	const char **what;
 	char *status = NULL;
+	int64_t threshold = cmd_get_int(cmd, "threshold", -1);
+	size_t n;
 	int rc;
 
-	rc = mon_pg_dump_stuck_walk(r->ctx->mon, cmd_get_str(cmd, "stuckops"),
-	    &w, &status);
+	what = cmd_mon_strings(cmd, "stuckops", &n);
+	/*
+	 * Ceph takes any int; below 0 its cutoff is ahead of every stamp,
+	 * as at 0: every PG in the states.
+	 */
+	rc = mon_pg_dump_stuck_walk(r->ctx->mon, what, n,
+	    threshold < 0 && cmd_has(cmd, "threshold") ? 0 : threshold, &w,
+	    &status);
+	free(what);
 	cmd_mon_listing(r, rc, w, status);
 }
 
@@ -613,8 +696,26 @@ cmd_mon_log_last(struct cmd_req *r, json_t *cmd)
 {
 	json_t *a;
 
-	a = mon_log_last_json(r->ctx->mon, (size_t)cmd_get_int(cmd, "num",
-	    20));
+	static const char *const levels[] = { "debug", "info", "sec", "warn",
+		"error" };
+	/* mapmon writes no security entries: "sec" is warn or worse. */
+	static const int severity[] = { MON_LOG_DEBUG, MON_LOG_INFO,
+		MON_LOG_WARN, MON_LOG_WARN, MON_LOG_ERROR };
+	const char *level = cmd_get_str(cmd, "level");
+	const char *channel = cmd_get_str(cmd, "channel");
+	size_t i, k = 1;
+
+	/*
+	 * Ceph's defaults: 20 entries of info or worse of the cluster
+	 * channel, mapmon's only one.
+	 */
+	for (i = 0; level != NULL && i < nitems(levels); i++)
+		if (strcmp(level, levels[i]) == 0)
+			k = i;
+	a = mon_log_tail_json(r->ctx->mon, (size_t)cmd_get_int(cmd, "num", 20),
+	    severity[k],
+	    channel == NULL || strcmp(channel, "*") == 0 ||
+		strcmp(channel, "cluster") == 0);
 	cmd_replyf(r, 0, a, "%zu entries", json_array_size(a));
 }
 

@@ -147,14 +147,16 @@ int32_t *cmd_get_osds(json_t *cmd, const char *key, size_t *n);
 const char *cmd_get_value(json_t *cmd, const char *key, char *buf, size_t len);
 
 /* cmd_mon.c: the monitor's commands. */
-cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_version, cmd_mon_stat,
-    cmd_mon_dump, cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_beacon,
+cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_health_mute,
+    cmd_mon_health_unmute, cmd_mon_version, cmd_mon_stat, cmd_mon_dump,
+    cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_beacon,
     cmd_mon_osd_failure, cmd_mon_osd_mark_me_down, cmd_mon_osd_down,
     cmd_mon_osd_in, cmd_mon_osd_out, cmd_mon_osd_reweight, cmd_mon_osd_rm,
     cmd_mon_osd_tree, cmd_mon_osd_dump, cmd_mon_osd_stat, cmd_mon_osd_set,
     cmd_mon_osd_unset, cmd_mon_pool_create, cmd_mon_pool_ls,
     cmd_mon_pool_rename, cmd_mon_pool_delete, cmd_mon_pool_set,
     cmd_mon_pool_get, cmd_mon_pg_stat, cmd_mon_pg_dump, cmd_mon_pg_ls,
+    cmd_mon_pg_ls_by_pool, cmd_mon_pg_ls_by_primary, cmd_mon_pg_ls_by_osd,
     cmd_mon_pg_query, cmd_mon_pg_map, cmd_mon_pg_dump_stuck, cmd_mon_log_last,
     cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
     cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;

@@ -200,7 +200,10 @@ sub_push_all(struct sub *s, enum sub_what what, json_t *obj)
 	free(text);
 }
 
-/* The health signature: the status and the sorted check codes. */
+/*
+ * The health signature: the status and the sorted check codes, a muted
+ * one marked, so that a mute is pushed as a change of health.
+ */
 static int
 sub_cmp_str(const void *a, const void *b)
 {
@@ -222,7 +225,11 @@ sub_health_signature(json_t *h)
 	sig = xstrdup(json_string_value(json_object_get(h, "status")) ?
 	    json_string_value(json_object_get(h, "status")) : "");
 	for (i = 0; i < n; i++) {
-		xasprintf(&next, "%s %s", sig, codes[i]);
+		xasprintf(&next, "%s %s%s", sig, codes[i],
+		    json_is_true(json_object_get(
+			json_object_get(checks, codes[i]), "muted")) ?
+			"(muted)" :
+			"");
 		free(sig);
 		sig = next;
 	}

@@ -34,9 +34,15 @@ static const char *const pg_state_names[PG_STATE_NBITS] = {
  *   u8 acting_len, i32 acting[acting_len], i32 acting_primary
  *   i64 x 42: the fields of pg_stat_i64[] in order         (336 bytes)
  *
- * A newer struct_v may append fields; version 1 readers skip them.
+ * Version 2 appends (40 bytes):
+ *
+ *   i64 last_undegraded, i64 last_fullsized, u32 last_scrub_epoch,
+ *   u64 last_scrub_v, u32 last_deep_scrub_epoch, u64 last_deep_scrub_v
+ *
+ * A newer struct_v may append fields; older readers skip them.
  */
 #define PG_BODY_HEAD 56
+#define PG_BODY_V2 40
 
 /* The head's fields, to name the one a short body cuts. */
 static const struct {
@@ -133,6 +139,18 @@ pg_i64_get(const struct pg_stat *st, size_t i)
 }
 
 /* PG ids. */
+
+uint32_t
+pg_seed_fold(uint32_t seed, uint32_t pg_num)
+{
+	uint32_t mask = 0, x;
+
+	if (pg_num == 0)
+		return seed;
+	for (x = pg_num - 1; x != 0; x >>= 1)
+		mask = mask << 1 | 1;
+	return (seed & mask) < pg_num ? seed & mask : seed & (mask >> 1);
+}
 
 /* Digits of s up to the first non-digit, in base 10 or 16, into *v. */
 static const char *
@@ -344,6 +362,14 @@ pg_stat_encode(const struct pg_stat *st, struct enc_buf *b)
 	PG_STAT_I64_FIELDS(PUT)
 #undef PUT
 	b->len += PG_BODY_TAIL;
+	p = enc_buf_reserve(b, PG_BODY_V2);
+	enc_put_be64(p, (uint64_t)st->last_undegraded);
+	enc_put_be64(p + 8, (uint64_t)st->last_fullsized);
+	enc_put_be32(p + 16, st->last_scrub_epoch);
+	enc_put_be64(p + 20, st->last_scrub_v);
+	enc_put_be32(p + 28, st->last_deep_scrub_epoch);
+	enc_put_be64(p + 32, st->last_deep_scrub_v);
+	b->len += PG_BODY_V2;
 	enc_buf_record_end(b, start);
 }
 
@@ -444,6 +470,25 @@ pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
 #define GET(f, k) st->f = (int64_t)enc_get_be64(p), p += 8;
 	PG_STAT_I64_FIELDS(GET)
 #undef GET
+	if (struct_v < 2) {
+		st->last_undegraded = st->last_fullsized = 0;
+		st->last_scrub_epoch = st->last_deep_scrub_epoch = 0;
+		st->last_scrub_v = st->last_deep_scrub_v = 0;
+	} else if ((p = enc_reader_take(&body, PG_BODY_V2)) == NULL) {
+		xasprintf(cause, "PG record truncated in field %s",
+		    body.left < 8      ? "last_undegraded" :
+			body.left < 16 ? "last_fullsized" :
+			body.left < 28 ? "last_scrub" :
+					 "last_deep_scrub");
+		goto fail;
+	} else {
+		st->last_undegraded = (int64_t)enc_get_be64(p);
+		st->last_fullsized = (int64_t)enc_get_be64(p + 8);
+		st->last_scrub_epoch = enc_get_be32(p + 16);
+		st->last_scrub_v = enc_get_be64(p + 20);
+		st->last_deep_scrub_epoch = enc_get_be32(p + 28);
+		st->last_deep_scrub_v = enc_get_be64(p + 32);
+	}
 	/* body.left > 0: fields of a newer struct_v, skipped. */
 	r->p += 6 + (size_t)len;
 	r->left -= 6 + (size_t)len;
@@ -478,6 +523,16 @@ pg_set_stamp(json_t *o, const char *key, int64_t us)
 	    sizeof buf)));
 }
 
+/* An eversion, "E'V", as Ceph prints one. */
+static void
+pg_set_version(json_t *o, const char *key, uint32_t e, uint64_t v)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof buf, "%" PRIu32 "'%" PRIu64, e, v);
+	json_object_set_new(o, key, json_string(buf));
+}
+
 static void
 pg_set_i64(json_t *o, const struct pg_stat *st, size_t i)
 {
@@ -499,9 +554,7 @@ pg_stat_to_json(const struct pg_stat *st)
 	o = json_object();
 	json_object_set_new(o, "pgid", json_string(pg_id_format(st->pgid, buf,
 	    sizeof buf)));
-	snprintf(buf, sizeof buf, "%" PRIu32 "'%" PRIu64, st->version_epoch,
-	    st->version_v);
-	json_object_set_new(o, "version", json_string(buf));
+	pg_set_version(o, "version", st->version_epoch, st->version_v);
 	json_object_set_new(o, "reported_seq",
 	    json_integer((json_int_t)st->reported_seq));
 	json_object_set_new(o, "reported_epoch",
@@ -510,13 +563,19 @@ pg_stat_to_json(const struct pg_stat *st)
 	    buf, sizeof buf)));
 	for (i = PG_I64_LAST_FRESH; i <= PG_I64_LAST_UNSTALE; i++)
 		pg_set_i64(o, st, i);
+	pg_set_stamp(o, "last_undegraded", st->last_undegraded);
+	pg_set_stamp(o, "last_fullsized", st->last_fullsized);
 	json_object_set_new(o, "mapping_epoch", json_integer(st->mapping_epoch));
 	json_object_set_new(o, "created", json_integer(st->created));
 	json_object_set_new(o, "last_epoch_clean",
 	    json_integer(st->last_epoch_clean));
 	json_object_set_new(o, "parent_split_bits",
 	    json_integer(st->parent_split_bits));
-	for (i = PG_I64_LAST_SCRUB_STAMP; i <= PG_I64_ONDISK_LOG_SIZE; i++)
+	pg_set_version(o, "last_scrub", st->last_scrub_epoch, st->last_scrub_v);
+	pg_set_i64(o, st, PG_I64_LAST_SCRUB_STAMP);
+	pg_set_version(o, "last_deep_scrub", st->last_deep_scrub_epoch,
+	    st->last_deep_scrub_v);
+	for (i = PG_I64_LAST_SCRUB_STAMP + 1; i <= PG_I64_ONDISK_LOG_SIZE; i++)
 		pg_set_i64(o, st, i);
 	json_object_set_new(o, "snaptrimq_len", json_integer(st->snaptrimq_len));
 	sum = json_object();
@@ -627,8 +686,11 @@ pg_text_stamp(struct pg_text *t, int64_t us)
 		frac += 1000000;
 		secs--;
 	}
-	if (secs < INT64_MIN / 1000000) {
-		/* No whole second to cache: secs * 10^6 would overflow. */
+	if (secs < INT64_MIN / 1000000 || (us >= 0 && us < STAMP_RELATIVE_US)) {
+		/*
+		 * No whole second to cache: secs * 10^6 would overflow; or
+		 * the seconds form ("0.000000"), whose fraction sits elsewhere.
+		 */
 		pg_text_str(t, stamp_format(us, buf, sizeof buf));
 		return;
 	}
@@ -666,6 +728,19 @@ pg_text_i64(struct pg_text *t, const struct pg_stat *st, size_t i, int first)
 		pg_text_int(t, pg_i64_get(st, i));
 }
 
+/* ,"key":"E'V" */
+static void
+pg_text_version(struct pg_text *t, const char *key, size_t n, uint32_t e,
+    uint64_t v)
+{
+	pg_text_key(t, key, n, 0);
+	enc_buf_put_u8(&t->buf, '"');
+	pg_text_int(t, e);
+	enc_buf_put_u8(&t->buf, '\'');
+	pg_text_dec(t, v, 0);
+	enc_buf_put_u8(&t->buf, '"');
+}
+
 static void
 pg_text_osds(struct pg_text *t, const int32_t *osds, uint8_t n)
 {
@@ -682,26 +757,46 @@ pg_text_osds(struct pg_text *t, const int32_t *osds, uint8_t n)
 	enc_buf_put_u8(&t->buf, ']');
 }
 
-/* The same fields in the same order as pg_stat_to_json(). */
-void
-pg_text_stat(struct pg_text *t, const struct pg_stat *st)
+/* The pgid as text: "1.3f". */
+static void
+pg_text_pgid(struct pg_text *t, struct pg_id id)
 {
 	char buf[16], *p;
 	uint32_t seed;
-	size_t i;
-	int first = 1;
 
-	pg_text_lit(t, "{\"pgid\":\"");
-	pg_text_int(t, st->pgid.pool);
+	pg_text_int(t, id.pool);
 	p = buf + sizeof buf;
 	*--p = '"';
-	seed = st->pgid.seed;
+	seed = id.seed;
 	do {
 		*--p = "0123456789abcdef"[seed & 0xf];
 		seed >>= 4;
 	} while (seed != 0);
 	*--p = '.';
 	pg_text_raw(t, p, (size_t)(buf + sizeof buf - p));
+}
+
+/* The state's words, cached while the states repeat. */
+static void
+pg_text_state(struct pg_text *t, uint32_t state)
+{
+	if (t->state_len == 0 || state != t->state) {
+		pg_state_format(state, t->state_text, sizeof t->state_text);
+		t->state_len = strlen(t->state_text);
+		t->state = state;
+	}
+	pg_text_raw(t, t->state_text, t->state_len);
+}
+
+/* The same fields in the same order as pg_stat_to_json(). */
+void
+pg_text_stat(struct pg_text *t, const struct pg_stat *st)
+{
+	size_t i;
+	int first = 1;
+
+	pg_text_lit(t, "{\"pgid\":\"");
+	pg_text_pgid(t, st->pgid);
 	pg_text_lit(t, ",\"version\":\"");
 	pg_text_int(t, st->version_epoch);
 	enc_buf_put_u8(&t->buf, '\'');
@@ -711,16 +806,14 @@ pg_text_stat(struct pg_text *t, const struct pg_stat *st)
 	pg_text_lit(t, ",\"reported_epoch\":");
 	pg_text_int(t, st->reported_epoch);
 	pg_text_lit(t, ",\"state\":\"");
-	if (t->state_len == 0 || st->state != t->state) {
-		pg_state_format(st->state, t->state_text,
-		    sizeof t->state_text);
-		t->state_len = strlen(t->state_text);
-		t->state = st->state;
-	}
-	pg_text_raw(t, t->state_text, t->state_len);
+	pg_text_state(t, st->state);
 	enc_buf_put_u8(&t->buf, '"');
 	for (i = PG_I64_LAST_FRESH; i <= PG_I64_LAST_UNSTALE; i++)
 		pg_text_i64(t, st, i, 0);
+	pg_text_lit(t, ",\"last_undegraded\":");
+	pg_text_stamp(t, st->last_undegraded);
+	pg_text_lit(t, ",\"last_fullsized\":");
+	pg_text_stamp(t, st->last_fullsized);
 	pg_text_lit(t, ",\"mapping_epoch\":");
 	pg_text_int(t, st->mapping_epoch);
 	pg_text_lit(t, ",\"created\":");
@@ -729,7 +822,12 @@ pg_text_stat(struct pg_text *t, const struct pg_stat *st)
 	pg_text_int(t, st->last_epoch_clean);
 	pg_text_lit(t, ",\"parent_split_bits\":");
 	pg_text_int(t, st->parent_split_bits);
-	for (i = PG_I64_LAST_SCRUB_STAMP; i <= PG_I64_ONDISK_LOG_SIZE; i++)
+	pg_text_version(t, "last_scrub", sizeof "last_scrub" - 1,
+	    st->last_scrub_epoch, st->last_scrub_v);
+	pg_text_i64(t, st, PG_I64_LAST_SCRUB_STAMP, 0);
+	pg_text_version(t, "last_deep_scrub", sizeof "last_deep_scrub" - 1,
+	    st->last_deep_scrub_epoch, st->last_deep_scrub_v);
+	for (i = PG_I64_LAST_SCRUB_STAMP + 1; i <= PG_I64_ONDISK_LOG_SIZE; i++)
 		pg_text_i64(t, st, i, 0);
 	pg_text_lit(t, ",\"snaptrimq_len\":");
 	pg_text_int(t, st->snaptrimq_len);
@@ -741,6 +839,24 @@ pg_text_stat(struct pg_text *t, const struct pg_stat *st)
 		first = 0;
 	}
 	pg_text_lit(t, "},\"up\":");
+	pg_text_osds(t, st->up, st->up_len);
+	pg_text_lit(t, ",\"acting\":");
+	pg_text_osds(t, st->acting, st->acting_len);
+	pg_text_lit(t, ",\"up_primary\":");
+	pg_text_int(t, st->up_primary);
+	pg_text_lit(t, ",\"acting_primary\":");
+	pg_text_int(t, st->acting_primary);
+	enc_buf_put_u8(&t->buf, '}');
+}
+
+void
+pg_text_brief(struct pg_text *t, const struct pg_stat *st)
+{
+	pg_text_lit(t, "{\"pgid\":\"");
+	pg_text_pgid(t, st->pgid);
+	pg_text_lit(t, ",\"state\":\"");
+	pg_text_state(t, st->state);
+	pg_text_lit(t, "\",\"up\":");
 	pg_text_osds(t, st->up, st->up_len);
 	pg_text_lit(t, ",\"acting\":");
 	pg_text_osds(t, st->acting, st->acting_len);
@@ -838,6 +954,44 @@ pg_parse_version(const char *s, uint32_t *e, uint64_t *v)
 	return 0;
 }
 
+/* An optional stamp: 0 absent, 1 read, -1 wrong. */
+static int
+pg_json_stamp(json_t *o, const char *key, int64_t *us, char **cause)
+{
+	json_t *j;
+
+	if ((j = json_object_get(o, key)) == NULL)
+		return 0;
+	if (!json_is_string(j) || stamp_parse(json_string_value(j), us) == -1) {
+		xasprintf(cause,
+		    "PG stat field '%s': expected a stamp like "
+		    "2026-11-30T19:45:01.123456+0000 or 0.000000",
+		    key);
+		return -1;
+	}
+	return 1;
+}
+
+/* An optional eversion "E'V": 0 absent, 1 read, -1 wrong. */
+static int
+pg_json_version(json_t *o, const char *key, uint32_t *e, uint64_t *v,
+    char **cause)
+{
+	const char *s;
+	int rc;
+
+	if ((rc = pg_json_str(o, key, &s, cause)) != 1)
+		return rc;
+	if (pg_parse_version(s, e, v) == -1) {
+		xasprintf(cause,
+		    "PG stat field '%s': expected EPOCH'V, as "
+		    "12'345",
+		    key);
+		return -1;
+	}
+	return 1;
+}
+
 static int
 pg_json_osds(json_t *o, const char *key, int32_t *osds, uint8_t *n,
     char **cause)
@@ -875,7 +1029,6 @@ pg_json_i64s(json_t *o, struct pg_stat *st, enum pg_i64_kind want,
     const char *prefix, char **cause)
 {
 	json_int_t x;
-	json_t *j;
 	size_t i;
 	int rc;
 
@@ -892,15 +1045,9 @@ pg_json_i64s(json_t *o, struct pg_stat *st, enum pg_i64_kind want,
 				*pg_i64_at(st, i) = x;
 			continue;
 		}
-		if ((j = json_object_get(o, pg_stat_i64[i].name)) == NULL)
-			continue;
-		if (!json_is_string(j) || stamp_parse(json_string_value(j),
-		    pg_i64_at(st, i)) == -1) {
-			xasprintf(cause, "PG stat field '%s': expected a stamp "
-			    "like 2026-11-30T19:45:01.123456+0000",
-			    pg_stat_i64[i].name);
+		if (pg_json_stamp(o, pg_stat_i64[i].name, pg_i64_at(st, i),
+			cause) == -1)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -955,14 +1102,17 @@ pg_stat_from_json(json_t *o, struct pg_stat *st, char **cause)
 		return -1;
 	}
 
-	if ((rc = pg_json_str(o, "version", &s, cause)) == -1)
+	if (pg_json_version(o, "version", &st->version_epoch, &st->version_v,
+		cause) == -1 ||
+	    pg_json_version(o, "last_scrub", &st->last_scrub_epoch,
+		&st->last_scrub_v, cause) == -1 ||
+	    pg_json_version(o, "last_deep_scrub", &st->last_deep_scrub_epoch,
+		&st->last_deep_scrub_v, cause) == -1 ||
+	    pg_json_stamp(o, "last_undegraded", &st->last_undegraded, cause) ==
+		-1 ||
+	    pg_json_stamp(o, "last_fullsized", &st->last_fullsized, cause) ==
+		-1)
 		return -1;
-	if (rc == 1 && pg_parse_version(s, &st->version_epoch,
-	    &st->version_v) == -1) {
-		xasprintf(cause, "PG stat field 'version': expected EPOCH'V, "
-		    "as 12'345");
-		return -1;
-	}
 	if ((rc = pg_json_int(o, "", "reported_seq", 0, INT64_MAX, &x,
 	    cause)) == -1)
 		return -1;

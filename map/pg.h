@@ -43,6 +43,14 @@ char *pg_id_format(struct pg_id id, char *buf, size_t len);
 int pg_id_cmp(struct pg_id a, struct pg_id b);
 
 /*
+ * The seed of the PG that a raw seed names in a pool of pg_num PGs, as
+ * Ceph's raw_pg_to_pg() folds it (ceph_stable_mod() by pg_num and the
+ * mask of its bits): `pg map 1.1f' of a pool of 8 PGs is PG 1.7.  A seed
+ * below pg_num is itself; pg_num 0 leaves the seed as it is.
+ */
+uint32_t pg_seed_fold(uint32_t seed, uint32_t pg_num);
+
+/*
  * States: a bitmask.  Bit i is the i-th word in Ceph's canonical order
  * (pg_state_string() in Ceph's osd_types.cc), so formatting walks the bits
  * upwards.  The values are stored on disk: never renumber, only append.
@@ -129,6 +137,14 @@ struct pg_stat {
 	int64_t last_unstale;
 	int64_t last_scrub_stamp;
 	int64_t last_deep_scrub_stamp;
+	/* Version 2: since when not degraded / not undersized. */
+	int64_t last_undegraded;
+	int64_t last_fullsized;
+	/* Version 2: the PG's version at its last scrub and deep scrub. */
+	uint32_t last_scrub_epoch;
+	uint64_t last_scrub_v;
+	uint32_t last_deep_scrub_epoch;
+	uint64_t last_deep_scrub_v;
 
 	int64_t log_size;
 	int64_t ondisk_log_size;
@@ -167,17 +183,27 @@ struct pg_stat {
 	int64_t num_objects_repaired;
 };
 
-/* The record version pg_stat_encode() writes and the newest decode knows. */
-#define PG_STAT_STRUCT_V 1
+/*
+ * The record version pg_stat_encode() writes and the newest decode knows.
+ * Version 2 appends last_undegraded, last_fullsized and the two scrub
+ * versions to version 1's body, which version 1 readers skip; a version 1
+ * record reads with those fields 0.
+ */
+#define PG_STAT_STRUCT_V 2
 #define PG_STAT_COMPAT_V 1
 
-/* Bytes of a version 1 body besides the OSD ids of up and acting. */
-#define PG_STAT_BODY_FIXED 402
+/* Bytes of a version 1 and 2 body besides the OSD ids of up and acting. */
+#define PG_STAT_BODY_FIXED_V1 402
+#define PG_STAT_BODY_FIXED 442
 
 /* The encoded size of a record with up_len and acting_len members. */
 #define PG_STAT_ENCODED_SIZE(up_len, acting_len) \
 	(6 + PG_STAT_BODY_FIXED + 4 * (size_t)(up_len) + \
 	4 * (size_t)(acting_len))
+/* The same, of a version 1 record (the smallest a reader accepts). */
+#define PG_STAT_V1_ENCODED_SIZE(up_len, acting_len)                            \
+	(6 + PG_STAT_BODY_FIXED_V1 + 4 * (size_t)(up_len) +                    \
+	    4 * (size_t)(acting_len))
 
 /*
  * A zeroed stat of PG id: no state, no OSDs (primaries -1).  Use it for the
@@ -207,9 +233,9 @@ int pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause);
 /*
  * The JSON form, shaped as one entry of Ceph's `pg dump -f json`
  * "pg_stats": "pgid": "1.3f", "state": "active+clean", "version": "12'34",
- * stamps as "2026-11-30T19:45:01.123456+0000", "up"/"acting" arrays,
- * counters as integers under "stat_sum".  New reference, caller releases
- * it with json_decref().
+ * "last_scrub": "12'30", stamps as "2026-11-30T19:45:01.123456+0000" (0,
+ * never: "0.000000", stamp.h), "up"/"acting" arrays, counters as integers
+ * under "stat_sum".  New reference, caller releases it with json_decref().
  */
 json_t *pg_stat_to_json(const struct pg_stat *);
 
@@ -241,6 +267,12 @@ struct pg_text {
 void pg_text_init(struct pg_text *);
 /* Append st's JSON object to t->buf. */
 void pg_text_stat(struct pg_text *t, const struct pg_stat *st);
+/*
+ * Append st's brief JSON object to t->buf, as Ceph's pg_stat_t::dump_brief
+ * (`pg dump pgs_brief`): pgid, state, up, acting, up_primary,
+ * acting_primary.
+ */
+void pg_text_brief(struct pg_text *t, const struct pg_stat *st);
 /* Free the buffer. */
 void pg_text_free(struct pg_text *);
 

@@ -57,11 +57,8 @@ pgmap_pg(const struct pgmap *m, struct pg_id id)
 }
 
 /* The sums' fields besides num_pgs, each a pg_stat field of that name. */
-#define PGMAP_SUM_FIELDS(X) \
-	X(num_objects) X(num_bytes) X(num_object_copies) \
-	X(num_objects_degraded) X(num_objects_misplaced) \
-	X(num_objects_unfound) X(num_read) X(num_read_kb) X(num_write) \
-	X(num_write_kb) X(log_size)
+#define PGMAP_SUM_FIELDS(X)                                                    \
+	PGMAP_STAT_SUM_FIELDS(X) X(log_size) X(ondisk_log_size)
 
 /* Add (sign 1) or take away (sign -1) one PG's figures from the sums. */
 static void
@@ -70,6 +67,8 @@ pgmap_sums_apply(struct pgmap_sums *s, const struct pg_stat *st, int sign)
 	uint64_t k = (uint64_t)(int64_t)sign;
 
 	s->num_pgs += k;
+	s->up += k * st->up_len;
+	s->acting += k * st->acting_len;
 #define PGMAP_SUM_PG(f) s->f += k * (uint64_t)st->f;
 	PGMAP_SUM_FIELDS(PGMAP_SUM_PG)
 #undef PGMAP_SUM_PG
@@ -186,6 +185,8 @@ static void
 pgmap_sums_add(struct pgmap_sums *to, const struct pgmap_sums *from)
 {
 	to->num_pgs += from->num_pgs;
+	to->up += from->up;
+	to->acting += from->acting;
 #define PGMAP_SUM_ADD(f) to->f += from->f;
 	PGMAP_SUM_FIELDS(PGMAP_SUM_ADD)
 #undef PGMAP_SUM_ADD

@@ -16,19 +16,52 @@
 
 #include "map/pg.h"
 
+/*
+ * The counters of Ceph's stat_sum that a PG stat holds, in Ceph's order
+ * (object_stat_sum_t::dump()), each a struct pg_stat field of that name.
+ */
+#define PGMAP_STAT_SUM_FIELDS(X)                                               \
+	X(num_bytes)                                                           \
+	X(num_objects)                                                         \
+	X(num_object_clones)                                                   \
+	X(num_object_copies)                                                   \
+	X(num_objects_missing_on_primary)                                      \
+	X(num_objects_degraded)                                                \
+	X(num_objects_misplaced)                                               \
+	X(num_objects_unfound)                                                 \
+	X(num_objects_dirty)                                                   \
+	X(num_whiteouts)                                                       \
+	X(num_read)                                                            \
+	X(num_read_kb)                                                         \
+	X(num_write)                                                           \
+	X(num_write_kb)                                                        \
+	X(num_scrub_errors)                                                    \
+	X(num_shallow_scrub_errors)                                            \
+	X(num_deep_scrub_errors)                                               \
+	X(num_objects_recovered)                                               \
+	X(num_bytes_recovered)                                                 \
+	X(num_keys_recovered)                                                  \
+	X(num_objects_omap)                                                    \
+	X(num_objects_hit_set_archive)                                         \
+	X(num_bytes_hit_set_archive)                                           \
+	X(num_flush)                                                           \
+	X(num_evict)                                                           \
+	X(num_promote)                                                         \
+	X(num_large_omap_objects)                                              \
+	X(num_objects_manifest)                                                \
+	X(num_omap_bytes)                                                      \
+	X(num_omap_keys)                                                       \
+	X(num_objects_repaired)
+
 struct pgmap_sums {
 	uint64_t num_pgs;
-	uint64_t num_objects;
-	uint64_t num_bytes;
-	uint64_t num_object_copies;
-	uint64_t num_objects_degraded;
-	uint64_t num_objects_misplaced;
-	uint64_t num_objects_unfound;
-	uint64_t num_read;
-	uint64_t num_read_kb;
-	uint64_t num_write;
-	uint64_t num_write_kb;
+#define PGMAP_SUM_MEMBER(f) uint64_t f;
+	PGMAP_STAT_SUM_FIELDS(PGMAP_SUM_MEMBER)
+#undef PGMAP_SUM_MEMBER
 	uint64_t log_size;
+	uint64_t ondisk_log_size;
+	uint64_t up;	 /* OSDs in the up sets, summed */
+	uint64_t acting; /* OSDs in the acting sets, summed */
 };
 
 struct pgmap_state_count {

@@ -15,6 +15,7 @@
  *   "V" be64 ver be32 chunk pgmap incremental: the PG ids changed in that
  *                           version, in chunks of at most KEYS_PGINC_CHUNK
  *   "L" be64 seq            cluster log entry
+ *   "H"                     health mutes: every muted check (absent: none)
  *   "A" NAME                auth entity: its key and caps (NAME its bytes,
  *                           "client.admin", at most MON_AUTH_NAME_MAX)
  *   "Q"                     with several monitors: the index and term of the
@@ -49,6 +50,7 @@
 #define KEYS_PG 'P'
 #define KEYS_PGINC 'V'
 #define KEYS_LOG 'L'
+#define KEYS_MUTES 'H'
 #define KEYS_AUTH 'A'
 #define KEYS_QUORUM 'Q'
 

@@ -38,6 +38,7 @@ mon_params_defaults(struct mon_params *p)
 	p->propose_max_ops = 65536;
 	p->min_epochs = 500;
 	p->pg_stale_timeout_ms = 60 * 1000;
+	p->pg_stuck_threshold_ms = 60 * 1000;
 	p->osd_down_out_interval_ms = 600 * 1000;
 	p->osd_heartbeat_grace_ms = 20 * 1000;
 	p->osd_min_down_reporters = 2;
@@ -670,7 +671,7 @@ mon_open(struct event_base *base, struct store *store,
 		goto fail;
 	m->pgmap.version = m->rec.pgmap_version;
 	m->pgmap.stamp = m->rec.stamp;
-	if (mon_load_clog(m, cause) == -1)
+	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
 		goto fail;
 	if (mon_auth_load(m, cause) == -1)
 		goto fail;
@@ -730,6 +731,7 @@ mon_free(struct mon *m)
 	osdmap_clear(&m->work);
 	pgmap_clear(&m->pgmap);
 	mon_health_free(m->checks, m->nchecks);
+	mon_mute_free(m->mutes, m->nmutes);
 	mon_clog_clear(m);
 	mon_auth_clear(m);
 	free(m->store_error_text);

@@ -48,6 +48,7 @@ struct mon_params {
 	int64_t propose_max_ops;
 	int64_t min_epochs;
 	int64_t pg_stale_timeout_ms;
+	int64_t pg_stuck_threshold_ms; /* `pg dump_stuck', health details */
 	int64_t osd_down_out_interval_ms;	/* 0: never */
 	int64_t osd_heartbeat_grace_ms; /* failure reports count past it */
 	int64_t osd_min_down_reporters; /* reports that mark an OSD down */
@@ -442,6 +443,22 @@ enum mon_ratio {
 void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
     mon_done_cb *, void *);
 
+/*
+ * `health mute CODE [TTL] [--sticky]' and `health unmute [CODE]', as
+ * Ceph's HealthMonitor: a mute keeps a check out of the status (it is
+ * still listed, "muted": true) until its TTL (ttl, Ceph's span such as
+ * "1h"; NULL: none) passes, or, unless sticky, until the check clears or
+ * grows (mon_mute_tick()).  -EINVAL for an empty code, a code longer than
+ * 23 bytes or a TTL that is not a span above 0 ("invalid duration: ..."),
+ * -ENOENT for a check not raised now unless sticky ("health alert X is
+ * not currently raised").  Unmuting what is not muted, and muting again,
+ * are fine.  Answered after the commit, with an empty status as Ceph's.
+ */
+void mon_health_mute(struct mon *, const char *code, const char *ttl,
+    int sticky, mon_done_cb *, void *);
+void mon_health_unmute(struct mon *, const char *code /* NULL: all */,
+    mon_done_cb *, void *);
+
 /* Reads: JSON of mapmon(8)'s shapes (new references), or NULL + rc/status. */
 json_t *mon_status_json(struct mon *);
 json_t *mon_health_json(struct mon *, int detail);
@@ -490,6 +507,10 @@ json_t *mon_report_json(struct mon *, const char *const *tags, size_t n);
  */
 #define MON_LOG_TEXT_MAX 4096
 void mon_log_text(struct mon *, const char *text, mon_done_cb *, void *);
+/*
+ * `pg stat': Ceph's {"pg_ready": true, "pg_summary": {...}} (PGMapDigest's
+ * one-line summary) with mapmon's figures beside it (mapmon(8)).
+ */
 json_t *mon_pg_stat_json(struct mon *);
 int mon_pg_query_json(struct mon *, const char *pgid, json_t **out,
     char **status);
@@ -505,24 +526,28 @@ int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
  * free with mon_pg_walk_free(); or a negative errno with *status, the
  * caller's to free):
  *
- *  - mon_pg_dump_walk: `pg dump' of what, NULL or "all" (the summary, the
- *    pools, the OSDs and every PG), "summary", "pools", "osds" or "pgs";
- *    -EINVAL for another;
- *  - mon_pg_ls_walk: `pg ls', the PGs of pool (a name or an id; NULL:
- *    every pool) in any of states (none: any state); -ENOENT for a pool
- *    that does not exist, -EINVAL for a state that is not one;
- *  - mon_pg_dump_stuck_walk: `pg dump_stuck' what, "inactive", "unclean"
- *    (NULL) or "stale", for longer than pg_stale_timeout; -EINVAL for
- *    another.
+ *  - mon_pg_dump_walk: `pg dump' of the parts what[0..n) (Ceph's
+ *    dumpcontents: "all", "summary" or "sum", "pools", "osds", "pgs",
+ *    "pgs_brief"; none: "all"); -EINVAL for another word;
+ *  - mon_pg_ls_walk: `pg ls' and `pg ls-by-pool|osd|primary', the PGs
+ *    that q selects (struct mon_pg_ls); -ENOENT for a pool that does not
+ *    exist, -EAGAIN for an OSD that is not up, -EINVAL for a word of
+ *    states that is not one PG state, as Ceph answers them;
+ *  - mon_pg_dump_stuck_walk: `pg dump_stuck' of the stuck types what[0..n)
+ *    ("inactive", "unclean", "stale", "undersized", "degraded"; none:
+ *    "unclean"), stuck for threshold seconds or more (-1: the
+ *    pg_stuck_threshold parameter), as Ceph's PGMap::get_stuck_stats();
+ *    -EINVAL for another word.
  *
  * Then mon_pg_walk_next() until it returns 1 appends the data's JSON text
  * (the shape of mapmon(8)'s reply) to t->buf, t being one writer per walk
  * or per thread (map/pg.h), and then sets *status to the reply's status
- * ("listed 12 pgs"; the caller frees it).  Each call settles (mon_settle())
- * and writes at most MON_PG_WALK_PGS PGs, having looked at no more than
- * MON_PG_WALK_LOOK, so that it holds the loop for well under a
- * millisecond; the data before the PGs (the summary of `pg dump') comes
- * from the first call.  The PGs go in pool id and seed order, each once,
+ * ("dumped all", "listed 12 pgs", Ceph's "ok" of dump_stuck; the caller
+ * frees it).  Each call settles (mon_settle()) and writes at most
+ * MON_PG_WALK_PGS PGs, having looked at no more than MON_PG_WALK_LOOK, so
+ * that it holds the loop for well under a millisecond; the data around
+ * the PGs (the summary, pools and OSDs of `pg dump') comes from the first
+ * call.  The PGs go in pool id and seed order, each once,
  * as it is when its slice is written: one that commits between two slices
  * is in either state, and a pool created meanwhile is listed when its id
  * comes after the walk's place.  A walk must be freed before its monitor.
@@ -530,16 +555,34 @@ int mon_pg_map_json(struct mon *, const char *pgid, json_t **out,
 #define MON_PG_WALK_PGS 512 /* about 740 KB of text, 0.2 ms */
 #define MON_PG_WALK_LOOK 16384
 struct mon_pg_walk;
-int mon_pg_dump_walk(struct mon *, const char *what, struct mon_pg_walk **out,
-    char **status);
-int mon_pg_ls_walk(struct mon *, const char *pool, const char *const *states,
-    size_t nstates, struct mon_pg_walk **out, char **status);
-int mon_pg_dump_stuck_walk(struct mon *, const char *what,
+int mon_pg_dump_walk(struct mon *, const char *const *what, size_t n,
     struct mon_pg_walk **out, char **status);
+struct mon_pg_ls {
+	const char *pool;	   /* a name or an id; NULL: not this way */
+	int64_t pool_id;	   /* -1: not this way */
+	int pool_by_name;	   /* pool is a name only (`ls-by-pool') */
+	int32_t osd;		   /* in the acting set; -1: any OSD */
+	int primary;		   /* osd as the acting primary only */
+	const char *const *states; /* any of these; none: any state */
+	size_t nstates;
+};
+int mon_pg_ls_walk(struct mon *, const struct mon_pg_ls *q,
+    struct mon_pg_walk **out, char **status);
+int mon_pg_dump_stuck_walk(struct mon *, const char *const *what, size_t n,
+    int64_t threshold, struct mon_pg_walk **out, char **status);
 int mon_pg_walk_next(struct mon_pg_walk *, struct pg_text *t, char **status);
 void mon_pg_walk_free(struct mon_pg_walk *);
 
+/*
+ * The cluster log entries as Ceph's LogEntry::dump() writes them ("name",
+ * "rank", "addrs", "stamp", "seq", "channel": "cluster", "priority":
+ * "[WRN]", "message"; mapmon's "severity": "WRN" beside): the last n kept
+ * (mon_log_last_json()), or the last n of min_severity or worse, none when
+ * !channel (`log last' of a channel other than the cluster's).
+ */
 json_t *mon_log_last_json(struct mon *, size_t n);
+json_t *mon_log_tail_json(struct mon *, size_t n, int min_severity,
+    int channel);
 /* The kept cluster log entries above seq, oldest first, at most max. */
 json_t *mon_log_after_json(struct mon *, uint64_t seq, size_t max);
 int mon_store_stat_json(struct mon *, json_t **out, char **status);

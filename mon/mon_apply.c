@@ -84,6 +84,15 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 	}
 	for (i = 0; i < p->nlog; i++)
 		mon_clog_append(m, &p->log[i]);
+	if (p->has_mutes) {
+		struct mon_mute *v = m->mutes;
+		size_t n = m->nmutes;
+
+		m->mutes = p->mutes;
+		m->nmutes = p->nmutes;
+		p->mutes = v;
+		p->nmutes = n;
+	}
 	mon_auth_apply(m, p);
 
 	if (p->trim_osdmap_to > m->rec.osdmap_first)

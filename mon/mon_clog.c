@@ -74,23 +74,57 @@ mon_clog_clear(struct mon *m)
 	m->clog_cap = m->clog_start = m->clog_n = 0;
 }
 
+/* One entry as Ceph's LogEntry::dump(), mapmon's "severity" beside. */
+static json_t *
+mon_log_entry_json(const struct mon *m, const struct mon_log_entry *e)
+{
+	char stamp[STAMP_BUFSIZE], name[MONMAP_NAME_MAX + 8], prio[8];
+
+	/* The one monitor, rank 0, writes every entry. */
+	snprintf(name, sizeof name, "mon.%s", m->monmap.mons[0].name);
+	snprintf(prio, sizeof prio, "[%s]", mon_log_severity_name(e->severity));
+	return json_pack("{s:s, s:s, s:{s:[{s:s, s:s, s:i}]}, s:s, s:I, s:s, "
+			 "s:s, s:s, s:s}",
+	    "name", name, "rank", "mon.0", "addrs", "addrvec", "type", "v2",
+	    "addr", m->monmap.mons[0].addr, "nonce", 0, "stamp",
+	    stamp_format(e->stamp, stamp, sizeof stamp), "seq",
+	    (json_int_t)e->seq, "channel", "cluster", "priority", prio,
+	    "message", e->message, "severity",
+	    mon_log_severity_name(e->severity));
+}
+
 /* The kept entries from..to-1 (0 the oldest) as an array. */
 static json_t *
 mon_log_range_json(struct mon *m, size_t from, size_t to)
 {
 	json_t *a = json_array();
-	const struct mon_log_entry *e;
-	char stamp[STAMP_BUFSIZE], name[MONMAP_NAME_MAX + 8];
 	size_t i;
 
-	snprintf(name, sizeof name, "mon.%s", m->monmap.mons[0].name);
-	for (i = from; i < to; i++) {
+	for (i = from; i < to; i++)
+		json_array_append_new(a,
+		    mon_log_entry_json(m,
+			&m->clog[(m->clog_start + i) % m->clog_cap]));
+	return a;
+}
+
+json_t *
+mon_log_tail_json(struct mon *m, size_t n, int min_severity, int channel)
+{
+	json_t *a = json_array();
+	const struct mon_log_entry *e;
+	size_t i, from, k = 0;
+
+	if (!channel)
+		return a;
+	/* The first of the last n that match, then them in order. */
+	for (from = m->clog_n; from > 0 && k < n; from--)
+		if (m->clog[(m->clog_start + from - 1) % m->clog_cap]
+			.severity >= min_severity)
+			k++;
+	for (i = from; i < m->clog_n; i++) {
 		e = &m->clog[(m->clog_start + i) % m->clog_cap];
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I}",
-		    "name", name,
-		    "stamp", stamp_format(e->stamp, stamp, sizeof stamp),
-		    "severity", mon_log_severity_name(e->severity),
-		    "message", e->message, "seq", (json_int_t)e->seq));
+		if (e->severity >= min_severity)
+			json_array_append_new(a, mon_log_entry_json(m, e));
 	}
 	return a;
 }

@@ -105,7 +105,10 @@ mon_committer_creating(const struct osdmap *map, const struct placement *pl,
 		/* As Ceph registers new PGs: stuck-since stamps start now. */
 		st->last_change = st->last_fresh = stamp;
 		st->last_active = st->last_peered = st->last_clean = stamp;
-		st->last_unstale = stamp;
+		st->last_unstale = st->last_undegraded = stamp;
+		st->last_fullsized = stamp;
+		/* As Ceph's: the scrub clocks start at the creation. */
+		st->last_scrub_stamp = st->last_deep_scrub_stamp = stamp;
 	}
 }
 
@@ -307,6 +310,11 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 		mon_record_log_encode(&p->log[i], &c->enc);
 		keys_log(key, p->log[i].seq);
 		mon_committer_put(c, p, key, KEYS_LOG_LEN);
+	}
+	if (p->has_mutes) {
+		mon_record_mutes_encode(p->mutes, p->nmutes, &c->enc);
+		key[0] = KEYS_MUTES;
+		mon_committer_put(c, p, key, 1);
 	}
 	for (i = 0; i < p->nauth; i++) {
 		uint8_t akey[KEYS_AUTH_MAX];

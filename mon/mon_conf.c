@@ -39,6 +39,7 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->propose_max_ops = conf_int(c, CONF_MON_PROPOSE_MAX_OPS);
 	p->min_epochs = conf_int(c, CONF_MON_MIN_EPOCHS);
 	p->pg_stale_timeout_ms = conf_int(c, CONF_MON_PG_STALE_TIMEOUT);
+	p->pg_stuck_threshold_ms = conf_int(c, CONF_MON_PG_STUCK_THRESHOLD);
 	p->osd_down_out_interval_ms =
 	    conf_int(c, CONF_MON_OSD_DOWN_OUT_INTERVAL);
 	p->osd_heartbeat_grace_ms = conf_int(c, CONF_MON_OSD_HEARTBEAT_GRACE);

@@ -39,9 +39,11 @@ static const char *const mon_health_names[] = {
 struct mon_health_in {
 	const struct mon *m;
 	int detail;			/* list the PGs (`health detail') */
-	uint64_t inactive, stale, down, incomplete, unknown;
-	uint64_t unavailable;		/* any of the five above */
+	uint64_t inactive, stale, down, incomplete, peering;
+	uint64_t unavailable; /* in any of the states above */
 	uint64_t degraded, undersized;
+	uint64_t inconsistent;
+	int64_t now; /* for the details' spans */
 };
 
 /*
@@ -87,36 +89,142 @@ mon_health_unavailable_state(uint32_t state)
 	return !(state & PG_STATE_ACTIVE) || (state & MON_PG_UNAVAILABLE);
 }
 
-static int
-mon_health_degraded_state(uint32_t state)
+/* "[0,1,2]", as Ceph's pg_vector_string(). */
+static void
+mon_health_osds(char *buf, size_t len, const int32_t *osds, uint8_t n)
 {
-	return (state & (PG_STATE_DEGRADED | PG_STATE_UNDERSIZED)) != 0;
+	size_t off;
+	uint8_t i;
+
+	snprintf(buf, len, "[");
+	for (i = 0; i < n && i < PLACEMENT_MAX_SIZE; i++) {
+		off = strlen(buf);
+		snprintf(buf + off, len - off, "%s%d", i ? "," : "", osds[i]);
+	}
+	off = strlen(buf);
+	snprintf(buf + off, len - off, "]");
+}
+
+/*
+ * A PG's line as Ceph's PGMap::get_health_checks() writes it: stuck in
+ * what since `since' ("pg 1.0 is stuck stale for 61s, current state
+ * stale+active+clean, last acting [0,1,2]"; "since forever" for a stamp
+ * of 0), or, with what NULL, in its state ("pg 1.0 is down, acting
+ * [0]", and its unfound objects).
+ */
+static void
+mon_health_pg_line(const struct mon_health_in *in, struct mon_health_check *c,
+    const struct pg_stat *st, const char *what, int64_t since)
+{
+	const struct osdmap_pool *p;
+	char id[PG_ID_BUFSIZE], state[PG_STATE_BUFSIZE], osds[96], span[32];
+	char tail[320] = "";
+
+	if (c == NULL)
+		return; /* only counted, past the lines shown */
+	pg_id_format(st->pgid, id, sizeof id);
+	pg_state_format(st->state, state, sizeof state);
+	mon_health_osds(osds, sizeof osds, st->acting, st->acting_len);
+	if (what != NULL) {
+		if (since == 0)
+			snprintf(span, sizeof span, "since forever");
+		else {
+			memcpy(span, "for ", 4);
+			stamp_span_format(in->now - since, span + 4,
+			    sizeof span - 4);
+		}
+		mon_health_detail(c,
+		    "pg %s is stuck %s %s, current state %s, "
+		    "last acting %s",
+		    id, what, span, state, osds);
+		return;
+	}
+	if (st->num_objects_unfound > 0)
+		snprintf(tail, sizeof tail, ", %lld unfound",
+		    (long long)st->num_objects_unfound);
+	if ((st->state & PG_STATE_INCOMPLETE) &&
+	    (p = osdmap_pool(&in->m->osdmap, st->pgid.pool)) != NULL &&
+	    p->min_size > 1)
+		snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
+		    " (reducing pool %s min_size from %u may help; search "
+		    "ceph.com/docs for 'incomplete')",
+		    p->name, p->min_size);
+	mon_health_detail(c, "pg %s is %s, acting %s%s", id, state, osds, tail);
+}
+
+/*
+ * A check's line for one PG, when it is the check's: Ceph writes the line
+ * of the PG's last state in its order of states (stale over incomplete
+ * over peering over down over inactive, undersized over degraded).
+ */
+typedef int mon_health_pg_fn(const struct mon_health_in *,
+    struct mon_health_check *, const struct pg_stat *);
+
+static int
+mon_health_pg_unavailable(const struct mon_health_in *in,
+    struct mon_health_check *c, const struct pg_stat *st)
+{
+	uint32_t s = st->state;
+
+	if (s & PG_STATE_STALE)
+		mon_health_pg_line(in, c, st, "stale", st->last_unstale);
+	else if (s & PG_STATE_INCOMPLETE)
+		mon_health_pg_line(in, c, st, NULL, 0);
+	else if (s & PG_STATE_PEERING)
+		mon_health_pg_line(in, c, st, "peering",
+		    st->last_active > st->last_peered ? st->last_active :
+							st->last_peered);
+	else if (s & PG_STATE_DOWN)
+		mon_health_pg_line(in, c, st, NULL, 0);
+	else if (!(s & PG_STATE_ACTIVE) || (s & PG_STATE_UNKNOWN))
+		mon_health_pg_line(in, c, st, "inactive", st->last_active);
+	else
+		return 0;
+	return 1;
+}
+
+static int
+mon_health_pg_degraded_line(const struct mon_health_in *in,
+    struct mon_health_check *c, const struct pg_stat *st)
+{
+	if (st->state & PG_STATE_UNDERSIZED)
+		mon_health_pg_line(in, c, st, "undersized", st->last_fullsized);
+	else if (st->state & PG_STATE_DEGRADED)
+		mon_health_pg_line(in, c, st, NULL, 0);
+	else
+		return 0;
+	return 1;
+}
+
+static int
+mon_health_pg_damaged_line(const struct mon_health_in *in,
+    struct mon_health_check *c, const struct pg_stat *st)
+{
+	if (!(st->state & PG_STATE_INCONSISTENT))
+		return 0;
+	mon_health_pg_line(in, c, st, NULL, 0);
+	return 1;
 }
 
 /* Up to MON_HEALTH_DETAIL_MAX PG lines for a check, then a count. */
 static void
-mon_health_pg_lines(const struct mon *m, struct mon_health_check *c,
-    int (*match)(uint32_t), const char *what)
+mon_health_pg_lines(const struct mon_health_in *in, struct mon_health_check *c,
+    mon_health_pg_fn *line)
 {
+	const struct mon *m = in->m;
 	const struct pgmap_pool *pp;
-	char id[32], state[256];
-	size_t i, shown = 0, more = 0;
+	size_t i, more = 0;
 	uint32_t s;
 
 	for (i = 0; i < m->pgmap.npools; i++) {
 		pp = &m->pgmap.pools[i];
 		for (s = 0; s < pp->pg_num; s++) {
-			if (!match(pp->pgs[s].state))
-				continue;
-			if (shown == MON_HEALTH_DETAIL_MAX) {
-				more++;
+			if (c->ndetail >= MON_HEALTH_DETAIL_MAX) {
+				if (line(in, NULL, &pp->pgs[s]))
+					more++;
 				continue;
 			}
-			pg_id_format(pp->pgs[s].pgid, id, sizeof id);
-			pg_state_format(pp->pgs[s].state, state, sizeof state);
-			mon_health_detail(c, "pg %s is %s, current state %s",
-			    id, what, state);
-			shown++;
+			line(in, c, &pp->pgs[s]);
 		}
 	}
 	if (more > 0)
@@ -136,7 +244,7 @@ mon_health_count_pgs(struct mon_health_in *in)
 
 		if (mon_health_unavailable_state(st)) {
 			in->unavailable += cnt;
-			if (!(st & PG_STATE_ACTIVE))
+			if (!(st & PG_STATE_ACTIVE) || (st & PG_STATE_UNKNOWN))
 				in->inactive += cnt;
 			if (st & PG_STATE_STALE)
 				in->stale += cnt;
@@ -144,13 +252,15 @@ mon_health_count_pgs(struct mon_health_in *in)
 				in->down += cnt;
 			if (st & PG_STATE_INCOMPLETE)
 				in->incomplete += cnt;
-			if (st & PG_STATE_UNKNOWN)
-				in->unknown += cnt;
+			if (st & PG_STATE_PEERING)
+				in->peering += cnt;
 		}
 		if (st & PG_STATE_DEGRADED)
 			in->degraded += cnt;
 		if (st & PG_STATE_UNDERSIZED)
 			in->undersized += cnt;
+		if (st & PG_STATE_INCONSISTENT)
+			in->inconsistent += cnt;
 	}
 }
 
@@ -273,6 +383,12 @@ mon_health_pg_part(char *text, size_t len, int *first, uint64_t n,
 	*first = 0;
 }
 
+/*
+ * The parts in Ceph's order of its state bits (inactive, down, peering,
+ * incomplete, stale), the count their sum, as Ceph's.  mapmon raises it at
+ * once, where Ceph waits mon_pg_stuck_threshold for the inactive, peering
+ * and stale PGs (mapmon(8), "Health").
+ */
 static int
 mon_health_pg_availability(const struct mon_health_in *in,
     struct mon_health_check *c)
@@ -283,16 +399,16 @@ mon_health_pg_availability(const struct mon_health_in *in,
 	if (in->unavailable == 0)
 		return 0;
 	mon_health_pg_part(text, sizeof text, &first, in->inactive, "inactive");
-	mon_health_pg_part(text, sizeof text, &first, in->stale, "stale");
 	mon_health_pg_part(text, sizeof text, &first, in->down, "down");
+	mon_health_pg_part(text, sizeof text, &first, in->peering, "peering");
 	mon_health_pg_part(text, sizeof text, &first, in->incomplete,
 	    "incomplete");
-	mon_health_pg_part(text, sizeof text, &first, in->unknown, "unknown");
-	c->count = in->unavailable;
+	mon_health_pg_part(text, sizeof text, &first, in->stale, "stale");
+	c->count = in->inactive + in->down + in->peering + in->incomplete +
+	    in->stale;
 	mon_health_summary(c, "%s", text);
 	if (in->detail)
-		mon_health_pg_lines(in->m, c, mon_health_unavailable_state,
-		    "not active");
+		mon_health_pg_lines(in, c, mon_health_pg_unavailable);
 	return 1;
 }
 
@@ -325,8 +441,63 @@ mon_health_pg_degraded(const struct mon_health_in *in,
 	c->count = in->degraded + in->undersized;
 	mon_health_summary(c, "%s", text);
 	if (in->detail)
-		mon_health_pg_lines(in->m, c, mon_health_degraded_state,
-		    "degraded");
+		mon_health_pg_lines(in, c, mon_health_pg_degraded_line);
+	return 1;
+}
+
+/* PG_DAMAGED: "Possible data damage: 1 pg inconsistent", as Ceph's. */
+static int
+mon_health_pg_damaged(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	char text[256] = "Possible data damage: ";
+	int first = 1;
+
+	if (in->inconsistent == 0)
+		return 0;
+	mon_health_pg_part(text, sizeof text, &first, in->inconsistent,
+	    "inconsistent");
+	c->count = in->inconsistent;
+	mon_health_summary(c, "%s", text);
+	if (in->detail)
+		mon_health_pg_lines(in, c, mon_health_pg_damaged_line);
+	return 1;
+}
+
+/* OSD_SCRUB_ERRORS: the scrub errors the PGs report, summed. */
+static int
+mon_health_scrub_errors(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	uint64_t n = in->m->pgmap.sums.num_scrub_errors;
+
+	/* Signed in Ceph: a transient negative sum is no error. */
+	if (n == 0 || (int64_t)n < 0)
+		return 0;
+	c->count = n;
+	mon_health_summary(c, "%llu scrub errors", (unsigned long long)n);
+	return 1;
+}
+
+/* POOL_NO_REDUNDANCY: the pools of size 1, as OSDMap::check_health(). */
+static int
+mon_health_no_redundancy(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	size_t i;
+
+	for (i = 0; i < om->npools; i++) {
+		if (om->pools[i].size != 1)
+			continue;
+		c->count++;
+		mon_health_detail(c, "pool '%s' has no replicas configured",
+		    om->pools[i].name);
+	}
+	if (c->count == 0)
+		return 0;
+	mon_health_summary(c, "%u pool(s) have no replicas configured",
+	    (unsigned)c->count);
 	return 1;
 }
 
@@ -516,28 +687,34 @@ mon_health_auth_insecure(const struct mon_health_in *in,
 	return 1;
 }
 
-/* Every check, in the order they are listed and logged. */
+/*
+ * Every check, by code: the order they are listed and logged in, as
+ * Ceph's health_check_map_t (a std::map) has them.
+ */
 static const struct {
 	const char *code;
 	int severity;
 	mon_health_eval_fn *eval;
 } mon_health_table[] = {
-	{ "OSDMAP_FLAGS", MON_HEALTH_WARN, mon_health_osdmap_flags },
-	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },
-	{ "TOO_FEW_OSDS", MON_HEALTH_WARN, mon_health_too_few_osds },
-	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
-	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
-	{ "OSD_FULL", MON_HEALTH_ERR, mon_health_osd_full },
-	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
-	{ "OSD_NEARFULL", MON_HEALTH_WARN, mon_health_osd_nearfull },
-	{ "POOL_FULL", MON_HEALTH_WARN, mon_health_pool_full },
-	{ "POOL_BACKFILLFULL", MON_HEALTH_WARN, mon_health_pool_backfillfull },
-	{ "POOL_NEARFULL", MON_HEALTH_WARN, mon_health_pool_nearfull },
+	{ "AUTH_INSECURE", MON_HEALTH_WARN, mon_health_auth_insecure },
+	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
 	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
-	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
+	{ "OSDMAP_FLAGS", MON_HEALTH_WARN, mon_health_osdmap_flags },
+	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
+	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },
+	{ "OSD_FULL", MON_HEALTH_ERR, mon_health_osd_full },
+	{ "OSD_NEARFULL", MON_HEALTH_WARN, mon_health_osd_nearfull },
+	{ "OSD_SCRUB_ERRORS", MON_HEALTH_ERR, mon_health_scrub_errors },
+	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
+	{ "PG_DAMAGED", MON_HEALTH_ERR, mon_health_pg_damaged },
+	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
+	{ "POOL_BACKFILLFULL", MON_HEALTH_WARN, mon_health_pool_backfillfull },
+	{ "POOL_FULL", MON_HEALTH_WARN, mon_health_pool_full },
+	{ "POOL_NEARFULL", MON_HEALTH_WARN, mon_health_pool_nearfull },
+	{ "POOL_NO_REDUNDANCY", MON_HEALTH_WARN, mon_health_no_redundancy },
 	{ "STORE_ERROR", MON_HEALTH_ERR, mon_health_store_error },
-	{ "AUTH_INSECURE", MON_HEALTH_WARN, mon_health_auth_insecure },
+	{ "TOO_FEW_OSDS", MON_HEALTH_WARN, mon_health_too_few_osds },
 };
 
 void
@@ -551,6 +728,7 @@ mon_health_eval(const struct mon *m, int detail,
 	memset(&in, 0, sizeof in);
 	in.m = m;
 	in.detail = detail;
+	in.now = stamp_now();
 	mon_health_count_pgs(&in);
 	for (i = 0; i < nitems(mon_health_table); i++) {
 		memset(&c, 0, sizeof c);
@@ -602,26 +780,67 @@ mon_health_find(const struct mon_health_check *v, size_t n, const char *code)
 	return NULL;
 }
 
-json_t *
-mon_health_to_json(const struct mon_health_check *v, size_t n)
+int
+mon_health_worst_unmuted(const struct mon *m, const struct mon_health_check *v,
+    size_t n)
 {
-	json_t *checks, *d;
+	int worst = MON_HEALTH_OK;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].severity > worst &&
+		    mon_mute_find(m->mutes, m->nmutes, v[i].code) == NULL)
+			worst = v[i].severity;
+	return worst;
+}
+
+json_t *
+mon_health_to_json(const struct mon_health_check *v, size_t n,
+    const struct mon_mute *mutes, size_t nmutes, int detail)
+{
+	json_t *checks, *d, *c, *ma, *mo;
+	char stamp[STAMP_BUFSIZE];
+	int worst = MON_HEALTH_OK, muted;
 	size_t i, j;
 
+	/* Ceph's HealthMonitor::get_health_status(). */
 	checks = json_object();
 	for (i = 0; i < n; i++) {
-		d = json_array();
-		for (j = 0; j < v[i].ndetail; j++)
-			json_array_append_new(d, json_pack("{s:s}", "message",
-			    v[i].detail[j]));
-		json_object_set_new(checks, v[i].code, json_pack(
-		    "{s:s, s:{s:s, s:I}, s:o}",
-		    "severity", mon_health_names[v[i].severity],
-		    "summary", "message", v[i].summary, "count",
-		    (json_int_t)v[i].count, "detail", d));
+		muted = mon_mute_find(mutes, nmutes, v[i].code) != NULL;
+		if (!muted && v[i].severity > worst)
+			worst = v[i].severity;
+		c = json_pack("{s:s, s:{s:s, s:I}}", "severity",
+		    mon_health_names[v[i].severity], "summary", "message",
+		    v[i].summary, "count", (json_int_t)v[i].count);
+		if (detail) {
+			d = json_array();
+			for (j = 0; j < v[i].ndetail; j++)
+				json_array_append_new(d,
+				    json_pack("{s:s}", "message",
+					v[i].detail[j]));
+			json_object_set_new(c, "detail", d);
+		}
+		json_object_set_new(c, "muted", json_boolean(muted));
+		json_object_set_new(checks, v[i].code, c);
 	}
-	return json_pack("{s:s, s:o}", "status",
-	    mon_health_names[mon_health_worst(v, n)], "checks", checks);
+	ma = json_array();
+	for (i = 0; i < nmutes; i++) {
+		mo = json_pack("{s:s}", "code", mutes[i].code);
+		if (mutes[i].ttl != 0)
+			json_object_set_new(mo, "ttl",
+			    json_string(stamp_format(mutes[i].ttl, stamp,
+				sizeof stamp)));
+		json_object_set_new(mo, "sticky",
+		    json_boolean(mutes[i].sticky));
+		json_object_set_new(mo, "summary",
+		    json_string(
+			mutes[i].summary != NULL ? mutes[i].summary : ""));
+		json_object_set_new(mo, "count",
+		    json_integer((json_int_t)mutes[i].count));
+		json_array_append_new(ma, mo);
+	}
+	return json_pack("{s:s, s:o, s:o}", "status", mon_health_names[worst],
+	    "checks", checks, "mutes", ma);
 }
 
 /* Free space of the store's filesystem and the store's size. */

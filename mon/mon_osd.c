@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -725,6 +726,46 @@ mon_pg_report_check(const struct pg_stat *pgs, size_t n, mon_done_cb *done,
 	return 0;
 }
 
+/*
+ * The stamps a reporter leaves at 0 (mapmon-protocol(7)): now when the
+ * state holds what the stamp marks (active, peered, clean, not stale, not
+ * degraded, not undersized), else what the monitor held.
+ */
+static void
+mon_pg_report_stamps(struct pg_stat *st, const struct pg_stat *cur, int64_t now)
+{
+	const struct {
+		size_t off;
+		int holds;
+	} stamps[] = {
+		{ offsetof(struct pg_stat, last_active),
+		    (st->state & PG_STATE_ACTIVE) != 0 },
+		{ offsetof(struct pg_stat, last_peered),
+		    (st->state & (PG_STATE_ACTIVE | PG_STATE_PEERED)) != 0 },
+		{ offsetof(struct pg_stat, last_clean),
+		    (st->state & PG_STATE_CLEAN) != 0 },
+		{ offsetof(struct pg_stat, last_unstale),
+		    !(st->state & PG_STATE_STALE) },
+		{ offsetof(struct pg_stat, last_undegraded),
+		    !(st->state & PG_STATE_DEGRADED) },
+		{ offsetof(struct pg_stat, last_fullsized),
+		    !(st->state & PG_STATE_UNDERSIZED) },
+	};
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < nitems(stamps); i++) {
+		memcpy(&v, (char *)st + stamps[i].off, sizeof v);
+		if (v != 0)
+			continue;
+		if (stamps[i].holds)
+			v = now;
+		else
+			memcpy(&v, (const char *)cur + stamps[i].off, sizeof v);
+		memcpy((char *)st + stamps[i].off, &v, sizeof v);
+	}
+}
+
 void
 mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
     mon_done_cb *done, void *arg)
@@ -766,6 +807,7 @@ mon_pg_report(struct mon *m, int32_t osd, const struct pg_stat *pgs, size_t n,
 			st.last_change = now;
 		if (cur->state & PG_STATE_STALE)
 			st.last_unstale = now;
+		mon_pg_report_stamps(&st, cur, now);
 		if (st.created == 0)
 			st.created = cur->created;
 		mon_stage_pg(m, &st);

@@ -93,6 +93,10 @@ struct mon_proposal {
 	struct mon_log_entry *log;
 	size_t nlog;
 
+	/* The health mutes after this proposal, the whole set, if changed. */
+	int has_mutes;
+	struct mon_mute *mutes;
+	size_t nmutes;
 	struct mon_auth_change *auth; /* at most one per entity */
 	size_t nauth;
 
@@ -166,12 +170,13 @@ struct mon_osd_live {
 
 /* A raised health check (mon_health.c). */
 struct mon_health_check {
-	char code[24];
+	char code[MON_MUTE_CODE_MAX];
 	int severity;			/* MON_HEALTH_WARN or _ERR */
 	char *summary;
 	uint64_t count;
 	char **detail;
 	size_t ndetail;
+	int64_t logged_mono; /* mon->checks: when last logged */
 };
 
 struct mon {
@@ -234,6 +239,9 @@ struct mon {
 	/* Health: the checks last committed to the cluster log. */
 	struct mon_health_check *checks;
 	size_t nchecks;
+	/* The committed health mutes (mon_mute.c). */
+	struct mon_mute *mutes;
+	size_t nmutes;
 
 	/* Cluster log: the newest log_max_entries, oldest first (a ring). */
 	struct mon_log_entry *clog;
@@ -332,6 +340,8 @@ void mon_stage_ratios(struct mon *, double full, double backfillfull,
 void mon_stage_newpgs(struct mon *, uint32_t pool, uint32_t from, uint32_t to);
 /* A PG's new stat, replacing what the pending proposal holds for it. */
 void mon_stage_pg(struct mon *, const struct pg_stat *);
+/* The health mutes v[0..n) (copied) as the whole set after the pending. */
+void mon_stage_mutes(struct mon *, const struct mon_mute *v, size_t n);
 /* A cluster log entry, committed with the pending changes. */
 void mon_stage_log(struct mon *, int severity, const char *fmt, ...)
     printflike(3, 4);
@@ -339,10 +349,14 @@ void mon_stage_log(struct mon *, int severity, const char *fmt, ...)
 const struct pg_stat *mon_stage_pg_view(struct mon *, struct pg_id);
 /*
  * Evaluate the health and stage a cluster log line for every check that
- * appeared, changed severity or cleared (Ceph's "Health check failed",
- * "update", "cleared" lines); the checks evaluated become those last
- * logged (mon->checks).  After every commit, and on the tick.
+ * appeared, changed (its severity, or its summary: once in
+ * MON_HEALTH_LOG_PERIOD_US at most, as Ceph's mon_health_log_update_period)
+ * or cleared (Ceph's "Health check failed", "update", "cleared" lines);
+ * the checks evaluated become those last logged (mon->checks).  The
+ * mutes are looked at first (mon_mute_tick()).  After every commit, and
+ * on the tick.
  */
+#define MON_HEALTH_LOG_PERIOD_US (5 * 1000000LL)
 void mon_stage_health(struct mon *);
 /*
  * Seal the pending proposal when it is due and nothing is in flight or
@@ -458,10 +472,40 @@ int mon_health_worst(const struct mon_health_check *v, size_t n);
 /* The check of that code in v, or NULL. */
 const struct mon_health_check *mon_health_find(
     const struct mon_health_check *v, size_t n, const char *code);
-/* {"status": .., "checks": {CODE: ..}}, Ceph's shape (a new reference). */
-json_t *mon_health_to_json(const struct mon_health_check *v, size_t n);
+/*
+ * {"status": .., "checks": {CODE: {.., "muted": B}}, "mutes": [..]},
+ * Ceph's shape (a new reference): each check's "detail" only with detail,
+ * the status the worst of the checks not muted (mutes[0..nmutes)).
+ */
+json_t *mon_health_to_json(const struct mon_health_check *v, size_t n,
+    const struct mon_mute *mutes, size_t nmutes, int detail);
+/* The worst severity of the checks of v that no mute of m mutes. */
+int mon_health_worst_unmuted(const struct mon *,
+    const struct mon_health_check *v, size_t n);
 /* Refresh the store's free space and size that the disk checks read. */
 void mon_disk_check(struct mon *);
+
+/*
+ * mon_mute.c: the health mutes (`health mute', as Ceph's HealthMonitor).
+ * Read at cold start (absent: none), staged as a whole set with the
+ * pending proposal, committed under KEYS_MUTES, taken by the apply.
+ */
+/* The mutes as the pending changes leave them (borrowed, until staging). */
+void mon_mute_view(const struct mon *, const struct mon_mute **v, size_t *n);
+/* The mute of code in v[0..n), or NULL. */
+const struct mon_mute *mon_mute_find(const struct mon_mute *v, size_t n,
+    const char *code);
+/* Free v[0..n) and each summary. */
+void mon_mute_free(struct mon_mute *v, size_t n);
+/* Load the committed mutes at cold start: 0, or -1 with *cause. */
+int mon_mute_load(struct mon *, char **cause);
+/*
+ * On the tick: end the mutes whose TTL passed, whose check cleared, grew
+ * or changed (non-sticky ones), with Ceph's cluster log lines; a count
+ * that fell becomes the mute's.  now_checks are the checks raised now.
+ */
+void mon_mute_tick(struct mon *, const struct mon_health_check *now_checks,
+    size_t n, int64_t now);
 
 /*
  * mon_stage.c: an auth entity's change (e copied; removed: only its name

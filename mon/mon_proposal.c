@@ -55,6 +55,7 @@ mon_proposal_free(struct mon_proposal *p)
 	for (i = 0; i < p->nlog; i++)
 		free(p->log[i].message);
 	free(p->log);
+	mon_mute_free(p->mutes, p->nmutes);
 	for (i = 0; i < p->nauth; i++)
 		mon_auth_entity_clear(&p->auth[i].e);
 	free(p->auth);
@@ -134,7 +135,8 @@ int
 mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
-	    p->nremoved_pools == 0 && p->nlog == 0 && p->nauth == 0;
+	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes &&
+	    p->nauth == 0;
 }
 
 const struct pg_stat *

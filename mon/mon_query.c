@@ -17,35 +17,40 @@
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
 
-static json_t *
-mon_pgs_by_state_json(const struct pgmap *pm)
-{
-	json_t *a = json_array();
-	char name[256];
-	size_t i;
+static void mon_recovery_json(json_t *o, const struct pgmap_sums *s);
+static json_t *mon_stat_sum_json(const struct pgmap_sums *s);
 
-	for (i = 0; i < pm->nstates; i++) {
-		pg_state_format(pm->states[i].state, name, sizeof name);
-		json_array_append_new(a, json_pack("{s:s, s:I}", "state_name",
-		    name, "count", (json_int_t)pm->states[i].count));
-	}
-	return a;
+/* The most PGs first, as Ceph's print_summary() lists them. */
+static int
+mon_state_by_count_cmp(const void *a, const void *b)
+{
+	const struct pgmap_state_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->state < y->state ? -1 : x->state > y->state;
 }
 
 static json_t *
-mon_sums_json(const struct pgmap_sums *s)
+mon_pgs_by_state_json(const struct pgmap *pm)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-	    "num_bytes", (json_int_t)s->num_bytes,
-	    "num_objects", (json_int_t)s->num_objects,
-	    "num_object_copies", (json_int_t)s->num_object_copies,
-	    "num_objects_degraded", (json_int_t)s->num_objects_degraded,
-	    "num_objects_misplaced", (json_int_t)s->num_objects_misplaced,
-	    "num_objects_unfound", (json_int_t)s->num_objects_unfound,
-	    "num_read", (json_int_t)s->num_read,
-	    "num_read_kb", (json_int_t)s->num_read_kb,
-	    "num_write", (json_int_t)s->num_write,
-	    "num_write_kb", (json_int_t)s->num_write_kb);
+	struct pgmap_state_count *byst;
+	json_t *a = json_array();
+	char name[PG_STATE_BUFSIZE];
+	size_t i;
+
+	byst = xcalloc(pm->nstates ? pm->nstates : 1, sizeof *byst);
+	if (pm->nstates > 0)
+		memcpy(byst, pm->states, pm->nstates * sizeof *byst);
+	qsort(byst, pm->nstates, sizeof *byst, mon_state_by_count_cmp);
+	for (i = 0; i < pm->nstates; i++) {
+		pg_state_format(byst[i].state, name, sizeof name);
+		json_array_append_new(a,
+		    json_pack("{s:s, s:I}", "state_name", name, "count",
+			(json_int_t)byst[i].count));
+	}
+	free(byst);
+	return a;
 }
 
 json_t *
@@ -59,7 +64,7 @@ mon_health_json(struct mon *m, int detail)
 	if (detail)
 		mon_settle(m);
 	mon_health_eval(m, detail, &v, &n);
-	j = mon_health_to_json(v, n);
+	j = mon_health_to_json(v, n, m->mutes, m->nmutes, detail);
 	mon_health_free(v, n);
 	return j;
 }
@@ -72,7 +77,7 @@ mon_health_status(struct mon *m)
 	int worst;
 
 	mon_health_eval(m, 0, &v, &n);
-	worst = mon_health_worst(v, n);
+	worst = mon_health_worst_unmuted(m, v, n);
 	mon_health_free(v, n);
 	return worst;
 }
@@ -114,8 +119,30 @@ json_t *
 mon_status_json(struct mon *m)
 {
 	json_t *st = mon_status_maps_json(m);
-	json_t *pg = json_object_get(st, "pgmap");
+	json_t *pg = json_object_get(st, "pgmap"), *q, *names;
 	const struct statfs_osd *sum = &m->cap.sum;
+	const struct pgmap_sums *s = &m->pgmap.sums;
+	uint64_t unknown = 0, inactive = 0;
+	size_t i;
+
+	/*
+	 * Ceph's quorum: every monitor of the monmap (one, elected from its
+	 * start, mapmond(8): election epoch 1, as an odd epoch is a settled
+	 * one), and how long it has stood.
+	 */
+	q = json_array();
+	names = json_array();
+	for (i = 0; i < m->monmap.nmons; i++) {
+		json_array_append_new(q, json_integer((json_int_t)i));
+		json_array_append_new(names,
+		    json_string(m->monmap.mons[i].name));
+	}
+	json_object_set_new(st, "election_epoch", json_integer(1));
+	json_object_set_new(st, "quorum", q);
+	json_object_set_new(st, "quorum_names", names);
+	json_object_set_new(st, "quorum_age",
+	    json_integer(
+		(json_int_t)((stamp_mono() - m->start_mono) / 1000000)));
 
 	/* Ceph's usage line: the raw use of what the OSDs' beacons said. */
 	json_object_set_new(pg, "bytes_used",
@@ -124,6 +151,21 @@ mon_status_json(struct mon *m)
 	    json_integer((json_int_t)sum->avail));
 	json_object_set_new(pg, "bytes_total",
 	    json_integer((json_int_t)sum->total));
+	/* And its ratios, each only when not 0, as print_summary(). */
+	for (i = 0; i < m->pgmap.nstates; i++) {
+		if (m->pgmap.states[i].state == 0 ||
+		    (m->pgmap.states[i].state & PG_STATE_UNKNOWN))
+			unknown += m->pgmap.states[i].count;
+		else if (!(m->pgmap.states[i].state & PG_STATE_ACTIVE))
+			inactive += m->pgmap.states[i].count;
+	}
+	if (unknown > 0)
+		json_object_set_new(pg, "unknown_pgs_ratio",
+		    json_real((double)unknown / (double)s->num_pgs));
+	if (inactive > 0)
+		json_object_set_new(pg, "inactive_pgs_ratio",
+		    json_real((double)inactive / (double)s->num_pgs));
+	mon_recovery_json(pg, s);
 	return st;
 }
 
@@ -268,7 +310,7 @@ mon_report_json(struct mon *m, const char *const *tags, size_t ntags)
 		    json_pack("{s:I, s:I, s:o}", "poolid",
 			(json_int_t)pm->pools[i].id, "num_pg",
 			(json_int_t)pm->pools[i].pg_num, "stat_sum",
-			mon_sums_json(&pm->pools[i].sums)));
+			mon_stat_sum_json(&pm->pools[i].sums)));
 	osds = json_array();
 	byosd = json_array();
 	for (k = 0; k < m->osdmap.max_osd; k++) {
@@ -305,7 +347,7 @@ mon_report_json(struct mon *m, const char *const *tags, size_t ntags)
 	    "num_pg_unknown", (json_int_t)unknown, "num_osd", (json_int_t)num);
 	free(tag);
 	json_object_set_new(r, "pool_sum",
-	    json_pack("{s:o, s:I}", "stat_sum", mon_sums_json(&pm->sums),
+	    json_pack("{s:o, s:I}", "stat_sum", mon_stat_sum_json(&pm->sums),
 		"log_size", (json_int_t)pm->sums.log_size));
 	json_object_set_new(r, "osd_sum",
 	    json_pack("{s:I, s:I, s:I, s:I, "
@@ -353,184 +395,527 @@ mon_pool_ls_json(struct mon *m, int detail)
 	return a;
 }
 
+/* Ceph's stat_sum of pgmap sums (object_stat_sum_t::dump()). */
+static json_t *
+mon_stat_sum_json(const struct pgmap_sums *s)
+{
+	json_t *o = json_object();
+
+#define MON_SUM_JSON(f)                                                        \
+	json_object_set_new(o, #f, json_integer((json_int_t)s->f));
+	PGMAP_STAT_SUM_FIELDS(MON_SUM_JSON)
+#undef MON_SUM_JSON
+	return o;
+}
+
+/*
+ * Ceph's pool_stat_t::dump() of sums: stat_sum, the logs' sizes and the
+ * OSDs of the up and acting sets, summed.
+ */
+static void
+mon_pool_stat_members(json_t *o, const struct pgmap_sums *s)
+{
+	json_object_set_new(o, "stat_sum", mon_stat_sum_json(s));
+	json_object_set_new(o, "log_size",
+	    json_integer((json_int_t)s->log_size));
+	json_object_set_new(o, "ondisk_log_size",
+	    json_integer((json_int_t)s->ondisk_log_size));
+	json_object_set_new(o, "up", json_integer((json_int_t)s->up));
+	json_object_set_new(o, "acting", json_integer((json_int_t)s->acting));
+}
+
+/* One OSD's capacity in KiB and as Ceph's statfs, or zeros. */
+static void
+mon_osd_stat_members(json_t *o, const struct statfs_osd *st)
+{
+	json_object_set_new(o, "kb",
+	    json_integer((json_int_t)(st->total >> 10)));
+	json_object_set_new(o, "kb_used",
+	    json_integer((json_int_t)((st->total - st->avail) >> 10)));
+	json_object_set_new(o, "kb_used_data",
+	    json_integer((json_int_t)(st->data >> 10)));
+	json_object_set_new(o, "kb_used_omap",
+	    json_integer((json_int_t)(st->omap >> 10)));
+	json_object_set_new(o, "kb_used_meta",
+	    json_integer((json_int_t)(st->meta >> 10)));
+	json_object_set_new(o, "kb_avail",
+	    json_integer((json_int_t)(st->avail >> 10)));
+	json_object_set_new(o, "statfs",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, "
+		      "s:I}",
+		"total", (json_int_t)st->total, "available",
+		(json_int_t)st->avail, "allocated", (json_int_t)st->used,
+		"data_stored", (json_int_t)st->data, "omap_allocated",
+		(json_int_t)st->omap, "internal_metadata",
+		(json_int_t)st->meta));
+}
+
+/* What OSD k counts in the capacity figures (zeros when nothing). */
+static const struct statfs_osd *
+mon_osd_counted(const struct mon *m, uint32_t k)
+{
+	static const struct statfs_osd none;
+
+	if (k < m->cap.n && m->cap.osd[k].counted)
+		return &m->cap.osd[k].sums;
+	return &none;
+}
+
+/*
+ * Ceph's PGMap::dump_basic(): version, stamp, the epochs, the sums of the
+ * PGs and of the OSDs.  mapmon keeps no rates, so no pg_stats_delta.
+ */
+static json_t *
+mon_pg_basic_json(struct mon *m)
+{
+	char stamp[STAMP_BUFSIZE];
+	json_t *o, *pgsum, *osdsum;
+	uint32_t k, scan = 0, pgs = 0;
+	size_t i;
+
+	/* The last epoch that made PGs: a pool's creation. */
+	for (i = 0; i < m->osdmap.npools; i++)
+		if (m->osdmap.pools[i].created_epoch > scan)
+			scan = m->osdmap.pools[i].created_epoch;
+	pgsum = json_object();
+	mon_pool_stat_members(pgsum, &m->pgmap.sums);
+	json_object_set_new(pgsum, "num_pgs",
+	    json_integer((json_int_t)m->pgmap.sums.num_pgs));
+	for (k = 0; k < m->pgmap.nosds; k++)
+		pgs += m->pgmap.osd[k].pgs;
+	osdsum = json_pack("{s:I, s:I}", "num_pgs", (json_int_t)pgs, "num_osds",
+	    (json_int_t)m->cap.num_osds);
+	mon_osd_stat_members(osdsum, &m->cap.sum);
+	o = json_pack("{s:I, s:s, s:I, s:I, s:o, s:o}", "version",
+	    (json_int_t)m->pgmap.version, "stamp",
+	    stamp_format(m->pgmap.stamp, stamp, sizeof stamp),
+	    "last_osdmap_epoch", (json_int_t)m->osdmap.epoch, "last_pg_scan",
+	    (json_int_t)scan, "pg_stats_sum", pgsum, "osd_stats_sum", osdsum);
+	return o;
+}
+
+/* Ceph's PGMap::dump_pool_stats(): "pool_stats". */
+static json_t *
+mon_pg_pools_json(struct mon *m)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < m->pgmap.npools; i++) {
+		o = json_pack("{s:I, s:I}", "poolid",
+		    (json_int_t)m->pgmap.pools[i].id, "num_pg",
+		    (json_int_t)m->pgmap.pools[i].pg_num);
+		mon_pool_stat_members(o, &m->pgmap.pools[i].sums);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/*
+ * Ceph's PGMap::dump_osd_stats(): "osd_stats", an entry per OSD, with
+ * mapmon's up, in and num_primary_pgs beside Ceph's keys.
+ */
+static json_t *
+mon_pg_osds_json(struct mon *m)
+{
+	json_t *a = json_array(), *o;
+	const struct osdmap_osd *os;
+	uint32_t k, pgs, primary;
+
+	for (k = 0; k < m->osdmap.max_osd; k++) {
+		os = &m->osdmap.osds[k];
+		if (!os->exists)
+			continue;
+		pgs = k < m->pgmap.nosds ? m->pgmap.osd[k].pgs : 0;
+		primary = k < m->pgmap.nosds ? m->pgmap.osd[k].primary : 0;
+		o = json_pack("{s:i, s:I, s:I, s:I}", "osd", os->id, "up_from",
+		    (json_int_t)os->up_from, "num_pgs", (json_int_t)pgs,
+		    "num_osds", (json_int_t)1);
+		mon_osd_stat_members(o, mon_osd_counted(m, k));
+		json_object_set_new(o, "up", json_integer(os->up));
+		json_object_set_new(o, "in", json_integer(os->in));
+		json_object_set_new(o, "num_primary_pgs",
+		    json_integer((json_int_t)primary));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/*
+ * Ceph's overall_recovery_summary() into o: the degraded, misplaced and
+ * unfound objects, their totals and ratios, each only when not 0.
+ */
+static void
+mon_recovery_json(json_t *o, const struct pgmap_sums *s)
+{
+	uint64_t copies = s->num_object_copies, objects = s->num_objects;
+
+	if (s->num_objects_degraded > 0 && copies > 0) {
+		json_object_set_new(o, "degraded_objects",
+		    json_integer((json_int_t)s->num_objects_degraded));
+		json_object_set_new(o, "degraded_total",
+		    json_integer((json_int_t)copies));
+		json_object_set_new(o, "degraded_ratio",
+		    json_real(
+			(double)s->num_objects_degraded / (double)copies));
+	}
+	if (s->num_objects_misplaced > 0 && copies > 0) {
+		json_object_set_new(o, "misplaced_objects",
+		    json_integer((json_int_t)s->num_objects_misplaced));
+		json_object_set_new(o, "misplaced_total",
+		    json_integer((json_int_t)copies));
+		json_object_set_new(o, "misplaced_ratio",
+		    json_real(
+			(double)s->num_objects_misplaced / (double)copies));
+	}
+	if (s->num_objects_unfound > 0 && objects > 0) {
+		json_object_set_new(o, "unfound_objects",
+		    json_integer((json_int_t)s->num_objects_unfound));
+		json_object_set_new(o, "unfound_total",
+		    json_integer((json_int_t)objects));
+		json_object_set_new(o, "unfound_ratio",
+		    json_real(
+			(double)s->num_objects_unfound / (double)objects));
+	}
+}
+
+/* The PGs by state in the state's numeric order, as Ceph's map holds them. */
+static int
+mon_state_count_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct pgmap_state_count *)a)->state;
+	uint32_t y = ((const struct pgmap_state_count *)b)->state;
+
+	return x < y ? -1 : x > y;
+}
+
 json_t *
 mon_pg_stat_json(struct mon *m)
 {
 	const struct pgmap *pm = &m->pgmap;
-
-	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
-	    "version", (json_int_t)pm->version,
-	    "num_pgs", (json_int_t)pm->sums.num_pgs,
-	    "pgs_by_state", mon_pgs_by_state_json(pm),
-	    "num_objects", (json_int_t)pm->sums.num_objects,
-	    "data_bytes", (json_int_t)pm->sums.num_bytes,
-	    "degraded_objects", (json_int_t)pm->sums.num_objects_degraded,
-	    "misplaced_objects", (json_int_t)pm->sums.num_objects_misplaced);
-}
-
-static json_t *
-mon_pg_summary_json(struct mon *m)
-{
-	char stamp[STAMP_BUFSIZE];
-
-	return json_pack("{s:I, s:s, s:{s:I, s:o}}",
-	    "version", (json_int_t)m->pgmap.version,
-	    "stamp", stamp_format(m->pgmap.stamp, stamp, sizeof stamp),
-	    "pg_stats_sum", "num_pgs", (json_int_t)m->pgmap.sums.num_pgs,
-	    "stat_sum", mon_sums_json(&m->pgmap.sums));
-}
-
-static json_t *
-mon_pg_pools_json(struct mon *m)
-{
-	json_t *a = json_array();
+	const struct statfs_osd *cap = &m->cap.sum;
+	struct pgmap_state_count *byst;
+	json_t *states = json_array(), *sum, *o;
+	char name[PG_STATE_BUFSIZE];
 	size_t i;
 
-	for (i = 0; i < m->pgmap.npools; i++)
-		json_array_append_new(a, json_pack("{s:I, s:I, s:o}",
-		    "poolid", (json_int_t)m->pgmap.pools[i].id,
-		    "num_pg", (json_int_t)m->pgmap.pools[i].pg_num,
-		    "stat_sum", mon_sums_json(&m->pgmap.pools[i].sums)));
-	return json_pack("{s:o}", "pool_stats", a);
-}
-
-static json_t *
-mon_pg_osds_json(struct mon *m)
-{
-	json_t *a = json_array();
-	const struct osdmap_osd *o;
-	uint32_t k, pgs, primary;
-
-	for (k = 0; k < m->osdmap.max_osd; k++) {
-		o = &m->osdmap.osds[k];
-		if (!o->exists)
-			continue;
-		pgs = k < m->pgmap.nosds ? m->pgmap.osd[k].pgs : 0;
-		primary = k < m->pgmap.nosds ? m->pgmap.osd[k].primary : 0;
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I}",
-		    "osd", o->id, "up", (int)o->up, "in", (int)o->in,
-		    "num_pgs", (json_int_t)pgs,
-		    "num_primary_pgs", (json_int_t)primary));
+	byst = xcalloc(pm->nstates ? pm->nstates : 1, sizeof *byst);
+	if (pm->nstates > 0)
+		memcpy(byst, pm->states, pm->nstates * sizeof *byst);
+	qsort(byst, pm->nstates, sizeof *byst, mon_state_count_cmp);
+	for (i = 0; i < pm->nstates; i++) {
+		pg_state_format(byst[i].state, name, sizeof name);
+		json_array_append_new(states,
+		    json_pack("{s:s, s:I}", "name", name, "num",
+			(json_int_t)byst[i].count));
 	}
-	return json_pack("{s:o}", "osd_stats", a);
+	free(byst);
+	sum = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "num_pg_by_state", states, "num_pgs", (json_int_t)pm->sums.num_pgs,
+	    "num_bytes", (json_int_t)pm->sums.num_bytes, "total_bytes",
+	    (json_int_t)cap->total, "total_avail_bytes", (json_int_t)cap->avail,
+	    "total_used_bytes", (json_int_t)cap->used, "total_used_raw_bytes",
+	    (json_int_t)(cap->total - cap->avail));
+	mon_recovery_json(sum, &pm->sums);
+	/* mapmon's figures of before, kept beside Ceph's. */
+	o = json_pack("{s:b, s:o, s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
+	    "pg_ready", 1, "pg_summary", sum, "version",
+	    (json_int_t)pm->version, "num_pgs", (json_int_t)pm->sums.num_pgs,
+	    "pgs_by_state", mon_pgs_by_state_json(pm), "num_objects",
+	    (json_int_t)pm->sums.num_objects, "data_bytes",
+	    (json_int_t)pm->sums.num_bytes, "degraded_objects",
+	    (json_int_t)pm->sums.num_objects_degraded, "misplaced_objects",
+	    (json_int_t)pm->sums.num_objects_misplaced);
+	return o;
 }
 
 /*
  * A listing of PGs being written (mon.h): the text of its data before the
- * PGs, a filter, and where it is.
+ * PGs and after them, a filter, and where it is.
  */
 enum mon_walk_kind { MON_WALK_DUMP, MON_WALK_LS, MON_WALK_STUCK };
+
+/* The parts of `pg dump', Ceph's dumpcontents. */
+#define MON_DUMP_ALL 0x01
+#define MON_DUMP_SUMMARY 0x02
+#define MON_DUMP_SUM 0x04
+#define MON_DUMP_POOLS 0x08
+#define MON_DUMP_OSDS 0x10
+#define MON_DUMP_PGS 0x20
+#define MON_DUMP_BRIEF 0x40
+
+/* The stuck types of `pg dump_stuck', Ceph's PGMap::STUCK_*. */
+#define MON_STUCK_INACTIVE 0x01
+#define MON_STUCK_UNCLEAN 0x02
+#define MON_STUCK_UNDERSIZED 0x04
+#define MON_STUCK_DEGRADED 0x08
+#define MON_STUCK_STALE 0x10
+
+static const struct {
+	const char *word;
+	unsigned bit;
+} mon_dump_parts[] = {
+	/* In Ceph's "dumped ..." order: a std::set<string>'s. */
+	{ "all", MON_DUMP_ALL }, { "osds", MON_DUMP_OSDS },
+	{ "pgs", MON_DUMP_PGS }, { "pgs_brief", MON_DUMP_BRIEF },
+	{ "pools", MON_DUMP_POOLS }, { "sum", MON_DUMP_SUM },
+	{ "summary", MON_DUMP_SUMMARY },
+}, mon_stuck_types[] = {
+	{ "inactive", MON_STUCK_INACTIVE }, { "unclean", MON_STUCK_UNCLEAN },
+	{ "undersized", MON_STUCK_UNDERSIZED },
+	{ "degraded", MON_STUCK_DEGRADED }, { "stale", MON_STUCK_STALE },
+};
 
 struct mon_pg_walk {
 	struct mon *m;
 	enum mon_walk_kind kind;
-	char what[16];	      /* the dump's part, or the stuck state */
-	int begun;	      /* the text before the PGs is written */
-	int pgs;	      /* it lists PGs (not `pg dump summary') */
-	int64_t pool;	      /* ls: only this pool; -1: every pool */
-	uint32_t states;      /* ls: any of these; 0: any */
-	int64_t stuck_before; /* stuck: since before this stamp */
-	uint32_t next_pool;   /* the next PG to look at */
+	unsigned parts;	    /* dump: MON_DUMP_* */
+	unsigned stuck;	    /* stuck: MON_STUCK_* */
+	int brief;	    /* write PGs as dump_brief() */
+	int begun;	    /* the text before the PGs is written */
+	int pgs;	    /* it lists PGs (not `pg dump summary') */
+	char *tail;	    /* the text after the PGs' array, or NULL */
+	char *done_status;  /* the status at the end, or NULL */
+	int64_t pool;	    /* only this pool; -1: every pool */
+	int32_t osd;	    /* in the acting set; -1: any */
+	int primary;	    /* osd as the acting primary */
+	uint32_t states;    /* any of these; 0 and !unknown: any */
+	int unknown;	    /* ls: "unknown" asked (state 0 too) */
+	int64_t cutoff;	    /* stuck: since before this stamp */
+	uint32_t next_pool; /* the next PG to look at */
 	uint32_t next_seed;
 	size_t n; /* PGs written */
 };
 
 static struct mon_pg_walk *
-mon_pg_walk_new(struct mon *m, enum mon_walk_kind kind, const char *what)
+mon_pg_walk_new(struct mon *m, enum mon_walk_kind kind)
 {
 	struct mon_pg_walk *w = xcalloc(1, sizeof *w);
 
 	w->m = m;
 	w->kind = kind;
-	snprintf(w->what, sizeof w->what, "%s", what);
 	w->pgs = 1;
 	w->pool = -1;
+	w->osd = -1;
 	return w;
 }
 
 void
 mon_pg_walk_free(struct mon_pg_walk *w)
 {
+	if (w == NULL)
+		return;
+	free(w->tail);
+	free(w->done_status);
 	free(w);
 }
 
 int
-mon_pg_dump_walk(struct mon *m, const char *what, struct mon_pg_walk **out,
-    char **status)
+mon_pg_dump_walk(struct mon *m, const char *const *what, size_t n,
+    struct mon_pg_walk **out, char **status)
 {
-	static const char *const parts[] = { "all", "summary", "pools", "osds",
-		"pgs" };
-	size_t i;
+	struct mon_pg_walk *w;
+	unsigned parts = 0;
+	char *st, *tmp;
+	size_t i, k;
 
-	if (what == NULL)
-		what = "all";
-	for (i = 0; i < nitems(parts); i++)
-		if (strcmp(what, parts[i]) == 0)
-			break;
-	if (i == nitems(parts)) {
-		xasprintf(status, "unknown pg dump part '%.*s': expected "
-		    "summary, pools, osds or pgs", 64, what);
-		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nitems(mon_dump_parts); k++)
+			if (strcmp(what[i], mon_dump_parts[k].word) == 0)
+				break;
+		if (k == nitems(mon_dump_parts)) {
+			xasprintf(status,
+			    "unknown pg dump part '%.*s': "
+			    "expected all, summary, sum, pools, osds, pgs or "
+			    "pgs_brief",
+			    64, what[i]);
+			return -EINVAL;
+		}
+		parts |= mon_dump_parts[k].bit;
 	}
-	*out = mon_pg_walk_new(m, MON_WALK_DUMP, what);
-	(*out)->pgs = strcmp(what, "all") == 0 || strcmp(what, "pgs") == 0;
+	if (parts == 0)
+		parts = MON_DUMP_ALL;
+	w = mon_pg_walk_new(m, MON_WALK_DUMP);
+	w->parts = parts;
+	if (parts & MON_DUMP_ALL)
+		w->pgs = 1;
+	else if (parts & (MON_DUMP_SUMMARY | MON_DUMP_SUM))
+		w->pgs = 0;
+	else {
+		w->pgs = (parts & (MON_DUMP_PGS | MON_DUMP_BRIEF)) != 0;
+		w->brief = !(parts & MON_DUMP_PGS);
+	}
+	/* Ceph's "dumped pgs,pools": the words asked, in set order. */
+	st = xstrdup("dumped ");
+	for (k = 0; k < nitems(mon_dump_parts); k++) {
+		if (!(parts & mon_dump_parts[k].bit))
+			continue;
+		xasprintf(&tmp, "%s%s%s", st, st[7] ? "," : "",
+		    mon_dump_parts[k].word);
+		free(st);
+		st = tmp;
+	}
+	w->done_status = st;
+	*out = w;
 	return 0;
 }
 
+/* The state word of `pg ls', alone (Ceph's pg_string_state()), or -1. */
+static int
+mon_pg_ls_state(const char *word, uint32_t *bit)
+{
+	unsigned i;
+
+	for (i = 0; i < PG_STATE_NBITS; i++)
+		if (strcmp(word, pg_state_bit_name(i)) == 0) {
+			*bit = 1U << i;
+			return 0;
+		}
+	return -1;
+}
+
 int
-mon_pg_ls_walk(struct mon *m, const char *pool, const char *const *states,
-    size_t nstates, struct mon_pg_walk **out, char **status)
+mon_pg_ls_walk(struct mon *m, const struct mon_pg_ls *q,
+    struct mon_pg_walk **out, char **status)
 {
 	const struct osdmap_pool *p = NULL;
-	uint32_t bits, any = 0;
-	char *why = NULL, *end;
-	size_t i;
+	const struct osdmap_osd *o;
+	char all[PG_STATE_BUFSIZE], *end;
+	uint32_t bit, any = 0;
+	int unknown = 0;
 	long long id;
+	size_t i;
 
-	if (pool != NULL) {
-		if ((p = osdmap_pool_by_name(&m->osdmap, pool)) == NULL) {
-			id = strtoll(pool, &end, 10);
-			if (*pool != '\0' && *end == '\0' && id > 0 &&
+	if (q->pool_id >= 0 && q->pool != NULL) {
+		xasprintf(status,
+		    "give the pool once: as POOL or as --pool, "
+		    "not both");
+		return -EINVAL;
+	}
+	if (q->pool_id >= 0 &&
+	    (q->pool_id > UINT32_MAX ||
+		(p = osdmap_pool(&m->osdmap, (uint32_t)q->pool_id)) == NULL)) {
+		xasprintf(status, "pool %lld does not exist",
+		    (long long)q->pool_id);
+		return -ENOENT;
+	}
+	if (q->pool != NULL) {
+		if ((p = osdmap_pool_by_name(&m->osdmap, q->pool)) == NULL &&
+		    !q->pool_by_name) {
+			id = strtoll(q->pool, &end, 10);
+			if (*q->pool != '\0' && *end == '\0' && id > 0 &&
 			    id <= UINT32_MAX)
 				p = osdmap_pool(&m->osdmap, (uint32_t)id);
 		}
 		if (p == NULL) {
-			xasprintf(status, "pool '%.*s' does not exist", 128,
-			    pool);
+			xasprintf(status, "pool %.*s does not exist", 128,
+			    q->pool);
 			return -ENOENT;
 		}
 	}
-	for (i = 0; i < nstates; i++) {
-		if (pg_state_parse(states[i], &bits, &why) == -1) {
-			xasprintf(status, "%s", why);
-			free(why);
+	if (q->osd >= 0 &&
+	    ((o = osdmap_osd(&m->osdmap, q->osd)) == NULL || !o->up)) {
+		xasprintf(status, "osd %d is not up", q->osd);
+		return -EAGAIN;
+	}
+	for (i = 0; i < q->nstates; i++) {
+		if (mon_pg_ls_state(q->states[i], &bit) == -1) {
+			xasprintf(status,
+			    "'%.*s' is not a valid pg state, "
+			    "available choices: %s",
+			    64, q->states[i],
+			    pg_state_format(PG_STATE_ALL, all, sizeof all));
 			return -EINVAL;
 		}
-		any |= bits;
+		any |= bit;
+		if (bit == PG_STATE_UNKNOWN)
+			unknown = 1;
 	}
-	*out = mon_pg_walk_new(m, MON_WALK_LS, "");
+	*out = mon_pg_walk_new(m, MON_WALK_LS);
 	if (p != NULL)
 		(*out)->pool = p->id;
+	(*out)->osd = q->osd;
+	(*out)->primary = q->primary;
 	(*out)->states = any;
+	(*out)->unknown = unknown;
 	return 0;
 }
 
 int
-mon_pg_dump_stuck_walk(struct mon *m, const char *what,
-    struct mon_pg_walk **out, char **status)
+mon_pg_dump_stuck_walk(struct mon *m, const char *const *what, size_t n,
+    int64_t threshold, struct mon_pg_walk **out, char **status)
 {
-	if (what == NULL)
-		what = "unclean";
-	if (strcmp(what, "inactive") != 0 && strcmp(what, "unclean") != 0 &&
-	    strcmp(what, "stale") != 0) {
-		xasprintf(status, "unknown stuck state '%.*s': expected %s", 64,
-		    what, "inactive, unclean or stale");
-		return -EINVAL;
+	unsigned types = 0;
+	int64_t now;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nitems(mon_stuck_types); k++)
+			if (strcmp(what[i], mon_stuck_types[k].word) == 0)
+				break;
+		if (k == nitems(mon_stuck_types)) {
+			/* Ceph's PGMap::dump_stuck_pg_stats() words. */
+			xasprintf(status, "Unknown type: %.*s", 64, what[i]);
+			return -EINVAL;
+		}
+		types |= mon_stuck_types[k].bit;
 	}
-	*out = mon_pg_walk_new(m, MON_WALK_STUCK, what);
-	(*out)->stuck_before = stamp_now() -
-	    m->params.pg_stale_timeout_ms * 1000;
+	if (types == 0)
+		types = MON_STUCK_UNCLEAN;
+	*out = mon_pg_walk_new(m, MON_WALK_STUCK);
+	(*out)->stuck = types;
+	(*out)->brief = 0;
+	now = stamp_now();
+	if (threshold < 0)
+		(*out)->cutoff = now - m->params.pg_stuck_threshold_ms * 1000;
+	else if (threshold > now / 1000000)
+		/* Longer than the clock has run: no PG has been stuck so. */
+		(*out)->cutoff = INT64_MIN;
+	else
+		(*out)->cutoff = now - threshold * 1000000;
 	return 0;
+}
+
+/* Whether st is in the acting set (as the primary) of the walk's OSD. */
+static int
+mon_pg_walk_osd(const struct mon_pg_walk *w, const struct pg_stat *st)
+{
+	unsigned i;
+
+	if (w->primary)
+		return st->acting_primary == w->osd;
+	for (i = 0; i < st->acting_len && i < PLACEMENT_MAX_SIZE; i++)
+		if (st->acting[i] == w->osd)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether st is stuck in one of the walk's types: as Ceph's
+ * get_stuck_stats(), the earliest of the stamps since which it has been
+ * so is before the cutoff.
+ */
+static int
+mon_pg_walk_stuck(const struct mon_pg_walk *w, const struct pg_stat *st)
+{
+	int64_t since = w->cutoff;
+
+	if ((w->stuck & MON_STUCK_INACTIVE) && !(st->state & PG_STATE_ACTIVE) &&
+	    st->last_active < since)
+		since = st->last_active;
+	if ((w->stuck & MON_STUCK_UNCLEAN) && !(st->state & PG_STATE_CLEAN) &&
+	    st->last_clean < since)
+		since = st->last_clean;
+	if ((w->stuck & MON_STUCK_DEGRADED) &&
+	    (st->state & PG_STATE_DEGRADED) && st->last_undegraded < since)
+		since = st->last_undegraded;
+	if ((w->stuck & MON_STUCK_UNDERSIZED) &&
+	    (st->state & PG_STATE_UNDERSIZED) && st->last_fullsized < since)
+		since = st->last_fullsized;
+	if ((w->stuck & MON_STUCK_STALE) && (st->state & PG_STATE_STALE) &&
+	    st->last_unstale < since)
+		since = st->last_unstale;
+	return since < w->cutoff;
 }
 
 /* Whether w lists st. */
@@ -543,29 +928,14 @@ mon_pg_walk_keep(const struct mon_pg_walk *w, const struct pg_stat *st)
 	case MON_WALK_LS:
 		if (w->pool >= 0 && st->pgid.pool != (uint32_t)w->pool)
 			return 0;
-		return w->states == 0 || (st->state & w->states) != 0;
+		if (w->osd >= 0 && !mon_pg_walk_osd(w, st))
+			return 0;
+		return w->states == 0 || (st->state & w->states) != 0 ||
+		    (w->unknown && st->state == 0);
 	case MON_WALK_STUCK:
 		break;
 	}
-	switch (w->what[0]) {
-	case 'i':
-		return !(st->state & PG_STATE_ACTIVE) &&
-		    st->last_active < w->stuck_before;
-	case 'u':
-		return !(st->state & PG_STATE_CLEAN) &&
-		    st->last_clean < w->stuck_before;
-	default:
-		return (st->state & PG_STATE_STALE) &&
-		    st->last_unstale < w->stuck_before;
-	}
-}
-
-/* Move src's members into dst. */
-static void
-mon_json_merge(json_t *dst, json_t *src)
-{
-	json_object_update(dst, src);
-	json_decref(src);
+	return mon_pg_walk_stuck(w, st);
 }
 
 static void
@@ -574,55 +944,80 @@ mon_put_text(struct enc_buf *b, const char *s)
 	enc_buf_put_bytes(b, s, strlen(s));
 }
 
-/* Append the JSON text of obj (stolen) to b, as a reply carries it. */
+/*
+ * Append the JSON text of obj's members (obj stolen), without its braces
+ * and with a leading comma when comma.
+ */
 static void
-mon_put_json(struct enc_buf *b, json_t *obj)
+mon_put_members(struct enc_buf *b, json_t *obj, int comma)
 {
 	char *text = json_dumps(obj, JSON_COMPACT);
+	size_t len;
 
 	if (text == NULL)
 		fatalx("jansson cannot write a reply (out of memory)");
-	mon_put_text(b, text);
+	len = strlen(text);
+	if (len > 2) {
+		if (comma)
+			enc_buf_put_u8(b, ',');
+		enc_buf_put_bytes(b, text + 1, len - 2);
+	}
 	free(text);
 	json_decref(obj);
 }
 
 /*
- * The text before the PGs, from the state the first slice sees: the whole
- * data of the small parts of `pg dump' (0: nothing follows), else the
- * data's object up to its array of PGs (1).
+ * The text before the PGs, and after them, from the state the first slice
+ * sees: the whole data of `pg dump' without PGs (0: nothing follows),
+ * else the data's object up to its array of PGs (1).
  */
 static int
 mon_pg_walk_begin(struct mon_pg_walk *w, struct enc_buf *b)
 {
 	struct mon *m = w->m;
-	json_t *all;
+	json_t *o;
+	char *text;
 
 	w->begun = 1;
+	mon_put_text(b, "{\"pg_ready\":true");
 	if (w->kind == MON_WALK_STUCK) {
-		mon_put_text(b, "{\"stuck_pg_stats\":[");
+		mon_put_text(b, ",\"stuck_pg_stats\":[");
 		return 1;
 	}
-	if (w->kind == MON_WALK_LS || strcmp(w->what, "pgs") == 0) {
-		mon_put_text(b, "{\"pg_stats\":[");
+	if (w->kind == MON_WALK_LS) {
+		mon_put_text(b, ",\"pg_stats\":[");
 		return 1;
 	}
-	if (strcmp(w->what, "summary") == 0)
-		all = mon_pg_summary_json(m);
-	else if (strcmp(w->what, "pools") == 0)
-		all = mon_pg_pools_json(m);
-	else if (strcmp(w->what, "osds") == 0)
-		all = mon_pg_osds_json(m);
-	else {
-		all = mon_pg_summary_json(m);
-		mon_json_merge(all, mon_pg_pools_json(m));
-		mon_json_merge(all, mon_pg_osds_json(m));
+	/* Ceph's process_pg_map_command(): "all", else summary, else parts. */
+	if (w->parts & (MON_DUMP_ALL | MON_DUMP_SUMMARY | MON_DUMP_SUM)) {
+		mon_put_text(b, ",\"pg_map\":{");
+		mon_put_members(b, mon_pg_basic_json(m), 0);
+		if (!(w->parts & MON_DUMP_ALL)) {
+			mon_put_text(b, "}}");
+			return 0;
+		}
+		o = json_pack("{s:o, s:o}", "pool_stats", mon_pg_pools_json(m),
+		    "osd_stats", mon_pg_osds_json(m));
+		if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
+			fatalx("jansson cannot write a reply (out of memory)");
+		json_decref(o);
+		/* "],", its members, and the two objects' ends. */
+		xasprintf(&w->tail, "],%.*s}}", (int)(strlen(text) - 2),
+		    text + 1);
+		free(text);
+		mon_put_text(b, ",\"pg_stats\":[");
+		return 1;
 	}
-	mon_put_json(b, all);
-	if (!w->pgs)
+	o = json_object();
+	if (w->parts & MON_DUMP_POOLS)
+		json_object_set_new(o, "pool_stats", mon_pg_pools_json(m));
+	if (w->parts & MON_DUMP_OSDS)
+		json_object_set_new(o, "osd_stats", mon_pg_osds_json(m));
+	mon_put_members(b, o, 1);
+	if (!w->pgs) {
+		mon_put_text(b, "}");
 		return 0;
-	/* Reopen the object (its text ends in '}') for the PGs. */
-	b->len--;
+	}
 	mon_put_text(b, ",\"pg_stats\":[");
 	return 1;
 }
@@ -658,21 +1053,25 @@ mon_pg_walk_next(struct mon_pg_walk *w, struct pg_text *t, char **status)
 				continue;
 			if (w->n++ > 0)
 				enc_buf_put_u8(&t->buf, ',');
-			pg_text_stat(t, &pp->pgs[seed]);
+			if (w->brief)
+				pg_text_brief(t, &pp->pgs[seed]);
+			else
+				pg_text_stat(t, &pp->pgs[seed]);
 			written++;
 		}
 	}
-	mon_put_text(&t->buf, "]}");
+	mon_put_text(&t->buf, w->tail != NULL ? w->tail : "]}");
 done:
 	switch (w->kind) {
 	case MON_WALK_DUMP:
-		xasprintf(status, "dumped %s", w->what);
+		*status = xstrdup(w->done_status);
 		break;
 	case MON_WALK_LS:
 		xasprintf(status, "listed %zu pgs", w->n);
 		break;
 	case MON_WALK_STUCK:
-		xasprintf(status, "%zu pgs stuck %s", w->n, w->what);
+		/* Ceph's status, whether or not a PG is stuck. */
+		*status = xstrdup("ok");
 		break;
 	}
 	return 1;
@@ -732,7 +1131,7 @@ mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
 	const struct osdmap_pool *p;
 	struct pg_id id;
 	int32_t up[PLACEMENT_MAX_SIZE];
-	char *why = NULL, name[32];
+	char *why = NULL, name[32], raw[32];
 	int n, primary;
 
 	if (pg_id_parse(pgid, &id, &why) == -1) {
@@ -740,19 +1139,21 @@ mon_pg_map_json(struct mon *m, const char *pgid, json_t **out, char **status)
 		free(why);
 		return -EINVAL;
 	}
-	if ((p = osdmap_pool(&m->osdmap, id.pool)) == NULL ||
-	    id.seed >= p->pg_num) {
-		xasprintf(status, "pg %.*s does not exist", 64, pgid);
+	pg_id_format(id, raw, sizeof raw);
+	if ((p = osdmap_pool(&m->osdmap, id.pool)) == NULL) {
+		xasprintf(status, "pg '%s' does not exist", raw);
 		return -ENOENT;
 	}
+	/* As Ceph: a raw seed past pg_num names the PG it folds to. */
+	id.seed = pg_seed_fold(id.seed, p->pg_num);
 	n = placement_map_pg(m->placement, id.pool, id.seed, p->size, up);
 	primary = n > 0 ? up[0] : -1;
 	pg_id_format(id, name, sizeof name);
-	*out = json_pack("{s:I, s:s, s:o, s:i, s:o, s:i}",
-	    "epoch", (json_int_t)m->osdmap.epoch, "pgid", name,
-	    "up", mon_osd_list_json(up, n), "up_primary", primary,
-	    "acting", mon_osd_list_json(up, n), "acting_primary", primary);
-	xasprintf(status, "osdmap e%u pg %s", m->osdmap.epoch, name);
+	*out = json_pack("{s:I, s:s, s:s, s:o, s:o, s:i, s:i}", "epoch",
+	    (json_int_t)m->osdmap.epoch, "raw_pgid", raw, "pgid", name, "up",
+	    mon_osd_list_json(up, n), "acting", mon_osd_list_json(up, n),
+	    "up_primary", primary, "acting_primary", primary);
+	xasprintf(status, "osdmap e%u pg %s (%s)", m->osdmap.epoch, raw, name);
 	return 0;
 }
 

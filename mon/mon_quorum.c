@@ -215,6 +215,13 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 		enc_buf_put_bytes(b, tmp.data, tmp.len);
 		enc_buf_reset(&tmp);
 	}
+	enc_buf_put_u8(b, (uint8_t)(p->has_mutes != 0));
+	if (p->has_mutes) {
+		mon_record_mutes_encode(p->mutes, p->nmutes, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
 	enc_buf_put_u64(b, p->pgmap_version);
 	mon_record_commit_encode(&p->rec, &tmp);
 	enc_buf_put_u32(b, (uint32_t)tmp.len);
@@ -343,6 +350,14 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 			mon_auth_entity_derive(&c->e);
 		}
 		p->nauth++;
+	}
+	p->has_mutes = enc_get_u8(&r);
+	if (p->has_mutes) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		if (mon_record_mutes_decode(v, vlen, &p->mutes, &p->nmutes,
+			&why) == -1)
+			goto bad;
 	}
 	p->pgmap_version = enc_get_u64(&r);
 	if ((v = mon_quorum_blob(&r, &vlen)) == NULL)

@@ -14,6 +14,7 @@
 
 #define MON_RECORD_COMMIT_V 1
 #define MON_RECORD_LOG_V 1
+#define MON_RECORD_MUTES_V 1
 #define MON_RECORD_AUTH_V 1
 
 void
@@ -183,4 +184,77 @@ mon_record_auth_decode(const char *name, const void *p, size_t len,
 		return -1;
 	}
 	return 0;
+}
+
+void
+mon_record_mutes_encode(const struct mon_mute *v, size_t n, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_RECORD_MUTES_V, 1), i;
+
+	enc_buf_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		enc_buf_put_str(b, v[i].code);
+		enc_buf_put_u64(b, (uint64_t)v[i].ttl);
+		enc_buf_put_u8(b, (uint8_t)(v[i].sticky != 0));
+		enc_buf_put_str(b, v[i].summary != NULL ? v[i].summary : "");
+		enc_buf_put_u64(b, v[i].count);
+	}
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_record_mutes_decode(const void *p, size_t len, struct mon_mute **out,
+    size_t *n, char **cause)
+{
+	struct enc_reader r, body;
+	struct mon_mute *v;
+	const char *why;
+	char *code;
+	uint32_t count, i;
+
+	*out = NULL;
+	*n = 0;
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_RECORD_MUTES_V, &body, &why) == -1) {
+		xasprintf(cause, "health mutes: %s", why);
+		return -1;
+	}
+	count = enc_get_u32(&body);
+	/* Never size from a count read: each mute takes 21 bytes at least. */
+	if (!enc_reader_body_ok(&body) || count > body.left / 21) {
+		xasprintf(cause, "health mutes: corrupt record");
+		return -1;
+	}
+	v = xcalloc(count ? count : 1, sizeof *v);
+	for (i = 0; i < count; i++) {
+		code = enc_get_str(&body);
+		v[i].ttl = (int64_t)enc_get_u64(&body);
+		v[i].sticky = enc_get_u8(&body);
+		v[i].summary = enc_get_str(&body);
+		v[i].count = enc_get_u64(&body);
+		if (code == NULL || *code == '\0' ||
+		    strlen(code) >= sizeof v[i].code || v[i].summary == NULL ||
+		    !enc_reader_body_ok(&body)) {
+			free(code);
+			xasprintf(cause,
+			    "health mutes: corrupt record (mute "
+			    "%u)",
+			    i);
+			goto fail;
+		}
+		memcpy(v[i].code, code, strlen(code) + 1);
+		free(code);
+	}
+	if (r.left != 0) {
+		xasprintf(cause, "health mutes: corrupt record");
+		goto fail;
+	}
+	*out = v;
+	*n = count;
+	return 0;
+fail:
+	for (i = 0; i < count; i++)
+		free(v[i].summary);
+	free(v);
+	return -1;
 }

@@ -1,7 +1,7 @@
 /*
  * mon_record.h: the values of the monitor's own store records, the kinds of
- * mon/keys.h that no map type encodes: the commit record ("C") and the
- * cluster log entries ("L").  The maps encode their own records (monmap.h,
+ * mon/keys.h that no map type encodes: the commit record ("C"), the
+ * cluster log entries ("L") and the health mutes ("H").  The maps encode their own records (monmap.h,
  * osdmap.h, pg.h); a pgmap incremental ("V") is a bare list of PG ids.
  *
  * Each value is one versioned enc.h record.  The decoders take bytes from
@@ -50,6 +50,34 @@ void mon_record_log_encode(const struct mon_log_entry *e, struct enc_buf *b);
  */
 int mon_record_log_decode(const void *p, size_t len, struct mon_log_entry *e,
     char **cause);
+
+/*
+ * A muted health check (`health mute', mapmon(8)): its code, when the mute
+ * ends (a wall-clock stamp in us; 0: never), whether it outlives the
+ * check, and, for one that does not, the check's summary and count when
+ * it was muted (a count that grows, or a summary that changes when the
+ * count is 0, ends it, as Ceph's HealthMonitor::check_mutes()).
+ */
+#define MON_MUTE_CODE_MAX 24
+struct mon_mute {
+	char code[MON_MUTE_CODE_MAX];
+	int64_t ttl;
+	int sticky;
+	char *summary;
+	uint64_t count;
+};
+
+/* Append the mutes v[0..n) (every one, the whole set) to b. */
+void mon_record_mutes_encode(const struct mon_mute *v, size_t n,
+    struct enc_buf *b);
+
+/*
+ * Decode a set of mutes: 0 with *out (malloc'd; free each summary and the
+ * array) and *n, or -1 with nothing to free when it is corrupt (a code
+ * empty or too long, a length past the value).
+ */
+int mon_record_mutes_decode(const void *p, size_t len, struct mon_mute **out,
+    size_t *n, char **cause);
 
 /*
  * Append the value of an auth entity's record ("A" + its name): its key

@@ -230,6 +230,35 @@ mon_stage_pg(struct mon *m, const struct pg_stat *st)
 	p->ops++;
 }
 
+/* Mutes by code, as Ceph's map of them. */
+static int
+mon_stage_mute_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mon_mute *)a)->code,
+	    ((const struct mon_mute *)b)->code);
+}
+
+void
+mon_stage_mutes(struct mon *m, const struct mon_mute *v, size_t n)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+	struct mon_mute *copy;
+	size_t i;
+
+	copy = xcalloc(n ? n : 1, sizeof *copy);
+	for (i = 0; i < n; i++) {
+		copy[i] = v[i];
+		copy[i].summary = xstrdup(
+		    v[i].summary != NULL ? v[i].summary : "");
+	}
+	qsort(copy, n, sizeof *copy, mon_stage_mute_cmp);
+	mon_mute_free(p->mutes, p->nmutes);
+	p->has_mutes = 1;
+	p->mutes = copy;
+	p->nmutes = n;
+	p->ops++;
+}
+
 void
 mon_stage_auth(struct mon *m, const struct mon_auth_entity *e, int removed)
 {
@@ -292,14 +321,33 @@ mon_stage_health(struct mon *m)
 {
 	struct mon_health_check *now;
 	const struct mon_health_check *was;
+	int64_t mono = stamp_mono();
 	size_t n, i;
 	int sev;
 
 	mon_health_eval(m, 0, &now, &n);
+	mon_mute_tick(m, now, n, stamp_now());
 	for (i = 0; i < n; i++) {
 		was = mon_health_find(m->checks, m->nchecks, now[i].code);
-		if (was != NULL && was->severity == now[i].severity)
-			continue;
+		now[i].logged_mono = mono;
+		if (was != NULL && was->severity == now[i].severity) {
+			now[i].logged_mono = was->logged_mono;
+			if (strcmp(was->summary, now[i].summary) == 0)
+				continue;
+			/*
+			 * As Ceph's Monitor::log_health(): a summary that
+			 * changes alone is logged once a period at most; the
+			 * one logged is kept meanwhile, so that a tick logs
+			 * the newest once the period is over.
+			 */
+			if (mono - was->logged_mono <
+			    MON_HEALTH_LOG_PERIOD_US) {
+				free(now[i].summary);
+				now[i].summary = xstrdup(was->summary);
+				continue;
+			}
+			now[i].logged_mono = mono;
+		}
 		sev = now[i].severity == MON_HEALTH_ERR ? MON_LOG_ERROR :
 		    MON_LOG_WARN;
 		mon_stage_log(m, sev, "Health check %s: %s (%s)",

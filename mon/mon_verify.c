@@ -353,6 +353,25 @@ mon_verify(struct store *s, mon_verify_cb *cb, void *arg,
 		free(cause);
 		return -1;
 	}
+	key = KEYS_MUTES;
+	if ((rc = store_get(s, &key, 1, &val, &vlen, &cause)) == 0) {
+		struct mon_mute *mutes;
+		size_t nmutes;
+
+		if (mon_record_mutes_decode(val, vlen, &mutes, &nmutes,
+			&cause) == -1) {
+			verify_problem(&v, &key, 1, "%s", cause);
+			free(cause);
+		} else {
+			for (i = 0; i < nmutes; i++)
+				free(mutes[i].summary);
+			free(mutes);
+		}
+		free(val);
+	} else if (rc != STORE_NOTFOUND) {
+		verify_problem(&v, &key, 1, "%s", cause);
+		free(cause);
+	}
 	key = KEYS_MONMAP;
 	if ((rc = store_get(s, &key, 1, &val, &vlen, &cause)) != 0) {
 		verify_problem(&v, &key, 1, "%s", rc == STORE_NOTFOUND ?

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/mapmon.h"
+#include "common/suggest.h"
 #include "tools/cli_args.h"
 
 static const struct {
@@ -83,6 +84,26 @@ cli_arg_metavar(const struct cli_arg *a)
 	return s;
 }
 
+/* Whether a's value is a list of words. */
+static int
+cli_arg_is_list(const struct cli_arg *a)
+{
+	return a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
+	    a->type == CLI_ARG_OSDS;
+}
+
+/* Is w one of a's choices? */
+static int
+cli_arg_is_choice(const struct cli_arg *a, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < a->nchoices; i++)
+		if (strcmp(w, a->choices[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* One argument's part of a usage line, without brackets. */
 static char *
 cli_arg_usage(const struct cli_arg *a)
@@ -100,60 +121,47 @@ cli_arg_usage(const struct cli_arg *a)
 			choices = tmp;
 		}
 	}
-	if (a->type == CLI_ARG_OSDS && choices != NULL) {
+	mv = cli_arg_metavar(a);
+	if (a->type == CLI_ARG_OSDS && choices != NULL)
 		/* "IDS...|any|all": the ids, or a word for every OSD. */
-		mv = cli_arg_metavar(a);
 		xasprintf(&s, "%s...|%s", mv, choices);
-		free(mv);
-		free(choices);
-		choices = NULL;
-		mv = s;
-	} else
-		mv = choices != NULL ? choices : cli_arg_metavar(a);
-	if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
-	    (a->type == CLI_ARG_OSDS && a->nchoices == 0))
-		xasprintf(&s, "%s...", mv);
+	else if (cli_arg_is_list(a))
+		xasprintf(&s, "%s...", choices != NULL ? choices : mv);
 	else if (a->type == CLI_ARG_JSON)
 		xasprintf(&s, "<%s:json>", mv);
 	else
-		s = xstrdup(mv);
+		s = xstrdup(choices != NULL ? choices : mv);
 	if (a->option != NULL) {
 		xasprintf(&tmp, "%s %s", a->option, s);
 		free(s);
 		s = tmp;
 	}
+	free(choices);
 	free(mv);
 	return s;
 }
 
 /*
- * A usage line made from the arguments, where the table gives none:
- * required positionals, then optional ones nested ("[SIZE [MIN_SIZE]]"),
- * then the options.
+ * The usage line, made from the arguments: the positionals in order, each
+ * optional one in brackets of its own ("[POOL] [STATES...]": any may be
+ * left out, as a word that does not fit one goes to the next), then the
+ * options.
  */
 static char *
 cli_cmd_make_usage(const struct cli_cmd *c)
 {
 	char *s, *tmp, *u;
-	size_t i, nopen = 0;
+	size_t i;
 
 	s = xstrdup(c->prefix);
 	for (i = 0; i < c->nargs; i++) {
-		if (c->args[i].option != NULL)
+		if (c->args[i].option != NULL ||
+		    (c->args[i].type == CLI_ARG_JSON && !c->args[i].required))
 			continue;
 		u = cli_arg_usage(&c->args[i]);
-		if (c->args[i].required)
-			xasprintf(&tmp, "%s %s", s, u);
-		else {
-			xasprintf(&tmp, "%s [%s", s, u);
-			nopen++;
-		}
+		xasprintf(&tmp, c->args[i].required ? "%s %s" : "%s [%s]", s,
+		    u);
 		free(u);
-		free(s);
-		s = tmp;
-	}
-	for (; nopen > 0; nopen--) {
-		xasprintf(&tmp, "%s]", s);
 		free(s);
 		s = tmp;
 	}
@@ -181,9 +189,9 @@ cli_arg_from_json(const json_t *j, struct cli_arg *a, char **cause)
 
 	memset(a, 0, sizeof *a);
 	if (json_unpack_ex((json_t *)j, &err, 0,
-	    "{s:s, s:s, s?:b, s?:o, s?:o, s?:o, s?:s}", "name", &name,
-	    "type", &type, "required", &required, "min", &min, "max", &max,
-	    "choices", &choices, "option", &option) == -1) {
+		"{s:s, s:s, s?:b, s?:o, s?:o, s?:o, s?:s}", "name", &name,
+		"type", &type, "required", &required, "min", &min, "max", &max,
+		"choices", &choices, "option", &option) == -1) {
 		xasprintf(cause, "%s", err.text);
 		return -1;
 	}
@@ -251,16 +259,15 @@ static int
 cli_cmd_from_json(const json_t *j, struct cli_cmd *c, char **cause)
 {
 	json_error_t err;
-	const char *prefix, *help = "", *usage = NULL;
+	const char *prefix, *help = "";
 	json_t *args = NULL, *flags = NULL, *v;
 	char *why = NULL, *copy, *w, *save = NULL;
 	size_t i;
 
 	memset(c, 0, sizeof *c);
-	if (json_unpack_ex((json_t *)j, &err, 0,
-	    "{s:s, s?:o, s?:o, s?:s, s?:s}",
-	    "prefix", &prefix, "args", &args, "flags", &flags, "help", &help,
-	    "usage", &usage) == -1) {
+	if (json_unpack_ex((json_t *)j, &err, 0, "{s:s, s?:o, s?:o, s?:s}",
+		"prefix", &prefix, "args", &args, "flags", &flags, "help",
+		&help) == -1) {
 		xasprintf(cause, "%s", err.text);
 		return -1;
 	}
@@ -313,7 +320,7 @@ cli_cmd_from_json(const json_t *j, struct cli_cmd *c, char **cause)
 		}
 	}
 	c->help = xstrdup(help);
-	c->usage = usage != NULL ? xstrdup(usage) : cli_cmd_make_usage(c);
+	c->usage = cli_cmd_make_usage(c);
 	return 0;
 }
 
@@ -443,21 +450,9 @@ cli_table_print_help(const struct cli_table *t, FILE *f, char *const *words,
 	return count;
 }
 
-/* Is w one of a's choices? */
-static int
-cli_arg_is_choice(const struct cli_arg *a, const char *w)
-{
-	size_t i;
-
-	for (i = 0; i < a->nchoices; i++)
-		if (strcmp(w, a->choices[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* "a, b or c" of a's choices (malloc'd). */
+/* a's choices as "a, b or c" (malloc'd). */
 static char *
-cli_arg_choice_list(const struct cli_arg *a)
+cli_arg_choice_list(const struct cli_arg *a, const char *last)
 {
 	char *list, *tmp;
 	size_t i;
@@ -465,143 +460,109 @@ cli_arg_choice_list(const struct cli_arg *a)
 	list = xstrdup(a->nchoices > 0 ? a->choices[0] : "");
 	for (i = 1; i < a->nchoices; i++) {
 		xasprintf(&tmp, "%s%s%s", list,
-		    i + 1 == a->nchoices ? " or " : ", ", a->choices[i]);
+		    i + 1 == a->nchoices ? last : ", ", a->choices[i]);
 		free(list);
 		list = tmp;
 	}
 	return list;
 }
 
-/* Parse one word as arg's type and check its bounds and choices. */
+/*
+ * A number out of a's bounds (lo and hi written as its type writes them):
+ * the message, naming a by its metavar.
+ */
+static void
+cli_arg_range_error(const struct cli_arg *a, const char *mv, const char *w,
+    const char *lo, const char *hi, char **cause)
+{
+	if (a->has_min && a->has_max)
+		xasprintf(cause, "%s: %s is out of range %s..%s", mv, w, lo,
+		    hi);
+	else if (a->has_min)
+		xasprintf(cause, "%s: %s is below %s", mv, w, lo);
+	else
+		xasprintf(cause, "%s: %s is above %s", mv, w, hi);
+}
+
+/*
+ * Parse one word as arg's type (an item's, for a list) and check its
+ * bounds and choices; messages name the argument by its metavar.
+ */
 static json_t *
 cli_arg_value(const struct cli_arg *a, enum cli_arg_type type,
     const char *w, char **cause)
 {
-	const char *digits;
-	char *end, *list;
+	char *mv, *end, *list, lo[32], hi[32];
+	const char *num;
 	long long ll;
+	json_t *v = NULL;
 	double d;
+	int osd;
 
+	mv = cli_arg_metavar(a);
+	snprintf(lo, sizeof lo, type == CLI_ARG_FLOAT ? "%g" : "%.0f", a->min);
+	snprintf(hi, sizeof hi, type == CLI_ARG_FLOAT ? "%g" : "%.0f", a->max);
 	switch (type) {
 	case CLI_ARG_INT:
 	case CLI_ARG_INTS:
 	case CLI_ARG_OSD:
 	case CLI_ARG_OSDS:
 		/* An OSD is N or osd.N, as Ceph's CephOsdName takes it. */
-		digits = (type == CLI_ARG_OSD || type == CLI_ARG_OSDS) &&
-			strncmp(w, "osd.", 4) == 0 ?
-		    w + 4 :
-		    w;
+		osd = type == CLI_ARG_OSD || type == CLI_ARG_OSDS;
+		num = osd && strncmp(w, "osd.", 4) == 0 ? w + 4 : w;
 		errno = 0;
-		ll = strtoll(digits, &end, 10);
-		if (*digits == '\0' || *end != '\0' || errno == ERANGE) {
-			if (type == CLI_ARG_OSD || type == CLI_ARG_OSDS)
-				xasprintf(cause,
-				    "%s: '%s' is not an osd id "
-				    "(N or osd.N)",
-				    a->name, w);
-			else
-				xasprintf(cause, "%s: '%s' is not an integer",
-				    a->name, w);
-			return NULL;
+		ll = strtoll(num, &end, 10);
+		if (*num == '\0' || *end != '\0' || errno == ERANGE) {
+			xasprintf(cause,
+			    osd ? "%s: '%s' is not an OSD id (N or osd.N)" :
+				  "%s: '%s' is not an integer",
+			    mv, w);
+			break;
 		}
 		if ((a->has_min && (double)ll < a->min) ||
 		    (a->has_max && (double)ll > a->max)) {
-			if (a->has_min && a->has_max)
-				xasprintf(cause, "%s: %lld is out of range "
-				    "%.0f..%.0f", a->name, ll, a->min, a->max);
-			else if (a->has_min)
-				xasprintf(cause, "%s: %lld is below %.0f",
-				    a->name, ll, a->min);
-			else
-				xasprintf(cause, "%s: %lld is above %.0f",
-				    a->name, ll, a->max);
-			return NULL;
+			cli_arg_range_error(a, mv, w, lo, hi, cause);
+			break;
 		}
-		return json_integer((json_int_t)ll);
+		v = json_integer((json_int_t)ll);
+		break;
 	case CLI_ARG_FLOAT:
 		errno = 0;
 		d = strtod(w, &end);
 		if (*w == '\0' || *end != '\0' || errno == ERANGE ||
 		    !isfinite(d)) {
-			xasprintf(cause, "%s: '%s' is not a number", a->name,
-			    w);
-			return NULL;
+			xasprintf(cause, "%s: '%s' is not a number", mv, w);
+			break;
 		}
 		if ((a->has_min && d < a->min) || (a->has_max && d > a->max)) {
-			if (a->has_min && a->has_max)
-				xasprintf(cause,
-				    "%s: %s is out of range %g..%g",
-				    a->name, w, a->min, a->max);
-			else if (a->has_min)
-				xasprintf(cause, "%s: %s is below %g", a->name,
-				    w, a->min);
-			else
-				xasprintf(cause, "%s: %s is above %g", a->name,
-				    w, a->max);
-			return NULL;
+			cli_arg_range_error(a, mv, w, lo, hi, cause);
+			break;
 		}
-		return json_real(d);
-	case CLI_ARG_CHOICE:
-		if (cli_arg_is_choice(a, w))
-			return json_string(w);
-		list = cli_arg_choice_list(a);
-		xasprintf(cause, "%s: '%s' is not one of %s", a->name, w,
-		    list);
-		free(list);
-		return NULL;
-	case CLI_ARG_STRINGS:
-		if (a->nchoices == 0 || cli_arg_is_choice(a, w))
-			return json_string(w);
-		list = cli_arg_choice_list(a);
-		xasprintf(cause, "%s: '%s' is not one of %s", a->name, w, list);
-		free(list);
-		return NULL;
-	case CLI_ARG_VALUE:
-		return json_string(w);
+		v = json_real(d);
+		break;
 	default:
-		if (a->has_min || a->has_max) {
-			/* Strings bounded by length, should a table say so. */
-			if ((a->has_min && (double)strlen(w) < a->min) ||
-			    (a->has_max && (double)strlen(w) > a->max)) {
-				xasprintf(cause, "%s: '%s' has a length out of "
-				    "range", a->name, w);
-				return NULL;
+		if (a->nchoices > 0 &&
+		    (type == CLI_ARG_CHOICE || type == CLI_ARG_STRINGS)) {
+			if (!cli_arg_is_choice(a, w)) {
+				list = cli_arg_choice_list(a, " or ");
+				xasprintf(cause, "%s: '%s' is not one of %s",
+				    mv, w, list);
+				free(list);
+				break;
 			}
 		}
-		return json_string(w);
+		if ((a->has_min && (double)strlen(w) < a->min) ||
+		    (a->has_max && (double)strlen(w) > a->max)) {
+			/* Strings bounded by length, should a table say so. */
+			xasprintf(cause, "%s: '%s' has a length out of range",
+			    mv, w);
+			break;
+		}
+		v = json_string(w);
+		break;
 	}
-}
-
-/*
- * Is a of a type a word may not be of (so that an optional one is passed
- * over, as Ceph's CLI does)?  Strings of no choices take any word.
- */
-static int
-cli_arg_typed(const struct cli_arg *a)
-{
-	switch (a->type) {
-	case CLI_ARG_INT:
-	case CLI_ARG_FLOAT:
-	case CLI_ARG_CHOICE:
-	case CLI_ARG_OSD:
-	case CLI_ARG_INTS:
-	case CLI_ARG_OSDS:
-		return 1;
-	case CLI_ARG_STRINGS:
-		return a->nchoices > 0;
-	default:
-		return 0;
-	}
-}
-
-/* The first word of a as a's value (its first item for a list), or NULL. */
-static json_t *
-cli_arg_first(const struct cli_arg *a, const char *w, char **cause)
-{
-	if (a->type == CLI_ARG_OSDS && cli_arg_is_choice(a, w))
-		return json_string(w);
-	return cli_arg_value(a, a->type, w, cause);
+	free(mv);
+	return v;
 }
 
 /* The argument whose option is w ("--pool" or "--pool=P"), or NULL. */
@@ -631,13 +592,104 @@ cli_cmd_option(const struct cli_cmd *c, const char *w, const char **inline_v)
 static int
 cli_args_set(json_t *obj, const struct cli_arg *a, json_t *v, char **cause)
 {
+	char *mv;
+
 	if (json_object_get(obj, a->name) != NULL) {
 		json_decref(v);
-		xasprintf(cause, "%s given twice", a->option != NULL ?
-		    a->option : a->name);
+		mv = cli_arg_metavar(a);
+		xasprintf(cause, "%s given twice",
+		    a->option != NULL ? a->option : mv);
+		free(mv);
 		return -1;
 	}
 	json_object_set_new(obj, a->name, v);
+	return 0;
+}
+
+/*
+ * The positionals: words pos[*p..npos) to c's positional arguments, in
+ * order.  A list takes words while they fit it; an optional argument that
+ * the next word does not fit is passed over, its complaint kept in *skip
+ * (the last one, as Ceph reports it) with the word's place in *skip_at,
+ * for when that word fits nothing after it either.
+ */
+static int
+cli_args_positionals(const struct cli_cmd *c, json_t *obj, char *const *pos,
+    size_t npos, size_t *p, char **skip, size_t *skip_at, char **cause)
+{
+	const struct cli_arg *a;
+	json_t *v, *list;
+	char *mv, *why;
+	size_t i;
+
+	for (i = 0; i < c->nargs; i++) {
+		a = &c->args[i];
+		if (a->option != NULL)
+			continue;
+		if (a->type == CLI_ARG_JSON) {
+			if (a->required) {
+				xasprintf(cause,
+				    "%s has no command-line form "
+				    "(use mapmon raw)",
+				    a->name);
+				return -1;
+			}
+			continue;
+		}
+		if (*p == npos) {
+			if (a->required) {
+				mv = cli_arg_metavar(a);
+				xasprintf(cause, "missing argument %s", mv);
+				free(mv);
+				return -1;
+			}
+			continue;
+		}
+		if (cli_arg_is_list(a)) {
+			list = json_array();
+			for (; *p < npos; (*p)++) {
+				why = NULL;
+				/* Ceph's any and all: every OSD, first only. */
+				if (a->type == CLI_ARG_OSDS &&
+				    json_array_size(list) == 0 &&
+				    cli_arg_is_choice(a, pos[*p]))
+					v = json_string(pos[*p]);
+				else if ((v = cli_arg_value(a, a->type, pos[*p],
+					      &why)) == NULL) {
+					/* The list ends at a word it refuses. */
+					if (json_array_size(list) == 0 &&
+					    a->required) {
+						json_decref(list);
+						*cause = why;
+						return -1;
+					}
+					free(*skip);
+					*skip = why;
+					*skip_at = *p;
+					break;
+				}
+				json_array_append_new(list, v);
+			}
+			if (json_array_size(list) > 0)
+				json_object_set_new(obj, a->name, list);
+			else
+				json_decref(list);
+			continue;
+		}
+		why = NULL;
+		if ((v = cli_arg_value(a, a->type, pos[*p], &why)) == NULL) {
+			if (a->required) {
+				*cause = why;
+				return -1;
+			}
+			free(*skip);
+			*skip = why;
+			*skip_at = *p;
+			continue;
+		}
+		(*p)++;
+		json_object_set_new(obj, a->name, v);
+	}
 	return 0;
 }
 
@@ -647,9 +699,9 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 {
 	const struct cli_arg *a;
 	const char *w, *iv;
-	char **pos, *mv, *why = NULL, *skipped = NULL;
+	char **pos, *skip = NULL;
 	json_t *obj, *v, *list;
-	size_t i, npos = 0, p = 0, skipped_at = 0;
+	size_t i, npos = 0, p = 0, skip_at = 0;
 	int end_of_options = 0;
 
 	obj = json_pack("{s:s}", "prefix", c->prefix);
@@ -688,9 +740,7 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 			}
 			if ((v = cli_arg_value(a, a->type, iv, cause)) == NULL)
 				goto fail;
-			if (a->type == CLI_ARG_STRINGS ||
-			    a->type == CLI_ARG_INTS ||
-			    a->type == CLI_ARG_OSDS) {
+			if (cli_arg_is_list(a)) {
 				if ((list = json_object_get(obj, a->name)) ==
 				    NULL) {
 					list = json_array();
@@ -705,70 +755,14 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 	}
 
 	/* Then the positionals, in order. */
-	for (i = 0; i < c->nargs; i++) {
-		a = &c->args[i];
-		if (a->option != NULL)
-			continue;
-		/*
-		 * Ceph's matching: an optional argument the word is not of
-		 * is passed over (what the last one passed over says is
-		 * kept, should nothing take the word).
-		 */
-		if (p < npos && !a->required && cli_arg_typed(a)) {
-			if ((v = cli_arg_first(a, pos[p], &why)) == NULL) {
-				free(skipped);
-				skipped = why;
-				skipped_at = p;
-				continue;
-			}
-			json_decref(v);
-			free(skipped);
-			skipped = NULL;
-		}
-		if (a->type == CLI_ARG_JSON) {
-			if (a->required) {
-				xasprintf(cause, "%s has no command-line form "
-				    "(use mapmon raw)", a->name);
-				goto fail;
-			}
-			continue;
-		}
-		if (p == npos) {
-			if (a->required) {
-				mv = cli_arg_metavar(a);
-				xasprintf(cause, "missing argument %s", mv);
-				free(mv);
-				goto fail;
-			}
-			continue;
-		}
-		if (a->type == CLI_ARG_STRINGS || a->type == CLI_ARG_INTS ||
-		    a->type == CLI_ARG_OSDS) {
-			list = json_array();
-			for (; p < npos; p++) {
-				/* Ceph's any and all: every OSD, first only. */
-				if (a->type == CLI_ARG_OSDS &&
-				    json_array_size(list) == 0 &&
-				    cli_arg_is_choice(a, pos[p]))
-					v = json_string(pos[p]);
-				else if ((v = cli_arg_value(a, a->type, pos[p],
-					      cause)) == NULL) {
-					json_decref(list);
-					goto fail;
-				}
-				json_array_append_new(list, v);
-			}
-			json_object_set_new(obj, a->name, list);
-			continue;
-		}
-		if ((v = cli_arg_value(a, a->type, pos[p++], cause)) == NULL)
-			goto fail;
-		json_object_set_new(obj, a->name, v);
-	}
+	if (cli_args_positionals(c, obj, pos, npos, &p, &skip, &skip_at,
+		cause) == -1)
+		goto fail;
 	if (p < npos) {
-		if (skipped != NULL && skipped_at == p) {
-			*cause = skipped;
-			skipped = NULL;
+		/* What a word that fits nothing was refused for, if known. */
+		if (skip != NULL && skip_at == p) {
+			*cause = skip;
+			skip = NULL;
 		} else
 			xasprintf(cause, "unexpected argument '%s'", pos[p]);
 		goto fail;
@@ -783,12 +777,178 @@ cli_args_build(const struct cli_cmd *c, char *const *words, size_t n,
 			goto fail;
 		}
 	}
+	free(skip);
 	free(pos);
-	free(skipped);
 	return obj;
 fail:
+	free(skip);
 	free(pos);
-	free(skipped);
 	json_decref(obj);
 	return NULL;
+}
+
+/* What an argument takes, for a command's help: "an integer, 0 to 9". */
+static char *
+cli_arg_takes(const struct cli_arg *a)
+{
+	char *s, *tmp, *list, lo[32], hi[32];
+	const char *what;
+	int list_of = cli_arg_is_list(a);
+
+	if (a->type == CLI_ARG_FLAG)
+		return xstrdup("a flag: given or not");
+	if (a->type == CLI_ARG_JSON)
+		return xstrdup("JSON, no command-line form (mapmon raw)");
+	if (a->nchoices > 0 && a->type != CLI_ARG_OSDS) {
+		list = cli_arg_choice_list(a, ", ");
+		xasprintf(&s, "%s %s", list_of ? "any of" : "one of", list);
+		free(list);
+		return s;
+	}
+	switch (a->type) {
+	case CLI_ARG_OSD:
+	case CLI_ARG_OSDS:
+		what = list_of ? "OSD ids (N or osd.N)" :
+				 "an OSD id (N or osd.N)";
+		snprintf(lo, sizeof lo, "%.0f", a->min);
+		snprintf(hi, sizeof hi, "%.0f", a->max);
+		break;
+	case CLI_ARG_INT:
+	case CLI_ARG_INTS:
+		what = list_of ? "integers" : "an integer";
+		snprintf(lo, sizeof lo, "%.0f", a->min);
+		snprintf(hi, sizeof hi, "%.0f", a->max);
+		break;
+	case CLI_ARG_FLOAT:
+		what = "a number";
+		snprintf(lo, sizeof lo, "%g", a->min);
+		snprintf(hi, sizeof hi, "%g", a->max);
+		break;
+	case CLI_ARG_VALUE:
+		return xstrdup("a word or a number");
+	default:
+		return xstrdup(list_of ? "words" : "a word");
+	}
+	if (a->has_min && a->has_max)
+		xasprintf(&s, "%s, %s to %s", what, lo, hi);
+	else if (a->has_min)
+		xasprintf(&s, "%s, %s or more", what, lo);
+	else if (a->has_max)
+		xasprintf(&s, "%s, %s or less", what, hi);
+	else
+		s = xstrdup(what);
+	if (a->nchoices > 0) {
+		/* CLI_ARG_OSDS: a word for every OSD in place of the ids. */
+		list = cli_arg_choice_list(a, " or ");
+		xasprintf(&tmp, "%s; or %s for every OSD", s, list);
+		free(list);
+		free(s);
+		s = tmp;
+	}
+	return s;
+}
+
+void
+cli_cmd_print_help(const struct cli_cmd *c, FILE *f)
+{
+	size_t i, w = 0, len;
+	char *mv, *takes;
+
+	fprintf(f, "usage: mapmon %s\n", c->usage);
+	if (*c->help != '\0')
+		fprintf(f, "%s\n", c->help);
+	for (i = 0; i < c->nargs; i++) {
+		mv = cli_arg_metavar(&c->args[i]);
+		len = c->args[i].type == CLI_ARG_FLAG ?
+		    strlen(c->args[i].option) :
+		    strlen(mv);
+		if (len > w)
+			w = len;
+		free(mv);
+	}
+	for (i = 0; i < c->nargs; i++) {
+		mv = cli_arg_metavar(&c->args[i]);
+		takes = cli_arg_takes(&c->args[i]);
+		fprintf(f, "  %-*s  %s%s\n", (int)w,
+		    c->args[i].type == CLI_ARG_FLAG ? c->args[i].option : mv,
+		    takes, c->args[i].required ? "" : " (optional)");
+		free(takes);
+		free(mv);
+	}
+}
+
+void
+cli_table_print_args(const struct cli_table *t, FILE *f)
+{
+	const struct cli_cmd *c;
+	const struct cli_arg *a;
+	size_t i, k, j;
+
+	for (i = 0; i < t->ncmds; i++) {
+		c = &t->cmds[i];
+		if (c->flags & CLI_CMD_HIDDEN)
+			continue;
+		fputs(c->prefix, f);
+		for (k = 0; k < c->nargs; k++) {
+			a = &c->args[k];
+			fprintf(f, "\t%s:%s:%d:%s:", a->name,
+			    cli_arg_types[a->type].name, a->required != 0,
+			    a->option != NULL ? a->option : "");
+			for (j = 0; j < a->nchoices; j++)
+				fprintf(f, "%s%s", j ? "|" : "", a->choices[j]);
+		}
+		fputc('\n', f);
+	}
+}
+
+size_t
+cli_table_closest(const struct cli_table *t, char *const *words, size_t n,
+    const struct cli_cmd **out, size_t max)
+{
+	struct {
+		size_t shared; /* leading words alike */
+		size_t dist;   /* of the first word that differs */
+		int taken;
+	} * score;
+	const struct cli_cmd *c;
+	size_t i, k, best, got = 0;
+
+	if (max == 0 || t->ncmds == 0)
+		return 0;
+	score = xcalloc(t->ncmds, sizeof *score);
+	for (i = 0; i < t->ncmds; i++) {
+		c = &t->cmds[i];
+		for (k = 0; k < n && k < c->nwords; k++)
+			if (strcmp(words[k], c->words[k]) != 0)
+				break;
+		score[i].shared = k;
+		score[i].dist = k < n && k < c->nwords ?
+		    suggest_distance(words[k], c->words[k]) :
+		    SIZE_MAX;
+	}
+	/* A selection: few are wanted of a table of some dozens. */
+	while (got < max) {
+		best = t->ncmds;
+		for (i = 0; i < t->ncmds; i++) {
+			if ((t->cmds[i].flags & CLI_CMD_HIDDEN) ||
+			    score[i].taken)
+				continue;
+			if (best == t->ncmds ||
+			    score[i].shared > score[best].shared ||
+			    (score[i].shared == score[best].shared &&
+				score[i].dist < score[best].dist))
+				best = i;
+		}
+		if (best == t->ncmds)
+			break;
+		/* Nothing in common at all is no match. */
+		if (score[best].shared == 0 &&
+		    (score[best].dist == SIZE_MAX ||
+			score[best].dist > SUGGEST_MAX))
+			break;
+		out[got++] = &t->cmds[best];
+		score[best].taken = 1;
+	}
+	free(score);
+	return got;
 }

@@ -59,11 +59,12 @@ static struct {
 	int help;
 	int version;
 	int list_commands;
+	int list_args;
 	const char *name;    /* -n */
 	const char *keyring; /* -k */
 	const char *tls_ca;  /* --tls-ca */
-} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, NULL,
-	NULL, NULL };
+} opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0,
+	NULL, NULL, NULL };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -786,6 +787,8 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 			opts.version = 1;
 		else if (strcmp(a, "--list-commands") == 0)
 			opts.list_commands = 1;
+		else if (strcmp(a, "--list-args") == 0)
+			opts.list_args = 1;
 		else if (a[1] != '-')
 			mapmon_usage_error(NULL, "unknown option '%s'", a);
 		else
@@ -852,27 +855,53 @@ mapmon_join(char *const *words, size_t n)
 	return s;
 }
 
-/* `mapmon help WORDS`: the usage and help of the commands that match. */
+/*
+ * A mistyped command, as Ceph's CLI answers one: the closest signatures,
+ * then EINVAL.
+ */
+#define MAPMON_CLOSEST 10
+static mapmon_dead void
+mapmon_no_command(char *const *words, size_t n)
+{
+	const struct cli_cmd *near[MAPMON_CLOSEST];
+	size_t i, k;
+
+	k = cli_table_closest(sess.table, words, n, near, nitems(near));
+	if (k > 0) {
+		fprintf(stderr,
+		    "no valid command found; %zu closest "
+		    "match%s:\n",
+		    k, k == 1 ? "" : "es");
+		for (i = 0; i < k; i++)
+			fprintf(stderr, "%s\n", near[i]->usage);
+	} else
+		fprintf(stderr,
+		    "no valid command found (mapmon -h lists "
+		    "the commands)\n");
+	fprintf(stderr, "Error EINVAL: invalid command\n");
+	mapmon_exit(EINVAL);
+}
+
+/*
+ * `mapmon help WORDS` and `mapmon WORDS --help`: the whole help of the
+ * command WORDS name (its arguments' ranges and choices), else the usage
+ * of every command they begin, else the closest ones.
+ */
 static mapmon_dead void
 mapmon_help_words(char *const *words, size_t n)
 {
 	const struct cli_cmd *c;
 	size_t used;
-	char *joined;
 
-	if (n > 0 && (c = cli_table_match(sess.table, words, n, &used)) !=
-	    NULL && used == n) {
-		printf("usage: mapmon %s\n", c->usage);
-		if (*c->help != '\0')
-			printf("%s\n", c->help);
+	if (n > 0 &&
+	    (c = cli_table_match(sess.table, words, n, &used)) != NULL &&
+	    (used == n || cli_table_continuations(sess.table, words, n) == 0)) {
+		cli_cmd_print_help(c, stdout);
 		mapmon_exit(0);
 	}
 	if (cli_table_print_help(sess.table, stdout, words, n) > 0)
 		mapmon_exit(0);
-	joined = mapmon_join(words, n);
-	fprintf(stderr, "mapmon: no command matches '%s'\n", joined);
-	free(joined);
-	mapmon_exit(MAPMON_EXIT_USAGE);
+	mapmon_no_command(words, n);
 }
 
 /* Match words against the table, or exit with a usage error. */
@@ -891,6 +920,7 @@ mapmon_match(char *const *words, size_t n, json_t **cmd)
 			if (cli_table_continuations(sess.table, words, k) > 0)
 				break;
 		if (k > 0 && k == n) {
+			/* EINVAL, as Ceph's CLI answers any unknown command. */
 			fprintf(stderr, "mapmon: incomplete command '%s'; one "
 			    "of:\n", joined);
 			free(joined);
@@ -900,7 +930,8 @@ mapmon_match(char *const *words, size_t n, json_t **cmd)
 		if (words[0][0] == '-')
 			mapmon_usage_error(NULL, "unknown option '%s'",
 			    words[0]);
-		mapmon_invalid(NULL, "unknown command '%s'", joined);
+		free(joined);
+		mapmon_no_command(words, n);
 	}
 	if ((*cmd = cli_args_build(c, words + used, n - used, &cause)) ==
 	    NULL) {
@@ -1194,9 +1225,9 @@ main(int argc, char **argv)
 	sess.tried = 1;
 	mapmon_resolve_auth();
 	mapmon_resolve_tls();
-	if (opts.help)
+	if (opts.help && n == 0)
 		mapmon_help();
-	if (n == 0 && !opts.list_commands)
+	if (n == 0 && !opts.list_commands && !opts.list_args)
 		mapmon_usage_error(NULL, "no command given");
 	mapmon_connect();
 
@@ -1213,8 +1244,14 @@ main(int argc, char **argv)
 		printf("watch\nraw\nhelp\n");
 		mapmon_exit(0);
 	}
+	if (opts.list_args) {
+		cli_table_print_args(sess.table, stdout);
+		mapmon_exit(0);
+	}
 	if (strcmp(words[0], "help") == 0)
 		mapmon_help_words(words + 1, n - 1);
+	if (opts.help)
+		mapmon_help_words(words, n);
 
 	c = mapmon_match(words, n, &sess.cmd);
 	if (strcmp(c->prefix, "pg map") == 0)
@@ -1234,7 +1271,7 @@ main(int argc, char **argv)
 		json_array_foreach(data, i, e)
 			mapmon_fmt_log_entry(stdout, e, mapmon_who());
 	} else {
-		if (mapmon_fmt_status_for_stderr(c->prefix) && *status != '\0')
+		if (mapmon_fmt_status_to_stderr(c->prefix) && *status != '\0')
 			fprintf(stderr, "%s\n", status);
 		mapmon_print(c->prefix, sess.cmd, data);
 	}

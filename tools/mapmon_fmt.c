@@ -12,6 +12,7 @@
 
 #include "common/bytes.h"
 #include "common/mapmon.h"
+#include "common/stamp.h"
 #include "tools/mapmon_fmt.h"
 
 /* Lenient member access: a missing or mistyped member reads as empty. */
@@ -156,20 +157,67 @@ fmt_f5(double v)
 	return s;
 }
 
-void
-mapmon_fmt_health_line(FILE *f, const json_t *health)
+/* The time a mute has left, as Ceph's utimespan_str(), into buf. */
+static const char *
+fmt_mute_left(const json_t *mute, char *buf, size_t len)
+{
+	int64_t ttl;
+
+	if (stamp_parse(fmt_str(mute, "ttl"), &ttl) == -1)
+		return NULL;
+	return stamp_span_format(ttl - stamp_now(), buf, len);
+}
+
+/*
+ * "(muted: OSD_DOWN(9m) PG_DEGRADED)", as Ceph's get_health_status()
+ * ends its one-liner; nothing without mutes.  first: nothing before it.
+ */
+static void
+fmt_health_mutes(FILE *f, const json_t *health, const char *sep1,
+    const char *sep2, int first)
+{
+	json_t *mutes = json_object_get(health, "mutes"), *mu;
+	char left[32];
+	size_t i;
+
+	if (json_array_size(mutes) == 0)
+		return;
+	fprintf(f, "%s(muted:", first ? sep1 : sep2);
+	json_array_foreach(mutes, i, mu) {
+		fprintf(f, " %s", fmt_str(mu, "code"));
+		if (fmt_mute_left(mu, left, sizeof left) != NULL)
+			fprintf(f, "(%s)", left);
+	}
+	fputc(')', f);
+}
+
+/*
+ * The checks that are not muted: their summaries, sep1 before the first,
+ * sep2 between; then the mutes.
+ */
+static void
+fmt_health_summaries(FILE *f, const json_t *health, const char *sep1,
+    const char *sep2)
 {
 	const char *key;
-	json_t *check, *checks;
+	json_t *check;
 	int first = 1;
 
-	fprintf(f, "%s", fmt_str(health, "status"));
-	checks = json_object_get(health, "checks");
-	json_object_foreach(checks, key, check) {
-		fprintf(f, "%s%s", first ? " " : "; ",
+	json_object_foreach(json_object_get(health, "checks"), key, check) {
+		if (json_is_true(json_object_get(check, "muted")))
+			continue;
+		fprintf(f, "%s%s", first ? sep1 : sep2,
 		    fmt_str(json_object_get(check, "summary"), "message"));
 		first = 0;
 	}
+	fmt_health_mutes(f, health, sep1, sep2, first);
+}
+
+void
+mapmon_fmt_health_line(FILE *f, const json_t *health)
+{
+	fprintf(f, "%s", fmt_str(health, "status"));
+	fmt_health_summaries(f, health, " ", "; ");
 	fputc('\n', f);
 }
 
@@ -184,6 +232,27 @@ fmt_severity_tag(const char *severity)
 	return "INF";
 }
 
+/* A muted check's mark in `health detail', as Ceph's "(MUTED ...) ". */
+static void
+fmt_health_muted(FILE *f, const json_t *health, const char *code)
+{
+	json_t *mu;
+	char left[32];
+	size_t i;
+
+	fprintf(f, "(MUTED");
+	json_array_foreach(json_object_get(health, "mutes"), i, mu) {
+		if (strcmp(fmt_str(mu, "code"), code) != 0)
+			continue;
+		if (fmt_mute_left(mu, left, sizeof left) != NULL)
+			fprintf(f, " ttl %s", left);
+		if (json_is_true(json_object_get(mu, "sticky")))
+			fprintf(f, ", STICKY");
+		break;
+	}
+	fprintf(f, ") ");
+}
+
 static void
 fmt_health_detail(FILE *f, const json_t *health)
 {
@@ -193,6 +262,8 @@ fmt_health_detail(FILE *f, const json_t *health)
 
 	mapmon_fmt_health_line(f, health);
 	json_object_foreach(json_object_get(health, "checks"), key, check) {
+		if (json_is_true(json_object_get(check, "muted")))
+			fmt_health_muted(f, health, key);
 		fprintf(f, "[%s] %s: %s\n",
 		    fmt_severity_tag(fmt_str(check, "severity")), key,
 		    fmt_str(json_object_get(check, "summary"), "message"));
@@ -226,24 +297,31 @@ fmt_status(FILE *f, const json_t *d)
 	const json_t *monmap = json_object_get(d, "monmap");
 	const json_t *osdmap = json_object_get(d, "osdmap");
 	const json_t *pgmap = json_object_get(d, "pgmap");
-	const char *key, *flags;
-	json_t *check, *q, *states;
+	const char *flags;
+	json_t *q, *n, *states;
 	char b[32];
 	size_t i;
 
 	fprintf(f, "  cluster:\n");
 	fprintf(f, "    id:     %s\n", fmt_str(d, "fsid"));
-	fprintf(f, "    health: %s\n", fmt_str(health, "status"));
-	json_object_foreach(json_object_get(health, "checks"), key, check)
-		fprintf(f, "            %s\n",
-		    fmt_str(json_object_get(check, "summary"), "message"));
+	/* Ceph's health in status: a check or the mutes a line. */
+	fprintf(f, "    health: %s", fmt_str(health, "status"));
+	fmt_health_summaries(f, health, "\n            ", "\n            ");
+	fputc('\n', f);
 
 	fprintf(f, "\n  services:\n");
 	fprintf(f, "    mon: %" JSON_INTEGER_FORMAT " daemons, quorum",
 	    fmt_int(monmap, "num_mons"));
-	json_array_foreach(json_object_get(monmap, "quorum_names"), i, q)
-		fprintf(f, "%s%s", i ? "," : " ", json_string_value(q) ?
-		    json_string_value(q) : "");
+	if ((q = json_object_get(d, "quorum_names")) == NULL)
+		q = json_object_get(monmap, "quorum_names");
+	json_array_foreach(q, i, n)
+		fprintf(f, "%s%s", i ? "," : " ",
+		    json_string_value(n) ? json_string_value(n) : "");
+	if (json_object_get(d, "quorum_age") != NULL) {
+		int64_t age = (int64_t)fmt_int(d, "quorum_age") * 1000000;
+
+		fprintf(f, " (age %s)", stamp_span_format(age, b, sizeof b));
+	}
 	fprintf(f, "\n");
 	fprintf(f, "    osd: %" JSON_INTEGER_FORMAT " osds: %"
 	    JSON_INTEGER_FORMAT
@@ -652,23 +730,58 @@ fmt_key_values(FILE *f, const json_t *d, const char *const *skip)
 	}
 }
 
+/* The objects' line parts of Ceph's recovery summary, "; 3/9 ...". */
+static void
+fmt_recovery(FILE *f, const json_t *d, const char *sep)
+{
+	static const struct {
+		const char *objects, *total, *what;
+	} parts[] = {
+		{ "degraded_objects", "degraded_total", "degraded" },
+		{ "misplaced_objects", "misplaced_total", "misplaced" },
+		{ "unfound_objects", "unfound_total", "unfound" },
+	};
+	json_int_t n, total;
+	size_t i;
+
+	for (i = 0; i < nitems(parts); i++) {
+		n = fmt_int(d, parts[i].objects);
+		total = fmt_int(d, parts[i].total);
+		if (n <= 0 || total <= 0)
+			continue;
+		fprintf(f,
+		    "%s%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
+		    " objects %s (%.3f%%)",
+		    sep, n, total, parts[i].what,
+		    100.0 * (double)n / (double)total);
+	}
+}
+
+/* `pg stat', as Ceph's PGMapDigest::print_oneline_summary(). */
 static void
 fmt_pg_stat(FILE *f, const json_t *d)
 {
+	const json_t *sum = json_object_get(d, "pg_summary");
 	json_t *s;
 	size_t i;
-	char b[32];
+	char b[BYTES_BUFSIZE];
 
-	fprintf(f, "%" JSON_INTEGER_FORMAT " pgs: ", fmt_int(d, "num_pgs"));
-	json_array_foreach(json_object_get(d, "pgs_by_state"), i, s)
+	fprintf(f, "%" JSON_INTEGER_FORMAT " pgs: ", fmt_int(sum, "num_pgs"));
+	json_array_foreach(json_object_get(sum, "num_pg_by_state"), i, s)
 		fprintf(f, "%s%" JSON_INTEGER_FORMAT " %s", i ? ", " : "",
-		    fmt_int(s, "count"), fmt_str(s, "state_name"));
-	if (json_array_size(json_object_get(d, "pgs_by_state")) == 0)
-		fprintf(f, "none");
-	fprintf(f, "; %s data, %" JSON_INTEGER_FORMAT " objects; v%"
-	    JSON_INTEGER_FORMAT "\n", bytes_format((uint64_t)fmt_int(d,
-	    "data_bytes"), b, sizeof b), fmt_int(d, "num_objects"),
-	    fmt_int(d, "version"));
+		    fmt_int(s, "num"), fmt_str(s, "name"));
+	fprintf(f, "; %s data, ",
+	    bytes_format((uint64_t)fmt_int(sum, "num_bytes"), b, sizeof b));
+	fprintf(f, "%s used, ",
+	    bytes_format((uint64_t)fmt_int(sum, "total_used_bytes"), b,
+		sizeof b));
+	fprintf(f, "%s / ",
+	    bytes_format((uint64_t)fmt_int(sum, "total_avail_bytes"), b,
+		sizeof b));
+	fprintf(f, "%s avail",
+	    bytes_format((uint64_t)fmt_int(sum, "total_bytes"), b, sizeof b));
+	fmt_recovery(f, sum, "; ");
+	fputc('\n', f);
 }
 
 /* A member that is a string or a number, as text. */
@@ -678,121 +791,384 @@ fmt_member(const json_t *o, const char *key)
 	return fmt_scalar(json_object_get(o, key));
 }
 
+/*
+ * A table as Ceph's TextTable prints one: every column as wide as its
+ * widest cell or heading, each heading and cell aligned as its column
+ * says ('L' or 'R' in hd and col), every cell padded (the last too),
+ * columns apart by two spaces.
+ */
+struct fmt_ctable {
+	size_t ncols;
+	const char *const *heads; /* NULL: headings of "" */
+	const char *hd;
+	const char *col;
+	char **cells;
+	size_t ncells;
+};
+
 static void
-fmt_pg_table(FILE *f, const json_t *pgs)
+fmt_ctable_add(struct fmt_ctable *t, char *cell)
+{
+	t->cells = xreallocarray(t->cells, t->ncells + 1, sizeof *t->cells);
+	t->cells[t->ncells++] = cell;
+}
+
+static void
+fmt_ctable_print(FILE *f, struct fmt_ctable *t)
+{
+	size_t *w, c, i, len;
+	const char *s;
+	int right;
+
+	w = xcalloc(t->ncols, sizeof *w);
+	for (c = 0; c < t->ncols; c++)
+		w[c] = t->heads != NULL ? strlen(t->heads[c]) : 0;
+	for (i = 0; i < t->ncells; i++)
+		if ((len = strlen(t->cells[i])) > w[i % t->ncols])
+			w[i % t->ncols] = len;
+	for (i = 0; i < t->ncells + t->ncols; i++) {
+		c = i % t->ncols;
+		if (i < t->ncols) {
+			s = t->heads != NULL ? t->heads[c] : "";
+			right = t->hd[c] == 'R';
+		} else {
+			s = t->cells[i - t->ncols];
+			right = t->col[c] == 'R';
+		}
+		fprintf(f, right ? "%s%*s" : "%s%-*s", c > 0 ? "  " : "",
+		    (int)w[c], s);
+		if (c + 1 == t->ncols)
+			fputc('\n', f);
+	}
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(w);
+	t->cells = NULL;
+	t->ncells = 0;
+}
+
+/* A count: an integer member, as text. */
+static char *
+fmt_count(const json_t *o, const char *key)
+{
+	return fmt_i(fmt_int(o, key));
+}
+
+/* What Ceph adds below the tables that show omap figures. */
+static void
+fmt_omap_note(FILE *f)
+{
+	fprintf(f,
+	    "\n* NOTE: Omap statistics are gathered during deep scrub "
+	    "and may be inaccurate soon afterwards depending on utilization. "
+	    "See http://docs.ceph.com/en/latest/dev/placement-group/"
+	    "#omap-statistics for further details.\n");
+}
+
+/* `pg dump pgs_brief', `pg dump_stuck': Ceph's brief PG table. */
+static void
+fmt_pg_brief(FILE *f, const json_t *pgs)
 {
 	static const char *const heads[] = { "PG_STAT", "STATE", "UP",
-	    "UP_PRIMARY", "ACTING", "ACTING_PRIMARY", "OBJECTS", "DEGRADED",
-	    "MISPLACED", "UNFOUND", "BYTES", "LOG", "VERSION", "REPORTED",
-	    "LAST_SCRUB" };
-	static const int right[] = { 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0,
-	    0 };
-	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+		"UP_PRIMARY", "ACTING", "ACTING_PRIMARY" };
+	struct fmt_ctable t = { nitems(heads), heads, "LLLLLL", "LRRRRR", NULL,
+		0 };
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(pgs, i, p) {
+		fmt_ctable_add(&t, fmt_member(p, "pgid"));
+		fmt_ctable_add(&t, fmt_member(p, "state"));
+		fmt_ctable_add(&t, fmt_id_list(json_object_get(p, "up")));
+		fmt_ctable_add(&t, fmt_count(p, "up_primary"));
+		fmt_ctable_add(&t, fmt_id_list(json_object_get(p, "acting")));
+		fmt_ctable_add(&t, fmt_count(p, "acting_primary"));
+	}
+	fmt_ctable_print(f, &t);
+}
+
+/* `pg dump pgs': Ceph's PGMap::dump_pg_stats_plain(), every column. */
+static void
+fmt_pg_full(FILE *f, const json_t *pgs)
+{
+	static const char *const heads[] = { "PG_STAT", "OBJECTS",
+		"MISSING_ON_PRIMARY", "DEGRADED", "MISPLACED", "UNFOUND",
+		"BYTES", "OMAP_BYTES*", "OMAP_KEYS*", "LOG", "DISK_LOG",
+		"STATE", "STATE_STAMP", "VERSION", "REPORTED", "UP",
+		"UP_PRIMARY", "ACTING", "ACTING_PRIMARY", "LAST_SCRUB",
+		"SCRUB_STAMP", "LAST_DEEP_SCRUB", "DEEP_SCRUB_STAMP",
+		"SNAPTRIMQ_LEN" };
+	struct fmt_ctable t = { nitems(heads), heads,
+		"LLLLLLLLLLLLLLLLLLLLLLLL", "LRRRRRRRRRRRRRRRRRRRRRRR", NULL,
+		0 };
 	json_t *p, *sum;
 	size_t i;
 	char *s;
 
-	if (json_array_size(pgs) == 0)
-		return;
 	json_array_foreach(pgs, i, p) {
-		/* Counters sit under "stat_sum", as in Ceph's pg_stat_t. */
-		if ((sum = json_object_get(p, "stat_sum")) == NULL)
-			sum = p;
-		fmt_table_add(&t, fmt_member(p, "pgid"));
-		fmt_table_add(&t, fmt_member(p, "state"));
-		fmt_table_add(&t, fmt_id_list(json_object_get(p, "up")));
-		fmt_table_add(&t, fmt_i(fmt_int(p, "up_primary")));
-		fmt_table_add(&t, fmt_id_list(json_object_get(p, "acting")));
-		fmt_table_add(&t, fmt_i(fmt_int(p, "acting_primary")));
-		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects")));
-		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_degraded")));
-		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_misplaced")));
-		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_objects_unfound")));
-		fmt_table_add(&t, fmt_i(fmt_int(sum, "num_bytes")));
-		fmt_table_add(&t, fmt_i(fmt_int(p, "log_size")));
-		fmt_table_add(&t, fmt_member(p, "version"));
+		sum = json_object_get(p, "stat_sum");
+		fmt_ctable_add(&t, fmt_member(p, "pgid"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects"));
+		fmt_ctable_add(&t,
+		    fmt_count(sum, "num_objects_missing_on_primary"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_degraded"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_misplaced"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_unfound"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_bytes"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_omap_bytes"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_omap_keys"));
+		fmt_ctable_add(&t, fmt_count(p, "log_size"));
+		fmt_ctable_add(&t, fmt_count(p, "ondisk_log_size"));
+		fmt_ctable_add(&t, fmt_member(p, "state"));
+		fmt_ctable_add(&t, fmt_member(p, "last_change"));
+		fmt_ctable_add(&t, fmt_member(p, "version"));
 		xasprintf(&s, "%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
 		    fmt_int(p, "reported_epoch"), fmt_int(p, "reported_seq"));
-		fmt_table_add(&t, s);
-		fmt_table_add(&t, fmt_member(p, "last_scrub_stamp"));
+		fmt_ctable_add(&t, s);
+		fmt_ctable_add(&t, fmt_id_list(json_object_get(p, "up")));
+		fmt_ctable_add(&t, fmt_count(p, "up_primary"));
+		fmt_ctable_add(&t, fmt_id_list(json_object_get(p, "acting")));
+		fmt_ctable_add(&t, fmt_count(p, "acting_primary"));
+		fmt_ctable_add(&t, fmt_member(p, "last_scrub"));
+		fmt_ctable_add(&t, fmt_member(p, "last_scrub_stamp"));
+		fmt_ctable_add(&t, fmt_member(p, "last_deep_scrub"));
+		fmt_ctable_add(&t, fmt_member(p, "last_deep_scrub_stamp"));
+		fmt_ctable_add(&t, fmt_count(p, "snaptrimq_len"));
 	}
-	fmt_table_print(f, &t);
+	fmt_ctable_print(f, &t);
 }
 
-/* The sums of a pool or the cluster as one row's cells. */
-static void
-fmt_sum_cells(struct fmt_table *t, const json_t *sum)
+/* A span since a stamp member, as Ceph's SINCE: "36s", "5m". */
+static char *
+fmt_since(const json_t *o, const char *key, int64_t now)
 {
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_degraded")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_misplaced")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_objects_unfound")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_bytes")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_read")));
-	fmt_table_add(t, fmt_i(fmt_int(sum, "num_write")));
+	char buf[32];
+	int64_t us;
+
+	if (stamp_parse(fmt_str(o, key), &us) == -1)
+		return xstrdup("-");
+	return xstrdup(stamp_span_format(now - us, buf, sizeof buf));
 }
 
+/* `pg ls' and its kin: Ceph's PGMap::dump_filtered_pg_stats(). */
 static void
-fmt_pg_dump(FILE *f, const json_t *d)
+fmt_pg_ls(FILE *f, const json_t *pgs)
 {
-	static const char *const pool_heads[] = { "POOLID", "PGS", "OBJECTS",
-	    "DEGRADED", "MISPLACED", "UNFOUND", "BYTES", "READ", "WRITE" };
-	static const int pool_right[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-	static const char *const osd_heads[] = { "OSD_STAT", "UP", "IN",
-	    "PGS", "PRIMARY_PGS" };
-	static const int osd_right[] = { 1, 0, 0, 1, 1 };
-	struct fmt_table t;
-	json_t *v, *sum;
+	static const char *const heads[] = { "PG", "OBJECTS", "DEGRADED",
+		"MISPLACED", "UNFOUND", "BYTES", "OMAP_BYTES*", "OMAP_KEYS*",
+		"LOG", "STATE", "SINCE", "VERSION", "REPORTED", "UP", "ACTING",
+		"SCRUB_STAMP", "DEEP_SCRUB_STAMP" };
+	struct fmt_ctable t = { nitems(heads), heads, "LLLLLLLLLLLLLLLLL",
+		"LRRRRRRRRRRRRRRRR", NULL, 0 };
+	int64_t now = stamp_now();
+	json_t *p, *sum;
+	char *s, *ids;
 	size_t i;
-	int sections = 0;
 
-	if ((sum = json_object_get(d, "pg_stats_sum")) != NULL) {
+	json_array_foreach(pgs, i, p) {
+		sum = json_object_get(p, "stat_sum");
+		fmt_ctable_add(&t, fmt_member(p, "pgid"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_degraded"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_misplaced"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_objects_unfound"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_bytes"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_omap_bytes"));
+		fmt_ctable_add(&t, fmt_count(sum, "num_omap_keys"));
+		fmt_ctable_add(&t, fmt_count(p, "log_size"));
+		fmt_ctable_add(&t, fmt_member(p, "state"));
+		fmt_ctable_add(&t, fmt_since(p, "last_change", now));
+		fmt_ctable_add(&t, fmt_member(p, "version"));
+		xasprintf(&s, "%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
+		    fmt_int(p, "reported_epoch"), fmt_int(p, "reported_seq"));
+		fmt_ctable_add(&t, s);
+		ids = fmt_id_list(json_object_get(p, "up"));
+		xasprintf(&s, "%sp%" JSON_INTEGER_FORMAT, ids,
+		    fmt_int(p, "up_primary"));
+		free(ids);
+		fmt_ctable_add(&t, s);
+		ids = fmt_id_list(json_object_get(p, "acting"));
+		xasprintf(&s, "%sp%" JSON_INTEGER_FORMAT, ids,
+		    fmt_int(p, "acting_primary"));
+		free(ids);
+		fmt_ctable_add(&t, s);
+		fmt_ctable_add(&t, fmt_member(p, "last_scrub_stamp"));
+		fmt_ctable_add(&t, fmt_member(p, "last_deep_scrub_stamp"));
+	}
+	fmt_ctable_print(f, &t);
+	fmt_omap_note(f);
+}
+
+/* The counters of a pool's or the cluster's row of `pg dump'. */
+static void
+fmt_pool_cells(struct fmt_ctable *t, const json_t *st)
+{
+	const json_t *sum = json_object_get(st, "stat_sum");
+
+	fmt_ctable_add(t, fmt_count(sum, "num_objects"));
+	fmt_ctable_add(t, fmt_count(sum, "num_objects_missing_on_primary"));
+	fmt_ctable_add(t, fmt_count(sum, "num_objects_degraded"));
+	fmt_ctable_add(t, fmt_count(sum, "num_objects_misplaced"));
+	fmt_ctable_add(t, fmt_count(sum, "num_objects_unfound"));
+	fmt_ctable_add(t, fmt_count(sum, "num_bytes"));
+	fmt_ctable_add(t, fmt_count(sum, "num_omap_bytes"));
+	fmt_ctable_add(t, fmt_count(sum, "num_omap_keys"));
+	fmt_ctable_add(t, fmt_count(st, "log_size"));
+	fmt_ctable_add(t, fmt_count(st, "ondisk_log_size"));
+}
+
+static const char *const fmt_pool_heads[] = { "POOLID", "OBJECTS",
+	"MISSING_ON_PRIMARY", "DEGRADED", "MISPLACED", "UNFOUND", "BYTES",
+	"OMAP_BYTES*", "OMAP_KEYS*", "LOG", "DISK_LOG" };
+
+/* Ceph's dump_pool_stats(): with its headings or a line of blanks. */
+static void
+fmt_pg_pools(FILE *f, const json_t *pools, int header)
+{
+	struct fmt_ctable t = { nitems(fmt_pool_heads),
+		header ? fmt_pool_heads : NULL, "LLLLLLLLLLL", "LRRRRRRRRRR",
+		NULL, 0 };
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(pools, i, p) {
+		fmt_ctable_add(&t, fmt_count(p, "poolid"));
+		fmt_pool_cells(&t, p);
+	}
+	fmt_ctable_print(f, &t);
+}
+
+/* Ceph's dump_pg_sum_stats(): the "sum" row. */
+static void
+fmt_pg_sum(FILE *f, const json_t *sum, int header)
+{
+	static const char *const heads[] = { "PG_STAT", "OBJECTS",
+		"MISSING_ON_PRIMARY", "DEGRADED", "MISPLACED", "UNFOUND",
+		"BYTES", "OMAP_BYTES*", "OMAP_KEYS*", "LOG", "DISK_LOG" };
+	struct fmt_ctable t = { nitems(heads), header ? heads : NULL,
+		"LLLLLLLLLLL", "LRRRRRRRRRR", NULL, 0 };
+
+	fmt_ctable_add(&t, xstrdup("sum"));
+	fmt_pool_cells(&t, sum);
+	fmt_ctable_print(f, &t);
+}
+
+/* One OSD's or the sum's byte cells of the OSD table. */
+static void
+fmt_osd_bytes(struct fmt_ctable *t, const json_t *o)
+{
+	const json_t *st = json_object_get(o, "statfs");
+	json_int_t total = fmt_int(st, "total"),
+		   avail = fmt_int(st, "available");
+
+	fmt_ctable_add(t, fmt_bytes(fmt_int(st, "allocated")));
+	fmt_ctable_add(t, fmt_bytes(avail));
+	fmt_ctable_add(t, fmt_bytes(total - avail));
+	fmt_ctable_add(t, fmt_bytes(total));
+}
+
+/*
+ * Ceph's dump_osd_stats() (each OSD and the sum) or dump_osd_sum_stats()
+ * (the sum alone).  mapmon has no heartbeat peers to list.
+ */
+static void
+fmt_pg_osds(FILE *f, const json_t *osds, const json_t *sum)
+{
+	static const char *const heads[] = { "OSD_STAT", "USED", "AVAIL",
+		"USED_RAW", "TOTAL", "HB_PEERS", "PG_SUM", "PRIMARY_PG_SUM" };
+	struct fmt_ctable t = { osds != NULL ? nitems(heads) : 5, heads,
+		"LLLLLLLL", "LRRRRRRR", NULL, 0 };
+	json_int_t total = 0, avail = 0, used = 0;
+	const json_t *st;
+	json_t *o, *s;
+	size_t i;
+
+	json_array_foreach(osds, i, o) {
+		fmt_ctable_add(&t, fmt_count(o, "osd"));
+		fmt_osd_bytes(&t, o);
+		fmt_ctable_add(&t, xstrdup(""));
+		fmt_ctable_add(&t, fmt_count(o, "num_pgs"));
+		fmt_ctable_add(&t, fmt_count(o, "num_primary_pgs"));
+		st = json_object_get(o, "statfs");
+		total += fmt_int(st, "total");
+		avail += fmt_int(st, "available");
+		used += fmt_int(st, "allocated");
+	}
+	fmt_ctable_add(&t, xstrdup("sum"));
+	if (sum != NULL)
+		fmt_osd_bytes(&t, sum);
+	else {
+		s = json_pack("{s:{s:I, s:I, s:I}}", "statfs", "total", total,
+		    "available", avail, "allocated", used);
+		fmt_osd_bytes(&t, s);
+		json_decref(s);
+	}
+	for (i = 5; i < t.ncols; i++)
+		fmt_ctable_add(&t, xstrdup(""));
+	fmt_ctable_print(f, &t);
+}
+
+/* Which parts `pg dump' was asked for (none: all). */
+static int
+fmt_dump_wants(const json_t *cmd, const char *part)
+{
+	json_t *a = json_object_get(cmd, "dumpcontents"), *v;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return strcmp(part, "all") == 0;
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), part) == 0)
+			return 1;
+	return 0;
+}
+
+/* `pg dump': Ceph's process_pg_map_command(), plain. */
+static void
+fmt_pg_dump(FILE *f, const json_t *cmd, const json_t *d)
+{
+	const json_t *map = json_object_get(d, "pg_map");
+	int note = 0, header = 1;
+
+	if (map != NULL) {
 		fprintf(f, "version %" JSON_INTEGER_FORMAT "\n",
-		    fmt_int(d, "version"));
-		fprintf(f, "stamp %s\n", fmt_str(d, "stamp"));
-		fprintf(f, "num_pgs %" JSON_INTEGER_FORMAT "\n",
-		    fmt_int(sum, "num_pgs"));
-		t = (struct fmt_table){ nitems(pool_heads) - 2, pool_heads + 2,
-		    pool_right + 2, NULL, 0 };
-		fmt_sum_cells(&t, json_object_get(sum, "stat_sum"));
-		fmt_table_print(f, &t);
-		sections++;
-	}
-	if ((v = json_object_get(d, "pg_stats")) != NULL &&
-	    json_array_size(v) > 0) {
-		if (sections++)
-			fputc('\n', f);
-		fmt_pg_table(f, v);
-	}
-	if ((v = json_object_get(d, "pool_stats")) != NULL) {
-		if (sections++)
-			fputc('\n', f);
-		t = (struct fmt_table){ nitems(pool_heads), pool_heads,
-		    pool_right, NULL, 0 };
-		json_array_foreach(v, i, sum) {
-			fmt_table_add(&t, fmt_i(fmt_int(sum, "poolid")));
-			fmt_table_add(&t, fmt_i(fmt_int(sum, "num_pg")));
-			fmt_sum_cells(&t, json_object_get(sum, "stat_sum"));
+		    fmt_int(map, "version"));
+		fprintf(f, "stamp %s\n", fmt_str(map, "stamp"));
+		fprintf(f, "last_osdmap_epoch %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(map, "last_osdmap_epoch"));
+		fprintf(f, "last_pg_scan %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(map, "last_pg_scan"));
+		if (json_object_get(map, "pg_stats") != NULL) {
+			fmt_pg_full(f, json_object_get(map, "pg_stats"));
+			fmt_pg_pools(f, json_object_get(map, "pool_stats"), 0);
+			fmt_pg_sum(f, json_object_get(map, "pg_stats_sum"), 0);
+			fmt_pg_osds(f, json_object_get(map, "osd_stats"),
+			    json_object_get(map, "osd_stats_sum"));
+		} else {
+			fmt_pg_sum(f, json_object_get(map, "pg_stats_sum"), 1);
+			fmt_pg_osds(f, NULL,
+			    json_object_get(map, "osd_stats_sum"));
 		}
-		fmt_table_print(f, &t);
+		fmt_omap_note(f);
+		return;
 	}
-	if ((v = json_object_get(d, "osd_stats")) != NULL) {
-		if (sections++)
-			fputc('\n', f);
-		t = (struct fmt_table){ nitems(osd_heads), osd_heads,
-		    osd_right, NULL, 0 };
-		json_array_foreach(v, i, sum) {
-			fmt_table_add(&t, fmt_i(fmt_int(sum, "osd")));
-			fmt_table_add(&t, xstrdup(fmt_int(sum, "up") ? "up" :
-			    "down"));
-			fmt_table_add(&t, xstrdup(fmt_int(sum, "in") ? "in" :
-			    "out"));
-			fmt_table_add(&t, fmt_i(fmt_int(sum, "num_pgs")));
-			fmt_table_add(&t, fmt_i(fmt_int(sum,
-			    "num_primary_pgs")));
-		}
-		fmt_table_print(f, &t);
+	if (fmt_dump_wants(cmd, "pgs_brief") && !fmt_dump_wants(cmd, "pgs"))
+		fmt_pg_brief(f, json_object_get(d, "pg_stats"));
+	if (fmt_dump_wants(cmd, "pgs")) {
+		fmt_pg_full(f, json_object_get(d, "pg_stats"));
+		header = 0;
+		note = 1;
 	}
+	if (json_object_get(d, "pool_stats") != NULL) {
+		fmt_pg_pools(f, json_object_get(d, "pool_stats"), header);
+		note = 1;
+	}
+	if (json_object_get(d, "osd_stats") != NULL)
+		fmt_pg_osds(f, json_object_get(d, "osd_stats"), NULL);
+	if (note)
+		fmt_omap_note(f);
 }
 
 void
@@ -802,8 +1178,12 @@ mapmon_fmt_pg_map(FILE *f, const json_t *d)
 
 	up = fmt_id_list(json_object_get(d, "up"));
 	acting = fmt_id_list(json_object_get(d, "acting"));
-	fprintf(f, "osdmap e%" JSON_INTEGER_FORMAT " pg %s (%s) -> up %s "
-	    "acting %s\n", fmt_int(d, "epoch"), fmt_str(d, "pgid"),
+	fprintf(f,
+	    "osdmap e%" JSON_INTEGER_FORMAT " pg %s (%s) -> up %s "
+	    "acting %s\n",
+	    fmt_int(d, "epoch"),
+	    *fmt_str(d, "raw_pgid") ? fmt_str(d, "raw_pgid") :
+				      fmt_str(d, "pgid"),
 	    fmt_str(d, "pgid"), up, acting);
 	free(up);
 	free(acting);
@@ -812,14 +1192,24 @@ mapmon_fmt_pg_map(FILE *f, const json_t *d)
 void
 mapmon_fmt_log_entry(FILE *f, const json_t *e, const char *who)
 {
-	const char *name = fmt_str(e, "name");
+	const char *name = fmt_str(e, "name"), *prio = fmt_str(e, "priority");
+	char sev[16];
 
 	if (*name == '\0')
 		name = fmt_str(e, "who");
 	if (*name == '\0')
 		name = who;
-	fprintf(f, "%s %s [%s] %s\n", fmt_str(e, "stamp"), name,
-	    fmt_str(e, "severity"), fmt_str(e, "message"));
+	if (*prio == '\0') {
+		snprintf(sev, sizeof sev, "[%s]", fmt_str(e, "severity"));
+		prio = sev;
+	}
+	/* Ceph's operator<<(LogEntry): "STAMP mon.a (mon.0) 109 : cluster". */
+	fprintf(f, "%s %s (%s) %" JSON_INTEGER_FORMAT " : %s %s %s\n",
+	    fmt_str(e, "stamp"), name,
+	    *fmt_str(e, "rank") ? fmt_str(e, "rank") : "mon.0",
+	    fmt_int(e, "seq"),
+	    *fmt_str(e, "channel") ? fmt_str(e, "channel") : "cluster", prio,
+	    fmt_str(e, "message"));
 }
 
 static void
@@ -848,7 +1238,14 @@ fmt_mon_stat(FILE *f, const json_t *d)
 	json_array_foreach(mons, i, m)
 		fprintf(f, "%s%s=%s", i ? "," : "", fmt_str(m, "name"),
 		    fmt_str(m, "addr"));
-	fprintf(f, "}, quorum");
+	/* Ceph's: "}, election epoch 3, leader 0 a, quorum 0 a". */
+	fprintf(f,
+	    "}, election epoch %" JSON_INTEGER_FORMAT ", leader 0 %s, "
+	    "quorum",
+	    json_object_get(d, "election_epoch") ?
+		fmt_int(d, "election_epoch") :
+		1,
+	    fmt_str(d, "leader"));
 	json_array_foreach(mons, i, m)
 		fprintf(f, "%s%zu %s", i ? "," : " ", i, fmt_str(m, "name"));
 	fprintf(f, "\n");
@@ -889,9 +1286,11 @@ mapmon_fmt_data_for_stdout(const char *prefix)
 }
 
 int
-mapmon_fmt_status_for_stderr(const char *prefix)
+mapmon_fmt_status_to_stderr(const char *prefix)
 {
-	return strcmp(prefix, "osd getmap") == 0;
+	return strcmp(prefix, "osd getmap") == 0 ||
+	    strcmp(prefix, "pg dump") == 0 ||
+	    strcmp(prefix, "pg dump_stuck") == 0;
 }
 
 static void
@@ -995,12 +1394,15 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 	else if (strcmp(prefix, "pg stat") == 0)
 		fmt_pg_stat(f, data);
 	else if (strcmp(prefix, "pg dump") == 0)
-		fmt_pg_dump(f, data);
-	else if (strcmp(prefix, "pg ls") == 0)
-		fmt_pg_table(f, json_object_get(data, "pg_stats"));
-	else if (strcmp(prefix, "pg dump_stuck") == 0)
-		fmt_pg_table(f, json_object_get(data, "stuck_pg_stats"));
-	else if (strcmp(prefix, "pg map") == 0)
+		fmt_pg_dump(f, cmd, data);
+	else if (strncmp(prefix, "pg ls", 5) == 0)
+		fmt_pg_ls(f, json_object_get(data, "pg_stats"));
+	else if (strcmp(prefix, "pg dump_stuck") == 0) {
+		/* Nothing stuck: nothing but Ceph's status, "ok". */
+		if (json_array_size(json_object_get(data, "stuck_pg_stats")))
+			fmt_pg_brief(f,
+			    json_object_get(data, "stuck_pg_stats"));
+	} else if (strcmp(prefix, "pg map") == 0)
 		mapmon_fmt_pg_map(f, data);
 	else if (strcmp(prefix, "log last") == 0) {
 		json_array_foreach(data, i, e)

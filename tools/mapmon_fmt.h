@@ -32,11 +32,12 @@ void mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 int mapmon_fmt_data_for_stdout(const char *prefix);
 
 /*
- * Does read command prefix print its status on stderr, as ceph prints
- * "got osdmap epoch 5" for `osd getmap'?  (Other reads' statuses are
- * mapmon's own and are not printed.)
+ * Is the status of read command prefix printed on stderr, as Ceph's CLI
+ * prints it (`osd getmap': "got osdmap epoch 5"; `pg dump': "dumped all";
+ * `pg dump_stuck': "ok")?  Other reads' statuses are mapmon's own and are
+ * not printed: their data is printed alone.
  */
-int mapmon_fmt_status_for_stderr(const char *prefix);
+int mapmon_fmt_status_to_stderr(const char *prefix);
 
 /* One cluster log entry {"stamp","severity","message"} as a `log last` line. */
 void mapmon_fmt_log_entry(FILE *f, const json_t *entry, const char *who);

@@ -14,6 +14,7 @@
 
 #include "common/mapmon.h"
 #include "map/osdmap.h"
+#include "map/pg.h"
 #include "map/placement.h"
 #include "tools/osdmap_cache.h"
 
@@ -307,7 +308,7 @@ osdmap_cache_pg_map_json(struct osdmap_cache *c, uint32_t pool,
 	const struct osdmap_pool *p;
 	const struct placement *pl;
 	int32_t up[PLACEMENT_MAX_SIZE];
-	char name[32];
+	char name[32], raw[32];
 	int n, primary;
 
 	if ((pl = osdmap_cache_placement(c)) == NULL) {
@@ -315,16 +316,19 @@ osdmap_cache_pg_map_json(struct osdmap_cache *c, uint32_t pool,
 		xasprintf(cause, "no osdmap yet");
 		return NULL;
 	}
-	snprintf(name, sizeof name, "%u.%x", pool, seed);
-	if ((p = osdmap_pool(&c->map, pool)) == NULL || seed >= p->pg_num) {
+	snprintf(raw, sizeof raw, "%u.%x", pool, seed);
+	if ((p = osdmap_pool(&c->map, pool)) == NULL) {
 		*rc = -ENOENT;
-		xasprintf(cause, "pg %s does not exist", name);
+		xasprintf(cause, "pg '%s' does not exist", raw);
 		return NULL;
 	}
+	/* As Ceph: a raw seed past pg_num names the PG it folds to. */
+	seed = pg_seed_fold(seed, p->pg_num);
+	snprintf(name, sizeof name, "%u.%x", pool, seed);
 	n = placement_map_pg(pl, pool, seed, p->size, up);
 	primary = n > 0 ? up[0] : -1;
-	return json_pack("{s:I, s:s, s:o, s:i, s:o, s:i}",
-	    "epoch", (json_int_t)c->map.epoch, "pgid", name,
-	    "up", osdmap_cache_id_list(up, n), "up_primary", primary,
-	    "acting", osdmap_cache_id_list(up, n), "acting_primary", primary);
+	return json_pack("{s:I, s:s, s:s, s:o, s:o, s:i, s:i}", "epoch",
+	    (json_int_t)c->map.epoch, "raw_pgid", raw, "pgid", name, "up",
+	    osdmap_cache_id_list(up, n), "acting", osdmap_cache_id_list(up, n),
+	    "up_primary", primary, "acting_primary", primary);
 }

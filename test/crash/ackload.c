@@ -1124,8 +1124,8 @@ check_main(int argc, char **argv)
 	if (rc == 0) {
 		free(status);
 		status = NULL;
-		cmd = json_pack("{s:s, s:s}", "prefix", "pg dump", "what",
-		    "pgs");
+		cmd = json_pack("{s:s, s:[s]}", "prefix", "pg dump",
+		    "dumpcontents", "pgs");
 		rc = mclient_call(addr, CALL_TIMEOUT_MS * 6, cmd, &o.pgs,
 		    &status);
 		json_decref(cmd);

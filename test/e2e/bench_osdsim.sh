@@ -65,9 +65,10 @@ state_count() {
 	done
 	echo 0
 }
-# on_osd ID: how many PGs have osd ID in their up set (pg dump pgs).
+# on_osd ID: how many PGs have osd ID in their up set (pg dump pgs_brief:
+# PG_STAT STATE UP ..., as Ceph's).
 on_osd() {
-	mm pg dump pgs 2>/dev/null | awk -v id="$1" 'NR > 1 &&
+	mm pg dump pgs_brief 2>/dev/null | awk -v id="$1" 'NR > 1 &&
 	    $3 ~ "[[,]" id "[],]" { n++ } END { print n + 0 }'
 }
 # t_ms: milliseconds, for the time from a kill to its mark-down.

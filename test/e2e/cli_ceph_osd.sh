@@ -103,7 +103,7 @@ TABLE=$(cat <<'EOF'
 1	err	^Error EPERM: configuring pool size as 1 is disabled by default\.$	osd pool set p2 size 1	outputs
 1	err	^Error EPERM: configuring pool size as 1 is disabled by default\.$	osd pool set p2 size 1 --yes-i-really-mean-it	outputs
 2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool set nosuch size 2	outputs
-22	err	var: 'nosuchvar' is not one of	osd pool set p2 nosuchvar 2	outputs (Invalid command, EINVAL)
+22	err	VAR: 'nosuchvar' is not one of	osd pool set p2 nosuchvar 2	outputs (Invalid command, EINVAL)
 0	err	^set pool 2 size to 3$	osd pool set p2 size 3	outputs: also when it is 3
 22	err	^Error EINVAL: specified pgp_num 64 > pg_num 16$	osd pool set p2 pgp_num 64	seen
 22	err	^Error EINVAL: specified pgp_num must > 0, but you set to 0$	osd pool set p2 pgp_num 0	seen
@@ -138,16 +138,16 @@ TABLE=$(cat <<'EOF'
 0	err	^marked in osd\.0\. marked in osd\.1\. marked in osd\.2\. $	osd in osd.0 1 osd.2	seen
 0	err	^osd\.7 does not exist\. $	osd rm 7	outputs
 16	err	^Error EBUSY: osd\.0 is still up; must be down before removal\. $	osd rm 0	prepare_command_impl()
-22	err	ids: 'foo' is not an osd id	osd down foo	seen (EINVAL)
+22	err	IDS: 'foo' is not an OSD id	osd down foo	seen (EINVAL)
 0	err	^reweighted osd\.0 to 0\.5 (8000)$	osd reweight osd.0 0.5	outputs
 0	err	^reweighted osd\.0 to 0\.5 (8000)$	osd reweight 0 0.5	outputs: also when it is 0.5
-22	err	weight: 1\.5 is out of range	osd reweight 0 1.5	outputs (Invalid command, EINVAL)
+22	err	WEIGHT: 1\.5 is out of range	osd reweight 0 1.5	outputs (Invalid command, EINVAL)
 2	err	^Error ENOENT: osd\.9 does not exist$	osd reweight 9 0.5	outputs
 0	err	^noup is set$	osd set noup	outputs
 0	err	^noup is set$	osd set noup	outputs: also when it is set
 0	err	^noup is unset$	osd unset noup	outputs
 0	err	^noup is unset$	osd unset noup	outputs: also when it is not
-22	err	key: 'nosuchflag' is not one of	osd set nosuchflag	outputs (Invalid command, EINVAL)
+22	err	KEY: 'nosuchflag' is not one of	osd set nosuchflag	outputs (Invalid command, EINVAL)
 0	err	^pauserd,pausewr is set$	osd pause	outputs
 0	err	^pauserd,pausewr is set$	osd pause	outputs
 0	err	^pauserd,pausewr is unset$	osd unpause	outputs
@@ -156,9 +156,9 @@ TABLE=$(cat <<'EOF'
 0	out	^2$	osd ls	outputs: an id a line
 2	err	^Error ENOENT: there is no map for epoch 99999$	osd dump 99999	seen
 2	err	^Error ENOENT: osd\.9 does not exist$	osd find 9	outputs
-22	err	id: 'foo' is not an osd id	osd find foo	outputs (Invalid command, EINVAL)
+22	err	ID: 'foo' is not an OSD id	osd find foo	outputs (Invalid command, EINVAL)
 0	out	^[0-9a-f-]\{36\}$	fsid	outputs
-22	err	unknown command	osd frobnicate	outputs (no valid command found, EINVAL)
+22	err	^no valid command found	osd frobnicate	outputs (no valid command found, EINVAL)
 EOF
 )
 

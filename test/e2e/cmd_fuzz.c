@@ -1236,6 +1236,7 @@ cf_kind_of(const char *name, enum cf_type t)
 		{ "osd", CF_INT, K_OSD },
 		{ "ids", CF_INTS, K_OSD },
 		{ "id", CF_OSD, K_OSD },
+		{ "osd", CF_OSD, K_OSD },
 		{ "ids", CF_OSDS, K_OSD },
 		{ "pool", CF_STRING, K_POOL },
 		{ "pool2", CF_STRING, K_POOL },

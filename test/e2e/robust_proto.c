@@ -1124,8 +1124,9 @@ test_disconnects(void)
 				    "\"pg_num\":4}", i);
 				break;
 			case 1:
-				snprintf(text, sizeof text, "{\"prefix\":"
-				    "\"pg dump\",\"what\":\"pgs\"}");
+				snprintf(text, sizeof text,
+				    "{\"prefix\":"
+				    "\"pg dump\",\"dumpcontents\":[\"pgs\"]}");
 				break;
 			case 2:
 				snprintf(text, sizeof text, "{\"prefix\":"

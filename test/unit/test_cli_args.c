@@ -108,7 +108,7 @@ Test(cli_args, table_loaded_sorted)
 {
 	size_t i;
 
-	cr_assert_eq(table->ncmds, 40);
+	cr_assert_eq(table->ncmds, 42);
 	for (i = 1; i < table->ncmds; i++)
 		cr_expect(strcmp(table->cmds[i - 1].prefix,
 		    table->cmds[i].prefix) < 0);
@@ -149,14 +149,14 @@ Test(cli_args, ints_and_bounds)
 {
 	expect("osd create", "{\"prefix\":\"osd create\"}");
 	expect("osd create 7", "{\"id\":7,\"prefix\":\"osd create\"}");
-	expect_error("osd create seven", "id: 'seven' is not an integer");
-	expect_error("osd create 65536", "id: 65536 is out of range 0..65535");
+	expect_error("osd create seven", "ID: 'seven' is not an integer");
+	expect_error("osd create 65536", "ID: 65536 is out of range 0..65535");
 	expect_error("osd create -1", "out of range");
 	expect_error("osd create 3x", "not an integer");
 	expect("osd pool create rbd 128",
 	    "{\"pg_num\":128,\"pool\":\"rbd\",\"prefix\":\"osd pool create\"}");
 	expect_error("osd pool create", "missing argument POOL");
-	expect_error("osd create 65536 7", "id: 65536 is out of range");
+	expect_error("osd create 65536 7", "ID: 65536 is out of range");
 }
 
 /*
@@ -196,7 +196,7 @@ Test(cli_args, pool_create_in_cephs_order)
 	/* What the leftover word is told is about that word. */
 	expect_error("osd pool create rbd x 8", "unexpected argument '8'");
 	expect_error("osd pool create rbd --size three",
-	    "size: 'three' is not an integer");
+	    "SIZE: 'three' is not an integer");
 }
 
 /* Ceph's CephOsdName and its any|all (MonCommands.h's osd down). */
@@ -211,10 +211,10 @@ Test(cli_args, osd_ids_as_ceph_takes_them)
 	    "\"osd reweight\",\"weight\":0.5}");
 	expect("osd boot osd.2", "{\"id\":2,\"prefix\":\"osd boot\"}");
 	expect_error("osd down 1 any",
-	    "ids: 'any' is not an osd id (N or "
+	    "IDS: 'any' is not an OSD id (N or "
 	    "osd.N)");
-	expect_error("osd down osd.x", "ids: 'osd.x' is not an osd id");
-	expect_error("osd reweight osd. 0.5", "is not an osd id");
+	expect_error("osd down osd.x", "IDS: 'osd.x' is not an OSD id");
+	expect_error("osd reweight osd. 0.5", "is not an OSD id");
 	cr_expect_str_eq(cli_table_find(table, "osd rm")->usage,
 	    "osd rm IDS...|any|all|*");
 }
@@ -230,10 +230,10 @@ Test(cli_args, osd_tree_states_and_epoch)
 	    "\"states\":[\"up\",\"in\"]}");
 	expect("osd tree 7", "{\"epoch\":7,\"prefix\":\"osd tree\"}");
 	expect_error("osd tree sideways",
-	    "states: 'sideways' is not one of "
+	    "STATES: 'sideways' is not one of "
 	    "up, down, in or out");
 	expect_error("osd tree up sideways",
-	    "states: 'sideways' is not one "
+	    "STATES: 'sideways' is not one "
 	    "of");
 }
 
@@ -251,8 +251,8 @@ Test(cli_args, floats)
 	cr_assert_eq(json_integer_value(json_object_get(j, "id")), 3);
 	json_decref(j);
 	free(s);
-	expect_error("osd reweight 3 1.5", "weight: 1.5 is out of range 0..1");
-	expect_error("osd reweight 3 half", "weight: 'half' is not a number");
+	expect_error("osd reweight 3 1.5", "WEIGHT: 1.5 is out of range 0..1");
+	expect_error("osd reweight 3 half", "WEIGHT: 'half' is not a number");
 	expect_error("osd reweight 3 nan", "not a number");
 	expect_error("osd reweight 3", "missing argument WEIGHT");
 }
@@ -262,8 +262,8 @@ Test(cli_args, rest_of_words)
 	expect("osd down 1 2 3", "{\"ids\":[1,2,3],\"prefix\":\"osd down\"}");
 	expect("osd out 4", "{\"ids\":[4],\"prefix\":\"osd out\"}");
 	expect_error("osd down", "missing argument IDS");
-	expect_error("osd down 1 x", "ids: 'x' is not an osd id");
-	expect_error("osd down 1 70000", "ids: 70000 is out of range");
+	expect_error("osd down 1 x", "IDS: 'x' is not an OSD id");
+	expect_error("osd down 1 70000", "IDS: 70000 is out of range");
 	expect("pg ls", "{\"prefix\":\"pg ls\"}");
 	expect("pg ls active clean",
 	    "{\"prefix\":\"pg ls\",\"states\":[\"active\",\"clean\"]}");
@@ -271,13 +271,14 @@ Test(cli_args, rest_of_words)
 
 Test(cli_args, options_anywhere)
 {
-	const char *want = "{\"pool\":\"rbd\",\"prefix\":\"pg ls\","
-	    "\"states\":[\"active\"]}";
+	const char *want = "{\"poolstr\":\"rbd\",\"prefix\":\"pg ls\","
+			   "\"states\":[\"active\"]}";
 
 	expect("pg ls --pool rbd active", want);
 	expect("pg ls active --pool rbd", want);
 	expect("pg ls --pool=rbd active", want);
-	expect("pg ls --pool rbd", "{\"pool\":\"rbd\",\"prefix\":\"pg ls\"}");
+	expect("pg ls --pool rbd",
+	    "{\"poolstr\":\"rbd\",\"prefix\":\"pg ls\"}");
 	expect_error("pg ls --pool", "--pool needs a value");
 	expect_error("pg ls --pool a --pool b", "--pool given twice");
 	expect_error("pg ls --color", "unknown option '--color'");
@@ -305,12 +306,12 @@ Test(cli_args, choices)
 {
 	expect("osd set noout", "{\"key\":\"noout\",\"prefix\":\"osd set\"}");
 	expect_error("osd set nofun",
-	    "key: 'nofun' is not one of noout, noup, nodown, noin or pause");
+	    "KEY: 'nofun' is not one of noout, noup, nodown, noin or pause");
 	expect("health", "{\"prefix\":\"health\"}");
 	expect("health detail",
 	    "{\"detail\":\"detail\",\"prefix\":\"health\"}");
 	expect_error("health verbose",
-	    "detail: 'verbose' is not one of detail");
+	    "DETAIL: 'verbose' is not one of detail");
 	/* Ceph's val is a string (CephString), whatever the variable. */
 	expect("osd pool set rbd size 2",
 	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":\"2\","
@@ -322,7 +323,7 @@ Test(cli_args, choices)
 	    "{\"pool\":\"rbd\",\"prefix\":\"osd pool set\",\"val\":"
 	    "\"replicated_rule\",\"var\":\"crush_rule\"}");
 	expect_error("osd pool set rbd color 2",
-	    "var: 'color' is not one of "
+	    "VAR: 'color' is not one of "
 	    "size, min_size, pg_num, pgp_num or crush_rule");
 }
 
@@ -331,19 +332,34 @@ Test(cli_args, json_args_have_no_cli_form)
 	expect_error("pg report 1 x", "pgs has no command-line form");
 }
 
+/*
+ * Usage lines are made from the arguments, whatever the table's "usage"
+ * says, so that they name the arguments as the messages do ("missing
+ * argument PG_NUM" beside "osd pool create POOL PG_NUM").
+ */
 Test(cli_args, usage_lines)
 {
-	/* From the table where it gives one, made from the args otherwise. */
 	cr_expect_str_eq(cli_table_find(table, "osd pool create")->usage,
-	    "osd pool create NAME [PG_NUM [PGP_NUM]] [replicated] [RULE] "
-	    "[--size N]");
+	    "osd pool create POOL [PG_NUM] [PGP_NUM] [replicated|erasure] "
+	    "[RULE] [--size SIZE]");
 	cr_expect_str_eq(cli_table_find(table, "osd tree")->usage,
-	    "osd tree [EPOCH [up|down|in|out...]]");
+	    "osd tree [EPOCH] [up|down|in|out...]");
+	/* Ceph's "osd down <ids>... | any|all". */
+	cr_expect_str_eq(cli_table_find(table, "osd down")->usage,
+	    "osd down IDS...|any|all|*");
+	cr_expect_str_eq(cli_table_find(table, "pg ls-by-osd")->usage,
+	    "pg ls-by-osd OSD [POOL] [STATES...]");
 	cr_expect_str_eq(cli_table_find(table, "osd unset")->usage,
 	    "osd unset noout|noup|nodown|noin|pause");
+	/* As Ceph's "pg dump_stuck [inactive|unclean|...] [<threshold:int>]". */
+	cr_expect_str_eq(cli_table_find(table, "pg dump_stuck")->usage,
+	    "pg dump_stuck [inactive|unclean|stale|undersized|degraded...] "
+	    "[THRESHOLD]");
+	cr_expect_str_eq(cli_table_find(table, "pg ls")->usage,
+	    "pg ls [POOL] [STATES...] [--pool POOLSTR]");
 }
 
-Test(cli_args, made_usage_nests_optionals)
+Test(cli_args, made_usage_brackets_each_optional)
 {
 	json_t *j;
 	struct cli_table *t;
@@ -360,7 +376,7 @@ Test(cli_args, made_usage_nests_optionals)
 	t = cli_table_from_json(j, &cause);
 	cr_assert_not_null(t, "%s", cause);
 	cr_expect_str_eq(t->cmds[0].usage,
-	    "a b X [Y [Z...]] [--p P] [--force]");
+	    "a b X [Y] [Z...] [--p P] [--force]");
 	cli_table_free(t);
 	json_decref(j);
 }
@@ -409,23 +425,164 @@ Test(cli_args, continuations_and_help)
 
 	cr_expect_eq(cli_table_continuations(table, w, 2), 6);
 	cr_expect_eq(cli_table_continuations(table, w, 1), 18);
-	cr_expect_eq(cli_table_continuations(table, NULL, 0), 37);
+	cr_expect_eq(cli_table_continuations(table, NULL, 0), 39);
 	f = fmemopen(buf, sizeof buf, "w");
 	cr_assert_not_null(f);
 	n = cli_table_print_help(table, f, w, 2);
 	fclose(f);
 	cr_expect_eq(n, 6);
 	cr_expect(strstr(buf,
-		      "  osd pool create NAME [PG_NUM [PGP_NUM]] "
-		      "[replicated] [RULE] [--size N]\n\tcreate a pool\n") !=
-		NULL,
+		      "  osd pool create POOL [PG_NUM] [PGP_NUM] "
+		      "[replicated|erasure] [RULE] [--size SIZE]\n"
+		      "\tcreate a pool\n") != NULL,
 	    "%s", buf);
 	cr_expect(strstr(buf, "osd tree") == NULL);
 	/* Hidden commands are not listed. */
 	f = fmemopen(buf, sizeof buf, "w");
 	n = cli_table_print_help(table, f, NULL, 0);
 	fclose(f);
-	cr_expect_eq(n, 37);
+	cr_expect_eq(n, 39);
 	cr_expect(strstr(buf, "subscribe") == NULL);
 	cr_expect(strstr(buf, "pg report") == NULL);
+}
+
+/*
+ * As Ceph's argparse: an optional positional that a word does not fit is
+ * passed over, the word going to the next ("pg ls [<pool:int>]
+ * [<states>...]": `pg ls active' lists every pool's active PGs); a list of
+ * choices ends at the first word that is none of them.
+ */
+Test(cli_args, optional_positionals_are_passed_over)
+{
+	expect("pg ls 1 active",
+	    "{\"pool\":1,\"prefix\":\"pg ls\",\"states\":[\"active\"]}");
+	expect("pg ls active",
+	    "{\"prefix\":\"pg ls\",\"states\":[\"active\"]}");
+	expect("pg ls 2", "{\"pool\":2,\"prefix\":\"pg ls\"}");
+	expect("pg dump_stuck stale 100",
+	    "{\"prefix\":\"pg dump_stuck\",\"stuckops\":[\"stale\"],"
+	    "\"threshold\":100}");
+	expect("pg dump_stuck undersized degraded",
+	    "{\"prefix\":\"pg dump_stuck\",\"stuckops\":[\"undersized\","
+	    "\"degraded\"]}");
+	expect("pg dump_stuck 30",
+	    "{\"prefix\":\"pg dump_stuck\",\"threshold\":30}");
+	expect("pg dump pgs_brief pools",
+	    "{\"dumpcontents\":[\"pgs_brief\",\"pools\"],"
+	    "\"prefix\":\"pg dump\"}");
+	/* A word that fits nothing says what the first it was offered to. */
+	expect_error("pg dump bogus",
+	    "DUMPCONTENTS: 'bogus' is not one of all, "
+	    "summary, sum, pools, osds, pgs or pgs_brief");
+	expect_error("pg dump_stuck stale x",
+	    "THRESHOLD: 'x' is not an integer");
+}
+
+/* Ceph's CephOsdName: "osd.3" and "3" alike, where the table says so. */
+Test(cli_args, osd_names)
+{
+	expect("pg ls-by-osd osd.3", "{\"osd\":3,\"prefix\":\"pg ls-by-osd\"}");
+	expect("pg ls-by-osd 3 1 active",
+	    "{\"osd\":3,\"pool\":1,\"prefix\":\"pg ls-by-osd\","
+	    "\"states\":[\"active\"]}");
+	expect_error("pg ls-by-osd osd.x", "OSD: 'osd.x' is not an OSD id");
+	expect_error("pg ls-by-osd osd.70000",
+	    "OSD: osd.70000 is out of range");
+	/* Not where it does not: an OSD id is not a pool id. */
+	expect_error("osd create osd.3", "ID: 'osd.3' is not an integer");
+}
+
+/* Ceph's "no valid command found; 10 closest matches". */
+Test(cli_args, closest_commands)
+{
+	char *w1[] = { "osd", "pool", "crate", "foo" };
+	char *w2[] = { "osd", "nosuchcmd" };
+	char *w3[] = { "xyzzy" };
+	char *w4[] = { "helth" };
+	const struct cli_cmd *out[10];
+	size_t n, i;
+
+	/* The six "osd pool" first, the nearest word first; then "osd". */
+	n = cli_table_closest(table, w1, 4, out, 10);
+	cr_assert_eq(n, 10, "%zu", n);
+	cr_expect_str_eq(out[0]->prefix, "osd pool create");
+	for (i = 0; i < n; i++)
+		cr_expect(strncmp(out[i]->prefix, i < 6 ? "osd pool " : "osd ",
+			      i < 6 ? 9 : 4) == 0,
+		    "%zu: %s", i, out[i]->prefix);
+	n = cli_table_closest(table, w2, 2, out, 10);
+	cr_assert_eq(n, 10);
+	for (i = 0; i < n; i++)
+		cr_expect(strncmp(out[i]->prefix, "osd ", 4) == 0, "%s",
+		    out[i]->prefix);
+	cr_expect_eq(cli_table_closest(table, w3, 1, out, 10), 0);
+	n = cli_table_closest(table, w4, 1, out, 10);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(out[0]->prefix, "health");
+	for (i = 0; i < n; i++)
+		cr_expect(!(out[i]->flags & CLI_CMD_HIDDEN));
+}
+
+/* A command's whole help: usage, help, and what each argument takes. */
+Test(cli_args, command_help)
+{
+	char buf[4096];
+	FILE *f;
+
+	f = fmemopen(buf, sizeof buf, "w");
+	cr_assert_not_null(f);
+	cli_cmd_print_help(cli_table_find(table, "osd reweight"), f);
+	fclose(f);
+	cr_expect(strstr(buf, "usage: mapmon osd reweight ID WEIGHT\n") == buf,
+	    "%s", buf);
+	cr_expect(strstr(buf, "\n  ID      an OSD id (N or osd.N)\n") != NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf, "  WEIGHT  a number, 0 to 1\n") != NULL, "%s",
+	    buf);
+	f = fmemopen(buf, sizeof buf, "w");
+	cli_cmd_print_help(cli_table_find(table, "osd create"), f);
+	fclose(f);
+	cr_expect(strstr(buf, "  ID  an integer, 0 to 65535 (optional)\n") !=
+		NULL,
+	    "%s", buf);
+	f = fmemopen(buf, sizeof buf, "w");
+	cli_cmd_print_help(cli_table_find(table, "pg dump_stuck"), f);
+	fclose(f);
+	cr_expect(strstr(buf,
+		      "  STUCKOPS   any of inactive, unclean, stale, "
+		      "undersized, degraded (optional)\n") != NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf, "  THRESHOLD  an integer (optional)\n") != NULL,
+	    "%s", buf);
+	f = fmemopen(buf, sizeof buf, "w");
+	cli_cmd_print_help(cli_table_find(table, "pg ls-by-osd"), f);
+	fclose(f);
+	cr_expect(strstr(buf,
+		      "  OSD     an OSD id (N or osd.N), 0 to 65535\n") != NULL,
+	    "%s", buf);
+}
+
+/* The lines the shell's completion reads. */
+Test(cli_args, args_for_completion)
+{
+	char buf[16384];
+	FILE *f;
+
+	f = fmemopen(buf, sizeof buf, "w");
+	cr_assert_not_null(f);
+	cli_table_print_args(table, f);
+	fclose(f);
+	cr_expect(
+	    strstr(buf,
+		"\npg dump_stuck\tstuckops:strings:0::inactive|"
+		"unclean|stale|undersized|degraded\tthreshold:int:0::\n") !=
+		NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf,
+		      "\npg ls\tpool:int:0::\tstates:strings:0::\t"
+		      "poolstr:string:0:--pool:\n") != NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf, "\nosd pool get\tpool:string:1::\t") != NULL,
+	    "%s", buf);
+	cr_expect(strstr(buf, "subscribe") == NULL);
 }

@@ -439,9 +439,11 @@ pgs_in_state(const char *state)
 	json_int_t n = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(s, "pgs_by_state"), i, v)
-		if (strcmp(jstr(v, "state_name"), state) == 0)
-			n = jint(v, "count");
+	json_array_foreach(json_object_get(json_object_get(s, "pg_summary"),
+			       "num_pg_by_state"),
+	    i, v)
+		if (strcmp(jstr(v, "name"), state) == 0)
+			n = jint(v, "num");
 	json_decref(s);
 	return n;
 }
@@ -551,6 +553,8 @@ static const char *const every_prefix[] = {
 	"get_command_descriptions",
 	"status",
 	"health",
+	"health mute",
+	"health unmute",
 	"version",
 	"mon stat",
 	"mon dump",
@@ -586,6 +590,9 @@ static const char *const every_prefix[] = {
 	"pg stat",
 	"pg dump",
 	"pg ls",
+	"pg ls-by-pool",
+	"pg ls-by-primary",
+	"pg ls-by-osd",
 	"pg query",
 	"pg map",
 	"pg dump_stuck",
@@ -695,11 +702,23 @@ Test(cmd, descriptions_list_every_command)
 	a = json_array_get(json_object_get(e, "args"), 2);
 	cr_assert_str_eq(jstr(a, "type"), "flag");
 	cr_assert_str_eq(jstr(a, "option"), "--yes-i-really-really-mean-it");
+	/* Ceph's "pg ls [<pool:int>] [<states>...]", and mapmon's --pool. */
 	e = find_desc(cmds, "pg ls");
 	a = json_array_get(json_object_get(e, "args"), 0);
-	cr_assert_str_eq(jstr(a, "option"), "--pool");
+	cr_assert_str_eq(jstr(a, "name"), "pool");
+	cr_assert_str_eq(jstr(a, "type"), "int");
 	a = json_array_get(json_object_get(e, "args"), 1);
 	cr_assert_str_eq(jstr(a, "type"), "strings");
+	a = json_array_get(json_object_get(e, "args"), 2);
+	cr_assert_str_eq(jstr(a, "option"), "--pool");
+	/* Ceph's CephOsdName and CephChoices n=N. */
+	e = find_desc(cmds, "pg ls-by-osd");
+	a = json_array_get(json_object_get(e, "args"), 0);
+	cr_assert_str_eq(jstr(a, "type"), "osd");
+	e = find_desc(cmds, "pg dump_stuck");
+	a = json_array_get(json_object_get(e, "args"), 0);
+	cr_assert_str_eq(jstr(a, "type"), "strings");
+	cr_assert_eq(json_array_size(json_object_get(a, "choices")), 5);
 	e = find_desc(cmds, "osd set");
 	a = json_array_get(json_object_get(e, "args"), 0);
 	cr_assert_eq(json_array_size(json_object_get(a, "choices")), 5);
@@ -821,13 +840,39 @@ Test(cmd, status_health_version_mon)
 	    "data_bytes")));
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(d,
 	    "pgmap"), "pgs_by_state")), 1);
+	/* Ceph's one-monitor quorum at the top (seen on ceph 16.2.15). */
+	cr_assert_eq(
+	    json_integer_value(json_array_get(json_object_get(d, "quorum"), 0)),
+	    0);
+	cr_assert_str_eq(json_string_value(json_array_get(
+			     json_object_get(d, "quorum_names"), 0)),
+	    "a");
+	cr_assert_eq(jint(d, "election_epoch"), 1);
+	cr_assert(json_is_integer(json_object_get(d, "quorum_age")));
+	/* Every PG creating: Ceph's unknown/inactive ratio beside. */
+	cr_assert(json_is_number(json_object_get(json_object_get(d, "pgmap"),
+	    "inactive_pgs_ratio")));
+	/* The health of status is `health''s, without details. */
+	cr_assert_null(json_object_get(
+	    json_object_get(
+		json_object_get(json_object_get(d, "health"), "checks"),
+		"PG_AVAILABILITY"),
+	    "detail"));
 	json_decref(d);
 
+	/* Ceph splits them: detail only with detail; "muted"; "mutes". */
 	d = ok("{\"prefix\":\"health\"}");
 	cr_assert_str_eq(jstr(d, "status"), "HEALTH_WARN");
 	cr_assert_str_eq(jstr(d, "checks.PG_AVAILABILITY.severity"),
 	    "HEALTH_WARN");
 	cr_assert_eq(jint(d, "checks.PG_AVAILABILITY.summary.count"), 8);
+	cr_assert_null(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "detail"));
+	cr_assert(json_is_false(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "muted")));
+	cr_assert_eq(json_array_size(json_object_get(d, "mutes")), 0);
 	json_decref(d);
 	d = ok("{\"prefix\":\"health\",\"detail\":\"detail\"}");
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(
@@ -843,8 +888,14 @@ Test(cmd, status_health_version_mon)
 	free(status);
 	json_decref(d);
 
+	/* Ceph's {"epoch", "num_mons", "leader", "quorum": [{rank, name}]}. */
 	d = ok("{\"prefix\":\"mon stat\"}");
 	cr_assert_eq(jint(d, "num_mons"), 1);
+	cr_assert_str_eq(jstr(d, "leader"), "a");
+	cr_assert_eq(
+	    jint(json_array_get(json_object_get(d, "quorum"), 0), "rank"), 0);
+	cr_assert_str_eq(
+	    jstr(json_array_get(json_object_get(d, "quorum"), 0), "name"), "a");
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(d,
 	    "quorum_names"), 0)), "a");
 	json_decref(d);
@@ -854,6 +905,58 @@ Test(cmd, status_health_version_mon)
 	json_decref(d);
 	refused(-EINVAL, "mon dump: unknown argument 'epoch'",
 	    "{\"prefix\":\"mon dump\",\"epoch\":1}");
+}
+
+/* `health mute' and `log last' over the wire, as Ceph's. */
+Test(cmd, health_mute_and_log_last)
+{
+	json_t *d, *e;
+	size_t i;
+
+	cluster_small(2);
+	json_decref(ok("{\"prefix\":\"health mute\",\"code\":"
+		       "\"PG_AVAILABILITY\",\"ttl\":\"1h\"}"));
+	d = ok("{\"prefix\":\"health\"}");
+	cr_assert(json_is_true(json_object_get(
+	    json_object_get(json_object_get(d, "checks"), "PG_AVAILABILITY"),
+	    "muted")));
+	e = json_array_get(json_object_get(d, "mutes"), 0);
+	cr_assert_str_eq(jstr(e, "code"), "PG_AVAILABILITY");
+	cr_assert(json_is_string(json_object_get(e, "ttl")));
+	cr_assert_eq(jint(e, "count"), 2);
+	json_decref(d);
+	refused(-ENOENT, "health alert NOSUCH is not currently raised",
+	    "{\"prefix\":\"health mute\",\"code\":\"NOSUCH\"}");
+	refused(-EINVAL, "invalid duration: soon (expected digit)",
+	    "{\"prefix\":\"health mute\",\"code\":\"OSD_DOWN\","
+	    "\"ttl\":\"soon\"}");
+	json_decref(ok("{\"prefix\":\"health mute\",\"code\":\"NOSUCH\","
+		       "\"sticky\":true}"));
+	json_decref(ok("{\"prefix\":\"health unmute\"}"));
+	d = ok("{\"prefix\":\"health\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "mutes")), 0);
+	json_decref(d);
+
+	/* LogEntry::dump()'s keys; level and channel as Ceph filters. */
+	d = ok("{\"prefix\":\"log last\",\"num\":5}");
+	json_array_foreach(d, i, e) {
+		cr_assert_str_eq(jstr(e, "channel"), "cluster");
+		cr_assert_str_eq(jstr(e, "name"), "mon.a");
+		cr_assert_str_eq(jstr(e, "rank"), "mon.0");
+		cr_assert(json_is_integer(json_object_get(e, "seq")));
+		cr_assert_eq(jstr(e, "priority")[0], '[');
+	}
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\",\"level\":\"warn\"}");
+	cr_assert_geq(json_array_size(d), 1);
+	json_array_foreach(d, i, e)
+		cr_assert_str_neq(jstr(e, "priority"), "[INF]");
+	json_decref(d);
+	d = ok("{\"prefix\":\"log last\",\"channel\":\"audit\"}");
+	cr_assert_eq(json_array_size(d), 0);
+	json_decref(d);
+	refused(-EINVAL, "must be one of debug, info, sec, warn, error",
+	    "{\"prefix\":\"log last\",\"level\":\"loud\"}");
 }
 
 /* -------------------------------------------------------------- writes */
@@ -1359,32 +1462,84 @@ Test(cmd, pg_reads)
 	json_t *d;
 
 	cluster_small(4);
+	/* Ceph's {"pg_ready": true, "pg_summary": {...}}, mapmon's beside. */
 	d = ok("{\"prefix\":\"pg stat\"}");
 	cr_assert_eq(jint(d, "num_pgs"), 4);
+	cr_assert(json_is_true(json_object_get(d, "pg_ready")));
+	cr_assert_eq(jint(json_object_get(d, "pg_summary"), "num_pgs"), 4);
 	json_decref(d);
-	d = ok("{\"prefix\":\"pg dump\",\"what\":\"pgs\"}");
+	/* Ceph's dumpcontents, each part as PGMap dumps it. */
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"pgs\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
 	json_decref(d);
-	d = ok("{\"prefix\":\"pg dump\",\"what\":\"pools\"}");
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"pools\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "pool_stats")), 1);
 	json_decref(d);
-	d = ok("{\"prefix\":\"pg dump\",\"what\":\"osds\"}");
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"osds\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "osd_stats")), 1);
 	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"pgs_brief\"]}");
+	cr_assert_eq(
+	    json_object_size(json_array_get(json_object_get(d, "pg_stats"), 0)),
+	    6);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"sum\"]}");
+	cr_assert_not_null(
+	    json_object_get(json_object_get(d, "pg_map"), "pg_stats_sum"));
+	cr_assert_null(
+	    json_object_get(json_object_get(d, "pg_map"), "pg_stats"));
+	json_decref(d);
 	d = ok("{\"prefix\":\"pg dump\"}");
+	cr_assert_eq(json_array_size(json_object_get(
+			 json_object_get(d, "pg_map"), "pg_stats")),
+	    4);
+	cr_assert_eq(json_array_size(json_object_get(
+			 json_object_get(d, "pg_map"), "osd_stats")),
+	    1);
+	json_decref(d);
+	refused(-EINVAL, "must be one of all, summary",
+	    "{\"prefix\":"
+	    "\"pg dump\",\"dumpcontents\":[\"delta\"]}");
+	/* pg ls: a pool by id (Ceph's), or by name with --pool. */
+	d = ok("{\"prefix\":\"pg ls\",\"pool\":1,"
+	       "\"states\":[\"creating\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
 	json_decref(d);
-	d = ok("{\"prefix\":\"pg ls\",\"pool\":\"rbd\","
-	    "\"states\":[\"creating\"]}");
+	d = ok("{\"prefix\":\"pg ls\",\"poolstr\":\"rbd\"}");
 	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
 	json_decref(d);
 	d = ok("{\"prefix\":\"pg ls\",\"states\":[\"active\"]}");
 	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 0);
 	json_decref(d);
-	refused(-ENOENT, "pool 'nosuch'", "{\"prefix\":\"pg ls\","
-	    "\"pool\":\"nosuch\"}");
-	refused(-EINVAL, "bogus", "{\"prefix\":\"pg ls\","
+	refused(-ENOENT, "pool nosuch does not exist",
+	    "{\"prefix\":"
+	    "\"pg ls\",\"poolstr\":\"nosuch\"}");
+	refused(-ENOENT, "pool 9 does not exist",
+	    "{\"prefix\":\"pg ls\","
+	    "\"pool\":9}");
+	refused(-EINVAL,
+	    "'bogus' is not a valid pg state, available choices: "
+	    "stale+creating+active",
+	    "{\"prefix\":\"pg ls\","
 	    "\"states\":[\"bogus\"]}");
+	/* Ceph takes one word a state, never "active+clean". */
+	refused(-EINVAL, "'active+clean' is not a valid pg state",
+	    "{\"prefix\":\"pg ls\",\"states\":[\"active+clean\"]}");
+	d = ok("{\"prefix\":\"pg ls-by-pool\",\"poolstr\":\"rbd\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	/* The OSD as Ceph's clients send it: 0, "0" or "osd.0". */
+	d = ok("{\"prefix\":\"pg ls-by-osd\",\"osd\":\"osd.0\"}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg ls-by-primary\",\"osd\":\"0\",\"pool\":1}");
+	cr_assert_eq(json_array_size(json_object_get(d, "pg_stats")), 4);
+	json_decref(d);
+	refused(-EAGAIN, "osd 5 is not up",
+	    "{\"prefix\":\"pg ls-by-osd\","
+	    "\"osd\":5}");
+	refused(-EINVAL, "argument 'osd' must be an osd id (N or osd.N)",
+	    "{\"prefix\":\"pg ls-by-osd\",\"osd\":\"osd.x\"}");
 
 	d = ok("{\"prefix\":\"pg query\",\"pgid\":\"1.3\"}");
 	cr_assert_str_eq(jstr(d, "pgid"), "1.3");
@@ -1397,12 +1552,26 @@ Test(cmd, pg_reads)
 	cr_assert_eq(jint(d, "up_primary"), 0);
 	cr_assert_eq(json_array_size(json_object_get(d, "acting")), 1);
 	json_decref(d);
-	refused(-ENOENT, "2.0", "{\"prefix\":\"pg map\",\"pgid\":\"2.0\"}");
-	d = ok("{\"prefix\":\"pg dump_stuck\",\"stuckops\":\"inactive\"}");
+	refused(-ENOENT, "pg '2.0' does not exist",
+	    "{\"prefix\":\"pg map\","
+	    "\"pgid\":\"2.0\"}");
+	/* Ceph's raw_pg_to_pg(): a seed past pg_num folds. */
+	d = ok("{\"prefix\":\"pg map\",\"pgid\":\"1.6\"}");
+	cr_assert_str_eq(jstr(d, "raw_pgid"), "1.6");
+	cr_assert_str_eq(jstr(d, "pgid"), "1.2");
+	json_decref(d);
+	d = ok("{\"prefix\":\"pg dump_stuck\",\"stuckops\":"
+	       "[\"inactive\"]}");
 	cr_assert(json_is_array(json_object_get(d, "stuck_pg_stats")));
+	cr_assert_eq(json_array_size(json_object_get(d, "stuck_pg_stats")), 0);
+	json_decref(d);
+	/* Threshold 0: every PG not active is stuck inactive. */
+	d = ok("{\"prefix\":\"pg dump_stuck\",\"stuckops\":"
+	       "[\"inactive\",\"stale\"],\"threshold\":0}");
+	cr_assert_eq(json_array_size(json_object_get(d, "stuck_pg_stats")), 4);
 	json_decref(d);
 	refused(-EINVAL, "must be one of inactive, unclean, stale",
-	    "{\"prefix\":\"pg dump_stuck\",\"stuckops\":\"slow\"}");
+	    "{\"prefix\":\"pg dump_stuck\",\"stuckops\":[\"slow\"]}");
 }
 
 Test(cmd, log_config_perf_store)
@@ -2660,17 +2829,20 @@ Test(cmd, large_listings_come_whole_in_parts)
 
 	cluster_small(BIG_PGS);
 	json_decref(ok("{\"prefix\":\"config set\","
-		       "\"key\":\"mon.pg_stale_timeout\",\"value\":\"1s\"}"));
+		       "\"key\":\"mon.pg_stuck_threshold\",\"value\":\"1s\"}"));
 	cr_assert_eq(pgs_in_state("creating"), BIG_PGS);
 	hwm0 = daemon_hwm_kib();
 
 	d = ok("{\"prefix\":\"pg dump\"}");
-	expect_every_pg(json_object_get(d, "pg_stats"), BIG_PGS);
-	cr_assert_eq(jint(d, "pg_stats_sum.num_pgs"), BIG_PGS);
-	cr_assert_eq(json_array_size(json_object_get(d, "osd_stats")), 1);
+	expect_every_pg(
+	    json_object_get(json_object_get(d, "pg_map"), "pg_stats"), BIG_PGS);
+	cr_assert_eq(jint(d, "pg_map.pg_stats_sum.num_pgs"), BIG_PGS);
+	cr_assert_eq(json_array_size(json_object_get(
+			 json_object_get(d, "pg_map"), "osd_stats")),
+	    1);
 	json_decref(d);
 	cr_assert_eq(call(&d, &status,
-			 "{\"prefix\":\"pg ls\",\"pool\":"
+			 "{\"prefix\":\"pg ls\",\"poolstr\":"
 			 "\"rbd\",\"states\":[\"creating\"]}"),
 	    0);
 	cr_assert_str_eq(status, "listed 16384 pgs");
@@ -2680,13 +2852,15 @@ Test(cmd, large_listings_come_whole_in_parts)
 	/* Never clean, a second on: every PG is stuck unclean. */
 	usleep(1100000);
 	cr_assert_eq(call(&d, &status, "{\"prefix\":\"pg dump_stuck\"}"), 0);
-	cr_assert_str_eq(status, "16384 pgs stuck unclean");
+	cr_assert_str_eq(status, "ok");
 	expect_every_pg(json_object_get(d, "stuck_pg_stats"), BIG_PGS);
 	json_decref(d);
 	free(status);
 
 	fd = raw_open(1, 0);
-	raw_request(fd, 7, "{\"prefix\":\"pg dump\",\"what\":\"pgs\"}");
+	raw_request(fd, 7,
+	    "{\"prefix\":\"pg dump\","
+	    "\"dumpcontents\":[\"pgs\"]}");
 	o = raw_reply(fd, 7, &frames);
 	cr_assert_geq(frames, 10, "%d frames", frames);
 	cr_assert_eq(jint(o, "rc"), 0);
@@ -2729,7 +2903,9 @@ Test(cmd, slow_reader_gets_a_listing_paced)
 	out0 = jint(d, "server.bytes_out");
 	json_decref(d);
 	fd = raw_open(1, 16384);
-	raw_request(fd, 3, "{\"prefix\":\"pg dump\",\"what\":\"pgs\"}");
+	raw_request(fd, 3,
+	    "{\"prefix\":\"pg dump\","
+	    "\"dumpcontents\":[\"pgs\"]}");
 	/* Four parts, 4 KB at a time and 200 ms apart: some 3 MB. */
 	raw_gather(fd, 3, &all, 4096, 200000, 4, &last);
 	cr_assert(!last);
@@ -2788,8 +2964,8 @@ Test(cmd, client_gone_mid_listing_leaves_the_daemon_answering)
 	} while (conns > 1 && now_s() < deadline && usleep(10000) == 0);
 	cr_assert_eq(conns, 1, "%d connections left", conns);
 	cr_assert_eq(pgs_in_state("creating"), BIG_PGS);
-	d = ok("{\"prefix\":\"pg dump\",\"what\":\"summary\"}");
-	cr_assert_eq(jint(d, "pg_stats_sum.num_pgs"), BIG_PGS);
+	d = ok("{\"prefix\":\"pg dump\",\"dumpcontents\":[\"summary\"]}");
+	cr_assert_eq(jint(d, "pg_map.pg_stats_sum.num_pgs"), BIG_PGS);
 	json_decref(d);
 }
 

@@ -1467,7 +1467,10 @@ Test(mon, pg_health_follows_the_reported_states)
 	report_degraded(PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
 	cr_assert(!health_check("PG_DEGRADED", 0, sum, line, sizeof sum), "%s",
 	    sum);
-	/* One PG peering: "1 pg inactive". */
+	/*
+	 * One PG peering: inactive and peering, as Ceph counts it, and its
+	 * line Ceph's for a PG stuck peering.
+	 */
 	mon_settle(mon);
 	st = pgmap_pool(pm, 1)->pgs[0];
 	st.state = PG_STATE_PEERING;
@@ -1477,12 +1480,13 @@ Test(mon, pg_health_follows_the_reported_states)
 	cr_assert_eq(a.rc, 0, "%s", a.status);
 	json_decref(a.data);
 	cr_assert(health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum));
-	cr_assert_str_eq(sum, "Reduced data availability: 1 pg inactive");
-	cr_assert_eq(strncmp(line,
-			 "pg 1.0 is not active, current state "
-			 "peering",
-			 41),
-	    0, "%s", line);
+	cr_assert_str_eq(sum,
+	    "Reduced data availability: 1 pg inactive, 1 pg peering");
+	cr_assert_eq(strncmp(line, "pg 1.0 is stuck peering for ", 28), 0, "%s",
+	    line);
+	cr_assert(strstr(line, "s, current state peering, last acting [") !=
+		NULL,
+	    "%s", line);
 }
 
 /* Same PG stats: every field, compared through their encoding. */
@@ -1733,13 +1737,16 @@ Test(mon, a_large_commit_is_applied_in_slices_and_seen_only_when_whole)
 	/* pg dump while applying: its summary and its PGs of one commit. */
 	v0 = mon_pgmap_version(mon);
 	report_all_until_applying(&b, 13, -1);
-	cr_assert_eq(mon_pg_dump_walk(mon, "all", &w, &status), 0);
+	cr_assert_eq(mon_pg_dump_walk(mon, NULL, 0, &w, &status), 0);
 	q = walk_all(w, &status);
-	cr_assert_eq(json_integer_value(json_object_get(q, "version")),
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(q, "pg_map"), "version")),
 	    (json_int_t)v0 + 1, "the summary is of the commit the PGs are");
 	cr_assert_eq(
 	    json_integer_value(json_object_get(
-		json_object_get(json_object_get(q, "pg_stats_sum"), "stat_sum"),
+		json_object_get(json_object_get(json_object_get(q, "pg_map"),
+				    "pg_stats_sum"),
+		    "stat_sum"),
 		"num_objects")),
 	    5000 * 13);
 	json_decref(q);
@@ -1960,7 +1967,11 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	cr_assert_eq(pool_create("b", 100, 3), 0);
 
 	/* No PG is down: every slice looks, none writes, until the end. */
-	cr_assert_eq(mon_pg_ls_walk(mon, NULL, (const char *[]){ "down" }, 1,
+	cr_assert_eq(mon_pg_ls_walk(mon,
+			 &(struct mon_pg_ls){ .pool_id = -1,
+			     .osd = -1,
+			     .states = (const char *[]){ "down" },
+			     .nstates = 1 },
 			 &w, &status),
 	    0);
 	pg_text_init(&t);
@@ -1971,8 +1982,9 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	    "%d PGs in a slice",
 	    MON_PG_WALK_LOOK);
 	cr_assert_str_eq(status, "listed 0 pgs");
-	cr_assert_eq(t.buf.len, strlen("{\"pg_stats\":[]}"));
-	cr_assert(memcmp(t.buf.data, "{\"pg_stats\":[]}", t.buf.len) == 0);
+	cr_assert_eq(t.buf.len, strlen("{\"pg_ready\":true,\"pg_stats\":[]}"));
+	cr_assert(memcmp(t.buf.data, "{\"pg_ready\":true,\"pg_stats\":[]}",
+		      t.buf.len) == 0);
 	free(status);
 	status = NULL;
 	mon_pg_walk_free(w);
@@ -1982,7 +1994,10 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	 * Every PG: a slice writes MON_PG_WALK_PGS at most; meanwhile PGs
 	 * change, pool b goes and pool c comes.
 	 */
-	cr_assert_eq(mon_pg_ls_walk(mon, NULL, NULL, 0, &w, &status), 0);
+	cr_assert_eq(mon_pg_ls_walk(mon,
+			 &(struct mon_pg_ls){ .pool_id = -1, .osd = -1 }, &w,
+			 &status),
+	    0);
 	pg_text_init(&t);
 	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 0);
 	cr_assert_eq(text_pgs(&t.buf, 0), MON_PG_WALK_PGS);
@@ -2028,14 +2043,18 @@ Test(mon, a_listing_is_written_in_slices_each_pg_once)
 	json_decref(d);
 
 	/* The small parts of pg dump are whole at the first call. */
-	cr_assert_eq(mon_pg_dump_walk(mon, "summary", &w, &status), 0);
+	cr_assert_eq(mon_pg_dump_walk(mon, (const char *[]){ "summary" }, 1, &w,
+			 &status),
+	    0);
 	pg_text_init(&t);
 	cr_assert_eq(mon_pg_walk_next(w, &t, &status), 1);
 	cr_assert_str_eq(status, "dumped summary");
 	free(status);
 	mon_pg_walk_free(w);
 	pg_text_free(&t);
-	cr_assert_eq(mon_pg_dump_walk(mon, "bogus", &w, &status), -EINVAL);
+	cr_assert_eq(
+	    mon_pg_dump_walk(mon, (const char *[]){ "bogus" }, 1, &w, &status),
+	    -EINVAL);
 	free(status);
 }
 
@@ -2977,7 +2996,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 
 	/* Used, not allocated, decides: raw use past 0.90. */
 	cr_assert_eq(beacon(1, 100 * GIB, 80 * GIB, 9 * GIB), 0);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
 	    "1 backfillfull osd(s)", "osd.1 is backfill full");
 	assert_check(h, "POOL_BACKFILLFULL", "HEALTH_WARN",
@@ -2987,7 +3006,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	json_decref(h);
 
 	cr_assert_eq(beacon(2, 100 * GIB, 96 * GIB, 4 * GIB), 0);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
 	    "HEALTH_ERR");
 	assert_check(h, "OSD_FULL", "HEALTH_ERR", "1 full osd(s)",
@@ -3004,7 +3023,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	/* A new ratio judges every OSD again, once it commits. */
 	cr_assert_eq(set_ratio(MON_RATIO_FULL, 0.97, st, sizeof st), 0, "%s",
 	    st);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	cr_assert_null(health_json_check(h, "OSD_FULL"));
 	assert_check(h, "OSD_BACKFILLFULL", "HEALTH_WARN",
 	    "2 backfillfull osd(s)", "osd.2 is backfill full");
@@ -3016,7 +3035,7 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	for (i = 0; i < 3; i++)
 		cr_assert_eq(beacon((int32_t)i, 100 * GIB, 10 * GIB, 90 * GIB),
 		    0);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	for (i = 0; i < nitems(codes); i++)
 		cr_assert_null(health_json_check(h, codes[i]),
 		    "%s still raised", codes[i]);
@@ -3024,12 +3043,12 @@ Test(mon, fullness_checks_are_raised_and_cleared)
 	/* A down OSD keeps its last figures, and with them its state. */
 	cr_assert_eq(beacon(1, 100 * GIB, 90 * GIB, 10 * GIB), 0);
 	cr_assert_eq(osd_down(1), 0);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	cr_assert_not_null(health_json_check(h, "OSD_NEARFULL"));
 	json_decref(h);
 	/* A removed one's go. */
 	cr_assert_eq(osd_rm(1), 0);
-	h = mon_health_json(mon, 0);
+	h = mon_health_json(mon, 1);
 	cr_assert_null(health_json_check(h, "OSD_NEARFULL"));
 	json_decref(h);
 	check_derived();
@@ -3267,6 +3286,427 @@ Test(mon, capacity_figures_equal_a_recount_under_random_changes)
 	}
 	settle();
 	check_derived();
+}
+
+/* -------------------------------------- health as Ceph raises and mutes it */
+
+/* A report of PG 1.seed (its committed stat) in state, with scrub errors. */
+static void
+report_one(uint32_t seed, uint32_t state, int64_t scrub_errors)
+{
+	struct answer a = { 0 };
+	struct pg_stat st;
+
+	mon_settle(mon);
+	st = pgmap_pool(mon_pgmap(mon), 1)->pgs[seed];
+	st.state = state;
+	st.num_scrub_errors = scrub_errors;
+	st.reported_seq++;
+	mon_pg_report(mon, st.acting_primary, &st, 1, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+}
+
+/*
+ * POOL_NO_REDUNDANCY (OSDMap::check_health()), PG_DAMAGED and
+ * OSD_SCRUB_ERRORS (PGMap::get_health_checks()), in Ceph's words, the
+ * last two errors; the checks listed by code, as Ceph's map of them.
+ */
+Test(mon, damage_scrub_errors_and_no_redundancy)
+{
+	char sum[256], line[256], want[128];
+	const struct pg_stat *st;
+	json_t *h;
+	const char *key, *prev = "";
+	json_t *v;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	cr_assert_eq(pool_create("scratch", 4, 1), 0);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 1);
+	cr_assert(health_check("POOL_NO_REDUNDANCY", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "1 pool(s) have no replicas configured");
+	cr_assert_str_eq(line, "pool 'scratch' has no replicas configured");
+	cr_assert_eq(mon_health_status(mon), 1);
+
+	report_one(0, PG_STATE_ACTIVE | PG_STATE_CLEAN | PG_STATE_INCONSISTENT,
+	    2);
+	cr_assert(health_check("PG_DAMAGED", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "Possible data damage: 1 pg inconsistent");
+	st = &pgmap_pool(mon_pgmap(mon), 1)->pgs[0];
+	snprintf(want, sizeof want,
+	    "pg 1.0 is active+clean+inconsistent, "
+	    "acting [%d,%d,%d]",
+	    st->acting[0], st->acting[1], st->acting[2]);
+	cr_assert_str_eq(line, want);
+	cr_assert(health_check("OSD_SCRUB_ERRORS", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "2 scrub errors");
+	cr_assert_eq(mon_health_status(mon), 2);
+	h = mon_health_json(mon, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
+	    "HEALTH_ERR");
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     health_json_check(h, "PG_DAMAGED"), "severity")),
+	    "HEALTH_ERR");
+	json_object_foreach(json_object_get(h, "checks"), key, v) {
+		cr_assert(strcmp(prev, key) < 0, "%s after %s", key, prev);
+		prev = key;
+	}
+	json_decref(h);
+	wait_for_log("Health check failed: Possible data damage: 1 pg "
+		     "inconsistent (PG_DAMAGED)");
+
+	/* Repaired: both clear, with Ceph's lines. */
+	report_one(0, PG_STATE_ACTIVE | PG_STATE_CLEAN, 0);
+	cr_assert(!health_check("PG_DAMAGED", 0, sum, line, sizeof sum));
+	cr_assert(!health_check("OSD_SCRUB_ERRORS", 0, sum, line, sizeof sum));
+	wait_for_log("Health check cleared: OSD_SCRUB_ERRORS (was: 2 scrub "
+		     "errors)");
+}
+
+/*
+ * A PG whose primary went down is stale: Ceph's line names how long and
+ * its last acting set, "pg 1.3 is stuck stale for 2s, current state
+ * stale+active+clean, last acting [0,2,1]".
+ */
+Test(mon, stale_pgs_are_stuck_with_their_last_acting_set)
+{
+	const struct pgmap_pool *pp;
+	char sum[256], line[256], want[160], acting[64];
+	uint32_t s, n = 0;
+	json_t *h, *d, *v;
+	size_t i;
+	int found = 0;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	report_all(PG_STATE_ACTIVE | PG_STATE_CLEAN, 1);
+	cr_assert_eq(osd_down(0), 0);
+	settle();
+	pp = pgmap_pool(mon_pgmap(mon), 1);
+	for (s = 0; s < pp->pg_num; s++)
+		n += (pp->pgs[s].state & PG_STATE_STALE) != 0;
+	cr_assert_gt(n, 0, "osd.0 is the primary of no PG");
+	cr_assert(health_check("PG_AVAILABILITY", 0, sum, line, sizeof sum));
+	snprintf(want, sizeof want, "Reduced data availability: %u %s stale", n,
+	    n == 1 ? "pg" : "pgs");
+	cr_assert_str_eq(sum, want);
+	h = mon_health_json(mon, 1);
+	d = json_object_get(health_json_check(h, "PG_AVAILABILITY"), "detail");
+	cr_assert_eq(json_array_size(d), n);
+	for (s = 0; s < pp->pg_num; s++) {
+		if (!(pp->pgs[s].state & PG_STATE_STALE))
+			continue;
+		snprintf(acting, sizeof acting, "[%d,%d,%d]",
+		    pp->pgs[s].acting[0], pp->pgs[s].acting[1],
+		    pp->pgs[s].acting[2]);
+		snprintf(want, sizeof want, "pg 1.%x is stuck stale for ", s);
+		json_array_foreach(d, i, v) {
+			const char *msg = json_string_value(
+			    json_object_get(v, "message"));
+
+			if (strncmp(msg, want, strlen(want)) != 0)
+				continue;
+			cr_assert(strstr(msg,
+				      ", current state "
+				      "stale+active+clean, last acting ") !=
+				NULL,
+			    "%s", msg);
+			cr_assert(strstr(msg, acting) != NULL, "%s", msg);
+			found++;
+		}
+	}
+	cr_assert_eq(found, (int)n);
+	json_decref(h);
+}
+
+static int
+health_mute(const char *code, const char *ttl, int sticky, char *status,
+    size_t len)
+{
+	struct answer a = { 0 };
+
+	mon_health_mute(mon, code, ttl, sticky, answer_cb, &a);
+	wait_for(&a);
+	if (status != NULL) {
+		size_t k = strnlen(a.status, len - 1);
+
+		memcpy(status, a.status, k);
+		status[k] = '\0';
+	}
+	json_decref(a.data);
+	return a.rc;
+}
+
+static int
+health_unmute(const char *code)
+{
+	struct answer a = { 0 };
+
+	mon_health_unmute(mon, code, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	return a.rc;
+}
+
+/* The mute of code in a health object's "mutes", or NULL. */
+static json_t *
+health_json_mute(json_t *h, const char *code)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(h, "mutes"), i, v)
+		if (strcmp(json_string_value(json_object_get(v, "code")),
+			code) == 0)
+			return v;
+	return NULL;
+}
+
+/*
+ * As Ceph's HealthMonitor: a muted check stays listed, "muted": true, but
+ * out of the status; the mute is kept across a restart; it ends when its
+ * check grows, clears or its TTL passes (not a sticky one's check), each
+ * with Ceph's cluster log line.
+ */
+Test(mon, mutes_as_cephs)
+{
+	char st[256];
+	json_t *h, *mu;
+
+	make_osds(3);
+	cr_assert_eq(osd_down(2), 0);
+	cr_assert_eq(mon_health_status(mon), 1);
+	cr_assert_eq(health_mute("OSD_DOWN", NULL, 0, st, sizeof st), 0, "%s",
+	    st);
+	cr_assert_str_eq(st, "");
+	h = mon_health_json(mon, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
+	    "HEALTH_OK");
+	cr_assert(json_is_true(
+	    json_object_get(health_json_check(h, "OSD_DOWN"), "muted")));
+	mu = health_json_mute(h, "OSD_DOWN");
+	cr_assert_not_null(mu);
+	cr_assert_str_eq(json_string_value(json_object_get(mu, "summary")),
+	    "1 osds down");
+	cr_assert_eq(json_integer_value(json_object_get(mu, "count")), 1);
+	cr_assert(json_is_false(json_object_get(mu, "sticky")));
+	cr_assert_null(json_object_get(mu, "ttl"));
+	json_decref(h);
+	cr_assert_eq(mon_health_status(mon), 0);
+
+	/* Ceph's refusals. */
+	cr_assert_eq(health_mute("NOSUCH", NULL, 0, st, sizeof st), -ENOENT);
+	cr_assert_str_eq(st, "health alert NOSUCH is not currently raised");
+	cr_assert_eq(health_mute("OSD_DOWN", "0", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st, "invalid duration: 0 (timespan = 0)");
+	cr_assert_eq(health_mute("OSD_DOWN", "5x", 0, st, sizeof st), -EINVAL);
+	cr_assert_str_eq(st, "invalid duration: 5x (unrecognized unit 'x')");
+	cr_assert_eq(health_mute("", NULL, 0, st, sizeof st), -EINVAL);
+
+	/* A sticky mute of what is not raised, kept across a restart. */
+	cr_assert_eq(health_mute("NOSUCH", "1h", 1, st, sizeof st), 0, "%s",
+	    st);
+	settle();
+	close_mon();
+	open_mon();
+	h = mon_health_json(mon, 0);
+	cr_assert_not_null(health_json_mute(h, "OSD_DOWN"));
+	mu = health_json_mute(h, "NOSUCH");
+	cr_assert_not_null(mu);
+	cr_assert(json_is_true(json_object_get(mu, "sticky")));
+	cr_assert_str_eq(json_string_value(json_object_get(mu, "summary")), "");
+	cr_assert_not_null(json_object_get(mu, "ttl"));
+	json_decref(h);
+	cr_assert_eq(mon_health_status(mon), 0);
+
+	/* The check grows: the mute ends. */
+	cr_assert_eq(osd_down(1), 0);
+	wait_for_log("Health alert mute OSD_DOWN cleared (count increased "
+		     "from 1 to 2)");
+	cr_assert_eq(mon_health_status(mon), 1);
+
+	/* The check clears: the mute ends. */
+	cr_assert_eq(health_mute("OSD_DOWN", NULL, 0, st, sizeof st), 0);
+	cr_assert_eq(osd_boot(1), 0);
+	cr_assert_eq(osd_boot(2), 0);
+	wait_for_log("Health alert mute OSD_DOWN cleared (health alert "
+		     "cleared)");
+
+	/* Its TTL passes: even a sticky one ends. */
+	cr_assert_eq(health_mute("OTHER", "1s", 1, st, sizeof st), 0);
+	wait_for_log("Health alert mute OTHER cleared (passed TTL ");
+	h = mon_health_json(mon, 0);
+	cr_assert_null(health_json_mute(h, "OTHER"));
+	cr_assert_not_null(health_json_mute(h, "NOSUCH"));
+	json_decref(h);
+
+	/* Unmuting what is not muted is fine; no code unmutes all. */
+	cr_assert_eq(health_unmute("NEVER"), 0);
+	cr_assert_eq(health_unmute(NULL), 0);
+	h = mon_health_json(mon, 0);
+	cr_assert_eq(json_array_size(json_object_get(h, "mutes")), 0);
+	json_decref(h);
+	settle();
+	close_mon();
+	open_mon();
+	h = mon_health_json(mon, 0);
+	cr_assert_eq(json_array_size(json_object_get(h, "mutes")), 0);
+	json_decref(h);
+}
+
+/*
+ * As Ceph's Monitor::log_health(): a summary that changes alone is logged
+ * as "Health check update" once a period (5 s) at most, the newest once
+ * the period is over.
+ */
+Test(mon, health_updates_are_logged_once_a_period)
+{
+	int64_t end;
+	int i;
+
+	make_osds(4);
+	cr_assert_eq(osd_down(0), 0);
+	wait_for_log("Health check failed: 1 osds down (OSD_DOWN)");
+	cr_assert_eq(osd_down(1), 0);
+	cr_assert_eq(osd_down(2), 0);
+	for (i = 0; i < 100; i++) {
+		turn();
+		settle();
+	}
+	cr_assert_eq(log_count("Health check update"), 0,
+	    "an update logged within the period");
+	/*
+	 * The tick logs the newest summary, once.  Waited for by the clock
+	 * (the period is 5 s): turns end early when other timers fire.
+	 */
+	end = stamp_mono() + 12 * 1000000;
+	while (stamp_mono() < end &&
+	    !log_has("Health check update: 3 osds down")) {
+		turn();
+		settle();
+	}
+	cr_assert(log_has("Health check update: 3 osds down (OSD_DOWN)"));
+	cr_assert_eq(log_count("Health check update"), 1);
+}
+
+/* The PGs of a stuck type, for threshold seconds (mon_pg_dump_stuck_walk). */
+static size_t
+stuck_count(const char *type, int64_t threshold)
+{
+	struct mon_pg_walk *w;
+	char *status = NULL;
+	json_t *d;
+	size_t n;
+
+	cr_assert_eq(mon_pg_dump_stuck_walk(mon, (const char *[]){ type }, 1,
+			 threshold, &w, &status),
+	    0, "%s", status);
+	d = walk_all(w, &status);
+	cr_assert_str_eq(status, "ok");
+	free(status);
+	n = json_array_size(json_object_get(d, "stuck_pg_stats"));
+	json_decref(d);
+	return n;
+}
+
+/* A reporter that keeps neither last_fullsized nor last_undegraded. */
+static void
+report_fill_unstamped(struct pg_stat *st, int size, void *arg)
+{
+	report_fill(st, size, arg);
+	st->last_fullsized = st->last_undegraded = 0;
+}
+
+static void
+report_unstamped(uint32_t state)
+{
+	uint64_t objects = 1;
+
+	mon_report_util_all(mon, state, report_fill_unstamped, report_send,
+	    &objects);
+}
+
+/*
+ * Ceph's stuck types, each since its own stamp: undersized since
+ * last_fullsized, degraded since last_undegraded, both kept by the monitor
+ * when a reporter sends none.
+ */
+Test(mon, stuck_undersized_and_degraded)
+{
+	const struct pg_stat *st;
+	int64_t created;
+
+	make_osds(3);
+	cr_assert_eq(pool_create("rbd", 8, 3), 0);
+	mon_settle(mon);
+	created = pgmap_pool(mon_pgmap(mon), 1)->pgs[0].last_change;
+	cr_assert_eq(pgmap_pool(mon_pgmap(mon), 1)->pgs[0].last_fullsized,
+	    created);
+	report_unstamped(
+	    PG_STATE_ACTIVE | PG_STATE_UNDERSIZED | PG_STATE_DEGRADED);
+	st = &pgmap_pool(mon_pgmap(mon), 1)->pgs[0];
+	cr_assert_eq(st->last_fullsized, created, "kept while undersized");
+	cr_assert_eq(st->last_undegraded, created, "kept while degraded");
+	cr_assert_eq(stuck_count("undersized", 0), 8);
+	cr_assert_eq(stuck_count("degraded", 0), 8);
+	cr_assert_eq(stuck_count("unclean", 0), 8);
+	cr_assert_eq(stuck_count("inactive", 0), 0);
+	cr_assert_eq(stuck_count("stale", 0), 0);
+	cr_assert_eq(stuck_count("undersized", 3600), 0);
+	/* Longer than the clock has run, as a client may send: none. */
+	cr_assert_eq(stuck_count("unclean", 550201614775819), 0);
+	cr_assert_eq(stuck_count("unclean", INT64_MAX), 0);
+
+	report_unstamped(PG_STATE_ACTIVE | PG_STATE_CLEAN);
+	st = &pgmap_pool(mon_pgmap(mon), 1)->pgs[0];
+	cr_assert_gt(st->last_fullsized, created);
+	cr_assert_eq(st->last_fullsized, st->last_undegraded);
+	cr_assert_eq(stuck_count("undersized", 0), 0);
+	cr_assert_eq(stuck_count("unclean", 0), 0);
+}
+
+/* Ceph's LogEntry keys, and `log last''s level and channel. */
+Test(mon, log_tail_as_cephs)
+{
+	json_t *a, *e;
+	size_t i;
+
+	make_osds(2);
+	cr_assert_eq(osd_down(1), 0);
+	wait_for_log("Health check failed: 1 osds down (OSD_DOWN)");
+	a = mon_log_tail_json(mon, 20, MON_LOG_INFO, 1);
+	cr_assert_geq(json_array_size(a), 3);
+	e = json_array_get(a, json_array_size(a) - 1);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "name")),
+	    "mon.a");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "rank")),
+	    "mon.0");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "channel")),
+	    "cluster");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "priority")),
+	    "[WRN]");
+	cr_assert(json_is_integer(json_object_get(e, "seq")));
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(
+		    json_object_get(json_object_get(e, "addrs"), "addrvec"), 0),
+		"addr")),
+	    "127.0.0.1:6788");
+	json_decref(a);
+	a = mon_log_tail_json(mon, 20, MON_LOG_WARN, 1);
+	cr_assert_eq(json_array_size(a), 1);
+	json_array_foreach(a, i, e)
+		cr_assert_str_eq(
+		    json_string_value(json_object_get(e, "severity")), "WRN");
+	json_decref(a);
+	a = mon_log_tail_json(mon, 1, MON_LOG_INFO, 1);
+	cr_assert_eq(json_array_size(a), 1);
+	json_decref(a);
+	a = mon_log_tail_json(mon, 20, MON_LOG_INFO, 0);
+	cr_assert_eq(json_array_size(a), 0);
+	json_decref(a);
 }
 
 /* ---- Ceph's pool and OSD commands (mapmon(8), "Ceph fidelity") ---- */

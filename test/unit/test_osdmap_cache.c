@@ -16,6 +16,7 @@
 #include "common/mapmon.h"
 #include "map/osdmap.h"
 #include "map/placement.h"
+#include "map/pg.h"
 #include "tools/osdmap_cache.h"
 
 /* The reference map the "monitor" holds, changed only by incrementals. */
@@ -259,20 +260,40 @@ Test(osdmap_cache, bad_messages_leave_the_map)
 	    5)), 0);
 }
 
-Test(osdmap_cache, missing_pgs)
+/*
+ * A pool that does not exist is Ceph's ENOENT "pg '2.0' does not exist";
+ * a seed past pg_num names the PG it folds to, as Ceph's `pg map 1.1f'
+ * of a pool of 8 PGs is "pg 1.1f (1.7)" (seen on ceph 16.2.15).
+ */
+Test(osdmap_cache, missing_and_raw_pgs)
 {
-	char *cause = NULL;
+	const struct osdmap_pool *p;
+	char *cause = NULL, want[32];
+	json_t *j, *k;
 	int rc = 0;
 
 	cr_assert_eq(apply(full_push(&ref)), 1);
-	cr_assert_null(osdmap_cache_pg_map_json(cache, 1, 64, &rc, &cause));
-	cr_assert_eq(rc, -ENOENT);
-	cr_assert_str_eq(cause, "pg 1.40 does not exist");
-	free(cause);
-	cause = NULL;
 	cr_assert_null(osdmap_cache_pg_map_json(cache, 2, 0, &rc, &cause));
 	cr_assert_eq(rc, -ENOENT);
+	cr_assert_str_eq(cause, "pg '2.0' does not exist");
 	free(cause);
+	cause = NULL;
+	p = osdmap_pool(osdmap_cache_map(cache), 1);
+	cr_assert_not_null(p);
+	j = osdmap_cache_pg_map_json(cache, 1, p->pg_num + 3, &rc, &cause);
+	cr_assert_not_null(j, "%s", cause);
+	snprintf(want, sizeof want, "1.%x", p->pg_num + 3);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "raw_pgid")),
+	    want);
+	snprintf(want, sizeof want, "1.%x",
+	    pg_seed_fold(p->pg_num + 3, p->pg_num));
+	cr_assert_str_eq(json_string_value(json_object_get(j, "pgid")), want);
+	k = osdmap_cache_pg_map_json(cache, 1,
+	    pg_seed_fold(p->pg_num + 3, p->pg_num), &rc, &cause);
+	cr_assert(
+	    json_equal(json_object_get(j, "up"), json_object_get(k, "up")));
+	json_decref(j);
+	json_decref(k);
 }
 
 Test(osdmap_cache, placement_is_rebuilt_when_it_changes)

@@ -15,25 +15,70 @@
 #include "map/pg.h"
 
 /* Every field, compared one by one (no padding bytes involved). */
-#define STAT_FIELDS(X) \
-	X(pgid.pool) X(pgid.seed) X(state) X(version_epoch) X(version_v) \
-	X(reported_epoch) X(reported_seq) X(created) X(last_epoch_clean) \
-	X(mapping_epoch) X(parent_split_bits) X(snaptrimq_len) X(up_len) \
-	X(acting_len) X(up_primary) X(acting_primary) X(last_fresh) \
-	X(last_change) X(last_active) X(last_peered) X(last_clean) \
-	X(last_became_active) X(last_unstale) X(last_scrub_stamp) \
-	X(last_deep_scrub_stamp) X(log_size) X(ondisk_log_size) \
-	X(num_bytes) X(num_objects) X(num_object_clones) \
-	X(num_object_copies) X(num_objects_missing_on_primary) \
-	X(num_objects_degraded) X(num_objects_misplaced) \
-	X(num_objects_unfound) X(num_objects_dirty) X(num_whiteouts) \
-	X(num_read) X(num_read_kb) X(num_write) X(num_write_kb) \
-	X(num_scrub_errors) X(num_shallow_scrub_errors) \
-	X(num_deep_scrub_errors) X(num_objects_recovered) \
-	X(num_bytes_recovered) X(num_keys_recovered) X(num_objects_omap) \
-	X(num_objects_hit_set_archive) X(num_bytes_hit_set_archive) \
-	X(num_flush) X(num_evict) X(num_promote) X(num_large_omap_objects) \
-	X(num_objects_manifest) X(num_omap_bytes) X(num_omap_keys) \
+#define STAT_FIELDS(X)                                                         \
+	X(pgid.pool)                                                           \
+	X(pgid.seed)                                                           \
+	X(state)                                                               \
+	X(version_epoch)                                                       \
+	X(version_v)                                                           \
+	X(reported_epoch)                                                      \
+	X(reported_seq)                                                        \
+	X(created)                                                             \
+	X(last_epoch_clean)                                                    \
+	X(mapping_epoch)                                                       \
+	X(parent_split_bits)                                                   \
+	X(snaptrimq_len)                                                       \
+	X(up_len)                                                              \
+	X(acting_len)                                                          \
+	X(up_primary)                                                          \
+	X(acting_primary)                                                      \
+	X(last_fresh)                                                          \
+	X(last_change)                                                         \
+	X(last_active)                                                         \
+	X(last_peered)                                                         \
+	X(last_clean)                                                          \
+	X(last_became_active)                                                  \
+	X(last_unstale)                                                        \
+	X(last_scrub_stamp)                                                    \
+	X(last_deep_scrub_stamp)                                               \
+	X(last_undegraded)                                                     \
+	X(last_fullsized)                                                      \
+	X(last_scrub_epoch)                                                    \
+	X(last_scrub_v)                                                        \
+	X(last_deep_scrub_epoch)                                               \
+	X(last_deep_scrub_v)                                                   \
+	X(log_size)                                                            \
+	X(ondisk_log_size)                                                     \
+	X(num_bytes)                                                           \
+	X(num_objects)                                                         \
+	X(num_object_clones)                                                   \
+	X(num_object_copies)                                                   \
+	X(num_objects_missing_on_primary)                                      \
+	X(num_objects_degraded)                                                \
+	X(num_objects_misplaced)                                               \
+	X(num_objects_unfound)                                                 \
+	X(num_objects_dirty)                                                   \
+	X(num_whiteouts)                                                       \
+	X(num_read)                                                            \
+	X(num_read_kb)                                                         \
+	X(num_write)                                                           \
+	X(num_write_kb)                                                        \
+	X(num_scrub_errors)                                                    \
+	X(num_shallow_scrub_errors)                                            \
+	X(num_deep_scrub_errors)                                               \
+	X(num_objects_recovered)                                               \
+	X(num_bytes_recovered)                                                 \
+	X(num_keys_recovered)                                                  \
+	X(num_objects_omap)                                                    \
+	X(num_objects_hit_set_archive)                                         \
+	X(num_bytes_hit_set_archive)                                           \
+	X(num_flush)                                                           \
+	X(num_evict)                                                           \
+	X(num_promote)                                                         \
+	X(num_large_omap_objects)                                              \
+	X(num_objects_manifest)                                                \
+	X(num_omap_bytes)                                                      \
+	X(num_omap_keys)                                                       \
 	X(num_objects_repaired)
 
 static void
@@ -50,7 +95,7 @@ assert_stat_eq(const struct pg_stat *a, const struct pg_stat *b)
 		cr_assert_eq(a->acting[i], b->acting[i], "acting[%d]", i);
 }
 
-/* 58 fields, each with its own value, some at their limits. */
+/* 64 fields, each with its own value, some at their limits. */
 static void
 fill(struct pg_stat *st, uint32_t seed)
 {
@@ -77,23 +122,55 @@ fill(struct pg_stat *st, uint32_t seed)
 	st->acting[1] = -7;
 	st->up_primary = 5;
 	st->acting_primary = -1;
+	st->last_scrub_epoch = 4000000001U;
+	st->last_scrub_v = 0x0123456789abcdefULL;
+	st->last_deep_scrub_epoch = 17;
+	st->last_deep_scrub_v = UINT64_MAX;
 #define SET(f) st->f = v++ * 1000003;
-	SET(last_fresh) SET(last_change) SET(last_active) SET(last_peered)
-	SET(last_clean) SET(last_became_active) SET(last_unstale)
-	SET(last_scrub_stamp) SET(last_deep_scrub_stamp) SET(log_size)
-	SET(ondisk_log_size) SET(num_bytes) SET(num_objects)
-	SET(num_object_clones) SET(num_object_copies)
-	SET(num_objects_missing_on_primary) SET(num_objects_degraded)
-	SET(num_objects_misplaced) SET(num_objects_unfound)
-	SET(num_objects_dirty) SET(num_whiteouts) SET(num_read)
-	SET(num_read_kb) SET(num_write) SET(num_write_kb) SET(num_scrub_errors)
-	SET(num_shallow_scrub_errors) SET(num_deep_scrub_errors)
-	SET(num_objects_recovered) SET(num_bytes_recovered)
-	SET(num_keys_recovered) SET(num_objects_omap)
-	SET(num_objects_hit_set_archive) SET(num_bytes_hit_set_archive)
-	SET(num_flush) SET(num_evict) SET(num_promote)
-	SET(num_large_omap_objects) SET(num_objects_manifest)
-	SET(num_omap_bytes) SET(num_omap_keys) SET(num_objects_repaired)
+	SET(last_fresh)
+	SET(last_change)
+	SET(last_active)
+	SET(last_peered)
+	SET(last_clean)
+	SET(last_became_active)
+	SET(last_unstale)
+	SET(last_scrub_stamp)
+	SET(last_deep_scrub_stamp)
+	SET(last_undegraded)
+	SET(last_fullsized)
+	SET(log_size)
+	SET(ondisk_log_size)
+	SET(num_bytes)
+	SET(num_objects)
+	SET(num_object_clones)
+	SET(num_object_copies)
+	SET(num_objects_missing_on_primary)
+	SET(num_objects_degraded)
+	SET(num_objects_misplaced)
+	SET(num_objects_unfound)
+	SET(num_objects_dirty)
+	SET(num_whiteouts)
+	SET(num_read)
+	SET(num_read_kb)
+	SET(num_write)
+	SET(num_write_kb)
+	SET(num_scrub_errors)
+	SET(num_shallow_scrub_errors)
+	SET(num_deep_scrub_errors)
+	SET(num_objects_recovered)
+	SET(num_bytes_recovered)
+	SET(num_keys_recovered)
+	SET(num_objects_omap)
+	SET(num_objects_hit_set_archive)
+	SET(num_bytes_hit_set_archive)
+	SET(num_flush)
+	SET(num_evict)
+	SET(num_promote)
+	SET(num_large_omap_objects)
+	SET(num_objects_manifest)
+	SET(num_omap_bytes)
+	SET(num_omap_keys)
+	SET(num_objects_repaired)
 #undef SET
 	st->num_bytes = INT64_MAX;
 	st->num_objects_degraded = -3;
@@ -125,6 +202,11 @@ typical(struct pg_stat *st, uint32_t seed)
 	st->last_became_active = t - 3600000000LL;
 	st->last_scrub_stamp = t - 86400000000LL;
 	st->last_deep_scrub_stamp = t - 7 * 86400000000LL;
+	st->last_undegraded = st->last_fullsized = t;
+	st->last_scrub_epoch = 790;
+	st->last_scrub_v = 39000;
+	st->last_deep_scrub_epoch = 640;
+	st->last_deep_scrub_v = 31000;
 	st->log_size = st->ondisk_log_size = 3000;
 	st->num_bytes = 4194304LL * 900;
 	st->num_objects = 900;
@@ -178,6 +260,23 @@ Test(pgid, round_trip)
 	    0);
 	cr_assert_eq(pg_id_cmp((struct pg_id){ 3, 4 }, (struct pg_id){ 3, 4 }),
 	    0);
+}
+
+/*
+ * Ceph's raw_pg_to_pg(): `pg map 1.10', `1.1f' and `1.ff' of a pool of 8
+ * PGs are 1.0, 1.7 and 1.7 (seen on ceph 16.2.15); within a non-power of
+ * two, the seeds past pg_num fold to the half mask.
+ */
+Test(pgid, seed_fold)
+{
+	cr_assert_eq(pg_seed_fold(0x10, 8), 0);
+	cr_assert_eq(pg_seed_fold(0x1f, 8), 7);
+	cr_assert_eq(pg_seed_fold(0xff, 8), 7);
+	cr_assert_eq(pg_seed_fold(5, 8), 5);
+	cr_assert_eq(pg_seed_fold(13, 12), 5); /* 13 & 15 >= 12: 13 & 7 */
+	cr_assert_eq(pg_seed_fold(11, 12), 11);
+	cr_assert_eq(pg_seed_fold(0xffffffffU, 1), 0);
+	cr_assert_eq(pg_seed_fold(7, 0), 7);
 }
 
 Test(pgid, bad)
@@ -346,7 +445,10 @@ Test(pgrec, round_trip)
 	enc_buf_free(&b);
 }
 
-/* The record size aimed at: 350-450 bytes for a size-3 PG. */
+/*
+ * The record size aimed at: about 350-450 bytes for a size-3 PG (472 since
+ * version 2 added the scrub versions and two stamps).
+ */
 Test(pgrec, typical_size)
 {
 	struct enc_buf b = { 0 };
@@ -355,7 +457,7 @@ Test(pgrec, typical_size)
 	typical(&st, 5);
 	pg_stat_encode(&st, &b);
 	cr_assert_eq(b.len, PG_STAT_ENCODED_SIZE(3, 3));
-	cr_assert(b.len >= 350 && b.len <= 450, "%zu bytes", b.len);
+	cr_assert(b.len >= 350 && b.len <= 480, "%zu bytes", b.len);
 	fprintf(stderr, "pg_stat: a size-3 PG encodes to %zu bytes\n", b.len);
 	enc_buf_free(&b);
 }
@@ -425,12 +527,16 @@ Test(pgrec, truncated_names_field)
 		{ 86, "field last_fresh" },
 		{ 86 + 8 * 11, "field num_bytes" },
 		{ 86 + 8 * 41 + 7, "field num_objects_repaired" },
+		{ 422, "field last_undegraded" },
+		{ 422 + 12, "field last_fullsized" },
+		{ 422 + 20, "field last_scrub" },
+		{ 422 + 39, "field last_deep_scrub" },
 	};
 	size_t i;
 
-	fill(&in, 1);	/* up 3, acting 2: body 402 + 20 = 422 bytes */
+	fill(&in, 1); /* up 3, acting 2: body 442 + 20 = 462 bytes */
 	pg_stat_encode(&in, &b);
-	cr_assert_eq(b.len, 6 + 422);
+	cr_assert_eq(b.len, 6 + 462);
 	for (i = 0; i < nitems(cuts); i++) {
 		enc_put_be32(b.data + 2, (uint32_t)cuts[i].body);
 		enc_reader_init(&r, b.data, b.len);
@@ -532,6 +638,33 @@ Test(pgrec, newer_struct_v)
 	enc_buf_free(&b);
 }
 
+/*
+ * A version 1 record (the stores and reporters of before) reads with the
+ * fields version 2 added at 0: never scrubbed, no stamp.
+ */
+Test(pgrec, version_1_reads)
+{
+	struct enc_buf b = { 0 };
+	struct enc_reader r;
+	struct pg_stat in, out;
+	char *cause = NULL;
+
+	fill(&in, 5);
+	pg_stat_encode(&in, &b);
+	b.data[0] = 1;
+	b.len -= PG_STAT_BODY_FIXED - PG_STAT_BODY_FIXED_V1;
+	enc_put_be32(b.data + 2, (uint32_t)(b.len - 6));
+	cr_assert_eq(b.len, PG_STAT_V1_ENCODED_SIZE(3, 2));
+	enc_reader_init(&r, b.data, b.len);
+	cr_assert_eq(pg_stat_decode(&r, &out, &cause), 0, "%s", cause);
+	cr_assert_eq(r.left, 0);
+	in.last_undegraded = in.last_fullsized = 0;
+	in.last_scrub_epoch = in.last_deep_scrub_epoch = 0;
+	in.last_scrub_v = in.last_deep_scrub_v = 0;
+	assert_stat_eq(&in, &out);
+	enc_buf_free(&b);
+}
+
 /* A record only a newer reader understands is refused, not misread. */
 Test(pgrec, newer_compat_v)
 {
@@ -543,7 +676,7 @@ Test(pgrec, newer_compat_v)
 	fill(&in, 3);
 	pg_stat_encode(&in, &b);
 	b.data[0] = PG_STAT_STRUCT_V + 1;
-	b.data[1] = PG_STAT_COMPAT_V + 1;
+	b.data[1] = PG_STAT_STRUCT_V + 1;
 	enc_reader_init(&r, b.data, b.len);
 	cr_assert_eq(pg_stat_decode(&r, &out, &cause), -1);
 	cr_assert_not_null(strstr(cause, "compat_v"), "%s", cause);
@@ -687,8 +820,17 @@ Test(pgjson, shape)
 	    "num_object_copies")), 2700);
 	/* Counters live under stat_sum only, as in Ceph. */
 	cr_assert_null(json_object_get(j, "num_objects"));
-	/* 26 top-level keys: every other field. */
-	cr_assert_eq(json_object_size(j), 26);
+	/* The scrubs' versions as Ceph's eversions, apart from the stamps. */
+	cr_assert_str_eq(json_string_value(json_object_get(j, "last_scrub")),
+	    "790'39000");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(j, "last_deep_scrub")),
+	    "640'31000");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(j, "last_undegraded")),
+	    "2026-11-30T19:45:01.123456+0000");
+	/* 30 top-level keys: every other field. */
+	cr_assert_eq(json_object_size(j), 30);
 	json_decref(j);
 }
 
@@ -804,7 +946,10 @@ Test(pgjson, wrong_types)
 	}
 }
 
-/* Stamps print like Ceph's utime_t and read back. */
+/*
+ * Stamps print like Ceph's utime_t and read back; 0 (never) prints as
+ * Ceph prints it, "0.000000", not as a date in 1970.
+ */
 Test(pgjson, stamps)
 {
 	struct pg_stat st, out;
@@ -821,11 +966,31 @@ Test(pgjson, stamps)
 	cr_assert_str_eq(json_string_value(json_object_get(j, "last_active")),
 	    "2026-11-30T19:45:01.000001+0000");
 	cr_assert_str_eq(json_string_value(json_object_get(j, "last_clean")),
-	    "1970-01-01T00:00:00.000000+0000");
+	    "0.000000");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(j, "last_fullsized")),
+	    "0.000000");
+	out.last_clean = 5;
 	cr_assert_eq(pg_stat_from_json(j, &out, &cause), 0, "%s", cause);
 	cr_assert_eq(out.last_change, st.last_change);
 	cr_assert_eq(out.last_active, st.last_active);
+	cr_assert_eq(out.last_clean, 0);
 	json_decref(j);
+
+	/* The seconds form reads back; not past ten years, nor loosely. */
+	{
+		int64_t us = -1;
+		char buf[STAMP_BUFSIZE];
+
+		cr_assert_eq(stamp_parse("12.000500", &us), 0);
+		cr_assert_eq(us, 12000500);
+		cr_assert_str_eq(stamp_format(12000500, buf, sizeof buf),
+		    "12.000500");
+		cr_assert_eq(stamp_parse("315360000.000000", &us), -1);
+		cr_assert_eq(stamp_parse("1.5", &us), -1);
+		cr_assert_eq(stamp_parse("-1.000000", &us), -1);
+		cr_assert_eq(stamp_parse("0.000000x", &us), -1);
+	}
 
 	/* "Z" is read as well, and fewer digits of fraction. */
 	j = json_pack("{s:s, s:s, s:s}", "pgid", "1.0", "state", "active",
@@ -889,8 +1054,9 @@ Test(pgtext, same_as_jansson)
 		st.last_fresh = st.last_change = st.last_active = stamps[i];
 		st.last_peered = st.last_clean = stamps[i];
 		st.last_became_active = st.last_unstale = stamps[i];
-		st.last_scrub_stamp = stamps[i];
+		st.last_scrub_stamp = st.last_undegraded = stamps[i];
 		st.last_deep_scrub_stamp = stamps[nitems(stamps) - 1 - i];
+		st.last_fullsized = stamps[nitems(stamps) - 1 - i];
 		assert_text_is_json(&t, &st);
 	}
 	/* Random values everywhere, and every state bit alone and mixed. */
@@ -900,6 +1066,8 @@ Test(pgtext, same_as_jansson)
 		    (uint32_t)text_rand(&seed);
 		st.version_epoch = (uint32_t)text_rand(&seed);
 		st.version_v = text_rand(&seed);
+		st.last_scrub_epoch = (uint32_t)text_rand(&seed);
+		st.last_deep_scrub_v = text_rand(&seed);
 		st.reported_seq = text_rand(&seed) >> (s % 64);
 		st.reported_epoch = (uint32_t)text_rand(&seed);
 		st.snaptrimq_len = (uint32_t)text_rand(&seed);
@@ -918,6 +1086,33 @@ Test(pgtext, same_as_jansson)
 		    2000000);
 		assert_text_is_json(&t, &st);
 	}
+	pg_text_free(&t);
+}
+
+/* The brief form: Ceph's dump_brief keys, the values of the full form. */
+Test(pgtext, brief)
+{
+	struct pg_text t;
+	struct pg_stat st;
+	json_t *b, *full;
+	json_error_t err;
+	const char *key;
+	json_t *v;
+
+	pg_text_init(&t);
+	typical(&st, 0x3f);
+	st.acting_len = 2;
+	st.acting_primary = -1;
+	pg_text_brief(&t, &st);
+	b = json_loadb((const char *)t.buf.data, t.buf.len, 0, &err);
+	cr_assert_not_null(b, "%s", err.text);
+	cr_assert_eq(json_object_size(b), 6);
+	full = pg_stat_to_json(&st);
+	json_object_foreach(b, key, v)
+		cr_assert(json_equal(v, json_object_get(full, key)), "%s", key);
+	cr_assert_str_eq(json_string_value(json_object_get(b, "pgid")), "1.3f");
+	json_decref(b);
+	json_decref(full);
 	pg_text_free(&t);
 }
 
