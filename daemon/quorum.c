@@ -7,7 +7,9 @@
  * loopback only: raft_uv_tcp's traffic is neither authenticated nor
  * sealed, so a quorum is refused any address that is not loopback.
  *
- * The state machine's apply only hands the entry to the core, which
+ * Entries are numbered by the state machine itself (quorum_fsm_apply()),
+ * not by raft log index.  The state machine's apply only hands the entry
+ * to the core, which
  * queues it and commits it to the store after those before it (the
  * store's own "Q" record then says what was applied): the engine's idea
  * of what is applied may run ahead of the store's, which is why no raft
@@ -67,6 +69,16 @@ struct quorum {
 	size_t npeers;
 	int self; /* rank */
 	int64_t election_ms;
+	/*
+	 * Command entries the engine applied since the start: the number of
+	 * the one being applied.  Neither the FSM's apply nor, from 0.19 on,
+	 * raft_last_applied() gives the log index of the entry being applied
+	 * (the legacy layer moves it after a batch), but every monitor's
+	 * engine applies the same command entries in the same order, from
+	 * the first at every start (no snapshot is ever taken): the count is
+	 * the entry's number on every monitor alike.
+	 */
+	uint64_t napplied;
 
 	/* The raft_io's start and receive, wrapped to see who talks. */
 	int (*io_start)(struct raft_io *, unsigned, raft_io_tick_cb,
@@ -81,6 +93,7 @@ struct quorum {
 	int barrier_pending;
 
 	struct quorum_stats stats;
+	struct mon_quorum_view view; /* as last given to the core */
 	int in_run;
 };
 
@@ -270,10 +283,13 @@ quorum_role_check(struct quorum *q)
 	}
 }
 
+static void quorum_view(const struct quorum *, struct mon_quorum_view *);
+
 /* One non-blocking turn of libuv's loop; its slice is measured. */
 static void
 quorum_run(struct quorum *q)
 {
+	struct mon_quorum_view view;
 	struct timeval tv;
 	int64_t t0, us;
 	int t;
@@ -291,6 +307,11 @@ quorum_run(struct quorum *q)
 	quorum_role_check(q);
 	if (q->closed)
 		return;
+	quorum_view(q, &view);
+	if (memcmp(&view, &q->view, sizeof view) != 0) {
+		q->view = view;
+		mon_quorum_set_view(q->m, &view);
+	}
 	t = uv_backend_timeout(&q->loop);
 	if (t < 0) {
 		evtimer_del(q->uv_timer);
@@ -326,10 +347,16 @@ quorum_fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
     void **result)
 {
 	struct quorum *q = fsm->data;
-	uint64_t index = raft_last_applied(&q->raft) + 1;
+	uint64_t index = ++q->napplied;
 	char *cause = NULL;
 
 	*result = NULL;
+	dout(LOG_MON, 5,
+	    "quorum: entry %llu (raft applied %llu, commit %llu), "
+	    "%zu bytes",
+	    (unsigned long long)index,
+	    (unsigned long long)raft_last_applied(&q->raft),
+	    (unsigned long long)q->raft.commit_index, buf->len);
 	if (mon_quorum_commit(q->m, index, buf->base, buf->len, &cause) == -1)
 		fatalx("quorum: committed entry %llu: %s",
 		    (unsigned long long)index, cause);
@@ -617,27 +644,29 @@ quorum_free(struct quorum *q)
 
 /* ---- what it says ---- */
 
-void
-quorum_view(const struct quorum *q, struct quorum_view *out)
+/* Who is in quorum as this monitor sees it (mon_quorum.h). */
+static void
+quorum_view(const struct quorum *q, struct mon_quorum_view *out)
 {
 	int64_t now = stamp_mono(), fresh = q->election_ms * 1000;
 	size_t i;
 
 	memset(out, 0, sizeof *out);
-	out->self_rank = q->self;
+	out->self = q->self;
 	out->term = q->last_term;
-	out->leader_rank = q->last_leader >= 1 && q->last_leader <= q->npeers ?
+	out->since = q->quorum_since;
+	out->leader = q->last_leader >= 1 && q->last_leader <= q->npeers ?
 	    (int)q->last_leader - 1 :
 	    -1;
-	if (out->leader_rank == -1)
+	if (out->leader == -1)
 		return; /* no quorum */
-	out->complete = out->leader_rank == q->self;
+	out->complete = out->leader == q->self;
 	for (i = 0; i < q->npeers; i++) {
 		/*
 		 * The leader hears every follower within a heartbeat; a
 		 * follower hears only the leader.
 		 */
-		if ((int)i == q->self || (int)i == out->leader_rank ||
+		if ((int)i == q->self || (int)i == out->leader ||
 		    (q->peers[i].heard_mono != 0 &&
 			now - q->peers[i].heard_mono <= fresh))
 			out->in[i] = 1;
@@ -648,7 +677,7 @@ quorum_view(const struct quorum *q, struct quorum_view *out)
 json_t *
 quorum_status_json(const struct quorum *q, const struct monmap *mm)
 {
-	struct quorum_view v;
+	struct mon_quorum_view v;
 	struct mon_quorum_info info;
 	json_t *o = json_object(), *ranks = json_array(), *names = json_array();
 	size_t i;
@@ -666,10 +695,9 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 	json_object_set_new(o, "quorum", ranks);
 	json_object_set_new(o, "quorum_names", names);
 	json_object_set_new(o, "quorum_leader_name",
-	    json_string(
-		v.leader_rank >= 0 ? q->peers[v.leader_rank].name : ""));
+	    json_string(v.leader >= 0 ? q->peers[v.leader].name : ""));
 	json_object_set_new(o, "quorum_age",
-	    json_integer(v.leader_rank >= 0 ?
+	    json_integer(v.leader >= 0 ?
 		    (json_int_t)((stamp_now() - q->quorum_since) / 1000000) :
 		    0));
 	json_object_set_new(o, "monmap", monmap_to_json(mm));
@@ -702,6 +730,12 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		json_object_set_new(o, "raft", r);
 	}
 	return o;
+}
+
+struct quorum *
+quorum_current(void)
+{
+	return quorum_self;
 }
 
 void

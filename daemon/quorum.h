@@ -52,23 +52,15 @@ struct quorum *quorum_new(struct event_base *, struct mon *m,
 /* Close the engine (waits for its disk writes) and free it; NULL: none. */
 void quorum_free(struct quorum *);
 
-/* The names of the monitors in quorum as this one sees it, in rank order. */
-struct quorum_view {
-	int leader_rank; /* -1: no leader known */
-	int self_rank;
-	uint64_t term;
-	size_t nin;		 /* how many are in quorum */
-	int in[MONMAP_MAX_MONS]; /* 1: rank i is in */
-	int complete;		 /* the leader's view (it hears everyone) */
-};
-void quorum_view(const struct quorum *, struct quorum_view *out);
-
 /*
  * Ceph's quorum_status JSON ("election_epoch", "quorum", "quorum_names",
  * "quorum_leader_name", "quorum_age", "monmap") plus "raft": term, commit
  * and applied index, the longest loop slice.  A new reference.
  */
 json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
+
+/* The engine of this process, or NULL (one monitor). */
+struct quorum *quorum_current(void);
 
 /* Figures for /metrics. */
 struct quorum_stats {

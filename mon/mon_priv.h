@@ -123,6 +123,7 @@ struct mon_proposal {
 
 	/* With several monitors (mon_quorum.c); 0 with one. */
 	int replicating;     /* sealed, its entry not yet committed */
+	int foreign;	     /* decoded from an entry of another leader */
 	uint64_t raft_index; /* the committed entry it applies */
 	uint64_t raft_term;
 };
@@ -557,6 +558,8 @@ void mon_quorum_clear(struct mon *);
  * -ETIMEDOUT (outcome unknown), what is pending -ESHUTDOWN.
  */
 void mon_quorum_stop(struct mon *);
+/* `status': its quorum keys from the view (several monitors only). */
+void mon_quorum_status(const struct mon *, json_t *st);
 /* Make PG st part of p (mon_stage.c). */
 void mon_stage_put_pg(struct mon_proposal *p, const struct pg_stat *st);
 

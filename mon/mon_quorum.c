@@ -46,7 +46,8 @@ struct mon_quorum {
 	void *arg;
 	uint64_t nonce; /* this process's: its own entries */
 	enum mon_quorum_role role;
-	int ready;
+	int barrier_done; /* the leader's barrier came back */
+	int ready;	  /* and every entry before it is applied */
 	uint64_t term;
 	char *leader;
 	char *leader_addr;
@@ -61,6 +62,7 @@ struct mon_quorum {
 	struct event *pump_ev;
 
 	struct mon_quorum_info stats;
+	struct mon_quorum_view view;
 };
 
 /*
@@ -120,6 +122,8 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 		osdmap_copy(&m->work, &m->osdmap);
 }
 
+static int mon_quorum_become_ready(struct mon *);
+
 /* Why this monitor does not take writes now (a new string). */
 static char *
 mon_quorum_why_not(const struct mon_quorum *q)
@@ -152,6 +156,8 @@ mon_quorum_holds(struct mon *m)
 		return 0;
 	if (q->qlen > 0 && mon_quorum_pump(m))
 		return 1;
+	if (!q->ready && mon_quorum_become_ready(m))
+		return 1; /* it ran mon_stage_propose() itself */
 	if (q->ready)
 		return 0;
 	if (m->pending != NULL) {
@@ -504,6 +510,7 @@ mon_quorum_pump(struct mon *m)
 				       "applied: %s",
 				    (unsigned long long)e->index, cause);
 			p->raft_term = term;
+			p->foreign = 1;
 		}
 		p->raft_index = e->index;
 		free(e->buf);
@@ -514,6 +521,8 @@ mon_quorum_pump(struct mon *m)
 	}
 	if (q != NULL) {
 		q->qhead = 0;
+		if (mon_quorum_become_ready(m))
+			return 0;
 		if (!q->ready && m->pending != NULL && m->inflight == NULL &&
 		    m->applying == NULL) {
 			char *why = mon_quorum_why_not(q);
@@ -545,9 +554,19 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 		return;
 	q->applied_index = p->raft_index;
 	q->applied_term = p->raft_term;
-	/* Followers stage nothing: their working map is the committed one. */
+	/*
+	 * Followers stage nothing: their working map is the committed one.
+	 * Another leader's entry on a leader that already takes writes (it
+	 * should not come: the barrier orders them all before): what was
+	 * staged was validated without it, and goes.
+	 */
 	if (!q->ready)
 		osdmap_copy(&m->work, &m->osdmap);
+	else if (p->foreign)
+		mon_quorum_drop(m, 0, -EAGAIN,
+		    "the state changed under this "
+		    "write (another leader's commit): retry",
+		    0, NULL);
 }
 
 void
@@ -607,6 +626,7 @@ mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 		free(q);
 		return -1;
 	}
+	q->view.leader = -1;
 	m->quorum = q;
 	/* Nothing staged before now is sealed by this monitor alone. */
 	mon_quorum_drop(m, 0, -EAGAIN, "the quorum is starting (retry)", 0,
@@ -637,6 +657,7 @@ mon_quorum_set_role(struct mon *m, enum mon_quorum_role role, uint64_t term,
 		char *why = mon_quorum_why_not(q);
 
 		q->ready = 0;
+		q->barrier_done = 0;
 		mon_quorum_drop(m, 1, -EAGAIN, why, -ETIMEDOUT,
 		    "outcome unknown: the leader lost its quorum before the "
 		    "change was known committed (it may still be applied; "
@@ -645,14 +666,21 @@ mon_quorum_set_role(struct mon *m, enum mon_quorum_role role, uint64_t term,
 	}
 }
 
-void
-mon_quorum_leader_ready(struct mon *m)
+/*
+ * The leader takes writes once its barrier came back and every entry
+ * before it is applied (queued entries included): writes are validated
+ * on the working map, which must then hold every commit.  1 when it
+ * became ready now.
+ */
+static int
+mon_quorum_become_ready(struct mon *m)
 {
 	struct mon_quorum *q = m->quorum;
 	int64_t now = stamp_mono();
 
-	if (q == NULL || q->role != MON_QUORUM_LEADER)
-		return;
+	if (q->ready || !q->barrier_done || q->role != MON_QUORUM_LEADER ||
+	    q->qlen > 0 || m->inflight != NULL || m->applying != NULL)
+		return 0;
 	q->ready = 1;
 	/*
 	 * Beacons went to the leader before: every OSD gets a full report
@@ -665,6 +693,19 @@ mon_quorum_leader_ready(struct mon *m)
 	    (unsigned long long)q->term, (unsigned long long)q->applied_index);
 	mon_stage_health(m);
 	mon_stage_propose(m);
+	return 1;
+}
+
+void
+mon_quorum_leader_ready(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || q->role != MON_QUORUM_LEADER)
+		return;
+	q->barrier_done = 1;
+	if (!mon_quorum_become_ready(m))
+		mon_quorum_pump(m);
 }
 
 int
@@ -746,6 +787,22 @@ mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
 }
 
 void
+mon_quorum_set_view(struct mon *m, const struct mon_quorum_view *v)
+{
+	if (m->quorum != NULL)
+		m->quorum->view = *v;
+}
+
+int
+mon_quorum_get_view(const struct mon *m, struct mon_quorum_view *out)
+{
+	if (m->quorum == NULL)
+		return -1;
+	*out = m->quorum->view;
+	return 0;
+}
+
+void
 mon_quorum_clear(struct mon *m)
 {
 	struct mon_quorum *q = m->quorum;
@@ -771,8 +828,39 @@ mon_quorum_stop(struct mon *m)
 	if (q == NULL)
 		return;
 	q->ready = 0;
+	q->barrier_done = 0;
 	evtimer_del(q->pump_ev);
 	mon_quorum_drop(m, 1, -ESHUTDOWN, "the monitor is stopping", -ETIMEDOUT,
 	    "outcome unknown: the monitor stopped before the "
 	    "change was known committed (it may still be applied; retry)");
+}
+
+void
+mon_quorum_status(const struct mon *m, json_t *st)
+{
+	const struct mon_quorum_view *v;
+	json_t *q, *names;
+	size_t i;
+
+	if (m->quorum == NULL)
+		return;
+	v = &m->quorum->view;
+	q = json_array();
+	names = json_array();
+	for (i = 0; i < m->monmap.nmons && i < MONMAP_MAX_MONS; i++) {
+		if (!v->in[i])
+			continue;
+		json_array_append_new(q, json_integer((json_int_t)i));
+		json_array_append_new(names,
+		    json_string(m->monmap.mons[i].name));
+	}
+	/* Ceph's election epoch counts elections; a raft term does. */
+	json_object_set_new(st, "election_epoch",
+	    json_integer((json_int_t)v->term));
+	json_object_set_new(st, "quorum", q);
+	json_object_set_new(st, "quorum_names", names);
+	json_object_set_new(st, "quorum_age",
+	    json_integer(v->leader >= 0 && v->since > 0 ?
+		    (json_int_t)((stamp_now() - v->since) / 1000000) :
+		    0));
 }

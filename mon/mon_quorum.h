@@ -11,9 +11,11 @@
  * the replication; it is written to the store, applied and answered only
  * once its entry is committed and comes back through mon_quorum_commit(),
  * on every monitor alike: one store transaction that also records the
- * entry's index and term (keys.h "Q"), then the in-memory state, then the
- * subscribers.  Entries at or below the recorded index are skipped, which
- * is how a restart replays the log.  A monitor that is not the leader
+ * entry's number and term (keys.h "Q"), then the in-memory state, then
+ * the subscribers.  An entry's number is its position among the entries
+ * of the log (1, 2, ...), the same on every monitor: entries at or below
+ * the recorded number are skipped, which is how a restart replays the
+ * log.  A monitor that is not the leader
  * refuses writes with -EAGAIN; a leader that loses its quorum with a
  * proposal replicating answers its writers -ETIMEDOUT: the outcome is
  * unknown (the entry may still commit under the next leader).
@@ -71,7 +73,7 @@ void mon_quorum_set_role(struct mon *, enum mon_quorum_role role, uint64_t term,
 void mon_quorum_leader_ready(struct mon *);
 
 /*
- * The entry at index (len bytes at buf, copied) is committed: it is
+ * The entry numbered index (len bytes at buf, copied) is committed: it is
  * applied after those before it.  0, or -1 with *cause when it is not a
  * mapmon entry (then nothing is queued: the caller stops, as the log
  * cannot be applied past it).
@@ -84,6 +86,24 @@ int mon_quorum_commit(struct mon *, uint64_t index, const void *buf, size_t len,
  * lost, the engine stopping): its writers get -ETIMEDOUT, outcome unknown.
  */
 void mon_quorum_failed(struct mon *, uint64_t seq, const char *why);
+
+/*
+ * Who is in quorum as this monitor sees it, from the engine (the daemon
+ * refreshes it): the leader hears every follower, so its view is
+ * complete; a follower knows itself and the leader only.
+ */
+struct mon_quorum_view {
+	int self;		 /* this monitor's rank */
+	int leader;		 /* its rank, -1: none known (no quorum) */
+	int complete;		 /* the leader's view */
+	uint64_t term;		 /* the election epoch */
+	int64_t since;		 /* stamp_now() the leader was elected */
+	size_t nin;		 /* ranks in quorum */
+	int in[MONMAP_MAX_MONS]; /* 1: rank i is */
+};
+void mon_quorum_set_view(struct mon *, const struct mon_quorum_view *);
+/* 0 and the view; -1 with one monitor. */
+int mon_quorum_get_view(const struct mon *, struct mon_quorum_view *out);
 
 /* What the core knows, for quorum_status, `status' and the metrics. */
 struct mon_quorum_info {
