@@ -88,6 +88,16 @@ mm1() {
 	rc=$?
 }
 addr() { eval echo "\$ADDR_$1"; }
+# metrics X: monitor X's /metrics into $T/out (the port it logged).
+metrics() {
+	local port
+	port=$(sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' \
+	    "$D/$1.log" | tail -n 1)
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
+	sed '1,/^\r$/d' <&3 >"$T/out"
+	exec 3<&-
+}
 start() {
 	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
 	echo $! >"$T/$BACKEND.$1.pid"
@@ -189,6 +199,8 @@ keyring = $D/keyring
 [log]
 file = $D/$x.log
 debug_mon = 1/5
+[metrics]
+bind = 127.0.0.1:0
 EOF
 	done
 	check "mkfs of the first monitor" \
@@ -219,6 +231,16 @@ EOF
 	mm1 "$L" status
 	check "status: mon: 3 daemons, quorum a,b,c" \
 	    grep -q "mon: 3 daemons, quorum a,b,c" "$T/out"
+	metrics "$L"
+	check "the leader's metrics: quorum_leader 1, a term, a loop slice" \
+	    sh -c 'grep -q "^mapmon_quorum_leader 1$" "$0" &&
+		grep -q "^mapmon_quorum_term [1-9]" "$0" &&
+		grep -q "^mapmon_quorum_loop_slice_max_seconds [0-9]" "$0"' \
+	    "$T/out"
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$T/out" >"$T/err" 2>&1
+		check "promtool check metrics (leader)" [ $? -eq 0 ]
+	fi
 
 	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
 	mm1 "$F" osd pool create viafollower 8
