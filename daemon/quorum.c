@@ -102,6 +102,22 @@ static struct quorum *quorum_self;
 
 static void quorum_kick(struct quorum *q);
 
+/* The engine's role in words (0.15 has no raft_state_name()). */
+static const char *
+quorum_state_name(int state)
+{
+	switch (state) {
+	case RAFT_FOLLOWER:
+		return "follower";
+	case RAFT_CANDIDATE:
+		return "candidate";
+	case RAFT_LEADER:
+		return "leader";
+	default:
+		return "unavailable";
+	}
+}
+
 int
 quorum_parse_hosts(const char *s, struct monmap_mon *out, size_t *n,
     char **cause)
@@ -272,13 +288,13 @@ quorum_role_check(struct quorum *q)
 		log_info("quorum: mon.%s leads, term %llu (this is mon.%s, "
 			 "%s)",
 		    lp->name, (unsigned long long)term, q->peers[q->self].name,
-		    raft_state_name(state));
+		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_FOLLOWER, term, lp->name,
 		    lp->addr);
 	} else {
 		log_info("quorum: no leader known, term %llu (mon.%s is %s)",
 		    (unsigned long long)term, q->peers[q->self].name,
-		    raft_state_name(state));
+		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_NONE, term, NULL, NULL);
 	}
 }
@@ -707,8 +723,8 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		json_object_set_new(r, "term",
 		    json_integer((json_int_t)info.term));
 		json_object_set_new(r, "state",
-		    json_string(
-			raft_state_name(raft_state((struct raft *)&q->raft))));
+		    json_string(quorum_state_name(
+			raft_state((struct raft *)&q->raft))));
 		json_object_set_new(r, "view",
 		    json_string(v.complete ?
 			    "leader" :

@@ -569,6 +569,29 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 		    0, NULL);
 }
 
+int
+mon_quorum_record_decode(const void *p, size_t len, uint64_t *index,
+    uint64_t *term, char **cause)
+{
+	struct enc_reader r, body;
+	const char *why = NULL;
+
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_QUORUM_REC_V, &body, &why) < 0) {
+		xasprintf(cause, "%s", why);
+		return -1;
+	}
+	*index = enc_get_u64(&body);
+	*term = enc_get_u64(&body);
+	if (!enc_reader_body_ok(&body) || !enc_reader_ok(&r)) {
+		xasprintf(cause,
+		    "entry number and term truncated, or bytes "
+		    "after the record");
+		return -1;
+	}
+	return 0;
+}
+
 void
 mon_quorum_record_encode(const struct mon_proposal *p, struct enc_buf *enc)
 {
@@ -583,9 +606,7 @@ int
 mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 {
 	struct mon_quorum *q;
-	struct enc_reader r, body;
 	uint8_t key = KEYS_QUORUM;
-	const char *why;
 	void *val;
 	size_t vlen;
 	char *scause = NULL;
@@ -598,21 +619,18 @@ mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 		q->nonce = (uint64_t)stamp_now() ^ (uint64_t)stamp_mono();
 	rc = store_get(m->store, &key, 1, &val, &vlen, &scause);
 	if (rc == 0) {
-		enc_reader_init(&r, val, vlen);
-		if (enc_reader_record(&r, MON_QUORUM_REC_V, &body, &why) < 0 ||
-		    (q->applied_index = enc_get_u64(&body),
-			q->applied_term = enc_get_u64(&body),
-			!enc_reader_body_ok(&body)) ||
-		    !enc_reader_ok(&r)) {
+		rc = mon_quorum_record_decode(val, vlen, &q->applied_index,
+		    &q->applied_term, &scause);
+		free(val);
+		if (rc == -1) {
 			xasprintf(cause,
 			    "%s: record \"Q\" (the applied "
-			    "entry) is corrupt",
-			    store_path(m->store));
-			free(val);
+			    "entry): %s",
+			    store_path(m->store), scause);
+			free(scause);
 			free(q);
 			return -1;
 		}
-		free(val);
 	} else if (rc != STORE_NOTFOUND) {
 		*cause = scause;
 		free(q);

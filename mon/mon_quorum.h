@@ -105,6 +105,13 @@ void mon_quorum_set_view(struct mon *, const struct mon_quorum_view *);
 /* 0 and the view; -1 with one monitor. */
 int mon_quorum_get_view(const struct mon *, struct mon_quorum_view *out);
 
+/*
+ * Decode the "Q" record (the last replicated entry applied): 0 with its
+ * number and term, or -1 with *cause when it is corrupt.
+ */
+int mon_quorum_record_decode(const void *p, size_t len, uint64_t *index,
+    uint64_t *term, char **cause);
+
 /* What the core knows, for quorum_status, `status' and the metrics. */
 struct mon_quorum_info {
 	enum mon_quorum_role role;
