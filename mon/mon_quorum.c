@@ -85,7 +85,7 @@ mon_quorum_answer_to(const struct mon_quorum *q, struct mon_proposal *p, int rc,
 			    "leader_addr", q->leader_addr);
 		p->waiters[i].done(p->waiters[i].arg, rc, why, data);
 	}
-	p->nwaiters = 0;
+	/* The caller frees p, and with it each waiter's status and data. */
 }
 
 static void
