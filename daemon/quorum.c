@@ -593,6 +593,9 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 
 	if (mon_quorum_enable(m, quorum_replicate, q, cause) == -1)
 		goto fail_loop;
+	/* Its own rank from the start (what its health says of itself). */
+	quorum_view(q, &q->view);
+	mon_quorum_set_view(m, &q->view);
 	q->uv_ev = event_new(base, uv_backend_fd(&q->loop),
 	    EV_READ | EV_PERSIST, quorum_uv_cb, q);
 	q->uv_timer = evtimer_new(base, quorum_uv_cb, q);

@@ -607,8 +607,8 @@ mon_health_disk_avail(const struct mon *m, struct mon_health_check *c,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s is %slow on available space",
-	    m->monmap.mons[0].name, how);
-	mon_health_detail(c, "mon.%s has %llu%% avail", m->monmap.mons[0].name,
+	    mon_quorum_self_name(m), how);
+	mon_health_detail(c, "mon.%s has %llu%% avail", mon_quorum_self_name(m),
 	    (unsigned long long)m->disk_free_pct);
 	return 1;
 }
@@ -642,12 +642,12 @@ mon_health_disk_big(const struct mon_health_in *in,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s is using a lot of disk space",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
 	mon_health_detail(c, "mon.%s is %s >= data_size_warn %s",
-	    m->monmap.mons[0].name,
+	    mon_quorum_self_name(m),
 	    bytes_format(m->disk_bytes, used, sizeof used),
 	    bytes_format((uint64_t)m->params.data_size_warn, warn,
-	    sizeof warn));
+		sizeof warn));
 	return 1;
 }
 
@@ -680,11 +680,11 @@ mon_health_auth_insecure(const struct mon_health_in *in,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s serves clients without authentication",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
 	mon_health_detail(c,
 	    "mon.%s: [auth] required is off on a "
 	    "non-loopback [mon] bind ([auth] allow_insecure)",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
 	return 1;
 }
 

@@ -811,6 +811,16 @@ mon_quorum_set_view(struct mon *m, const struct mon_quorum_view *v)
 		m->quorum->view = *v;
 }
 
+const char *
+mon_quorum_self_name(const struct mon *m)
+{
+	int self = m->quorum != NULL ? m->quorum->view.self : 0;
+
+	if (self < 0 || (size_t)self >= m->monmap.nmons)
+		self = 0;
+	return m->monmap.mons[self].name;
+}
+
 int
 mon_quorum_get_view(const struct mon *m, struct mon_quorum_view *out)
 {

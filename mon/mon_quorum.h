@@ -104,6 +104,12 @@ struct mon_quorum_view {
 void mon_quorum_set_view(struct mon *, const struct mon_quorum_view *);
 /* 0 and the view; -1 with one monitor. */
 int mon_quorum_get_view(const struct mon *, struct mon_quorum_view *out);
+/*
+ * This monitor's name in the monmap, for what its health says of itself
+ * (its disk): the first monitor's with one monitor, or before the engine
+ * gave the view.  Borrowed.
+ */
+const char *mon_quorum_self_name(const struct mon *);
 
 /*
  * Decode the "Q" record (the last replicated entry applied): 0 with its
