@@ -606,7 +606,13 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	q->barrier.cb = quorum_barrier_cb;
 	quorum_self = q;
 	if ((rv = raft_start(&q->raft)) != 0) {
-		xasprintf(cause, "raft_start: %s", raft_errmsg(&q->raft));
+		xasprintf(cause,
+		    "cannot start the engine (raft log %s/raft, "
+		    "raft port %s): %s%s%s",
+		    conf_str(c, CONF_MON_DATA), self_raft, raft_strerror(rv),
+		    *raft_errmsg(&q->raft) ? ": " : "",
+		    *raft_errmsg(&q->raft) ? raft_errmsg(&q->raft) :
+					     " (is the raft port free?)");
 		quorum_self = NULL;
 		goto fail_loop;
 	}

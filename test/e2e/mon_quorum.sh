@@ -13,6 +13,9 @@
 #     $QUORUM_KILLS times (5 unless set): after each kill the survivors
 #     elect a leader and acknowledge writes again, MON_DOWN names the dead
 #     one, and it is restarted and rejoins;
+#   - with two monitors killed, the last refuses writes (EAGAIN, "no
+#     quorum") and its status says it is out of quorum; restarted, the
+#     three elect again;
 #   - at the end every acknowledged pool is on every monitor, the three
 #     stores are identical record for record (`mapmon-store dump --full`)
 #     and each passes `mapmon-store verify`.
@@ -54,21 +57,26 @@ check_diag() {
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 
-# Three ports P whose P+1 (the raft port) is free too.
+# Three ports P whose P+1 (the raft port) is free too, below the kernel's
+# range of ephemeral ports, so that no other program's connection takes
+# one between this pick and the monitor's bind.
 free_ports() {
 	python3 -c '
-import socket
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
 out = []
 while len(out) < 3:
-    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
-    b = socket.socket()
-    try:
-        b.bind(("127.0.0.1", p + 1))
-        if p + 1 not in out and p not in out and p - 1 not in out:
-            out.append(p)
-    except OSError:
-        pass
-    a.close(); b.close()
+    p = random.randrange(10000, lo - 1)
+    ok = True
+    for q in (p, p + 1):
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", q))
+        except OSError:
+            ok = False
+        s.close()
+    if ok and all(abs(p - q) > 1 for q in out):
+        out.append(p)
 print(*out)'
 }
 
@@ -121,6 +129,18 @@ wait_leader() {
 	local i
 	for i in $(seq 1 200); do
 		L=$(leader) && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# no_leader X: monitor X knows no leader (within 10 s).
+no_leader() {
+	local i
+	for i in $(seq 1 200); do
+		if mm1 "$1" -f json quorum_status &&
+		    [ -z "$("$JG" quorum_leader_name <"$T/out")" ]; then
+			return 0
+		fi
 		sleep 0.05
 	done
 	return 1
@@ -286,6 +306,23 @@ EOF
 	WPID=
 	check "the writer had $(wc -l <"$D/acked") writes acknowledged" \
 	    [ "$(wc -l <"$D/acked")" -gt "$KILLS" ]
+
+	# Two of three gone: the last one is out of quorum, and says so.
+	wait_leader
+	for x in $NAMES; do [ "$x" != "$L" ] && S=$x; done
+	for x in $NAMES; do
+		[ "$x" != "$S" ] && kill -KILL "$(pid_of "$x")"
+	done
+	check "mon.$S alone: no leader within 10 s" no_leader "$S"
+	mm1 "$S" osd pool create alone 4
+	check "mon.$S alone refuses a write: EAGAIN, no quorum" \
+	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
+	mm1 "$S" status
+	check "mon.$S alone: status says it is out of quorum" \
+	    grep -q "quorum none: this monitor is out of quorum" "$T/out"
+	for x in $NAMES; do [ "$x" != "$S" ] && start "$x"; done
+	check "the three elect a leader again" wait_leader
+	check "the leader counts three in quorum again" in_quorum 3
 	check "the three monitors converge" converged
 	for x in $NAMES; do
 		mm1 "$x" osd pool ls
