@@ -16,6 +16,9 @@
 #                            a copy of its seed corpus (test/fuzz/NAME);
 #                            a finding is kept in ./build-fuzz/findings
 #
+#   ./dev.sh deps            only install what the build and the tests
+#                            need (the first step of `test')
+#
 # and for the benchmarks (BENCHMARKS.md):
 #
 #   ./dev.sh bench [ARGS]    install what is missing and gnuplot (which
@@ -33,7 +36,13 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
-liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev"
+liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev
+libuv1-dev"
+# The monitors' consensus engine, C-Raft: 0.22.1 (the maintained cowsql
+# fork) comes from the backports suite of Debian 12, pinned so that it
+# alone comes from there (enable_raft_backports); bookworm main's 0.15.0
+# is the fallback configure accepts.
+raft_want="0.22.1"
 # prometheus brings promtool, which checks /metrics (its server is not
 # wanted: stop_service_installed stops it); openssl makes the
 # certificates of the TLS tests; python3 runs the second implementation
@@ -49,26 +58,110 @@ bench_packages="gnuplot-nox"
 
 say() { printf '==> %s\n' "$*"; }
 
+pick_sudo() {
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=""
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo="sudo"
+	else
+		echo "dev.sh: missing packages:${missing:-libraft-dev};" \
+		    "run as root or install them" >&2
+		exit 1
+	fi
+}
+
 install_missing() {
 	missing=""
 	for p in $packages ${1:-}; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 		    grep -q 'install ok installed' || missing="$missing $p"
 	done
-	[ -z "$missing" ] && return 0
-	say "installing:$missing"
-	if [ "$(id -u)" -eq 0 ]; then
-		sudo=""
-	elif command -v sudo >/dev/null 2>&1; then
-		sudo="sudo"
-	else
-		echo "dev.sh: missing packages:$missing; run as root or install them" >&2
-		exit 1
+	if [ -n "$missing" ]; then
+		install_list
 	fi
+	install_raft
+}
+
+install_list() {
+	say "installing:$missing"
+	pick_sudo
 	export DEBIAN_FRONTEND=noninteractive
 	$sudo apt-get update -qq
 	# shellcheck disable=SC2086
 	$sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+# Enable the backports suite of the Debian mirror this machine already
+# uses (read from its own apt sources, so no host is named here) and pin it
+# so that only libraft-dev and libraft0 come from it: every other package
+# keeps its version from the release.
+enable_raft_backports() {
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	if [ -z "$codename" ]; then
+		echo "dev.sh: /etc/os-release names no VERSION_CODENAME;" \
+		    "cannot find the backports suite for libraft-dev" >&2
+		return 1
+	fi
+	bpo="$codename-backports"
+	list=/etc/apt/sources.list.d/mapmon-backports.list
+	prefs=/etc/apt/preferences.d/mapmon-raft
+	# The mirror: the first URI of a source carrying "$codename" with
+	# component main, in deb822 files or one-line lists.
+	mirror=$(
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] && cat "$f" && echo
+		done | awk -v c="$codename" '
+		    /^$/ { if (u != "" && s ~ ("(^| )" c "( |$)") &&
+			       m ~ /(^| )main( |$)/ && out == "") out = u
+			   u = s = m = ""; next }
+		    /^URIs:/ { u = $2 }
+		    /^Suites:/ { $1 = ""; s = $0; sub(/^ /, "", s) }
+		    /^Components:/ { $1 = ""; m = $0; sub(/^ /, "", m) }
+		    END { if (out == "" && u != "" && s ~ ("(^| )" c "( |$)"))
+			      out = u
+			  print out }')
+	if [ -z "$mirror" ]; then
+		mirror=$(cat /etc/apt/sources.list \
+		    /etc/apt/sources.list.d/*.list 2>/dev/null |
+		    awk -v c="$codename" '$1 == "deb" && $0 !~ /\[/ &&
+			$3 == c { print $2; exit }
+			$1 == "deb" && $3 ~ /\]/ && $4 == c { print $3; exit }')
+	fi
+	if [ -z "$mirror" ]; then
+		echo "dev.sh: no apt source of the Debian release $codename" \
+		    "found in /etc/apt: cannot add $bpo for libraft-dev" >&2
+		return 1
+	fi
+	say "enabling $bpo from $mirror for libraft-dev/libraft0 only"
+	echo "deb $mirror $bpo main" | $sudo tee "$list" >/dev/null
+	printf '%s\n' \
+	    "# mapmon (dev.sh): only C-Raft comes from $bpo." \
+	    "Package: *" "Pin: release n=$bpo" "Pin-Priority: -1" "" \
+	    "Package: libraft-dev libraft0" "Pin: release n=$bpo" \
+	    "Pin-Priority: 990" | $sudo tee "$prefs" >/dev/null
+}
+
+# libraft-dev $raft_want unless it is there already: the backports suite
+# pinned as above, then the install.
+install_raft() {
+	v=$(dpkg-query -W -f='${Version}' libraft-dev 2>/dev/null || true)
+	case "$v" in
+	"$raft_want"*) return 0 ;;
+	esac
+	pick_sudo
+	enable_raft_backports
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends libraft-dev
+	v=$(dpkg-query -W -f='${Version}' libraft-dev 2>/dev/null || true)
+	case "$v" in
+	"$raft_want"*) say "libraft-dev $v installed" ;;
+	*)
+		echo "dev.sh: libraft-dev $raft_want not installed" \
+		    "(apt gave '${v:-nothing}')" >&2
+		return 1
+		;;
+	esac
 }
 
 # A package installed only for a tool may start a server on this machine
@@ -205,6 +298,9 @@ fuzz() {
 }
 
 case "${1:-}" in
+deps)
+	install_missing "$test_packages"
+	;;
 demo)
 	install_missing
 	build
@@ -240,7 +336,7 @@ fuzz)
 	fuzz "${2:-60}"
 	;;
 *)
-	echo "usage: ./dev.sh demo | test | sanitize | fuzz [SECONDS] |" \
+	echo "usage: ./dev.sh demo | test | deps | sanitize | fuzz [SECONDS] |" \
 	    "bench [ARGS]" >&2
 	exit 64
 	;;

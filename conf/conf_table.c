@@ -55,6 +55,16 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "127.0.0.1:6788",
 	    .help = "address and port the monitor listens on for clients and "
 		    "OSDs" },
+	[CONF_MON_MON_HOST] = {
+	    .section = "mon", .name = "mon_host", .type = CONF_STRING,
+	    .def = "",
+	    .help = "the monitors of a quorum: NAME=HOST:PORT,... (none or "
+		    "one: alone)" },
+	[CONF_MON_ELECTION_TIMEOUT] = {
+	    .section = "mon", .name = "election_timeout",
+	    .type = CONF_DURATION, .def = "1s", .min = 50, .max = 60 * SEC,
+	    .help = "a follower hearing no leader for 1 to 2 times this "
+		    "calls an election" },
 	[CONF_MON_PROPOSE_INTERVAL] = {
 	    .section = "mon", .name = "propose_interval",
 	    .type = CONF_DURATION, .def = "20ms", .min = 1, .max = 10 * SEC,

@@ -115,6 +115,8 @@ static const struct cmd_entry cmd_table[] = {
 	    "summarize the monitor map", "mon stat" },
 	{ "mon dump", { { 0 } }, CMD_READ, cmd_mon_dump, "show the monitor map",
 	    "mon dump" },
+	{ "quorum_status", { { 0 } }, CMD_READ, cmd_quorum_status,
+	    "report status of monitor quorum", "quorum_status" },
 
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",

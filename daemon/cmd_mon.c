@@ -13,6 +13,8 @@
 
 #include "common/mapmon.h"
 #include "daemon/cmd_priv.h"
+#include "daemon/quorum.h"
+#include "mon/mon_quorum.h"
 #include "daemon/sub.h"
 #include "map/statfs.h"
 #include "net/frame.h"
@@ -62,11 +64,56 @@ cmd_mon_version(struct cmd_req *r, json_t *cmd)
 		PACKAGE_VERSION, "protocol", FRAME_PROTOCOL));
 }
 
+/*
+ * mon stat of a quorum, in Ceph's words: "e1: 3 mons at {a=ADDR,...},
+ * election epoch 7, leader 1 b, quorum 0,1,2 a,b,c"; takes mons.
+ */
+static void
+cmd_mon_stat_quorum(struct cmd_req *r, const struct monmap *mm,
+    const struct mon_quorum_view *v, json_t *mons)
+{
+	json_t *names = json_array(), *quorum = json_array();
+	char at[MONMAP_MAX_MONS * (MONMAP_NAME_MAX + MONMAP_ADDR_MAX + 2)];
+	char ranks[MONMAP_MAX_MONS * 4],
+	    qnames[MONMAP_MAX_MONS * (MONMAP_NAME_MAX + 1)];
+	size_t i, o1 = 0, o2 = 0, o3 = 0;
+	const char *leader = v->leader >= 0 && (size_t)v->leader < mm->nmons ?
+	    mm->mons[v->leader].name :
+	    "";
+
+	at[0] = ranks[0] = qnames[0] = '\0';
+	for (i = 0; i < mm->nmons; i++) {
+		o1 += (size_t)snprintf(at + o1, sizeof at - o1, "%s%s=%s",
+		    i ? "," : "", mm->mons[i].name, mm->mons[i].addr);
+		if (!v->in[i])
+			continue;
+		json_array_append_new(names, json_string(mm->mons[i].name));
+		json_array_append_new(quorum,
+		    json_pack("{s:I, s:s}", "rank", (json_int_t)i, "name",
+			mm->mons[i].name));
+		o2 += (size_t)snprintf(ranks + o2, sizeof ranks - o2, "%s%zu",
+		    o2 ? "," : "", i);
+		o3 += (size_t)snprintf(qnames + o3, sizeof qnames - o3, "%s%s",
+		    o3 ? "," : "", mm->mons[i].name);
+	}
+	cmd_replyf(r, 0,
+	    json_pack("{s:I, s:I, s:s, s:o, s:I, s:s, s:o, s:o}", "epoch",
+		(json_int_t)mm->epoch, "num_mons", (json_int_t)mm->nmons,
+		"leader", leader, "quorum", quorum, "election_epoch",
+		(json_int_t)v->term, "fsid", mm->fsid, "quorum_names", names,
+		"mons", mons),
+	    "e%u: %zu mons at {%s}, election epoch %llu, leader %d %s, "
+	    "quorum %s %s",
+	    mm->epoch, mm->nmons, at, (unsigned long long)v->term, v->leader,
+	    v->leader >= 0 ? leader : "(none)", ranks, qnames);
+}
+
 void
 cmd_mon_stat(struct cmd_req *r, json_t *cmd)
 {
 	const struct monmap *mm = mon_monmap(r->ctx->mon);
 	json_t *names = json_array(), *quorum = json_array(), *full, *mons;
+	struct mon_quorum_view v;
 	size_t i;
 
 	(void)cmd;
@@ -82,6 +129,12 @@ cmd_mon_stat(struct cmd_req *r, json_t *cmd)
 	json_decref(full);
 	if (mons == NULL)
 		mons = json_array();
+	if (mon_quorum_get_view(r->ctx->mon, &v) == 0) {
+		cmd_mon_stat_quorum(r, mm, &v, mons);
+		json_decref(names);
+		json_decref(quorum);
+		return;
+	}
 	cmd_replyf(r, 0,
 	    json_pack("{s:I, s:I, s:s, s:o, s:I, s:s, s:o, s:o}", "epoch",
 		(json_int_t)mm->epoch, "num_mons", (json_int_t)mm->nmons,
@@ -724,4 +777,32 @@ cmd_mon_subscribe(struct cmd_req *r, json_t *cmd)
 	/* The reply leaves first, so the client knows the id of the pushes. */
 	cmd_replyf(r, 0, NULL, "subscribed to %s", what);
 	sub_start(ctx->sub, one);
+}
+
+/*
+ * Ceph's quorum_status: election epoch, quorum ranks and names, leader,
+ * age and the monmap; with several monitors also "raft", the engine's
+ * figures (mapmon(8)).
+ */
+void
+cmd_quorum_status(struct cmd_req *r, json_t *cmd)
+{
+	const struct monmap *mm = mon_monmap(r->ctx->mon);
+	struct quorum *q = quorum_current();
+	json_t *o, *st;
+
+	(void)cmd;
+	if (q != NULL) {
+		cmd_reply(r, 0, "", quorum_status_json(q, mm));
+		return;
+	}
+	/* One monitor: its own quorum, as `status' says it. */
+	st = mon_status_json(r->ctx->mon);
+	o = json_pack("{s:I, s:[I], s:[s], s:s, s:O, s:o}", "election_epoch",
+	    (json_int_t)1, "quorum", (json_int_t)0, "quorum_names",
+	    mm->mons[0].name, "quorum_leader_name", mm->mons[0].name,
+	    "quorum_age", json_object_get(st, "quorum_age"), "monmap",
+	    monmap_to_json(mm));
+	json_decref(st);
+	cmd_reply(r, 0, "", o);
 }

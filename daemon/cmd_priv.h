@@ -175,7 +175,7 @@ cmd_exec_fn cmd_crush_add_bucket, cmd_crush_move, cmd_crush_remove,
 /* cmd_mon.c: the monitor's commands. */
 cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_health_mute,
     cmd_mon_health_unmute, cmd_mon_version, cmd_mon_stat, cmd_mon_dump,
-    cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_beacon,
+    cmd_quorum_status, cmd_mon_osd_create, cmd_mon_osd_boot, cmd_mon_osd_beacon,
     cmd_mon_osd_failure, cmd_mon_osd_mark_me_down, cmd_mon_osd_down,
     cmd_mon_osd_in, cmd_mon_osd_out, cmd_mon_osd_reweight, cmd_mon_osd_rm,
     cmd_mon_osd_tree, cmd_mon_osd_dump, cmd_mon_osd_stat, cmd_mon_osd_set,

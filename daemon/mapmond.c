@@ -46,6 +46,8 @@
 #include "mon/mon.h"
 #include "mon/mon_conf.h"
 #include "daemon/notify.h"
+#include "daemon/quorum.h"
+#include "mon/mon_quorum.h"
 #include "net/keyring.h"
 #include "net/server.h"
 #include "net/tls.h"
@@ -57,6 +59,8 @@ static struct {
 	int log_stderr;
 	int configtest;
 	int mkfs;
+	const char *monmap_path;  /* --mkfs --monmap FILE */
+	const char *keyring_path; /* --mkfs --keyring FILE */
 } opts;
 
 static struct conf *mapmond_conf;
@@ -65,6 +69,7 @@ static struct mon *mapmond_mon;
 static struct server *mapmond_server;
 static struct cmd_ctx *mapmond_cmd;
 static struct metrics *mapmond_metrics;
+static struct quorum *mapmond_quorum; /* several monitors, or NULL */
 /* Shutting down: the monitor is gone, requests are refused. */
 static int mapmond_stopping;
 /*
@@ -78,10 +83,14 @@ static void
 mapmond_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: mapmond [-dft] [-c file] [--mkfs]\n"
+	    "usage: mapmond [-dft] [-c file] [--mkfs [--monmap FILE "
+	    "--keyring FILE]]\n"
 	    "       mapmond --version | --help\n"
 	    "  -c FILE    config file (default $MAPMON_CONF or %s)\n"
 	    "  --mkfs     make a new store under [mon] data and exit\n"
+	    "  --monmap FILE, --keyring FILE\n"
+	    "             with --mkfs: join the quorum whose first monitor "
+	    "wrote them\n"
 	    "  -f         stay in the foreground\n"
 	    "  -d         stay in the foreground and log to stderr\n"
 	    "  -t         check the config file and exit\n"
@@ -309,6 +318,9 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+static int mapmond_mkfs_quorum(const struct conf *, const struct monmap_mon *,
+    size_t);
+
 /*
  * --mkfs: a new store under [mon] data, and the keyring of client.admin at
  * [auth] keyring.  The keyring is written first, as a new file, and
@@ -324,9 +336,25 @@ mapmond_mkfs(const struct conf *c)
 	const char *data = conf_str(c, CONF_MON_DATA);
 	const char *path = conf_str(c, CONF_AUTH_KEYRING);
 	uint8_t key[KEYRING_KEY_LEN];
+	struct monmap_mon mons[MONMAP_MAX_MONS];
+	size_t nmons;
 	char *fsid, *cause;
 	int rc;
 
+	if ((rc = quorum_configured(c, mons, &nmons, &cause)) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+		free(cause);
+		return MAPMON_EXIT_CONFIG;
+	}
+	if (rc == 1)
+		return mapmond_mkfs_quorum(c, mons, nmons);
+	if (opts.monmap_path != NULL || opts.keyring_path != NULL) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: --monmap and --keyring make "
+		    "a monitor of a quorum, and [mon] mon_host lists no "
+		    "quorum\n");
+		return MAPMON_EXIT_USAGE;
+	}
 	if (RAND_bytes(key, sizeof key) != 1) {
 		fprintf(stderr,
 		    "mapmond: --mkfs: cannot make the admin key: "
@@ -359,6 +387,176 @@ mapmond_mkfs(const struct conf *c)
 	printf("mapmond: wrote the keyring of client.admin to %s\n", path);
 	free(fsid);
 	return 0;
+}
+
+/* The monmap file the first monitor of a quorum writes for the others. */
+static char *
+mapmond_monmap_file(const struct conf *c)
+{
+	char *p;
+
+	xasprintf(&p, "%s/monmap", conf_str(c, CONF_MON_DATA));
+	return p;
+}
+
+/* Read a monmap file (mapmond --mkfs wrote it); -1 with a line on stderr. */
+static int
+mapmond_read_monmap(const char *path, struct monmap *mm)
+{
+	FILE *f;
+	uint8_t buf[65536];
+	size_t n;
+	char *cause;
+
+	if ((f = fopen(path, "rb")) == NULL) {
+		fprintf(stderr, "mapmond: --monmap %s: %s\n", path,
+		    strerror(errno));
+		return -1;
+	}
+	n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	if (monmap_decode(buf, n, mm, &cause) == -1) {
+		fprintf(stderr, "mapmond: --monmap %s: not a monmap: %s\n",
+		    path, cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --mkfs of a monitor of a quorum, as Ceph's ceph-mon --mkfs: the first
+ * (no --monmap) makes the fsid, the monmap of every monitor of mon_host,
+ * the keys of client.admin and mon., writes the keyring to [auth] keyring
+ * and the monmap to [mon] data/monmap; the others are made from those two
+ * files (--monmap, --keyring), so that every store starts with the same
+ * records.
+ */
+static int
+mapmond_mkfs_quorum(const struct conf *c, const struct monmap_mon *mons,
+    size_t nmons)
+{
+	static const char *const caps[] = { "mon", "allow *" };
+	const char *data = conf_str(c, CONF_MON_DATA);
+	const char *kpath = conf_str(c, CONF_AUTH_KEYRING);
+	struct store_options so;
+	struct monmap mm;
+	struct keyring *kr = NULL;
+	const struct keyring_entity *admin, *mon;
+	uint8_t akey[KEYRING_KEY_LEN], mkey[KEYRING_KEY_LEN];
+	struct enc_buf enc = { 0 };
+	char *cause, *mpath = NULL;
+	size_t i, j;
+	int first = opts.monmap_path == NULL, wrote_keyring = 0, rc = 1;
+	FILE *f;
+
+	if ((opts.monmap_path == NULL) != (opts.keyring_path == NULL)) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: --monmap and --keyring go "
+		    "together\n");
+		return MAPMON_EXIT_USAGE;
+	}
+	if (first) {
+		if (monmap_create(&mm, mons[0].name, mons[0].addr, &cause) ==
+		    -1) {
+			fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+			free(cause);
+			return 1;
+		}
+		for (i = 1; i < nmons; i++)
+			mm.mons[mm.nmons++] = mons[i];
+		if (RAND_bytes(akey, sizeof akey) != 1 ||
+		    RAND_bytes(mkey, sizeof mkey) != 1) {
+			fprintf(stderr,
+			    "mapmond: --mkfs: the system's random "
+			    "generator failed\n");
+			return 1;
+		}
+		kr = keyring_new();
+		keyring_add(kr, "client.admin", akey, caps, 1);
+		keyring_add(kr, "mon.", mkey, caps, 1);
+		if (keyring_write(kpath, kr, &cause) == -1) {
+			fprintf(stderr,
+			    "mapmond: --mkfs: %s ([auth] "
+			    "keyring)\n",
+			    cause);
+			free(cause);
+			goto out;
+		}
+		wrote_keyring = 1;
+	} else {
+		if (mapmond_read_monmap(opts.monmap_path, &mm) == -1)
+			goto out;
+		/* The quorum is the monmap's: mon_host must say the same. */
+		for (i = 0; i < nmons; i++) {
+			for (j = 0; j < mm.nmons; j++)
+				if (strcmp(mm.mons[j].name, mons[i].name) ==
+					0 &&
+				    strcmp(mm.mons[j].addr, mons[i].addr) == 0)
+					break;
+			if (j == mm.nmons || mm.nmons != nmons) {
+				fprintf(stderr,
+				    "mapmond: --mkfs: --monmap %s "
+				    "does not list the monitors of [mon] "
+				    "mon_host (%s=%s)\n",
+				    opts.monmap_path, mons[i].name,
+				    mons[i].addr);
+				goto out;
+			}
+		}
+		if (keyring_load(opts.keyring_path, &kr, &cause) == -1) {
+			fprintf(stderr, "mapmond: --mkfs: --keyring: %s\n",
+			    cause);
+			free(cause);
+			goto out;
+		}
+		if ((admin = keyring_find(kr, "client.admin")) == NULL ||
+		    (mon = keyring_find(kr, "mon.")) == NULL) {
+			fprintf(stderr,
+			    "mapmond: --mkfs: --keyring %s lacks "
+			    "the key of %s\n",
+			    opts.keyring_path,
+			    admin == NULL ? "client.admin" : "mon.");
+			goto out;
+		}
+		memcpy(akey, admin->key, sizeof akey);
+		memcpy(mkey, mon->key, sizeof mkey);
+	}
+	mon_conf_store_options(c, &so);
+	if (mon_mkfs_quorum(data, &so, &mm, akey, mkey, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+		free(cause);
+		if (wrote_keyring)
+			unlink(kpath);
+		goto out;
+	}
+	if (first) {
+		mpath = mapmond_monmap_file(c);
+		monmap_encode(&mm, &enc);
+		if ((f = fopen(mpath, "wbx")) == NULL ||
+		    fwrite(enc.data, 1, enc.len, f) != enc.len ||
+		    fclose(f) != 0) {
+			fprintf(stderr, "mapmond: --mkfs: %s: %s\n", mpath,
+			    strerror(errno));
+			goto out;
+		}
+	}
+	printf("mapmond: created a %s store in %s/store for cluster %s, "
+	       "monitor %s of %zu\n",
+	    so.backend, data, mm.fsid, conf_str(c, CONF_MON_NAME), mm.nmons);
+	if (first)
+		printf("mapmond: wrote the keyring of client.admin and mon. to "
+		       "%s and the monmap to %s: make the other monitors with "
+		       "mapmond --mkfs --monmap %s --keyring %s\n",
+		    kpath, mpath, mpath, kpath);
+	rc = 0;
+out:
+	OPENSSL_cleanse(akey, sizeof akey);
+	OPENSSL_cleanse(mkey, sizeof mkey);
+	keyring_free(kr);
+	enc_buf_free(&enc);
+	free(mpath);
+	return rc;
 }
 
 static void
@@ -409,6 +607,41 @@ mapmond_start(const struct conf *c)
 		return NULL;
 	}
 	return m;
+}
+
+/*
+ * [mon] mon_host lists several monitors: start the engine (quorum.h);
+ * one line in the log and -1 if it cannot.
+ */
+static int
+mapmond_quorum_start(const struct conf *c)
+{
+	struct monmap_mon mons[MONMAP_MAX_MONS];
+	size_t n;
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = quorum_configured(c, mons, &n, &cause)) == -1) {
+		log_warnx("%s", cause);
+		free(cause);
+		return -1;
+	}
+	if (rc == 0) {
+		if (mon_monmap(mapmond_mon)->nmons > 1) {
+			log_warnx("the store's monmap lists %zu monitors and "
+				  "[mon] mon_host does not: give mon_host",
+			    mon_monmap(mapmond_mon)->nmons);
+			return -1;
+		}
+		return 0;
+	}
+	if ((mapmond_quorum = quorum_new(mapmond_base, mapmond_mon, c,
+		 &cause)) == NULL) {
+		log_warnx("quorum: %s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
 }
 
 /* The server half of the HELLO: this monitor's name and the fsid. */
@@ -653,12 +886,13 @@ mapmond_detach(void)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+	static const struct option longopts[] = { { "version", no_argument,
+						      NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "mkfs", no_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 }
-	};
+		{ "monmap", required_argument, NULL, 'P' },
+		{ "keyring", required_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 } };
 	struct event *ev_term, *ev_int, *ev_hup;
 	const char *what;
 	int ch, compacting, committing;
@@ -687,6 +921,12 @@ main(int argc, char **argv)
 			break;
 		case 'M':
 			opts.mkfs = 1;
+			break;
+		case 'P':
+			opts.monmap_path = optarg;
+			break;
+		case 'K':
+			opts.keyring_path = optarg;
 			break;
 		case 'V':
 			printf("mapmond %s\n", PACKAGE_VERSION);
@@ -717,6 +957,15 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	if ((opts.monmap_path != NULL || opts.keyring_path != NULL) &&
+	    !opts.mkfs) {
+		fprintf(stderr,
+		    "mapmond: --monmap and --keyring go with "
+		    "--mkfs\n");
+		mapmond_usage(stderr);
+		conf_free(mapmond_conf);
+		return MAPMON_EXIT_USAGE;
+	}
 	if (opts.mkfs) {
 		int rc = mapmond_mkfs(mapmond_conf);
 
@@ -748,6 +997,10 @@ main(int argc, char **argv)
 
 	if ((mapmond_mon = mapmond_start(mapmond_conf)) == NULL)
 		return 1;
+	if (mapmond_quorum_start(mapmond_conf) == -1) {
+		mon_free(mapmond_mon);
+		return 1;
+	}
 	if (mapmond_listen(mapmond_conf) == -1) {
 		cmd_free(mapmond_cmd);
 		server_free(mapmond_server);
@@ -783,6 +1036,8 @@ main(int argc, char **argv)
 	compacting = cmd_stop(mapmond_cmd, mapmond_stop_by) == -1;
 	mapmond_stopping = 1;
 	committing = mon_stop(mapmond_mon, mapmond_stop_by) == -1;
+	quorum_free(mapmond_quorum);
+	mapmond_quorum = NULL;
 	mapmond_drain();
 	if (compacting || committing) {
 		what = compacting ? "the compaction" : "an unanswered commit";

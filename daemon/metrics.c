@@ -19,6 +19,8 @@
 #include "common/mapmon.h"
 #include "conf/conf.h"
 #include "daemon/metrics.h"
+#include "daemon/quorum.h"
+#include "mon/mon_quorum.h"
 #include "mon/mon.h"
 #include "map/osdmap.h"
 #include "map/pg.h"
@@ -186,6 +188,47 @@ metrics_server(struct evbuffer *out, struct server *srv)
 	    "max_partial_input.", st.partial_paused);
 }
 
+/* Several monitors (quorum.h): the engine's figures. */
+static void
+metrics_quorum(struct evbuffer *out, struct mon *m)
+{
+	struct quorum *q = quorum_current();
+	struct quorum_stats st;
+	struct mon_quorum_info in;
+
+	if (q == NULL || mon_quorum_info(m, &in) == -1)
+		return;
+	quorum_stats(q, &st);
+	metrics_one(out, "quorum_term", "gauge",
+	    "The Raft term (the election epoch).", st.term);
+	metrics_one(out, "quorum_leader", "gauge",
+	    "1 when this monitor leads the quorum.", (uint64_t)st.is_leader);
+	metrics_one(out, "quorum_leader_changes_total", "counter",
+	    "Times a new leader was seen.", st.leader_changes);
+	metrics_one(out, "quorum_commit_entry", "gauge",
+	    "The newest replicated entry known committed.", in.committed_index);
+	metrics_one(out, "quorum_applied_entry", "gauge",
+	    "The newest replicated entry applied to the store.",
+	    in.applied_index);
+	metrics_one(out, "quorum_apply_backlog", "gauge",
+	    "Committed entries not yet applied.", in.backlog);
+	metrics_one(out, "quorum_entries_proposed_total", "counter",
+	    "Entries this monitor proposed as leader.", in.entries_sealed);
+	metrics_one(out, "quorum_entry_bytes_total", "counter",
+	    "Bytes of the entries this monitor proposed.",
+	    in.entry_bytes_total);
+	metrics_one(out, "quorum_entry_bytes_max", "gauge",
+	    "The largest entry this monitor proposed, in bytes.",
+	    in.entry_bytes_max);
+	metrics_one(out, "quorum_outcome_unknown_total", "counter",
+	    "Proposals whose writers were told the outcome is unknown.",
+	    in.unknown_outcomes);
+	metrics_family(out, "quorum_loop_slice_max_seconds", "gauge",
+	    "The longest single turn of the engine's loop.");
+	evbuffer_add_printf(out, "mapmon_quorum_loop_slice_max_seconds %.6f\n",
+	    (double)st.uv_slice_max_us / 1e6);
+}
+
 void
 metrics_format(struct mon *m, struct server *srv, uint64_t scrapes,
     struct evbuffer *out)
@@ -224,6 +267,7 @@ metrics_format(struct mon *m, struct server *srv, uint64_t scrapes,
 	    (uint64_t)mon_health_status(m));
 	if (srv != NULL)
 		metrics_server(out, srv);
+	metrics_quorum(out, m);
 	metrics_one(out, "log_entries_gathered_total", "counter",
 	    "Debug log entries gathered into the in-memory ring.",
 	    log_gathered_count());

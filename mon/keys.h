@@ -18,6 +18,9 @@
  *   "H"                     health mutes: every muted check (absent: none)
  *   "A" NAME                auth entity: its key and caps (NAME its bytes,
  *                           "client.admin", at most MON_AUTH_NAME_MAX)
+ *   "Q"                     with several monitors: the index and term of the
+ *                           last replicated entry applied, written by the
+ *                           same commit (mon_quorum.h)
  *
  * Store format note: the "A" family came with authentication.  A store
  * made before it holds no entities; mapmond then starts with none, and
@@ -49,6 +52,7 @@
 #define KEYS_LOG 'L'
 #define KEYS_MUTES 'H'
 #define KEYS_AUTH 'A'
+#define KEYS_QUORUM 'Q'
 
 #define KEYS_EPOCH_LEN 5
 #define KEYS_PG_LEN 9

@@ -27,6 +27,7 @@
 #include "common/stamp.h"
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
 
 #define MON_PROGRESS_EVERY 8192
 
@@ -91,7 +92,8 @@ mon_get(struct store *s, const void *key, size_t klen, void **val,
 
 /* Put the first entities of a store, client.admin and mon., in b. */
 static int
-mon_mkfs_entities(struct store_batch *b, const uint8_t *admin_key, char **cause)
+mon_mkfs_entities(struct store_batch *b, const uint8_t *admin_key,
+    const uint8_t *mon_key, char **cause)
 {
 	static const char *const names[] = { "client.admin", "mon." };
 	struct mon_auth_cap cap = { (char *)"mon", (char *)"allow *" };
@@ -107,6 +109,8 @@ mon_mkfs_entities(struct store_batch *b, const uint8_t *admin_key, char **cause)
 		e.ncaps = 1;
 		if (i == 0)
 			memcpy(e.key, admin_key, MON_AUTH_KEY_LEN);
+		else if (mon_key != NULL)
+			memcpy(e.key, mon_key, MON_AUTH_KEY_LEN);
 		else if (RAND_bytes(e.key, MON_AUTH_KEY_LEN) != 1) {
 			xasprintf(cause,
 			    "cannot make the key of mon.: the "
@@ -143,10 +147,14 @@ mon_mkfs(const char *data_dir, const struct store_options *opts,
 	return rc;
 }
 
-int
-mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
-    const char *name, const char *addr, const uint8_t *admin_key,
-    char **fsid_out, char **cause)
+/*
+ * The store of a new monitor of map mm: the same records from the same
+ * map and keys (mon_key NULL: a random one), whichever monitor it is.
+ */
+static int
+mon_mkfs_store(const char *data_dir, const struct store_options *opts,
+    const struct monmap *mmp, const uint8_t *admin_key, const uint8_t *mon_key,
+    char **cause)
 {
 	struct store *s;
 	struct store_batch *b;
@@ -164,8 +172,7 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 		xasprintf(cause, "%s: %s", data_dir, strerror(errno));
 		return -1;
 	}
-	if (monmap_create(&mm, name, addr, cause) == -1)
-		return -1;
+	mm = *mmp;
 	path = mon_store_path(data_dir);
 	rc = store_open(path, opts, STORE_CREATE, &s, &why);
 	free(path);
@@ -202,8 +209,24 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 	e.seq = 1;
 	e.stamp = mm.created;
 	e.severity = MON_LOG_INFO;
-	xasprintf(&e.message, "mkfs %s: monitor %s at %s", mm.fsid, name,
-	    addr);
+	if (mm.nmons == 1)
+		xasprintf(&e.message, "mkfs %s: monitor %s at %s", mm.fsid,
+		    mm.mons[0].name, mm.mons[0].addr);
+	else {
+		struct enc_buf names = { 0 };
+		size_t i;
+
+		for (i = 0; i < mm.nmons; i++) {
+			if (i > 0)
+				enc_buf_put_bytes(&names, ",", 1);
+			enc_buf_put_bytes(&names, mm.mons[i].name,
+			    strlen(mm.mons[i].name));
+		}
+		enc_buf_put_bytes(&names, "", 1);
+		xasprintf(&e.message, "mkfs %s: monitors %s", mm.fsid,
+		    (const char *)names.data);
+		enc_buf_free(&names);
+	}
 	enc_buf_reset(&enc);
 	mon_record_log_encode(&e, &enc);
 	free(e.message);
@@ -219,7 +242,7 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 	key[0] = KEYS_COMMIT;
 	store_batch_put(b, key, 1, enc.data, enc.len);
 
-	if (mon_mkfs_entities(b, admin_key, cause) == -1) {
+	if (mon_mkfs_entities(b, admin_key, mon_key, cause) == -1) {
 		store_batch_free(b);
 		enc_buf_free(&enc);
 		osdmap_inc_clear(&inc);
@@ -237,9 +260,31 @@ mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
 		*cause = why;
 		return -1;
 	}
+	return 0;
+}
+
+int
+mon_mkfs_auth(const char *data_dir, const struct store_options *opts,
+    const char *name, const char *addr, const uint8_t *admin_key,
+    char **fsid_out, char **cause)
+{
+	struct monmap mm;
+
+	if (monmap_create(&mm, name, addr, cause) == -1)
+		return -1;
+	if (mon_mkfs_store(data_dir, opts, &mm, admin_key, NULL, cause) == -1)
+		return -1;
 	if (fsid_out != NULL)
 		*fsid_out = xstrdup(mm.fsid);
 	return 0;
+}
+
+int
+mon_mkfs_quorum(const char *data_dir, const struct store_options *opts,
+    const struct monmap *mm, const uint8_t *admin_key, const uint8_t *mon_key,
+    char **cause)
+{
+	return mon_mkfs_store(data_dir, opts, mm, admin_key, mon_key, cause);
 }
 
 /*
@@ -664,6 +709,8 @@ mon_stop(struct mon *m, int64_t deadline)
 {
 	int rc = 0;
 
+	/* Several monitors: what is not committed yet is not waited for. */
+	mon_quorum_stop(m);
 	if (m->thread_started)
 		rc = mon_apply_drain(m, deadline);
 	/* The loop may run on (the last answers): nothing new is sealed. */
@@ -680,6 +727,7 @@ mon_free(struct mon *m)
 	if (m == NULL)
 		return;
 	mon_pipeline_stop(m);
+	mon_quorum_clear(m);
 	if (m->tick != NULL)
 		event_free(m->tick);
 	store_close(m->store);

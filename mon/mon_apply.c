@@ -127,6 +127,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		    (unsigned long long)m->rec.pgmap_version);
 	}
 
+	mon_quorum_applied_one(m, p);
 	mon_apply_answer(p, 0, NULL);
 
 	if (m->notify != NULL) {
@@ -192,6 +193,14 @@ mon_apply_undo(struct mon *m, struct mon_proposal *p)
 	int rc = mon_apply_errno(p->rc);
 	const char *why = p->cause ? p->cause : store_strerror(p->rc);
 
+	/*
+	 * A replicated entry is committed: it cannot be undone, only applied
+	 * again, which a restart does from the applied index (mapmond(8)).
+	 */
+	if (p->raft_index != 0)
+		fatalx("entry %llu is committed but the store refused it: "
+		       "%s; stopping (a restart applies it again)",
+		    (unsigned long long)p->raft_index, why);
 	m->perf.commit_failures++;
 	if (!m->store_error)
 		m->retry_ms = MON_RETRY_MIN_MS;

@@ -338,6 +338,11 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	mon_record_commit_encode(&rec, &c->enc);
 	key[0] = KEYS_COMMIT;
 	mon_committer_put(c, p, key, 1);
+	if (p->raft_index != 0) {
+		mon_quorum_record_encode(p, &c->enc);
+		key[0] = KEYS_QUORUM;
+		mon_committer_put(c, p, key, 1);
+	}
 
 	p->batch_ops = store_batch_count(c->batch);
 	p->batch_bytes = store_batch_bytes(c->batch);

@@ -22,6 +22,7 @@
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
 
 #define MON_HEALTH_DETAIL_MAX 50
 
@@ -651,8 +652,8 @@ mon_health_disk_avail(const struct mon *m, struct mon_health_check *c,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s is %slow on available space",
-	    m->monmap.mons[0].name, how);
-	mon_health_detail(c, "mon.%s has %llu%% avail", m->monmap.mons[0].name,
+	    mon_quorum_self_name(m), how);
+	mon_health_detail(c, "mon.%s has %llu%% avail", mon_quorum_self_name(m),
 	    (unsigned long long)m->disk_free_pct);
 	return 1;
 }
@@ -686,12 +687,12 @@ mon_health_disk_big(const struct mon_health_in *in,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s is using a lot of disk space",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
 	mon_health_detail(c, "mon.%s is %s >= data_size_warn %s",
-	    m->monmap.mons[0].name,
+	    mon_quorum_self_name(m),
 	    bytes_format(m->disk_bytes, used, sizeof used),
 	    bytes_format((uint64_t)m->params.data_size_warn, warn,
-	    sizeof warn));
+		sizeof warn));
 	return 1;
 }
 
@@ -724,11 +725,45 @@ mon_health_auth_insecure(const struct mon_health_in *in,
 		return 0;
 	c->count = 1;
 	mon_health_summary(c, "mon %s serves clients without authentication",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
 	mon_health_detail(c,
 	    "mon.%s: [auth] required is off on a "
 	    "non-loopback [mon] bind ([auth] allow_insecure)",
-	    m->monmap.mons[0].name);
+	    mon_quorum_self_name(m));
+	return 1;
+}
+
+/*
+ * Monitors out of quorum, as Ceph's "1/3 mons down, quorum a,b": only the
+ * leader sees every monitor (mon_quorum.h), so only its view raises it.
+ */
+static int
+mon_health_mon_down(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	const struct mon *m = in->m;
+	struct mon_quorum_view v;
+	char names[MONMAP_MAX_MONS * (MONMAP_NAME_MAX + 1)] = "";
+	size_t i, off;
+
+	if (mon_quorum_get_view(m, &v) == -1 || !v.complete ||
+	    v.nin >= m->monmap.nmons)
+		return 0;
+	for (i = 0; i < m->monmap.nmons; i++) {
+		if (!v.in[i])
+			continue;
+		off = strlen(names);
+		snprintf(names + off, sizeof names - off, "%s%s",
+		    off ? "," : "", m->monmap.mons[i].name);
+	}
+	c->count = m->monmap.nmons - v.nin;
+	mon_health_summary(c, "%zu/%zu mons down, quorum %s",
+	    m->monmap.nmons - v.nin, m->monmap.nmons, names);
+	for (i = 0; i < m->monmap.nmons; i++)
+		if (!v.in[i])
+			mon_health_detail(c,
+			    "mon.%s (rank %zu) addr %s is down (out of "
+			    "quorum)",
+			    m->monmap.mons[i].name, i, m->monmap.mons[i].addr);
 	return 1;
 }
 
@@ -745,6 +780,7 @@ static const struct {
 	{ "MON_DISK_BIG", MON_HEALTH_WARN, mon_health_disk_big },
 	{ "MON_DISK_CRIT", MON_HEALTH_ERR, mon_health_disk_crit },
 	{ "MON_DISK_LOW", MON_HEALTH_WARN, mon_health_disk_low },
+	{ "MON_DOWN", MON_HEALTH_WARN, mon_health_mon_down },
 	{ "OSDMAP_FLAGS", MON_HEALTH_WARN, mon_health_osdmap_flags },
 	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
 	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },

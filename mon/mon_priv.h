@@ -121,6 +121,12 @@ struct mon_proposal {
 	size_t max_value;
 	int want_pg_text;		/* write pg_text (set at seal) */
 	struct enc_buf pg_text;		/* the changed PGs as JSON text */
+
+	/* With several monitors (mon_quorum.c); 0 with one. */
+	int replicating;     /* sealed, its entry not yet committed */
+	int foreign;	     /* decoded from an entry of another leader */
+	uint64_t raft_index; /* the committed entry it applies */
+	uint64_t raft_term;
 };
 
 #define MON_HEALTH_OK 0
@@ -268,6 +274,8 @@ struct mon {
 	int64_t report_check_mono;   /* no beacon timeout before this */
 	int64_t out_check;	     /* no automatic out before this (wall) */
 	struct mon_capacity cap;     /* mon_capacity.h */
+
+	struct mon_quorum *quorum; /* several monitors: mon_quorum.c */
 };
 
 /*
@@ -573,6 +581,35 @@ int mon_crush_boot(struct mon *, int32_t id, const char *const *loc,
  * {TYPE: NAME} of each bucket above it; empty when it is not there.
  */
 json_t *mon_crush_location_json(const struct crush *c, int32_t id);
+
+/*
+ * mon_quorum.c: several monitors.  Whether sealing is held (this monitor
+ * is not the leader, or not ready); 0 with one monitor.
+ */
+int mon_quorum_holds(struct mon *);
+/*
+ * Instead of handing p to the committer: encode it and hand it to the
+ * replication; 1 when it did so (or refused p, answering its writers), 0
+ * with one monitor.
+ */
+int mon_quorum_seal(struct mon *, struct mon_proposal *p);
+/* Between commits: start the next committed entry; 1 if one started. */
+int mon_quorum_pump(struct mon *);
+/* p is applied: its index is the applied one. */
+void mon_quorum_applied_one(struct mon *, const struct mon_proposal *p);
+/* The committer: the "Q" record of p into enc (p->raft_index != 0). */
+void mon_quorum_record_encode(const struct mon_proposal *p,
+    struct enc_buf *enc);
+void mon_quorum_clear(struct mon *);
+/*
+ * At shutdown: nothing more is sealed; what replicates is answered
+ * -ETIMEDOUT (outcome unknown), what is pending -ESHUTDOWN.
+ */
+void mon_quorum_stop(struct mon *);
+/* `status': its quorum keys from the view (several monitors only). */
+void mon_quorum_status(const struct mon *, json_t *st);
+/* Make PG st part of p (mon_stage.c). */
+void mon_stage_put_pg(struct mon_proposal *p, const struct pg_stat *st);
 
 /* mon_clog.c */
 void mon_clog_append(struct mon *, const struct mon_log_entry *);

@@ -16,6 +16,7 @@
 #include "common/stamp.h"
 #include "mon/keys.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
 
 static void mon_recovery_json(json_t *o, const struct pgmap_sums *s);
 static json_t *mon_stat_sum_json(const struct pgmap_sums *s);
@@ -143,6 +144,7 @@ mon_status_json(struct mon *m)
 	json_object_set_new(st, "quorum_age",
 	    json_integer(
 		(json_int_t)((stamp_mono() - m->start_mono) / 1000000)));
+	mon_quorum_status(m, st);
 
 	/* Ceph's usage line: the raw use of what the OSDs' beacons said. */
 	json_object_set_new(pg, "bytes_used",

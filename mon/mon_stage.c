@@ -198,7 +198,7 @@ mon_stage_newpgs(struct mon *m, uint32_t pool, uint32_t from, uint32_t to)
 }
 
 /* Put st in proposal p, replacing what p holds for that PG. */
-static void
+void
 mon_stage_put_pg(struct mon_proposal *p, const struct pg_stat *st)
 {
 	uint32_t i;
@@ -505,6 +505,9 @@ mon_stage_seal(struct mon *m)
 	    (unsigned long long)r->pgmap_version);
 	p->sealed_mono = stamp_mono();
 	m->inflight = p;
+	/* Several monitors: committed once its entry is (mon_quorum.h). */
+	if (mon_quorum_seal(m, p))
+		return;
 	pthread_mutex_lock(&m->lock);
 	m->to_commit = p;
 	pthread_cond_broadcast(&m->cond);
@@ -542,6 +545,8 @@ mon_stage_propose(struct mon *m)
 	struct timeval tv;
 	int64_t waited, left;
 
+	if (mon_quorum_holds(m))
+		return;
 	if (m->inflight != NULL || m->applying != NULL)
 		return;
 	/* After a failed commit only the retry timer seals, with backoff. */
@@ -574,6 +579,8 @@ mon_stage_propose(struct mon *m)
 void
 mon_propose_now(struct mon *m)
 {
+	if (mon_quorum_holds(m))
+		return;
 	if (m->pending != NULL && m->inflight == NULL && m->applying == NULL &&
 	    !m->store_error)
 		mon_stage_seal(m);

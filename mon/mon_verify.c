@@ -24,6 +24,7 @@
 #include "common/mapmon.h"
 #include "mon/keys.h"
 #include "mon/mon_record.h"
+#include "mon/mon_quorum.h"
 #include "mon/mon_verify.h"
 
 struct verify {
@@ -366,6 +367,20 @@ mon_verify(struct store *s, mon_verify_cb *cb, void *arg,
 			for (i = 0; i < nmutes; i++)
 				free(mutes[i].summary);
 			free(mutes);
+		}
+		free(val);
+	} else if (rc != STORE_NOTFOUND) {
+		verify_problem(&v, &key, 1, "%s", cause);
+		free(cause);
+	}
+	key = KEYS_QUORUM;
+	if ((rc = store_get(s, &key, 1, &val, &vlen, &cause)) == 0) {
+		uint64_t qi, qt;
+
+		if (mon_quorum_record_decode(val, vlen, &qi, &qt, &cause) ==
+		    -1) {
+			verify_problem(&v, &key, 1, "%s", cause);
+			free(cause);
 		}
 		free(val);
 	} else if (rc != STORE_NOTFOUND) {

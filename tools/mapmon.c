@@ -79,6 +79,10 @@ static struct {
 	struct event_base *base;
 	struct mclient *cl;
 	char *addr;
+	/* The monitors to try in turn (-m A,B,C; mon_host), addr among them. */
+	char **addrs;
+	size_t naddrs;
+	size_t tried; /* of addrs, how many were tried */
 	struct event *deadline;
 	int timed_out;
 	int conn_err;		/* the connection failed: its errno */
@@ -106,9 +110,10 @@ mapmon_usage(FILE *f)
 	    "keyring "
 	    "(default\n"
 	    "                     $MAPMON_CONF or %s)\n"
-	    "  -m HOST:PORT       the monitor (default $MAPMON_MON, else the "
-	    "config's\n"
-	    "                     [mon] bind, else %s)\n"
+	    "  -m HOST:PORT[,..]  the monitors, tried in turn (default "
+	    "$MAPMON_MON, else\n"
+	    "                     the config's [mon] mon_host or bind, "
+	    "else %s)\n"
 	    "  -n NAME            the entity to authenticate as (default "
 	    "$MAPMON_NAME,\n"
 	    "                     else client.admin)\n"
@@ -390,21 +395,72 @@ mapmon_try_call(const json_t *cmd, struct mapmon_wait **wp)
 	return 0;
 }
 
+/* Talk to the monitor at addr from now on (a new connection). */
+static void
+mapmon_switch(const char *addr)
+{
+	mclient_free(sess.cl);
+	free(sess.addr);
+	sess.addr = xstrdup(addr);
+	free(sess.conn_msg);
+	sess.conn_msg = NULL;
+	sess.conn_err = 0;
+	sess.cl = mclient_new(sess.base, sess.addr, opts.timeout_ms, NULL,
+	    mapmon_on_error, NULL);
+	mclient_set_name(sess.cl,
+	    opts.name != NULL ? opts.name : "client.admin");
+}
+
+/* The next monitor of the list not tried yet; 0 when there is none. */
+static int
+mapmon_next_mon(void)
+{
+	if (sess.tried >= sess.naddrs)
+		return 0;
+	mapmon_switch(sess.addrs[sess.tried++]);
+	return 1;
+}
+
+/* Redirections followed for one command, at most. */
+#define MAPMON_MAX_REDIRECTS 4
+
 /*
  * Send cmd and wait for its reply.  Returns the reply's rc, with *data (a
  * reference the session owns: valid until exit) and *status set; a lost
  * connection or the deadline exits the program (110, 111; 16 for a
- * monitor with too many connections).
+ * monitor with too many connections).  With several monitors (-m A,B,C,
+ * [mon] mon_host), one that cannot be reached is passed over for the next;
+ * a follower's EAGAIN naming its leader sends the command there, and one
+ * out of quorum to the next monitor (mapmon(8), MONITORS).
  */
 static int
 mapmon_call(const json_t *cmd, json_t **data, const char **status)
 {
 	struct mapmon_wait *w;
+	const char *leader;
+	int redirects = 0;
 
-	if (mapmon_try_call(cmd, &w) == -1) {
-		if (sess.conn_err != 0)
+	for (;;) {
+		if (mapmon_try_call(cmd, &w) == -1) {
+			if (sess.timed_out)
+				mapmon_timed_out();
+			if (sess.conn_err != -EACCES && mapmon_next_mon())
+				continue;
 			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
-		mapmon_timed_out();
+		}
+		if (w->rc == -EAGAIN && redirects < MAPMON_MAX_REDIRECTS &&
+		    json_is_object(w->data)) {
+			leader = json_string_value(
+			    json_object_get(w->data, "leader_addr"));
+			redirects++;
+			if (leader != NULL && strcmp(leader, sess.addr) != 0) {
+				mapmon_switch(leader);
+				continue;
+			}
+			if (leader == NULL && mapmon_next_mon())
+				continue;
+		}
+		break;
 	}
 	*data = w->data;
 	*status = w->status;
@@ -483,6 +539,12 @@ mapmon_resolve_addr(void)
 		conf_errors_free(errors, nerrors);
 		mapmon_exit(MAPMON_EXIT_CONFIG);
 	}
+	/* A quorum: every monitor of mon_host, tried in turn. */
+	if (*conf_str(c, CONF_MON_MON_HOST) != '\0') {
+		addr = xstrdup(conf_str(c, CONF_MON_MON_HOST));
+		conf_free(c);
+		return addr;
+	}
 	bind = conf_str(c, CONF_MON_BIND);
 	if (bind == NULL || *bind == '\0') {
 		conf_free(c);
@@ -504,6 +566,28 @@ mapmon_resolve_addr(void)
 	else
 		xasprintf(&addr, "%s:%u", host, port);
 	return addr;
+}
+
+/*
+ * The list of monitors to try: "A,B,C" (each HOST:PORT, or NAME=HOST:PORT
+ * as mon_host writes them) into sess.addrs; list is freed.
+ */
+static void
+mapmon_split_addrs(char *list)
+{
+	char *tok, *save = NULL, *eq;
+
+	for (tok = strtok_r(list, ", \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if ((eq = strchr(tok, '=')) != NULL)
+			tok = eq + 1;
+		sess.addrs = xreallocarray(sess.addrs, sess.naddrs + 1,
+		    sizeof *sess.addrs);
+		sess.addrs[sess.naddrs++] = xstrdup(tok);
+	}
+	free(list);
+	if (sess.naddrs == 0)
+		mapmon_usage_error(NULL, "no monitor address given");
 }
 
 /*
@@ -1143,10 +1227,15 @@ main(int argc, char **argv)
 		printf("mapmon version %s\n", PACKAGE_VERSION);
 		mapmon_exit(0);
 	}
-	sess.addr = mapmon_resolve_addr();
-	if (mclient_parse_addr(sess.addr, &host, &port, &cause) == -1)
-		mapmon_usage_error(NULL, "%s", cause);
-	free(host);
+	mapmon_split_addrs(mapmon_resolve_addr());
+	for (i = 0; i < sess.naddrs; i++) {
+		if (mclient_parse_addr(sess.addrs[i], &host, &port, &cause) ==
+		    -1)
+			mapmon_usage_error(NULL, "%s", cause);
+		free(host);
+	}
+	sess.addr = xstrdup(sess.addrs[0]);
+	sess.tried = 1;
 	mapmon_resolve_auth();
 	mapmon_resolve_tls();
 	if (opts.help && n == 0)

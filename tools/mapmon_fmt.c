@@ -317,7 +317,9 @@ fmt_status(FILE *f, const json_t *d)
 	json_array_foreach(q, i, n)
 		fprintf(f, "%s%s", i ? "," : " ",
 		    json_string_value(n) ? json_string_value(n) : "");
-	if (json_object_get(d, "quorum_age") != NULL) {
+	if (json_array_size(q) == 0)
+		fprintf(f, " none: this monitor is out of quorum");
+	else if (json_object_get(d, "quorum_age") != NULL) {
 		int64_t age = (int64_t)fmt_int(d, "quorum_age") * 1000000;
 
 		fprintf(f, " (age %s)", stamp_span_format(age, b, sizeof b));
@@ -1281,23 +1283,35 @@ static void
 fmt_mon_stat(FILE *f, const json_t *d)
 {
 	json_t *mons = json_object_get(d, "mons"), *m;
+	json_t *quorum = json_object_get(d, "quorum");
+	const char *leader = fmt_str(d, "leader");
+	json_int_t lrank = 0;
 	size_t i;
 
 	fprintf(f, "e%" JSON_INTEGER_FORMAT ": %zu mons at {",
 	    fmt_int(d, "epoch"), json_array_size(mons));
-	json_array_foreach(mons, i, m)
+	json_array_foreach(mons, i, m) {
 		fprintf(f, "%s%s=%s", i ? "," : "", fmt_str(m, "name"),
 		    fmt_str(m, "addr"));
-	/* Ceph's: "}, election epoch 3, leader 0 a, quorum 0 a". */
+		if (strcmp(fmt_str(m, "name"), leader) == 0)
+			lrank = (json_int_t)i;
+	}
+	/*
+	 * Ceph's: "}, election epoch 3, leader 0 a, quorum 0,1,2 a,b,c":
+	 * the ranks, then the names, of the monitors in quorum.
+	 */
 	fprintf(f,
-	    "}, election epoch %" JSON_INTEGER_FORMAT ", leader 0 %s, "
-	    "quorum",
+	    "}, election epoch %" JSON_INTEGER_FORMAT
+	    ", leader %" JSON_INTEGER_FORMAT " %s, quorum",
 	    json_object_get(d, "election_epoch") ?
 		fmt_int(d, "election_epoch") :
 		1,
-	    fmt_str(d, "leader"));
-	json_array_foreach(mons, i, m)
-		fprintf(f, "%s%zu %s", i ? "," : " ", i, fmt_str(m, "name"));
+	    lrank, leader);
+	json_array_foreach(quorum, i, m)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT, i ? "," : " ",
+		    fmt_int(m, "rank"));
+	json_array_foreach(quorum, i, m)
+		fprintf(f, "%s%s", i ? "," : " ", fmt_str(m, "name"));
 	fprintf(f, "\n");
 }
 

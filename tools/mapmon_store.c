@@ -367,7 +367,7 @@ cmd_scan(struct tool *t, int argc, mapmon_unused char **argv)
  */
 static const uint8_t verify_mon_prefixes[] = { KEYS_COMMIT, KEYS_MONMAP,
 	KEYS_OSDMAP, KEYS_OSDMAP_INC, KEYS_PG, KEYS_PGINC, KEYS_LOG, KEYS_MUTES,
-	KEYS_AUTH };
+	KEYS_AUTH, KEYS_QUORUM };
 
 struct verify_report {
 	const char *path;

@@ -558,7 +558,7 @@ EOF
 
 	# bash completion, from the monitor's table
 	check "completion: first words" test "$(comp "")" = \
-	    "auth config df fsid health log mon osd perf pg report status store version watch raw help"
+	    "auth config df fsid health log mon osd perf pg quorum_status report status store version watch raw help"
 	check "completion: a partial word" test "$(comp osd po)" = pool
 	check "completion: subcommands" test "$(comp osd pool "")" = \
 	    "create delete get ls rename rm set"

@@ -39,7 +39,8 @@ expected() {
 	done
 	echo "$sysconfdir/mapmon/mapmon.conf"
 	echo "$(var bashcompletiondir)/mapmon"
-	[ -n "$unitdir" ] && echo "$unitdir/mapmond.service"
+	[ -n "$unitdir" ] && echo "$unitdir/mapmond.service" &&
+	    echo "$unitdir/mapmond@.service"
 	[ -n "$sysusersdir" ] && echo "$sysusersdir/mapmon.conf"
 }
 expected | sort >"$T/expected"
@@ -112,6 +113,31 @@ if [ -n "$unitdir" ]; then
 		DIAG=
 	else
 		echo "# systemd-analyze not installed: verify not run"
+	fi
+fi
+# The template of a quorum's monitors: instance NAME reads NAME.conf.
+if [ -n "$unitdir" ]; then
+	tunit=$DEST$unitdir/mapmond@.service
+	check "the template has no placeholder left" \
+	    bash -c "! grep -q '@[a-z]*@' '$tunit'"
+	check "the template runs mapmond with the instance's config" \
+	    grep -qxF "ExecStart=$sbindir/mapmond -f -c $sysconfdir/mapmon/%i.conf" "$tunit"
+	check "the template differs from the unit only in its name and config" \
+	    bash -c "diff <(grep -v '^#' '$unit' | grep -v '^ExecStart=\|^Description=') \
+		<(grep -v '^#' '$tunit' | grep -v '^ExecStart=\|^Description=')"
+	if command -v systemd-analyze >/dev/null; then
+		mkdir -p "$T/unit"
+		sed "s|^ExecStart=$sbindir/|ExecStart=$DEST$sbindir/|" \
+		    "$tunit" >"$T/unit/mapmond@.service"
+		cp "$T/unit/mapmond@.service" "$T/unit/mapmond@a.service"
+		MANPATH=$DEST$(var mandir) systemd-analyze verify \
+		    "$T/unit/mapmond@a.service" >"$T/verify.out" 2>&1
+		st=$?
+		DIAG=$(cat "$T/verify.out")
+		check "systemd-analyze verify mapmond@a: exit 0" test $st -eq 0
+		check "systemd-analyze verify mapmond@a: no complaint" \
+		    test ! -s "$T/verify.out"
+		DIAG=
 	fi
 fi
 if [ -n "$sysusersdir" ]; then

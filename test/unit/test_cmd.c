@@ -561,6 +561,7 @@ static const char *const every_prefix[] = {
 	"version",
 	"mon stat",
 	"mon dump",
+	"quorum_status",
 	"osd create",
 	"osd boot",
 	"osd down",

@@ -1,0 +1,75 @@
+/*
+ * quorum.h: several monitors, the daemon's side: C-Raft (its v0 API, with
+ * raft_uv's disk log under [mon] data/raft) driven from the libevent loop,
+ * the monitor core's replication hooks (mon/mon_quorum.h) wired to it, and
+ * what quorum_status, mon stat and status say of it.  mapmond(8), QUORUM.
+ *
+ * One thread: libuv's loop is embedded in libevent's (its backend fd as a
+ * read event, its next timeout as a timer), so every raft callback, the
+ * state machine's apply included, runs on the monitor's loop.  The longest
+ * uv_run() slice is measured (quorum_stats()).
+ */
+#ifndef QUORUM_H
+#define QUORUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "conf/conf.h"
+#include "map/monmap.h"
+#include "mon/mon.h"
+
+struct quorum;
+
+/*
+ * Parse a mon_host value, "NAME=HOST:PORT,NAME=HOST:PORT,...", into
+ * names and addresses (at most MONMAP_MAX_MONS); *n of them.  0, or -1
+ * with *cause naming the bad entry (a name twice, an address twice, no
+ * '=', a bad address).  An empty value is 0 monitors.
+ */
+int quorum_parse_hosts(const char *s, struct monmap_mon *out, size_t *n,
+    char **cause);
+
+/*
+ * Check that conf's [mon] mon_host, name and bind agree for a quorum: 1
+ * with *n monitors when mon_host lists several, 0 when it lists none or
+ * one (a single monitor), -1 with *cause.
+ */
+int quorum_configured(const struct conf *c, struct monmap_mon *mons, size_t *n,
+    char **cause);
+
+/*
+ * Start the engine for monitor m: its raft directory under [mon] data,
+ * the other monitors from m's monmap, replication on in the core.  NULL
+ * with *cause when it cannot (the daemon then stops).
+ */
+struct quorum *quorum_new(struct event_base *, struct mon *m,
+    const struct conf *c, char **cause);
+
+/* Close the engine (waits for its disk writes) and free it; NULL: none. */
+void quorum_free(struct quorum *);
+
+/*
+ * Ceph's quorum_status JSON ("election_epoch", "quorum", "quorum_names",
+ * "quorum_leader_name", "quorum_age", "monmap") plus "raft": term, commit
+ * and applied index, the longest loop slice.  A new reference.
+ */
+json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
+
+/* The engine of this process, or NULL (one monitor). */
+struct quorum *quorum_current(void);
+
+/* Figures for /metrics. */
+struct quorum_stats {
+	uint64_t term;
+	uint64_t leader_changes;
+	uint64_t uv_slice_max_us;
+	uint64_t uv_runs;
+	int is_leader;
+};
+void quorum_stats(const struct quorum *, struct quorum_stats *out);
+
+#endif /* QUORUM_H */

@@ -1,0 +1,894 @@
+/*
+ * mon_quorum.c: several monitors (mon_quorum.h): a sealed proposal as a
+ * replicated entry, and committed entries back into the commit pipeline
+ * (mon_committer.c), one at a time and in log order.
+ *
+ * The leader's own entry comes back as the proposal it sealed (matched by
+ * this process's nonce and the proposal's sequence number): nothing is
+ * decoded, its writers wait in it.  Any other entry (every entry on a
+ * follower, those of earlier terms on a new leader) is decoded into a
+ * proposal against the committed state, which is the leader's state at
+ * that index, as every monitor applies the same entries in the same order:
+ * the epochs, versions, sequence numbers, stamps and trims come in the
+ * entry, never recomputed, and only the PGs of new pools are made here, by
+ * the committer, from the map, as on the leader.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "common/stamp.h"
+#include "mon/keys.h"
+#include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
+#include "mon/mon_record.h"
+
+/* The entry's header: "MQE" and a format version. */
+#define MON_QUORUM_MAGIC 0x4d514531u /* "MQE1" */
+#define MON_QUORUM_FORMAT 1
+#define MON_QUORUM_REC_V 1
+
+struct mon_quorum_entry {
+	uint64_t index;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct mon_quorum {
+	mon_replicate_cb *replicate;
+	void *arg;
+	uint64_t nonce; /* this process's: its own entries */
+	enum mon_quorum_role role;
+	int barrier_done; /* the leader's barrier came back */
+	int ready;	  /* and every entry before it is applied */
+	uint64_t term;
+	char *leader;
+	char *leader_addr;
+
+	uint64_t applied_index;
+	uint64_t applied_term;
+	uint64_t committed_index;
+
+	/* Committed entries not yet applied, oldest first. */
+	struct mon_quorum_entry *q;
+	size_t qhead, qlen, qcap;
+	struct event *pump_ev;
+
+	struct mon_quorum_info stats;
+	struct mon_quorum_view view;
+};
+
+/*
+ * Answer p's writers rc and why; a refusal of a follower that knows its
+ * leader carries {"leader": NAME, "leader_addr": ADDR}, which clients
+ * follow (mapmon-protocol(7)).
+ */
+static void
+mon_quorum_answer_to(const struct mon_quorum *q, struct mon_proposal *p, int rc,
+    const char *why)
+{
+	json_t *data;
+	size_t i;
+
+	for (i = 0; i < p->nwaiters; i++) {
+		data = NULL;
+		if (rc == -EAGAIN && q != NULL &&
+		    q->role == MON_QUORUM_FOLLOWER && q->leader_addr != NULL)
+			data = json_pack("{s:s, s:s}", "leader", q->leader,
+			    "leader_addr", q->leader_addr);
+		p->waiters[i].done(p->waiters[i].arg, rc, why, data);
+	}
+	/* The caller frees p, and with it each waiter's status and data. */
+}
+
+static void
+mon_quorum_answer(struct mon_proposal *p, int rc, const char *why)
+{
+	mon_quorum_answer_to(NULL, p, rc, why);
+}
+
+/*
+ * Drop what is pending (and what replicates, when drop_inflight): its
+ * writers get rc and why; the working map is the committed one again.
+ */
+static void
+mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
+    int inflight_rc, const char *inflight_why)
+{
+	struct mon_proposal *p;
+
+	if (drop_inflight && m->inflight != NULL && m->inflight->replicating) {
+		p = m->inflight;
+		m->inflight = NULL;
+		m->quorum->stats.unknown_outcomes += p->nwaiters > 0;
+		mon_quorum_answer(p, inflight_rc, inflight_why);
+		mon_proposal_recycle(m, p);
+	}
+	if (m->pending != NULL) {
+		p = m->pending;
+		m->pending = NULL;
+		evtimer_del(m->propose_timer);
+		mon_quorum_answer_to(m->quorum, p, rc, why);
+		mon_proposal_free(p);
+	}
+	if (m->inflight == NULL && m->applying == NULL)
+		osdmap_copy(&m->work, &m->osdmap);
+}
+
+static int mon_quorum_become_ready(struct mon *);
+
+/* Why this monitor does not take writes now (a new string). */
+static char *
+mon_quorum_why_not(const struct mon_quorum *q)
+{
+	char *why;
+
+	if (q->role == MON_QUORUM_FOLLOWER && q->leader != NULL)
+		xasprintf(&why,
+		    "this monitor is not the leader: mon.%s at %s "
+		    "leads (retry there)",
+		    q->leader, q->leader_addr ? q->leader_addr : "?");
+	else if (q->role == MON_QUORUM_LEADER)
+		xasprintf(&why,
+		    "this monitor was just elected and is "
+		    "applying the log of earlier terms (retry)");
+	else
+		xasprintf(&why,
+		    "no quorum: this monitor cannot reach a "
+		    "majority of the monitors (retry later, or another one)");
+	return why;
+}
+
+int
+mon_quorum_holds(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+	char *why;
+
+	if (q == NULL)
+		return 0;
+	if (q->qlen > 0 && mon_quorum_pump(m))
+		return 1;
+	if (!q->ready && mon_quorum_become_ready(m))
+		return 1; /* it ran mon_stage_propose() itself */
+	if (q->ready)
+		return 0;
+	if (m->pending != NULL) {
+		why = mon_quorum_why_not(q);
+		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
+		free(why);
+	}
+	return 1;
+}
+
+/* The entry of p: what every monitor needs to commit what the leader did. */
+static void
+mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
+    struct enc_buf *b)
+{
+	struct enc_buf tmp = { 0 };
+	size_t i, n = 0;
+
+	enc_buf_put_u32(b, MON_QUORUM_MAGIC);
+	enc_buf_put_u32(b, MON_QUORUM_FORMAT);
+	enc_buf_put_u64(b, q->nonce);
+	enc_buf_put_u64(b, p->seq);
+	enc_buf_put_u64(b, q->term);
+	enc_buf_put_u64(b, p->ops);
+	enc_buf_put_u8(b, (uint8_t)(p->has_inc != 0));
+	if (p->has_inc) {
+		osdmap_inc_encode(&p->inc, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
+	for (i = 0; i < p->npgs; i++)
+		n += !p->pg_dead[i];
+	enc_buf_put_u32(b, (uint32_t)n);
+	for (i = 0; i < p->npgs; i++)
+		if (!p->pg_dead[i])
+			pg_stat_encode(&p->pgs[i], b);
+	enc_buf_put_u32(b, (uint32_t)p->nnewpgs);
+	for (i = 0; i < p->nnewpgs; i++) {
+		enc_buf_put_u32(b, p->newpgs[i].pool);
+		enc_buf_put_u32(b, p->newpgs[i].from);
+		enc_buf_put_u32(b, p->newpgs[i].to);
+	}
+	enc_buf_put_u32(b, (uint32_t)p->nremoved_pools);
+	for (i = 0; i < p->nremoved_pools; i++)
+		enc_buf_put_u32(b, p->removed_pools[i]);
+	enc_buf_put_u32(b, (uint32_t)p->nlog);
+	for (i = 0; i < p->nlog; i++) {
+		mon_record_log_encode(&p->log[i], &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
+	enc_buf_put_u32(b, (uint32_t)p->nauth);
+	for (i = 0; i < p->nauth; i++) {
+		enc_buf_put_u8(b, (uint8_t)(p->auth[i].removed != 0));
+		enc_buf_put_str(b, p->auth[i].e.name);
+		if (!p->auth[i].removed)
+			mon_record_auth_encode(&p->auth[i].e, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
+	enc_buf_put_u8(b, (uint8_t)(p->has_mutes != 0));
+	if (p->has_mutes) {
+		mon_record_mutes_encode(p->mutes, p->nmutes, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
+	enc_buf_put_u64(b, p->pgmap_version);
+	mon_record_commit_encode(&p->rec, &tmp);
+	enc_buf_put_u32(b, (uint32_t)tmp.len);
+	enc_buf_put_bytes(b, tmp.data, tmp.len);
+	enc_buf_put_u32(b, p->trim_osdmap_to);
+	enc_buf_put_u64(b, p->trim_pgmap_to);
+	enc_buf_put_u64(b, p->trim_log_to);
+	/* The engine takes entries of whole 8-byte words. */
+	while (b->len % 8 != 0)
+		enc_buf_put_u8(b, 0);
+	OPENSSL_cleanse(tmp.data, tmp.cap);
+	enc_buf_free(&tmp);
+}
+
+/* A u32-length blob of r, or NULL (r failed). */
+static const uint8_t *
+mon_quorum_blob(struct enc_reader *r, uint32_t *len)
+{
+	*len = enc_get_u32(r);
+	return enc_reader_take(r, *len);
+}
+
+/*
+ * Decode an entry into a new proposal made against the committed state;
+ * its nonce and seq in *nonce, *seq.  NULL with *cause when it is bad.
+ */
+static struct mon_proposal *
+mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
+    uint64_t *nonce, uint64_t *seq, uint64_t *term, char **cause)
+{
+	struct mon_proposal *p;
+	struct enc_reader r;
+	const uint8_t *v;
+	uint32_t n, vlen, i;
+	char *why = NULL, *name;
+	struct pg_stat st;
+
+	enc_reader_init(&r, buf, len);
+	if (enc_get_u32(&r) != MON_QUORUM_MAGIC) {
+		xasprintf(cause, "not a mapmon entry (bad magic)");
+		return NULL;
+	}
+	if ((n = enc_get_u32(&r)) != MON_QUORUM_FORMAT) {
+		xasprintf(cause, "entry format %u, this mapmon knows %u", n,
+		    MON_QUORUM_FORMAT);
+		return NULL;
+	}
+	p = mon_proposal_new(m);
+	*nonce = enc_get_u64(&r);
+	*seq = enc_get_u64(&r);
+	*term = enc_get_u64(&r);
+	p->ops = enc_get_u64(&r);
+	p->has_inc = enc_get_u8(&r);
+	if (p->has_inc) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		osdmap_inc_clear(&p->inc);
+		if (osdmap_inc_decode(v, vlen, &p->inc, &why) == -1)
+			goto bad;
+		osdmap_copy(&p->osdmap, &m->osdmap);
+		if (osdmap_apply(&p->osdmap, &p->inc, &why) == -1)
+			goto bad;
+	}
+	n = enc_get_u32(&r);
+	for (i = 0; i < n && !r.failed; i++) {
+		if (pg_stat_decode(&r, &st, &why) == -1)
+			goto bad;
+		mon_stage_put_pg(p, &st);
+	}
+	n = enc_get_u32(&r);
+	if (n > r.left / 12)
+		goto short_;
+	p->newpgs = xcalloc(n + 1, sizeof *p->newpgs);
+	for (i = 0; i < n; i++) {
+		p->newpgs[i].pool = enc_get_u32(&r);
+		p->newpgs[i].from = enc_get_u32(&r);
+		p->newpgs[i].to = enc_get_u32(&r);
+		if (p->newpgs[i].from >= p->newpgs[i].to) {
+			xasprintf(&why, "new PGs [%u, %u) of pool %u",
+			    p->newpgs[i].from, p->newpgs[i].to,
+			    p->newpgs[i].pool);
+			goto bad;
+		}
+		p->nnewpgs++;
+	}
+	n = enc_get_u32(&r);
+	if (n > r.left / 4)
+		goto short_;
+	p->removed_pools = xcalloc(n + 1, sizeof *p->removed_pools);
+	for (i = 0; i < n; i++)
+		p->removed_pools[p->nremoved_pools++] = enc_get_u32(&r);
+	n = enc_get_u32(&r);
+	if (n > r.left / 4)
+		goto short_;
+	p->log = xcalloc(n + 1, sizeof *p->log);
+	for (i = 0; i < n; i++) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		if (mon_record_log_decode(v, vlen, &p->log[i], &why) == -1)
+			goto bad;
+		p->nlog++;
+	}
+	n = enc_get_u32(&r);
+	if (n > r.left / 7)
+		goto short_;
+	p->auth = xcalloc(n + 1, sizeof *p->auth);
+	for (i = 0; i < n; i++) {
+		struct mon_auth_change *c = &p->auth[i];
+
+		c->removed = enc_get_u8(&r);
+		if ((name = enc_get_str(&r)) == NULL)
+			goto short_;
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL) {
+			free(name);
+			goto short_;
+		}
+		if (c->removed) {
+			c->e.name = name;
+		} else {
+			if (mon_record_auth_decode(name, v, vlen, &c->e,
+				&why) == -1) {
+				free(name);
+				goto bad;
+			}
+			free(name);
+			mon_auth_entity_derive(&c->e);
+		}
+		p->nauth++;
+	}
+	p->has_mutes = enc_get_u8(&r);
+	if (p->has_mutes) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		if (mon_record_mutes_decode(v, vlen, &p->mutes, &p->nmutes,
+			&why) == -1)
+			goto bad;
+	}
+	p->pgmap_version = enc_get_u64(&r);
+	if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+		goto short_;
+	if (mon_record_commit_decode(v, vlen, &p->rec, &why) == -1)
+		goto bad;
+	p->trim_osdmap_to = enc_get_u32(&r);
+	p->trim_pgmap_to = enc_get_u64(&r);
+	p->trim_log_to = enc_get_u64(&r);
+	while (!r.failed && r.left > 0 && r.left < 8)
+		if (enc_get_u8(&r) != 0)
+			goto short_;
+	if (!enc_reader_ok(&r))
+		goto short_;
+	if (p->has_inc && p->inc.epoch != m->rec.osdmap_epoch + 1) {
+		xasprintf(&why, "it makes epoch %u on epoch %u", p->inc.epoch,
+		    m->rec.osdmap_epoch);
+		goto bad;
+	}
+	p->want_pg_text = m->want_pg_text && p->pgmap_version != 0;
+	return p;
+short_:
+	xasprintf(cause, "entry truncated or with bytes left over");
+	mon_proposal_free(p);
+	return NULL;
+bad:
+	xasprintf(cause, "bad entry: %s", why ? why : "?");
+	free(why);
+	mon_proposal_free(p);
+	return NULL;
+}
+
+/*
+ * The committer's hand-off, as mon_stage_seal() does it: p goes to the
+ * thread, the loop gets it back by the wake event (mon_apply.c).
+ */
+static void
+mon_quorum_to_committer(struct mon *m, struct mon_proposal *p)
+{
+	p->sealed_mono = stamp_mono();
+	m->inflight = p;
+	pthread_mutex_lock(&m->lock);
+	m->to_commit = p;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
+
+int
+mon_quorum_seal(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_quorum *q = m->quorum;
+	struct enc_buf b = { 0 };
+	char *cause = NULL, *why;
+
+	if (q == NULL)
+		return 0;
+	mon_quorum_encode(q, p, &b);
+	if (b.len > MON_QUORUM_ENTRY_MAX) {
+		q->stats.refused_big++;
+		xasprintf(&why,
+		    "the commit would be a replicated entry of %zu "
+		    "bytes, over the limit of %d: fewer changes per commit "
+		    "(a lower [mon] propose_max_ops, fewer PG reports at once)",
+		    b.len, MON_QUORUM_ENTRY_MAX);
+		log_warnx("proposal %llu refused: %s",
+		    (unsigned long long)p->seq, why);
+		m->inflight = NULL;
+		mon_quorum_answer(p, -EFBIG, why);
+		free(why);
+		mon_proposal_recycle(m, p);
+		mon_quorum_drop(m, 0, -EFBIG,
+		    "refused with the commit before "
+		    "it (too big to replicate)",
+		    0, NULL);
+		enc_buf_free(&b);
+		return 1;
+	}
+	if (q->replicate(q->arg, p->seq, b.data, b.len, &cause) == -1) {
+		xasprintf(&why, "cannot propose the change: %s", cause);
+		free(cause);
+		m->inflight = NULL;
+		mon_quorum_answer(p, -EAGAIN, why);
+		mon_proposal_recycle(m, p);
+		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
+		free(why);
+		enc_buf_free(&b);
+		return 1;
+	}
+	q->stats.entries_sealed++;
+	q->stats.entry_bytes_total += b.len;
+	if (b.len > q->stats.entry_bytes_max)
+		q->stats.entry_bytes_max = b.len;
+	dout(LOG_COMMIT, 10,
+	    "proposal %llu replicating as an entry of %zu "
+	    "bytes",
+	    (unsigned long long)p->seq, b.len);
+	p->replicating = 1;
+	enc_buf_free(&b);
+	return 1;
+}
+
+int
+mon_quorum_pump(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+	struct mon_quorum_entry *e;
+	struct mon_proposal *p;
+	uint64_t nonce, seq, term;
+	char *cause = NULL;
+
+	while (q != NULL && q->qlen > 0) {
+		e = &q->q[q->qhead];
+		if (e->index <= q->applied_index) {
+			free(e->buf);
+			q->qhead++;
+			q->qlen--;
+			continue;
+		}
+		if (m->applying != NULL ||
+		    (m->inflight != NULL && !m->inflight->replicating))
+			return 1; /* mon_apply_reaped() comes back */
+		if (e->len >= 32 && m->inflight != NULL &&
+		    enc_get_be64(e->buf + 8) == q->nonce &&
+		    enc_get_be64(e->buf + 16) == m->inflight->seq) {
+			p = m->inflight;
+			p->replicating = 0;
+			p->raft_term = enc_get_be64(e->buf + 24);
+		} else {
+			/*
+			 * Another entry before ours: ours was validated on a
+			 * state without it.  Its outcome is unknown; what is
+			 * pending goes with it.
+			 */
+			if (m->inflight != NULL || m->pending != NULL)
+				mon_quorum_drop(m, 1, -EAGAIN,
+				    "the state changed under this write "
+				    "(another leader's commit): retry",
+				    -ETIMEDOUT,
+				    "outcome unknown: another "
+				    "commit came first (retry)");
+			if ((p = mon_quorum_decode(m, e->buf, e->len, &nonce,
+				 &seq, &term, &cause)) == NULL)
+				fatalx("committed entry %llu cannot be "
+				       "applied: %s",
+				    (unsigned long long)e->index, cause);
+			p->raft_term = term;
+			p->foreign = 1;
+		}
+		p->raft_index = e->index;
+		free(e->buf);
+		q->qhead++;
+		q->qlen--;
+		mon_quorum_to_committer(m, p);
+		return 1;
+	}
+	if (q != NULL) {
+		q->qhead = 0;
+		if (mon_quorum_become_ready(m))
+			return 0;
+		if (!q->ready && m->pending != NULL && m->inflight == NULL &&
+		    m->applying == NULL) {
+			char *why = mon_quorum_why_not(q);
+
+			mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
+			free(why);
+		}
+	}
+	return 0;
+}
+
+static void
+mon_quorum_pump_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mon *m = arg;
+
+	(void)fd;
+	(void)what;
+	if (!mon_quorum_pump(m))
+		mon_stage_propose(m);
+}
+
+void
+mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || p->raft_index == 0)
+		return;
+	q->applied_index = p->raft_index;
+	q->applied_term = p->raft_term;
+	/*
+	 * Followers stage nothing: their working map is the committed one.
+	 * Another leader's entry on a leader that already takes writes (it
+	 * should not come: the barrier orders them all before): what was
+	 * staged was validated without it, and goes.
+	 */
+	if (!q->ready)
+		osdmap_copy(&m->work, &m->osdmap);
+	else if (p->foreign)
+		mon_quorum_drop(m, 0, -EAGAIN,
+		    "the state changed under this "
+		    "write (another leader's commit): retry",
+		    0, NULL);
+}
+
+int
+mon_quorum_record_decode(const void *p, size_t len, uint64_t *index,
+    uint64_t *term, char **cause)
+{
+	struct enc_reader r, body;
+	const char *why = NULL;
+
+	enc_reader_init(&r, p, len);
+	if (enc_reader_record(&r, MON_QUORUM_REC_V, &body, &why) < 0) {
+		xasprintf(cause, "%s", why);
+		return -1;
+	}
+	*index = enc_get_u64(&body);
+	*term = enc_get_u64(&body);
+	if (!enc_reader_body_ok(&body) || !enc_reader_ok(&r)) {
+		xasprintf(cause,
+		    "entry number and term truncated, or bytes "
+		    "after the record");
+		return -1;
+	}
+	return 0;
+}
+
+void
+mon_quorum_record_encode(const struct mon_proposal *p, struct enc_buf *enc)
+{
+	size_t body = enc_buf_record_begin(enc, MON_QUORUM_REC_V, 1);
+
+	enc_buf_put_u64(enc, p->raft_index);
+	enc_buf_put_u64(enc, p->raft_term);
+	enc_buf_record_end(enc, body);
+}
+
+int
+mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
+{
+	struct mon_quorum *q;
+	uint8_t key = KEYS_QUORUM;
+	void *val;
+	size_t vlen;
+	char *scause = NULL;
+	int rc;
+
+	q = xcalloc(1, sizeof *q);
+	q->replicate = cb;
+	q->arg = arg;
+	if (RAND_bytes((unsigned char *)&q->nonce, sizeof q->nonce) != 1)
+		q->nonce = (uint64_t)stamp_now() ^ (uint64_t)stamp_mono();
+	rc = store_get(m->store, &key, 1, &val, &vlen, &scause);
+	if (rc == 0) {
+		rc = mon_quorum_record_decode(val, vlen, &q->applied_index,
+		    &q->applied_term, &scause);
+		free(val);
+		if (rc == -1) {
+			xasprintf(cause,
+			    "%s: record \"Q\" (the applied "
+			    "entry): %s",
+			    store_path(m->store), scause);
+			free(scause);
+			free(q);
+			return -1;
+		}
+	} else if (rc != STORE_NOTFOUND) {
+		*cause = scause;
+		free(q);
+		return -1;
+	}
+	free(scause);
+	q->committed_index = q->applied_index;
+	q->pump_ev = evtimer_new(m->base, mon_quorum_pump_cb, m);
+	if (q->pump_ev == NULL) {
+		xasprintf(cause, "cannot make the quorum's event");
+		free(q);
+		return -1;
+	}
+	q->view.leader = -1;
+	m->quorum = q;
+	/* Nothing staged before now is sealed by this monitor alone. */
+	mon_quorum_drop(m, 0, -EAGAIN, "the quorum is starting (retry)", 0,
+	    NULL);
+	log_info("replication on: applied entry %llu (term %llu)",
+	    (unsigned long long)q->applied_index,
+	    (unsigned long long)q->applied_term);
+	return 0;
+}
+
+void
+mon_quorum_set_role(struct mon *m, enum mon_quorum_role role, uint64_t term,
+    const char *leader, const char *leader_addr)
+{
+	struct mon_quorum *q = m->quorum;
+	int was_leader;
+
+	if (q == NULL)
+		return;
+	was_leader = q->role == MON_QUORUM_LEADER;
+	q->role = role;
+	q->term = term;
+	free(q->leader);
+	free(q->leader_addr);
+	q->leader = leader ? xstrdup(leader) : NULL;
+	q->leader_addr = leader_addr ? xstrdup(leader_addr) : NULL;
+	if (role != MON_QUORUM_LEADER || !was_leader) {
+		char *why = mon_quorum_why_not(q);
+
+		q->ready = 0;
+		q->barrier_done = 0;
+		mon_quorum_drop(m, 1, -EAGAIN, why, -ETIMEDOUT,
+		    "outcome unknown: the leader lost its quorum before the "
+		    "change was known committed (it may still be applied; "
+		    "retry)");
+		free(why);
+	}
+}
+
+/*
+ * The leader takes writes once its barrier came back and every entry
+ * before it is applied (queued entries included): writes are validated
+ * on the working map, which must then hold every commit.  1 when it
+ * became ready now.
+ */
+static int
+mon_quorum_become_ready(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+	int64_t now = stamp_mono();
+
+	if (q->ready || !q->barrier_done || q->role != MON_QUORUM_LEADER ||
+	    q->qlen > 0 || m->inflight != NULL || m->applying != NULL)
+		return 0;
+	q->ready = 1;
+	/*
+	 * Beacons went to the leader before: every OSD gets a full report
+	 * timeout from now, as at a restart.
+	 */
+	m->start_mono = now;
+	mon_live_poke(m);
+	osdmap_copy(&m->work, &m->osdmap);
+	log_info("leading in term %llu from entry %llu",
+	    (unsigned long long)q->term, (unsigned long long)q->applied_index);
+	mon_stage_health(m);
+	mon_stage_propose(m);
+	return 1;
+}
+
+void
+mon_quorum_leader_ready(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || q->role != MON_QUORUM_LEADER)
+		return;
+	q->barrier_done = 1;
+	if (!mon_quorum_become_ready(m))
+		mon_quorum_pump(m);
+}
+
+int
+mon_quorum_commit(struct mon *m, uint64_t index, const void *buf, size_t len,
+    char **cause)
+{
+	static const struct timeval now;
+	struct mon_quorum *q = m->quorum;
+	struct mon_quorum_entry *e;
+
+	if (q == NULL) {
+		xasprintf(cause, "replication is off");
+		return -1;
+	}
+	if (len < 8 || enc_get_be32(buf) != MON_QUORUM_MAGIC) {
+		xasprintf(cause, "entry %llu is not a mapmon entry",
+		    (unsigned long long)index);
+		return -1;
+	}
+	if (index > q->committed_index)
+		q->committed_index = index;
+	if (index <= q->applied_index)
+		return 0; /* applied before a restart */
+	if (q->qhead > 0 && q->qhead + q->qlen == q->qcap) {
+		memmove(q->q, q->q + q->qhead, q->qlen * sizeof *q->q);
+		q->qhead = 0;
+	}
+	if (q->qhead + q->qlen == q->qcap) {
+		q->qcap = q->qcap ? q->qcap * 2 : 16;
+		q->q = xreallocarray(q->q, q->qcap, sizeof *q->q);
+	}
+	e = &q->q[q->qhead + q->qlen++];
+	e->index = index;
+	e->len = len;
+	e->buf = xmalloc(len);
+	memcpy(e->buf, buf, len);
+	/* Not from inside the engine's callback: on the next loop turn. */
+	evtimer_add(q->pump_ev, &now);
+	return 0;
+}
+
+void
+mon_quorum_failed(struct mon *m, uint64_t seq, const char *why)
+{
+	struct mon_quorum *q = m->quorum;
+	char *text;
+
+	if (q == NULL || m->inflight == NULL || !m->inflight->replicating ||
+	    m->inflight->seq != seq)
+		return;
+	xasprintf(&text,
+	    "outcome unknown: %s (it may still be applied; "
+	    "retry)",
+	    why);
+	mon_quorum_drop(m, 1, -EAGAIN, "the change before it failed: retry",
+	    -ETIMEDOUT, text);
+	free(text);
+	mon_stage_propose(m);
+}
+
+int
+mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
+{
+	const struct mon_quorum *q = m->quorum;
+
+	if (q == NULL)
+		return -1;
+	*out = q->stats;
+	out->role = q->role;
+	out->ready = q->ready;
+	out->term = q->term;
+	out->applied_index = q->applied_index;
+	out->applied_term = q->applied_term;
+	out->committed_index = q->committed_index;
+	out->backlog = q->committed_index > q->applied_index ?
+	    q->committed_index - q->applied_index :
+	    0;
+	return 0;
+}
+
+void
+mon_quorum_set_view(struct mon *m, const struct mon_quorum_view *v)
+{
+	if (m->quorum != NULL)
+		m->quorum->view = *v;
+}
+
+const char *
+mon_quorum_self_name(const struct mon *m)
+{
+	int self = m->quorum != NULL ? m->quorum->view.self : 0;
+
+	if (self < 0 || (size_t)self >= m->monmap.nmons)
+		self = 0;
+	return m->monmap.mons[self].name;
+}
+
+int
+mon_quorum_get_view(const struct mon *m, struct mon_quorum_view *out)
+{
+	if (m->quorum == NULL)
+		return -1;
+	*out = m->quorum->view;
+	return 0;
+}
+
+void
+mon_quorum_clear(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+	size_t i;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < q->qlen; i++)
+		free(q->q[q->qhead + i].buf);
+	free(q->q);
+	mon_event_free(&q->pump_ev);
+	free(q->leader);
+	free(q->leader_addr);
+	free(q);
+	m->quorum = NULL;
+}
+
+void
+mon_quorum_stop(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL)
+		return;
+	q->ready = 0;
+	q->barrier_done = 0;
+	evtimer_del(q->pump_ev);
+	mon_quorum_drop(m, 1, -ESHUTDOWN, "the monitor is stopping", -ETIMEDOUT,
+	    "outcome unknown: the monitor stopped before the "
+	    "change was known committed (it may still be applied; retry)");
+}
+
+void
+mon_quorum_status(const struct mon *m, json_t *st)
+{
+	const struct mon_quorum_view *v;
+	json_t *q, *names;
+	size_t i;
+
+	if (m->quorum == NULL)
+		return;
+	v = &m->quorum->view;
+	q = json_array();
+	names = json_array();
+	for (i = 0; i < m->monmap.nmons && i < MONMAP_MAX_MONS; i++) {
+		if (!v->in[i])
+			continue;
+		json_array_append_new(q, json_integer((json_int_t)i));
+		json_array_append_new(names,
+		    json_string(m->monmap.mons[i].name));
+	}
+	/* Ceph's election epoch counts elections; a raft term does. */
+	json_object_set_new(st, "election_epoch",
+	    json_integer((json_int_t)v->term));
+	json_object_set_new(st, "quorum", q);
+	json_object_set_new(st, "quorum_names", names);
+	json_object_set_new(st, "quorum_age",
+	    json_integer(v->leader >= 0 && v->since > 0 ?
+		    (json_int_t)((stamp_now() - v->since) / 1000000) :
+		    0));
+}

@@ -1,0 +1,148 @@
+/*
+ * mon_quorum.h: the core's side of several monitors replicating every
+ * commit through a consensus log (the daemon runs C-Raft: daemon/quorum.h).
+ * The core knows no engine: it hands the bytes of a sealed proposal to a
+ * callback and is told which entries are committed, in log order.
+ *
+ * With several monitors, only the leader seals.  A sealed proposal is
+ * encoded as one entry (mapmon-protocol(7), "REPLICATED ENTRIES": the
+ * changes, the epochs, versions and stamps fixed at seal, never the PGs a
+ * pool creation makes, which every monitor computes itself) and handed to
+ * the replication; it is written to the store, applied and answered only
+ * once its entry is committed and comes back through mon_quorum_commit(),
+ * on every monitor alike: one store transaction that also records the
+ * entry's number and term (keys.h "Q"), then the in-memory state, then
+ * the subscribers.  An entry's number is its position among the entries
+ * of the log (1, 2, ...), the same on every monitor: entries at or below
+ * the recorded number are skipped, which is how a restart replays the
+ * log.  A monitor that is not the leader
+ * refuses writes with -EAGAIN; a leader that loses its quorum with a
+ * proposal replicating answers its writers -ETIMEDOUT: the outcome is
+ * unknown (the entry may still commit under the next leader).
+ *
+ * Everything here runs on the event-loop thread.
+ */
+#ifndef MON_QUORUM_H
+#define MON_QUORUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mon/mon.h"
+
+/* No entry is bigger: a proposal that would be is refused (-EFBIG). */
+#define MON_QUORUM_ENTRY_MAX (1024 * 1024)
+
+enum mon_quorum_role {
+	MON_QUORUM_NONE,     /* out of quorum: no known leader */
+	MON_QUORUM_FOLLOWER, /* a leader is known, and it is another */
+	MON_QUORUM_LEADER,   /* this monitor leads */
+};
+
+/*
+ * Hand the entry of proposal seq (len bytes at buf, borrowed for the call)
+ * to the replication: 0 when it is on its way (its outcome comes later, by
+ * mon_quorum_commit() or mon_quorum_failed()), -1 with *cause when it
+ * could not be proposed (the writers get -EAGAIN and the cause).
+ */
+typedef int mon_replicate_cb(void *arg, uint64_t seq, const void *buf,
+    size_t len, char **cause);
+
+/*
+ * Turn replication on, before any write: from now on nothing is sealed
+ * until this monitor leads and is ready, and commits come only from
+ * mon_quorum_commit().  Reads the applied index from the store.  0, or -1
+ * with *cause naming a bad "Q" record.
+ */
+int mon_quorum_enable(struct mon *, mon_replicate_cb *, void *arg,
+    char **cause);
+
+/*
+ * The engine's view changed: role, the term, and the leader's name and
+ * client address when one is known (copied; NULL: none).  Losing the lead
+ * answers what is pending -EAGAIN and what is replicating -ETIMEDOUT.
+ */
+void mon_quorum_set_role(struct mon *, enum mon_quorum_role role, uint64_t term,
+    const char *leader, const char *leader_addr);
+
+/*
+ * The leader has applied every entry of the terms before its own (its
+ * barrier came back): it may seal.  OSDs get a fresh report timeout, as
+ * after a restart (this monitor had no beacons while it followed).
+ */
+void mon_quorum_leader_ready(struct mon *);
+
+/*
+ * The entry numbered index (len bytes at buf, copied) is committed: it is
+ * applied after those before it.  0, or -1 with *cause when it is not a
+ * mapmon entry (then nothing is queued: the caller stops, as the log
+ * cannot be applied past it).
+ */
+int mon_quorum_commit(struct mon *, uint64_t index, const void *buf, size_t len,
+    char **cause);
+
+/*
+ * The entry of proposal seq will not be known committed here (leadership
+ * lost, the engine stopping): its writers get -ETIMEDOUT, outcome unknown.
+ */
+void mon_quorum_failed(struct mon *, uint64_t seq, const char *why);
+
+/*
+ * Who is in quorum as this monitor sees it, from the engine (the daemon
+ * refreshes it): the leader hears every follower, so its view is
+ * complete; a follower knows itself and the leader only.
+ */
+struct mon_quorum_view {
+	int self;		 /* this monitor's rank */
+	int leader;		 /* its rank, -1: none known (no quorum) */
+	int complete;		 /* the leader's view */
+	uint64_t term;		 /* the election epoch */
+	int64_t since;		 /* stamp_now() the leader was elected */
+	size_t nin;		 /* ranks in quorum */
+	int in[MONMAP_MAX_MONS]; /* 1: rank i is */
+};
+void mon_quorum_set_view(struct mon *, const struct mon_quorum_view *);
+/* 0 and the view; -1 with one monitor. */
+int mon_quorum_get_view(const struct mon *, struct mon_quorum_view *out);
+/*
+ * This monitor's name in the monmap, for what its health says of itself
+ * (its disk): the first monitor's with one monitor, or before the engine
+ * gave the view.  Borrowed.
+ */
+const char *mon_quorum_self_name(const struct mon *);
+
+/*
+ * Decode the "Q" record (the last replicated entry applied): 0 with its
+ * number and term, or -1 with *cause when it is corrupt.
+ */
+int mon_quorum_record_decode(const void *p, size_t len, uint64_t *index,
+    uint64_t *term, char **cause);
+
+/* What the core knows, for quorum_status, `status' and the metrics. */
+struct mon_quorum_info {
+	enum mon_quorum_role role;
+	int ready; /* the leader may seal */
+	uint64_t term;
+	uint64_t applied_index; /* durable and applied */
+	uint64_t applied_term;
+	uint64_t committed_index; /* the newest committed entry seen */
+	uint64_t backlog;	  /* committed entries not yet applied */
+	uint64_t entries_sealed;  /* entries this monitor proposed */
+	uint64_t entry_bytes_max; /* the largest of them */
+	uint64_t entry_bytes_total;
+	uint64_t refused_big; /* proposals over MON_QUORUM_ENTRY_MAX */
+	uint64_t unknown_outcomes;
+};
+/* 0 and the figures; -1 with one monitor (no replication). */
+int mon_quorum_info(const struct mon *, struct mon_quorum_info *out);
+
+/*
+ * Encode the store's initial state for a monitor of a quorum: the same
+ * records on every monitor made from the one monmap and the keys of
+ * client.admin and mon. (mapmond --mkfs).  See mon_mkfs_auth().
+ */
+int mon_mkfs_quorum(const char *data_dir, const struct store_options *,
+    const struct monmap *mm, const uint8_t *admin_key, const uint8_t *mon_key,
+    char **cause);
+
+#endif /* MON_QUORUM_H */

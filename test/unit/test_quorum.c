@@ -1,0 +1,461 @@
+/*
+ * test_quorum.c: the core's side of several monitors (mon/mon_quorum.h) on
+ * real stores, without the engine: two monitors of one monmap, a leader
+ * whose sealed proposals are captured as the engine would take them, and
+ * a follower; the captured entries are handed back as committed, in order,
+ * to both.  Compiled once per store backend.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/mapmon.h"
+#include "mon/mon.h"
+#include "mon/mon_quorum.h"
+
+#ifndef TEST_BACKEND
+#define TEST_BACKEND "lmdb"
+#endif
+
+#define NMON 2
+#define MAX_ENTRIES 64
+
+static char tmpdir[] = "/tmp/test_quorum.XXXXXX";
+static char dirs[NMON][256];
+static struct event_base *base;
+static struct mon *mons[NMON];
+static struct mon_params params;
+
+/* The entries the leader proposed, as the engine would hold them. */
+static struct {
+	uint64_t seq;
+	uint8_t *buf;
+	size_t len;
+} entries[MAX_ENTRIES];
+static size_t nentries;
+static int refuse_next;
+
+struct answer {
+	int done;
+	int rc;
+	char status[512];
+	json_t *data;
+};
+
+static void
+answer_cb(void *arg, int rc, const char *status, json_t *data)
+{
+	struct answer *a = arg;
+
+	a->done = 1;
+	a->rc = rc;
+	snprintf(a->status, sizeof a->status, "%s", status ? status : "");
+	a->data = data;
+}
+
+static int
+capture(void *arg, uint64_t seq, const void *buf, size_t len, char **cause)
+{
+	(void)arg;
+	if (refuse_next) {
+		refuse_next = 0;
+		xasprintf(cause, "not the leader (test)");
+		return -1;
+	}
+	cr_assert_lt(nentries, MAX_ENTRIES);
+	cr_assert_leq(len, MON_QUORUM_ENTRY_MAX);
+	cr_assert_eq(len % 8, 0, "entries are whole 8-byte words");
+	entries[nentries].seq = seq;
+	entries[nentries].buf = xmalloc(len);
+	memcpy(entries[nentries].buf, buf, len);
+	entries[nentries].len = len;
+	nentries++;
+	return 0;
+}
+
+static void
+turn(void)
+{
+	struct timeval tv = { 0, 5000 };
+
+	event_base_loopexit(base, &tv);
+	event_base_loop(base, EVLOOP_ONCE);
+}
+
+static void
+wait_for(struct answer *a)
+{
+	int i;
+
+	for (i = 0; !a->done && i < 4000; i++)
+		turn();
+	cr_assert(a->done, "no answer within 20 s");
+}
+
+/* Turn the loop until both monitors applied entry n. */
+static void
+wait_applied(uint64_t n)
+{
+	struct mon_quorum_info in;
+	int i, k, all;
+
+	for (i = 0; i < 4000; i++) {
+		all = 1;
+		for (k = 0; k < NMON; k++) {
+			cr_assert_eq(mon_quorum_info(mons[k], &in), 0);
+			all &= in.applied_index >= n;
+		}
+		if (all)
+			return;
+		turn();
+	}
+	for (k = 0; k < NMON; k++) {
+		mon_quorum_info(mons[k], &in);
+		cr_log_error("mon %d: role %d ready %d applied %llu committed "
+			     "%llu backlog %llu idle %d",
+		    k, (int)in.role, in.ready,
+		    (unsigned long long)in.applied_index,
+		    (unsigned long long)in.committed_index,
+		    (unsigned long long)in.backlog, mon_idle(mons[k]));
+	}
+	cr_assert_fail("entry %llu not applied by both within 20 s",
+	    (unsigned long long)n);
+}
+
+static struct store *
+open_store(int k)
+{
+	struct store_options so;
+	struct store *s;
+	char *path, *cause = NULL;
+	int rc;
+
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	path = mon_store_path(dirs[k]);
+	rc = store_open(path, &so, 0, &s, &cause);
+	free(path);
+	cr_assert_eq(rc, 0, "store_open: %s", cause ? cause : "?");
+	return s;
+}
+
+/* Open monitor k with replication on, as a follower of monitor 0. */
+static void
+open_mon(int k)
+{
+	char *cause = NULL;
+
+	mons[k] = mon_open(base, open_store(k), &params, NULL, NULL, &cause);
+	cr_assert_not_null(mons[k], "mon_open: %s", cause ? cause : "?");
+	cr_assert_eq(mon_quorum_enable(mons[k], capture, NULL, &cause), 0, "%s",
+	    cause ? cause : "?");
+	mon_quorum_set_role(mons[k], MON_QUORUM_FOLLOWER, 1, "a",
+	    "127.0.0.1:6788");
+}
+
+static void
+close_mons(void)
+{
+	int k;
+
+	for (k = 0; k < NMON; k++) {
+		if (mons[k] == NULL)
+			continue;
+		mon_stop(mons[k], INT64_MAX);
+		mon_free(mons[k]);
+		mons[k] = NULL;
+	}
+}
+
+/* Monitor 0 leads, ready. */
+static void
+lead(void)
+{
+	mon_quorum_set_role(mons[0], MON_QUORUM_LEADER, 1, "a",
+	    "127.0.0.1:6788");
+	mon_quorum_leader_ready(mons[0]);
+}
+
+/*
+ * Hand entries [from, nentries) to both monitors as committed, and wait
+ * for them; returns the count handed (more may be proposed meanwhile).
+ */
+static size_t
+commit_all(size_t from)
+{
+	char *cause = NULL;
+	size_t i, n = nentries;
+	int k;
+
+	for (i = from; i < n; i++)
+		for (k = 0; k < NMON; k++)
+			cr_assert_eq(mon_quorum_commit(mons[k], i + 1,
+					 entries[i].buf, entries[i].len,
+					 &cause),
+			    0, "%s", cause ? cause : "?");
+	wait_applied(n);
+	return n;
+}
+
+/*
+ * Be the engine until a is answered: every entry the leader proposes
+ * (the health's cluster log lines too) is committed on both, in order.
+ */
+static void
+drive(struct answer *a)
+{
+	size_t done = 0;
+	int i;
+
+	for (i = 0; !a->done && i < 4000; i++) {
+		if (done < nentries)
+			done = commit_all(done);
+		turn();
+	}
+	cr_assert(a->done, "no answer within 20 s");
+	commit_all(done);
+}
+
+static void
+setup(void)
+{
+	struct store_options so;
+	struct monmap mm;
+	uint8_t akey[MON_AUTH_KEY_LEN], mkey[MON_AUTH_KEY_LEN];
+	char *cause = NULL;
+	int k;
+
+	log_init("test_quorum", 1000);
+	cr_assert_not_null(mkdtemp(tmpdir));
+	base = event_base_new();
+	mon_params_defaults(&params);
+	params.propose_interval_ms = 1;
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	cr_assert_eq(monmap_create(&mm, "a", "127.0.0.1:6788", &cause), 0);
+	snprintf(mm.mons[1].name, sizeof mm.mons[1].name, "b");
+	snprintf(mm.mons[1].addr, sizeof mm.mons[1].addr, "127.0.0.1:6790");
+	snprintf(mm.mons[2].name, sizeof mm.mons[2].name, "c");
+	snprintf(mm.mons[2].addr, sizeof mm.mons[2].addr, "127.0.0.1:6792");
+	mm.nmons = 3;
+	memset(akey, 1, sizeof akey);
+	memset(mkey, 2, sizeof mkey);
+	for (k = 0; k < NMON; k++) {
+		snprintf(dirs[k], sizeof dirs[k], "%s/%c", tmpdir, 'a' + k);
+		cr_assert_eq(
+		    mon_mkfs_quorum(dirs[k], &so, &mm, akey, mkey, &cause), 0,
+		    "mkfs: %s", cause ? cause : "?");
+	}
+	for (k = 0; k < NMON; k++)
+		open_mon(k);
+}
+
+static void
+teardown(void)
+{
+	char cmd[300];
+	size_t i;
+
+	close_mons();
+	for (i = 0; i < nentries; i++)
+		free(entries[i].buf);
+	nentries = 0;
+	event_base_free(base);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	(void)!system(cmd);
+}
+
+TestSuite(quorum, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Every record of the two stores, compared (the monitors closed). */
+static void
+assert_stores_equal(void)
+{
+	struct store *s[NMON];
+	struct store_iter *it[NMON];
+	const void *key[NMON], *val[NMON];
+	size_t klen[NMON], vlen[NMON], n = 0;
+	char *cause = NULL;
+	int r[NMON], k;
+
+	for (k = 0; k < NMON; k++) {
+		s[k] = open_store(k);
+		it[k] = store_iter_new(s[k], NULL, 0, NULL, 0, &cause);
+		cr_assert_not_null(it[k], "%s", cause ? cause : "?");
+	}
+	for (;;) {
+		for (k = 0; k < NMON; k++)
+			r[k] = store_iter_next(it[k], &key[k], &klen[k],
+			    &val[k], &vlen[k]);
+		cr_assert_eq(r[0], r[1], "record %zu: one store ends first", n);
+		if (r[0] != 1)
+			break;
+		cr_assert(klen[0] == klen[1] &&
+			memcmp(key[0], key[1], klen[0]) == 0,
+		    "record %zu: different keys", n);
+		cr_assert(vlen[0] == vlen[1] &&
+			memcmp(val[0], val[1], vlen[0]) == 0,
+		    "record %zu: different values", n);
+		n++;
+	}
+	cr_assert_eq(r[0], 0);
+	cr_assert_gt(n, 10);
+	for (k = 0; k < NMON; k++) {
+		store_iter_free(it[k]);
+		store_close(s[k]);
+	}
+}
+
+Test(quorum, the_leaders_entries_make_the_same_store_on_both)
+{
+	struct answer a = { 0 }, b = { 0 }, c = { 0 };
+	const struct osdmap *om;
+
+	lead();
+	mon_osd_create(mons[0], -1, answer_cb, &a);
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &b);
+	/* Not answered before its entry is committed. */
+	turn();
+	turn();
+	cr_assert(!a.done && !b.done, "answered before the commit");
+	cr_assert_geq(nentries, 1);
+	drive(&a);
+	drive(&b);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_assert_eq(b.rc, 0, "%s", b.status);
+	json_decref(a.data);
+	json_decref(b.data);
+
+	/* A second commit on top, and its answer. */
+	mon_pool_create(mons[0], "two", 8, 0, 0, NULL, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+
+	/* The follower has what the leader has, PGs made by itself. */
+	om = mon_osdmap(mons[1]);
+	cr_assert_eq(om->epoch, mon_osdmap(mons[0])->epoch);
+	cr_assert_eq(om->npools, 2);
+	cr_assert_eq(om->max_osd, 1);
+	close_mons();
+	assert_stores_equal();
+}
+
+Test(quorum, a_follower_refuses_writes_naming_the_leader)
+{
+	struct answer a = { 0 };
+
+	mon_pool_create(mons[1], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EAGAIN);
+	cr_assert(strstr(a.status, "not the leader: mon.a") != NULL, "%s",
+	    a.status);
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(a.data, "leader_addr")),
+	    "127.0.0.1:6788");
+	json_decref(a.data);
+	cr_assert_eq(nentries, 0);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 0);
+}
+
+Test(quorum, out_of_quorum_refuses_and_a_new_leader_waits_for_its_barrier)
+{
+	struct answer a = { 0 }, b = { 0 };
+
+	mon_quorum_set_role(mons[0], MON_QUORUM_NONE, 2, NULL, NULL);
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EAGAIN);
+	cr_assert(strstr(a.status, "no quorum") != NULL, "%s", a.status);
+	cr_assert_null(a.data);
+
+	/* Elected, its barrier not back: still refused. */
+	mon_quorum_set_role(mons[0], MON_QUORUM_LEADER, 3, "a",
+	    "127.0.0.1:6788");
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &b);
+	wait_for(&b);
+	cr_assert_eq(b.rc, -EAGAIN);
+	cr_assert(strstr(b.status, "just elected") != NULL, "%s", b.status);
+	cr_assert_eq(nentries, 0);
+}
+
+Test(quorum, a_lost_leadership_answers_outcome_unknown)
+{
+	struct answer a = { 0 };
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	for (int i = 0; i < 10 && nentries < 1; i++)
+		turn();
+	cr_assert_eq(nentries, 1);
+	cr_assert(!a.done);
+	mon_quorum_failed(mons[0], entries[0].seq, "leadership lost");
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, -ETIMEDOUT);
+	cr_assert(strncmp(a.status, "outcome unknown", 15) == 0, "%s",
+	    a.status);
+	/* It may still commit under the next leader: then it is applied. */
+	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
+	    "127.0.0.1:6790");
+	commit_all(0);
+	cr_assert_eq(mon_osdmap(mons[0])->npools, 1);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 1);
+}
+
+Test(quorum, a_refused_proposal_is_answered_and_changes_nothing)
+{
+	struct answer a = { 0 }, b = { 0 };
+
+	lead();
+	refuse_next = 1;
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, -EAGAIN);
+	cr_assert(strstr(a.status, "not the leader (test)") != NULL, "%s",
+	    a.status);
+	/* The working map forgot it: the same pool is made again. */
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &b);
+	drive(&b);
+	cr_assert_eq(b.rc, 0, "%s", b.status);
+	json_decref(b.data);
+}
+
+Test(quorum, a_restart_skips_what_the_store_holds)
+{
+	struct answer a = { 0 };
+	struct mon_quorum_info in;
+	char *cause = NULL;
+	uint32_t epoch;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+	epoch = mon_osdmap(mons[1])->epoch;
+	close_mons();
+
+	/* The engine applies the whole log again after a start. */
+	open_mon(0);
+	open_mon(1);
+	cr_assert_eq(mon_quorum_info(mons[1], &in), 0);
+	cr_assert_eq(in.applied_index, nentries);
+	commit_all(0);
+	cr_assert_eq(mon_osdmap(mons[1])->epoch, epoch);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 1);
+
+	/* Not a mapmon entry: refused, nothing queued. */
+	cr_assert_eq(
+	    mon_quorum_commit(mons[1], nentries + 1, "garbage!", 8, &cause),
+	    -1);
+	cr_assert(strstr(cause, "not a mapmon entry") != NULL, "%s", cause);
+	free(cause);
+}
