@@ -254,8 +254,8 @@ done
     >"$T/out" 2>"$T/err"
 check "placement exits 0" test $? -eq 0
 for c in flat_equal crush_equal crush_client_equal flat_weighted \
-    crush_weighted flat_tenth_down crush_tenth_down crush_all_down \
-    crush_client_all_down_64th; do
+    crush_weighted flat_tenth_down crush_tenth_down crush_host_down \
+    crush_all_down crush_client_all_down_64th; do
 	check "placement: $c figures" \
 	    grep -Eq "^$c [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$" "$T/out"
 done
