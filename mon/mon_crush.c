@@ -39,25 +39,37 @@ mon_crush_weight32(const struct crush *c, int32_t id)
 	return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 }
 
-void
-mon_stage_crush(struct mon *m)
+/* An OSD's "crush_weight" is its weight in the hierarchy. */
+static void
+mon_crush_sync_weight(struct mon *m, int32_t id)
 {
 	const struct crush *c = m->work.crush;
 	const struct osdmap_osd *o;
 	struct osdmap_osd n;
+
+	if ((o = osdmap_osd(&m->work, id)) == NULL ||
+	    !crush_osd_exists(c, id) || o->weight == mon_crush_weight32(c, id))
+		return;
+	n = *o;
+	n.weight = mon_crush_weight32(c, id);
+	mon_stage_osd(m, &n);
+}
+
+void
+mon_stage_crush(struct mon *m)
+{
 	uint32_t k;
 
 	mon_stage_crush_changed(m);
-	/* An OSD's "crush_weight" is its weight in the hierarchy. */
-	for (k = 0; k < m->work.max_osd; k++) {
-		if ((o = osdmap_osd(&m->work, (int32_t)k)) == NULL ||
-		    !crush_osd_exists(c, (int32_t)k) ||
-		    o->weight == mon_crush_weight32(c, (int32_t)k))
-			continue;
-		n = *o;
-		n.weight = mon_crush_weight32(c, (int32_t)k);
-		mon_stage_osd(m, &n);
-	}
+	for (k = 0; k < m->work.max_osd; k++)
+		mon_crush_sync_weight(m, (int32_t)k);
+}
+
+void
+mon_stage_crush_osd(struct mon *m, int32_t id)
+{
+	mon_stage_crush_changed(m);
+	mon_crush_sync_weight(m, id);
 }
 
 void
@@ -239,7 +251,11 @@ mon_crush_boot(struct mon *m, int32_t id, const char *const *loc, size_t nloc,
 		off += (size_t)snprintf(where + off, sizeof where - off, "%s%s",
 		    i ? " " : "", loc[i]);
 	xasprintf(note, "osd.%d at %s", id, where);
-	mon_stage_crush(m);
+	/*
+	 * Only this OSD moved or came in, so only its weight can differ: not
+	 * a scan of every OSD at each boot of a storm.
+	 */
+	mon_stage_crush_osd(m, id);
 	return 0;
 }
 

@@ -557,6 +557,12 @@ struct crush *mon_crush_edit(struct mon *);
  * whole, and each OSD's crush_weight follows its weight in it.
  */
 void mon_stage_crush(struct mon *);
+/*
+ * The same when only OSD id's place or weight in the hierarchy changed
+ * (a boot's create-or-move): only its crush_weight is compared, not every
+ * OSD's.
+ */
+void mon_stage_crush_osd(struct mon *, int32_t id);
 /* mon_stage.c: the pending proposal's epoch carries the hierarchy. */
 void mon_stage_crush_changed(struct mon *);
 /*

@@ -38,6 +38,8 @@ no_svg_told() {
     --commit-pgs 1024 --store-cap 10 -o "$T" >"$T/out" 2>"$T/err"
 check "coldstart exits 0" test $? -eq 0
 check "coldstart prints the table header" grep -q '^| set-up | PGs | bring-up' "$T/out"
+check "coldstart prints each bring-up's phases" \
+    test "$(grep -c -E '^mapmon-bench: 5000 PGs on 16 OSDs: booted in [0-9]+\.[0-9]{3} s \(not counted\), pools made in [0-9]+\.[0-9]{3} s, every PG active\+clean [0-9]+\.[0-9]{3} s after$' "$T/err")" -eq 2
 for be in lmdb leveldb-mapmon; do
 	check "coldstart table has a $be row with figures" \
 	    grep -Eq "^\| $be \| 5000 \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} " "$T/out"
@@ -252,8 +254,8 @@ done
     >"$T/out" 2>"$T/err"
 check "placement exits 0" test $? -eq 0
 for c in flat_equal crush_equal crush_client_equal flat_weighted \
-    crush_weighted flat_tenth_down crush_tenth_down crush_all_down \
-    crush_client_all_down_64th; do
+    crush_weighted flat_tenth_down crush_tenth_down crush_host_down \
+    crush_all_down crush_client_all_down_64th; do
 	check "placement: $c figures" \
 	    grep -Eq "^$c [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$" "$T/out"
 done

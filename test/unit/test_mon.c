@@ -4422,6 +4422,79 @@ Test(mon, a_3_way_pool_on_3_hosts_never_puts_two_copies_on_one_host)
 	check_derived();
 }
 
+/*
+ * A boot storm: 12 OSDs booted at 4 hosts in one proposal (every boot
+ * asked before any is answered) get the hierarchy, the crush weights and
+ * the PGs' places of the same OSDs added one by one to a hierarchy of
+ * their own.
+ */
+Test(mon, boots_in_one_proposal_place_as_one_by_one)
+{
+	struct answer a[12];
+	struct crush *ref = crush_new_default();
+	struct crush_osd_state st[12];
+	const struct osdmap *om;
+	const struct osdmap_pool *op;
+	struct osdmap_place *pl;
+	char locs[12][32], *cause = NULL;
+	const char *l[12][1];
+	int32_t id, up[PLACEMENT_MAX_SIZE], rup[PLACEMENT_MAX_SIZE];
+	uint32_t epoch, s;
+	int i, n, rn;
+
+	for (i = 0; i < 12; i++) {
+		cr_assert_eq(osd_create(-1, &id), 0);
+		cr_assert_eq(id, i);
+	}
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	memset(a, 0, sizeof a);
+	for (i = 0; i < 12; i++) {
+		snprintf(locs[i], sizeof locs[i], "host=s%d", i % 4);
+		l[i][0] = locs[i];
+		mon_osd_boot_at(mon, i, "127.0.0.1:6800", l[i], 1, answer_cb,
+		    &a[i]);
+		cr_assert_eq(
+		    crush_osd_create_or_move(ref, i, 1.0, l[i], 1, &cause), 0,
+		    "%s", cause ? cause : "");
+	}
+	for (i = 0; i < 12; i++) {
+		wait_for(&a[i]);
+		json_decref(a[i].data);
+		cr_assert_eq(a[i].rc, 0, "boot %d: %s", i, a[i].status);
+	}
+	settle();
+	om = mon_osdmap(mon);
+	cr_assert_eq(om->epoch, epoch + 1, "the storm in one epoch");
+	cr_assert_eq(crush_osd_parent(om->crush, 0),
+	    crush_osd_parent(om->crush, 4), "osd.0 and osd.4 at host s0");
+	for (i = 0; i < 12; i++) {
+		cr_assert_eq(osdmap_osd(om, i)->weight,
+		    (uint32_t)crush_osd_weight(om->crush, i),
+		    "osd.%d crush_weight", i);
+		cr_assert_eq(crush_osd_weight(om->crush, i),
+		    crush_osd_weight(ref, i));
+		st[i].up = 1;
+		st[i].reweight = CRUSH_WEIGHT_ONE;
+	}
+	cr_assert_eq(pool_create("rbd", 256, 3), 0);
+	settle();
+	om = mon_osdmap(mon);
+	op = osdmap_pool(om, 1);
+	pl = osdmap_place_new(om);
+	for (s = 0; s < op->pg_num; s++) {
+		n = osdmap_place_pg(pl, 1, op->crush_rule, s, op->size, up);
+		rn = crush_map_pg(ref, 0, st, 12, 1, s, op->size, rup);
+		cr_assert_eq(n, 3);
+		cr_assert_eq(n, rn);
+		cr_assert_eq(memcmp(up, rup, (size_t)n * sizeof *up), 0,
+		    "pg 1.%x placed as one by one", s);
+	}
+	osdmap_place_free(pl);
+	crush_free(ref);
+	check_derived();
+}
+
 /* A boot at a bad location is refused whole: not up, nothing placed. */
 Test(mon, a_boot_at_a_bad_location_is_refused)
 {

@@ -261,6 +261,7 @@ bench_place_main(int argc, char **argv)
 	struct bench_place b;
 	double p50, p99, mean;
 	char name[64];
+	long i;
 	int ch, pass;
 
 	memset(&b, 0, sizeof b);
@@ -340,6 +341,17 @@ bench_place_main(int argc, char **argv)
 		}
 		bench_place_clear(&b);
 	}
+	/*
+	 * One host down whole (its OSDs i with i mod hosts 0): the full
+	 * remap the monitor and every client make after a host fails.
+	 */
+	b.weighted = 0;
+	b.down_tenth = 0;
+	bench_place_build(&b);
+	for (i = 0; i < b.osds; i += b.hosts)
+		b.st[i].up = 0;
+	bench_place_row(&b, "crush_host_down", BENCH_CRUSH);
+	bench_place_clear(&b);
 	/* Every OSD down (a cluster starting): nothing to place. */
 	b.weighted = 0;
 	b.down_tenth = 0;

@@ -894,8 +894,12 @@ static void
 bench_up_created(void *arg, int rc, const char *status,
     mapmon_unused json_t *data)
 {
+	struct bench_up *up = arg;
+
 	if (rc < 0)
 		bench_up_fail(arg, "osd pool create: %s", status);
+	else if (++up->ncreated == up->p.shape.pools)
+		up->t_created = bench_now();
 }
 
 /* Whether the config text sets key (a line "key = ..."), in any section. */
@@ -1027,6 +1031,7 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	struct timeval tv;
 
 	up = xcalloc(1, sizeof *up);
+	up->t_start = bench_now();
 	up->base = base;
 	up->p = *p;
 	up->pool_prefix = xstrdup(p->pool_prefix);

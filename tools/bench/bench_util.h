@@ -290,6 +290,9 @@ struct bench_up {
 	struct osd_sim *sim;		/* the simulator, for its counters */
 	struct mclient *admin;		/* the caller may send on it too */
 	double t0;			/* bench_now() at the first create */
+	double t_start;			/* bench_now() at bench_up_new() */
+	double t_created;		/* at the last pool's answer, or 0 */
+	int ncreated;			/* pools answered */
 	char *error;			/* the first failure, or NULL */
 	struct bench_up_params p;	/* private from here on */
 	char *pool_prefix;
