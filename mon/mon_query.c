@@ -331,6 +331,10 @@ mon_report_json(struct mon *m, const char *const *tags, size_t ntags)
 	json_object_set_new(r, "osd_stats", osds);
 	json_object_set_new(r, "num_pg_by_state", states);
 	json_object_set_new(r, "num_pg_by_osd", byosd);
+	/* As Ceph's: the hierarchy as `osd crush dump' gives it. */
+	if (m->osdmap.crush != NULL)
+		json_object_set_new(r, "crushmap",
+		    crush_to_json(m->osdmap.crush));
 	/* mapmon's own: the pgmap's version and what the store keeps. */
 	json_object_set_new(r, "pgmap_version",
 	    json_integer((json_int_t)pm->version));

@@ -289,7 +289,7 @@ EOF
 	check "report: Ceph's keys" jkeys . cluster_fingerprint version \
 	    timestamp tag health monmap quorum osdmap osdmap_first_committed \
 	    osdmap_last_committed num_pg num_osd pool_sum pool_stats \
-	    num_pg_by_state num_pg_by_osd
+	    num_pg_by_state num_pg_by_osd crushmap
 	check "report: the tags" jis tag "before upgrade"
 	expect 0 "-v" -v
 	check "-v: Ceph's line" out_has "^mapmon version [0-9]"
