@@ -17,6 +17,7 @@
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/listen_lib.sh"
 . "$top_srcdir/test/lib/tap_lib.sh"
+. "$top_srcdir/test/lib/backend_lib.sh"
 TAP_PER_BACKEND=1
 check_diag() {	# what a failed check shows: the last command's output
 	printf 'out: %s\nerr: %s' "$(head -c 600 "$T/out")" \
@@ -33,56 +34,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-# run ARGS...: mapmon ARGS with stdout in $T/out, stderr in $T/err, $rc.
-run() {
-	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-# expect RC DESC ARGS...: run mapmon, check the exit status.
-expect() {
-	local want=$1 d=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$d (exit $want)"
-	else notok "$d (exit $rc, want $want)" "$(head -c 400 "$T/err")"; fi
-}
-out_has() { grep -q -e "$1" "$T/out"; }
-err_has() { grep -q -e "$1" "$T/err"; }
-jget() { "$JG" "$@" <"$T/out"; }
-jis() {	# jis PATH VALUE
-	[ "$("$JG" "$1" <"$T/out")" = "$2" ]
-}
-jkeys() {	# jkeys PATH KEY...: the object at PATH has every KEY
-	local keys path=$1
-	shift
-	keys=",$("$JG" "$path.@keys" <"$T/out"),"
-	for k in "$@"; do
-		case $keys in *",$k,"*) ;; *) echo "# missing key $k at $path"; return 1;; esac
-	done
-}
-
-start_daemon() {	# start_daemon: start mapmond, wait until it answers
-	local i port skip
-	skip=$(log_lines "$T/log.$BACKEND")
-	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
-	DPID=$!
-	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
-	ADDR=127.0.0.1:$port
-	for i in $(seq 1 50); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_daemon() {	# stop_daemon: SIGTERM, wait for the exit status
-	kill -TERM "$DPID"
-	wait "$DPID"
-	local st=$?
-	DPID=
-	return $st
-}
 
 TABLE=$(cat <<'EOF'
 0	err	^added bucket h5 type host to crush map$	osd crush add-bucket h5 host	seen

@@ -34,23 +34,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run ARGS...: mapmon ARGS with stdout in $T/out, stderr in $T/err, $rc.
-run() {
-	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-# expect RC DESC ARGS...: run mapmon, check the exit status.
-expect() {
-	local want=$1 d=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$d (exit $want)"
-	else notok "$d (exit $rc, want $want)" "$(head -c 400 "$T/err")"; fi
-}
-out_has() { grep -q -e "$1" "$T/out"; }
-err_has() { grep -q -e "$1" "$T/err"; }
-
-
 # The table: EXIT, STREAM (out or err), a regex for a line of it, the
 # command's words, and where Ceph's answer comes from.  Tab-separated.
 # "outputs" is a real ceph 16.2.15's output; "seen" the same, of a run

@@ -15,6 +15,7 @@
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/listen_lib.sh"
 . "$top_srcdir/test/lib/tap_lib.sh"
+. "$top_srcdir/test/lib/backend_lib.sh"
 TAP_PER_BACKEND=1
 check_diag() {
 	printf 'out: %s\nerr: %s' "$(head -c 800 "$T/out")" \
@@ -36,54 +37,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-run() {
-	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-expect() {
-	local want=$1 d=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$d (exit $want)"
-	else notok "$d (exit $rc, want $want)" "$(head -c 400 "$T/err")"; fi
-}
-out_has() { grep -q -e "$1" "$T/out"; }
-err_has() { grep -q -e "$1" "$T/err"; }
 err_is() { [ "$(cat "$T/err")" = "$1" ]; }
-jget() { "$JG" "$@" <"$T/out"; }
-jis() { [ "$("$JG" "$1" <"$T/out")" = "$2" ]; }
-jkeys() {
-	local keys path=$1
-	shift
-	keys=",$("$JG" "$path.@keys" <"$T/out"),"
-	for k in "$@"; do
-		case $keys in *",$k,"*) ;; *) echo "# missing key $k at $path"; return 1;; esac
-	done
-}
 jnokey() {	# jnokey PATH KEY: the object at PATH lacks KEY
 	case ",$("$JG" "$1.@keys" <"$T/out")," in *",$2,"*) return 1;; esac
-}
-
-start_daemon() {
-	local i port skip
-	skip=$(log_lines "$T/log.$BACKEND")
-	"$MAPMOND" -d -c "$CONF" 2>>"$T/log.$BACKEND" &
-	DPID=$!
-	port=$(listen_port "$T/log.$BACKEND" "$skip" "$DPID") || return 1
-	ADDR=127.0.0.1:$port
-	for i in $(seq 1 50); do
-		"$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1 &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_daemon() {
-	kill -TERM "$DPID"
-	wait "$DPID"
-	local st=$?
-	DPID=
-	return $st
 }
 
 # report STATE SCRUB_ERRORS PGID...: each PG reported by its primary in

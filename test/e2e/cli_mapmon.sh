@@ -37,24 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-
-# run ARGS...: mapmon ARGS with stdout in $T/out, stderr in $T/err, $rc.
-run() {
-	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-# expect RC DESC ARGS...: run mapmon, check the exit status.
-expect() {
-	local want=$1 d=$2
-	shift 2
-	run "$@"
-	if [ "$rc" -eq "$want" ]; then ok "$d (exit $want)"
-	else notok "$d (exit $rc, want $want)" "$(head -c 400 "$T/err")"; fi
-}
-out_has() { grep -q -e "$1" "$T/out"; }
-err_has() { grep -q -e "$1" "$T/err"; }
 err_lines() { [ "$(wc -l <"$T/err")" -eq "$1" ]; }
-
 
 # What bash completion offers for the words after `mapmon -m ADDR`.
 comp() {

@@ -3,6 +3,10 @@
 # (test/lib/json_get), T, CONF and BACKEND; the daemon's log is
 # $T/log.$BACKEND.
 #
+#   run ARGS...          mapmon -m $ADDR ARGS: stdout in $T/out, stderr in
+#                        $T/err, the exit status in rc
+#   expect RC DESC ARGS...  run, and a TAP line: did it exit RC?
+#   out_has RE, err_has RE  a line of $T/out ($T/err) matches RE
 #   jget PATH...         the values at PATH in the JSON of $T/out
 #   jis PATH VALUE       the value at PATH is VALUE
 #   jkeys PATH KEY...    the object at PATH has every KEY (a missing one is
@@ -10,6 +14,19 @@
 #   start_daemon         mon_start (listen_lib.sh) of $CONF: sets DPID,
 #                        PORT and ADDR once it answers `status'
 #   stop_daemon          SIGTERM, and its exit status
+run() {
+	"$MAPMON" -m "$ADDR" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+expect() {
+	local want=$1 d=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then ok "$d (exit $want)"
+	else notok "$d (exit $rc, want $want)" "$(head -c 400 "$T/err")"; fi
+}
+out_has() { grep -q -e "$1" "$T/out"; }
+err_has() { grep -q -e "$1" "$T/err"; }
 jget() { "$JG" "$@" <"$T/out"; }
 jis() {
 	[ "$("$JG" "$1" <"$T/out")" = "$2" ]
