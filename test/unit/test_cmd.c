@@ -286,23 +286,39 @@ teardown(void)
 	daemon_destroy(&D);
 }
 
+/*
+ * One command, written as JSON text from fmt: *text (the caller frees it),
+ * *data and *status as the monitor answered (the caller's), and rc.
+ */
+static int
+vcall(char **text, json_t **data, char **status, const char *fmt, va_list ap)
+{
+	json_t *cmd;
+	json_error_t err;
+	int rc;
+
+	xvasprintf(text, fmt, ap);
+	cmd = json_loads(*text, 0, &err);
+	cr_assert_not_null(cmd, "bad test JSON %s: %s", *text, err.text);
+	*data = NULL;
+	*status = NULL;
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, data, status);
+	json_decref(cmd);
+	return rc;
+}
+
 /* One command, written as JSON text; returns rc, *data and *status. */
 static int
 call(json_t **data, char **status, const char *fmt, ...)
 {
 	va_list ap;
-	char *text, *st = NULL;
-	json_t *cmd, *d = NULL;
-	json_error_t err;
+	char *text, *st;
+	json_t *d;
 	int rc;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	rc = vcall(&text, &d, &st, fmt, ap);
 	va_end(ap);
-	cmd = json_loads(text, 0, &err);
-	cr_assert_not_null(cmd, "bad test JSON %s: %s", text, err.text);
-	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
-	json_decref(cmd);
 	free(text);
 	if (data != NULL)
 		*data = d;
@@ -320,18 +336,14 @@ static json_t *
 ok(const char *fmt, ...)
 {
 	va_list ap;
-	char *text, *st = NULL;
-	json_t *cmd, *d = NULL;
+	char *text, *st;
+	json_t *d;
 	int rc;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	rc = vcall(&text, &d, &st, fmt, ap);
 	va_end(ap);
-	cmd = json_loads(text, 0, NULL);
-	cr_assert_not_null(cmd, "bad test JSON %s", text);
-	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
 	cr_assert_eq(rc, 0, "%s: rc %d: %s", text, rc, st);
-	json_decref(cmd);
 	free(text);
 	free(st);
 	return d;
@@ -345,20 +357,16 @@ static void
 said(const char *want, const char *fmt, ...)
 {
 	va_list ap;
-	char *text, *st = NULL;
-	json_t *cmd, *d = NULL;
+	char *text, *st;
+	json_t *d;
 	int rc;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	rc = vcall(&text, &d, &st, fmt, ap);
 	va_end(ap);
-	cmd = json_loads(text, 0, NULL);
-	cr_assert_not_null(cmd, "bad test JSON %s", text);
-	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
 	cr_assert_eq(rc, 0, "%s: rc %d: %s", text, rc, st);
 	cr_assert_str_eq(st != NULL ? st : "", want, "%s", text);
 	json_decref(d);
-	json_decref(cmd);
 	free(text);
 	free(st);
 }
@@ -368,22 +376,18 @@ static void
 refused(int want_rc, const char *want, const char *fmt, ...)
 {
 	va_list ap;
-	char *text, *st = NULL;
-	json_t *cmd, *d = NULL;
+	char *text, *st;
+	json_t *d;
 	int rc;
 
 	va_start(ap, fmt);
-	xvasprintf(&text, fmt, ap);
+	rc = vcall(&text, &d, &st, fmt, ap);
 	va_end(ap);
-	cmd = json_loads(text, 0, NULL);
-	cr_assert_not_null(cmd, "bad test JSON %s", text);
-	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, &d, &st);
 	cr_assert_eq(rc, want_rc, "%s: rc %d, wanted %d: %s", text, rc,
 	    want_rc, st);
 	cr_assert(st != NULL && strstr(st, want) != NULL,
 	    "%s: status '%s' does not say '%s'", text, st, want);
 	cr_assert_null(d);
-	json_decref(cmd);
 	free(text);
 	free(st);
 }
