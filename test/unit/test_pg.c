@@ -12,6 +12,7 @@
 #include "common/enc.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "map/pgmap.h"
 #include "map/pg.h"
 
 /* Every field, compared one by one (no padding bytes involved). */
@@ -49,37 +50,7 @@
 	X(last_deep_scrub_v)                                                   \
 	X(log_size)                                                            \
 	X(ondisk_log_size)                                                     \
-	X(num_bytes)                                                           \
-	X(num_objects)                                                         \
-	X(num_object_clones)                                                   \
-	X(num_object_copies)                                                   \
-	X(num_objects_missing_on_primary)                                      \
-	X(num_objects_degraded)                                                \
-	X(num_objects_misplaced)                                               \
-	X(num_objects_unfound)                                                 \
-	X(num_objects_dirty)                                                   \
-	X(num_whiteouts)                                                       \
-	X(num_read)                                                            \
-	X(num_read_kb)                                                         \
-	X(num_write)                                                           \
-	X(num_write_kb)                                                        \
-	X(num_scrub_errors)                                                    \
-	X(num_shallow_scrub_errors)                                            \
-	X(num_deep_scrub_errors)                                               \
-	X(num_objects_recovered)                                               \
-	X(num_bytes_recovered)                                                 \
-	X(num_keys_recovered)                                                  \
-	X(num_objects_omap)                                                    \
-	X(num_objects_hit_set_archive)                                         \
-	X(num_bytes_hit_set_archive)                                           \
-	X(num_flush)                                                           \
-	X(num_evict)                                                           \
-	X(num_promote)                                                         \
-	X(num_large_omap_objects)                                              \
-	X(num_objects_manifest)                                                \
-	X(num_omap_bytes)                                                      \
-	X(num_omap_keys)                                                       \
-	X(num_objects_repaired)
+	PGMAP_STAT_SUM_FIELDS(X)
 
 static void
 assert_stat_eq(const struct pg_stat *a, const struct pg_stat *b)
