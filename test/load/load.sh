@@ -19,7 +19,10 @@
 #    JSON payloads, a 32 MiB frame left unfinished, binary PG reports of
 #    random bytes);
 #  - loadgen probe: a separate client asking `status` every millisecond,
-#    whose p99 must stay under LOAD_P99_MS (10).
+#    whose p99 must stay under LOAD_P99_MS: 10 ms in the full form, 100 ms
+#    in the short form, which runs in make check beside the other tests on
+#    a shared machine and so checks only that nobody stalled (the 10 ms
+#    figure is measured by the full form and by mapmon-bench ingest).
 #
 # The clients run under nice(1), the daemon and the probe do not.
 # Then: the daemon is up and answers, it holds no connection of the gone
@@ -38,12 +41,13 @@ TAP_DIAG_LINES=30
 if [ -n "$LOAD_FULL" ]; then
 	: "${LOAD_SECONDS:=120}"
 	: "${LOAD_GARBAGE:=1G}"
+	: "${LOAD_P99_MS:=10}"
 else
 	: "${LOAD_SECONDS:=15}"
 	: "${LOAD_GARBAGE:=64M}"
+	: "${LOAD_P99_MS:=100}"
 fi
 : "${LOAD_CONNS:=2000}"
-: "${LOAD_P99_MS:=10}"
 : "${LOAD_MAX_RSS_MB:=256}"
 : "${LOAD_BACKEND:=lmdb}"
 BACKEND=$LOAD_BACKEND
