@@ -63,6 +63,9 @@ struct mon_quorum {
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view;
+
+	mon_quorum_applied_cb *applied_cb;
+	void *applied_arg;
 };
 
 /*
@@ -554,6 +557,8 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 		return;
 	q->applied_index = p->raft_index;
 	q->applied_term = p->raft_term;
+	if (q->applied_cb != NULL)
+		q->applied_cb(q->applied_arg, q->applied_index);
 	/*
 	 * Followers stage nothing: their working map is the committed one.
 	 * Another leader's entry on a leader that already takes writes (it
@@ -802,6 +807,25 @@ mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
 	    q->committed_index - q->applied_index :
 	    0;
 	return 0;
+}
+
+const char *
+mon_quorum_leader_addr(const struct mon *m)
+{
+	const struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || q->role != MON_QUORUM_FOLLOWER)
+		return NULL;
+	return q->leader_addr;
+}
+
+void
+mon_quorum_set_applied_cb(struct mon *m, mon_quorum_applied_cb *cb, void *arg)
+{
+	if (m->quorum == NULL)
+		return;
+	m->quorum->applied_cb = cb;
+	m->quorum->applied_arg = arg;
 }
 
 void

@@ -63,8 +63,9 @@ static struct {
 	const char *name;    /* -n */
 	const char *keyring; /* -k */
 	const char *tls_ca;  /* --tls-ca */
+	int linearizable;    /* --linearizable */
 } opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0,
-	NULL, NULL, NULL };
+	NULL, NULL, NULL, 0 };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -126,6 +127,8 @@ mapmon_usage(FILE *f)
 	    "tls_ca)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
+	    "  --linearizable     a read that sees every change acknowledged "
+	    "before it\n"
 	    "  -s                 status\n"
 	    "  -w                 watch the cluster log and health\n"
 	    "  -h, --help         this help and the monitor's commands\n"
@@ -798,6 +801,8 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 			opts.help = 1;
 		else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0)
 			opts.version = 1;
+		else if (strcmp(a, "--linearizable") == 0)
+			opts.linearizable = 1;
 		else if (strcmp(a, "--list-commands") == 0)
 			opts.list_commands = 1;
 		else if (strcmp(a, "--list-args") == 0)
@@ -1267,6 +1272,8 @@ main(int argc, char **argv)
 		mapmon_help_words(words, n);
 
 	c = mapmon_match(words, n, &sess.cmd);
+	if (opts.linearizable)
+		json_object_set_new(sess.cmd, "linearizable", json_true());
 	if (strcmp(c->prefix, "pg map") == 0)
 		mapmon_pg_map(sess.cmd);
 	rc = mapmon_call(sess.cmd, &data, &status);

@@ -6,8 +6,11 @@
 #   - mapmond --mkfs of the first monitor, then of the two others from its
 #     monmap and keyring; they elect a leader (quorum_status, mon stat,
 #     status);
-#   - a write sent to a follower is answered (the CLI follows the
-#     follower's EAGAIN to the leader) and is on all three;
+#   - a write sent to a follower is forwarded to the leader and answered
+#     by the follower once applied there: the next read on it sees the
+#     write; linearizable reads on a follower and the leader; caps are
+#     checked on the follower and again on the leader, for the client's
+#     entity (mon forward is mon.'s alone);
 #   - a writer creates pools through `mapmon -m a,b,c` and records every
 #     acknowledged one, while the leader is killed with SIGKILL
 #     $QUORUM_KILLS times (5 unless set): after each kill the survivors
@@ -265,12 +268,62 @@ EOF
 	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
 	mm1 "$F" osd pool create viafollower 8
 	check "a write sent to follower $F is answered" [ "$rc" -eq 0 ]
+	mm1 "$F" -f json perf dump
+	check "follower $F forwarded it to the leader itself (perf dump)" \
+	    [ "$("$JG" forward.forwarded <"$T/out")" -ge 1 ]
+	# Answered once applied where it was sent: the next read there sees
+	# it, every time, with no wait.
+	bad=0
+	for i in 1 2 3 4 5 6; do
+		mm1 "$F" osd pool create "ryw$i" 4 || bad=1
+		mm1 "$F" osd pool get "ryw$i" size || bad=1
+		mm1 "$F" osd pool set "ryw$i" size 2 || bad=1
+		mm1 "$F" -f json osd pool get "ryw$i" size || bad=1
+		[ "$("$JG" size <"$T/out")" = 2 ] || bad=1
+	done
+	check "a follower's forwarded write is seen by the next read there" \
+	    [ "$bad" -eq 0 ]
 	converged
 	for x in $NAMES; do
 		mm1 "$x" osd pool ls
 		check "the follower's write is on mon.$x" \
 		    grep -qx viafollower "$T/out"
 	done
+	mm1 "$F" --linearizable -f json osd pool get ryw6 size
+	check "a linearizable read on follower $F" \
+	    [ "$rc.$("$JG" size <"$T/out")" = 0.2 ]
+	mm1 "$F" -f json perf dump
+	check "follower $F asked the leader for a read index (perf dump)" \
+	    [ "$("$JG" forward.linearizable_reads <"$T/out")" -ge 1 ]
+	mm1 "$L" --linearizable osd pool ls
+	check "a linearizable read on the leader" \
+	    sh -c '[ "$0" -eq 0 ] && grep -qx viafollower "$1"' "$rc" "$T/out"
+
+	# Caps: checked on the follower, and again on the leader, which acts
+	# for the client's entity, never with more.
+	mm1 "$F" auth get-or-create client.ro mon "allow r"
+	cp "$T/out" "$D/ro.keyring" && chmod 600 "$D/ro.keyring"
+	"$MAPMON" -m "$(addr "$F")" -n client.ro -k "$D/ro.keyring" \
+	    osd pool create ro1 4 >"$T/out" 2>"$T/err"
+	rc=$?
+	check "client.ro (allow r) writing through follower $F: EACCES" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "needs mon .allow rw" "$1"' \
+	    "$rc" "$T/err"
+	mm1 "$L" raw '{"prefix":"mon forward","entity":"client.ro",
+	    "cmd":{"prefix":"osd pool create","pool":"ro2"}}'
+	check "mon forward from client.admin: EACCES (mon. only)" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "mon\. only" "$1"' "$rc" "$T/err"
+	"$MAPMON" -m "$(addr "$L")" -n mon. -k "$D/keyring" raw \
+	    '{"prefix":"mon forward","entity":"client.ro",
+	    "cmd":{"prefix":"osd pool create","pool":"ro3"}}' \
+	    >"$T/out" 2>"$T/err"
+	rc=$?
+	check "the leader checks a forward against the client's caps" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "client.ro may not run" "$1"' \
+	    "$rc" "$T/err"
+	mm1 "$L" osd pool ls
+	check "neither refused write made a pool" \
+	    sh -c '! grep -q "^ro[123]$" "$0"' "$T/out"
 
 	: >"$D/acked"
 	rm -f "$T/stop"
@@ -317,6 +370,12 @@ EOF
 	mm1 "$S" osd pool create alone 4
 	check "mon.$S alone refuses a write: EAGAIN, no quorum" \
 	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
+	mm1 "$S" --linearizable osd pool ls
+	check "mon.$S alone refuses a linearizable read: EAGAIN" \
+	    [ "$rc" -eq 11 ]
+	mm1 "$S" osd pool ls
+	check "mon.$S alone serves a plain read from its applied state" \
+	    [ "$rc" -eq 0 ]
 	mm1 "$S" status
 	check "mon.$S alone: status says it is out of quorum" \
 	    grep -q "quorum none: this monitor is out of quorum" "$T/out"

@@ -647,6 +647,8 @@ static const char *const every_prefix[] = {
 	"auth rm",
 	"auth rotate",
 	"subscribe",
+	"mon forward",
+	"mon read_index",
 };
 
 static json_t *
@@ -750,6 +752,31 @@ Test(cmd, descriptions_list_every_command)
 	a = json_array_get(json_object_get(e, "args"), 0);
 	cr_assert_eq(json_array_size(json_object_get(a, "choices")), 5);
 	json_decref(d);
+}
+
+/*
+ * What a quorum adds, on one monitor: a read may ask to be linearizable
+ * (one monitor is its own leader), the read index is 0, and a forward is
+ * taken from mon. only (mapmon-protocol(7), FORWARDING; the quorum's
+ * e2e test, mon_quorum.sh, forwards for real).
+ */
+Test(cmd, forward_and_linearizable_one_monitor)
+{
+	json_t *d;
+
+	d = ok("{\"prefix\":\"osd stat\",\"linearizable\":true}");
+	cr_assert(jint(d, "epoch") >= 1);
+	json_decref(d);
+	refused(-EINVAL, "\"linearizable\" must be a boolean",
+	    "{\"prefix\":\"osd stat\",\"linearizable\":\"yes\"}");
+	d = ok("{\"prefix\":\"mon read_index\"}");
+	cr_assert_eq(jint(d, "index"), 0);
+	json_decref(d);
+	refused(-EACCES, "client.admin may not forward commands (mon. only)",
+	    "{\"prefix\":\"mon forward\",\"cmd\":{\"prefix\":"
+	    "\"osd create\"}}");
+	refused(-EINVAL, "mon forward: missing argument 'cmd'",
+	    "{\"prefix\":\"mon forward\"}");
 }
 
 Test(cmd, unknown_command_suggests)
