@@ -16,6 +16,10 @@
 #     $QUORUM_KILLS times (5 unless set): after each kill the survivors
 #     elect a leader and acknowledge writes again, MON_DOWN names the dead
 #     one, and it is restarted and rejoins;
+#   - meanwhile a subscriber of the client library (hunt_listen) and
+#     `mapmon -w`, both started on the first leader, lose their monitor,
+#     hunt for another and carry on with every osdmap epoch, pgmap
+#     version and log entry once, in order;
 #   - with two monitors killed, the last refuses writes (EAGAIN, "no
 #     quorum") and its status says it is out of quorum; restarted, the
 #     three elect again;
@@ -33,13 +37,18 @@ MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/daemon/mapmond
 STORE=$top_builddir/tools/mapmon-store
 JG=$top_builddir/test/lib/json_get
+HUNT=$top_builddir/test/e2e/hunt_listen
 KILLS=${QUORUM_KILLS:-5}
 NAMES="a b c"
 
 T=$(mktemp -d /tmp/mon_quorum.XXXXXX) || exit 99
 WPID=
+HPID=
+WATCHPID=
 cleanup() {
 	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
+	[ -n "$HPID" ] && kill "$HPID" 2>/dev/null
+	[ -n "$WATCHPID" ] && kill "$WATCHPID" 2>/dev/null
 	for f in "$T"/*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
@@ -49,6 +58,7 @@ cleanup() {
 trap cleanup EXIT
 check_diag() {
 	local x
+	[ -n "${DIAG:-}" ] && printf 'diag: %s\n' "$DIAG"
 	printf 'out: %s\nerr: %s\n' "$(head -c 600 "$T/out")" \
 	    "$(head -c 300 "$T/err")"
 	for x in $NAMES; do
@@ -196,6 +206,56 @@ writer() {
 	done
 }
 
+# The subscribers of the kill runs: each lost its monitor and carried on
+# on another, with every epoch, version and log entry once, in order.
+check_subscribers() {
+	local want i
+	wait_leader
+	mm1 "$L" -f json osd stat
+	want=$("$JG" epoch <"$T/out")
+	i=0
+	while [ "$(awk '$1 == "osdmap" { e = $2 } END { print e }' \
+	    "$D/hunt")" != "$want" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill "$HPID" "$WATCHPID"
+	wait "$HPID" "$WATCHPID"
+	DIAG=$(grep -c "^lost" "$D/hunt")
+	check "hunt_listen lost its monitor and went on ($DIAG times)" \
+	    grep -q "^lost" "$D/hunt"
+	DIAG=$(awk '$1 == "osdmap" && $3 == "inc" && $2 != e + 1 {
+		print "epoch " $2 " after " e } $1 == "osdmap" { e = $2 }' \
+	    "$D/hunt" | head -n 3)
+	check "its osdmap epochs follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	check "it has every epoch, to the leader's ($want)" \
+	    [ "$(awk '$1 == "osdmap" { e = $2 } END { print e }' \
+		"$D/hunt")" = "$want" ]
+	DIAG=$(awk '$1 == "pgmap" && $3 == "delta" && $2 != v + 1 {
+		print "version " $2 " after " v } $1 == "pgmap" { v = $2 }' \
+	    "$D/hunt" | head -n 3)
+	check "its pgmap versions follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	DIAG=$(awk '$1 == "log" && n && $2 != s + 1 {
+		print "seq " $2 " after " s } $1 == "log" { s = $2; n = 1 }' \
+	    "$D/hunt" | head -n 3)
+	check "its log seqs follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	DIAG=$(cat "$D/watch.err")
+	check "mapmon -w lost its monitor and watched through another" \
+	    sh -c 'grep -q "lost the monitor at" "$0" &&
+		grep -q "watching through the monitor at" "$0"' \
+	    "$D/watch.err"
+	DIAG=$(while read -r p; do
+		n=$(grep -c "pool '$p' created" "$D/watch")
+		[ "$n" -eq 1 ] || echo "$p: $n lines"
+	done <"$D/acked" | head -n 3)
+	check "mapmon -w printed each acknowledged pool's creation once" \
+	    [ -z "$DIAG" ]
+	DIAG=
+}
+
 run_backend() {
 	BACKEND=$1
 	D=$T/$BACKEND
@@ -325,6 +385,23 @@ EOF
 	check "neither refused write made a pool" \
 	    sh -c '! grep -q "^ro[123]$" "$0"' "$T/out"
 
+	# Two subscribers that start on the leader, the first to be killed,
+	# and hunt for another monitor each time theirs goes: hunt_listen
+	# (the client library) and mapmon -w.
+	wait_leader
+	MAPMON_KEYRING=$D/keyring "$HUNT" "$(addr "$L"),$ALL" >"$D/hunt" \
+	    2>"$D/hunt.err" &
+	HPID=$!
+	"$MAPMON" -m "$(addr "$L"),$ALL" -k "$D/keyring" -w >"$D/watch" \
+	    2>"$D/watch.err" &
+	WATCHPID=$!
+	i=0
+	until grep -qs "^osdmap" "$D/hunt" && grep -qs HEALTH "$D/watch" ||
+	    [ $i -gt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+
 	: >"$D/acked"
 	rm -f "$T/stop"
 	writer "$D/acked" &
@@ -359,6 +436,7 @@ EOF
 	WPID=
 	check "the writer had $(wc -l <"$D/acked") writes acknowledged" \
 	    [ "$(wc -l <"$D/acked")" -gt "$KILLS" ]
+	check_subscribers
 
 	# Two of three gone: the last one is out of quorum, and says so.
 	wait_leader
