@@ -391,6 +391,17 @@ forward_json(struct forward *f, const char *entity, const json_t *cmd,
 	json_t *env;
 
 	f->stats.forwarded++;
+#ifdef MAPMON_BREAK_ACK_BEFORE_COMMIT
+	/*
+	 * A deliberately broken build, for the history checker to catch
+	 * (RELIABILITY.md, "Linearizability"): the write is acknowledged at
+	 * once, before any commit, and lost, as an acknowledgement before
+	 * commit is when the leader dies.  Never in a real build.
+	 */
+	(void)entity;
+	forward_ready(r, 0, "acknowledged before commit (broken build)", NULL);
+	return;
+#endif
 	env = json_pack("{s:s, s:O}", "prefix", "mon forward", "cmd", cmd);
 	if (entity != NULL)
 		json_object_set_new(env, "entity", json_string(entity));
