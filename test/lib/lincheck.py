@@ -138,9 +138,20 @@ def check(hist, init, out=sys.stderr):
             start = first.value
         if not check_key(ops, start):
             bad.append(key)
-            print("key %s: NOT linearizable (%d operations, from %r)"
-                  % (key, len(ops), start), file=out)
-            for o in sorted(ops, key=lambda o: o.start)[:40]:
+            # The shortest failing prefix (in order of invocation), found
+            # by bisection: its last operation is where it goes wrong.
+            ops = sorted(ops, key=lambda o: o.start)
+            lo, hi = 1, len(ops)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if check_key(ops[:mid], start):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            print("key %s: NOT linearizable (%d operations, from %r); "
+                  "the first %d are not already:" % (key, len(ops), start, lo),
+                  file=out)
+            for o in ops[max(0, lo - 8):lo]:
                 print("    %r" % o, file=out)
     return bad
 
