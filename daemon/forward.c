@@ -41,6 +41,7 @@ struct forward_req {
 	TAILQ_ENTRY(forward_req) entry;
 	enum forward_state state;
 	int read;      /* a read index, not a write */
+	int orphan;    /* answered by forward_free(): the engine frees it */
 	int was_ready; /* its connection had said hello when dropped */
 	forward_done_cb *done;
 	void *arg;
@@ -224,6 +225,12 @@ forward_free(struct forward *f)
 		return;
 	mon_quorum_set_applied_cb(f->mon, NULL, NULL);
 	forward_drop(f);
+	/* Left in flight: the leader's own read indexes, in the engine. */
+	while ((r = TAILQ_FIRST(&f->inflight)) != NULL) {
+		TAILQ_REMOVE(&f->inflight, r, entry);
+		r->done(r->arg, -ESHUTDOWN, "the monitor is stopping", NULL);
+		r->orphan = 1;
+	}
 	while ((r = TAILQ_FIRST(&f->waiting)) != NULL)
 		forward_ready(r, -ESHUTDOWN,
 		    "the monitor is stopping (the leader acknowledged the "
@@ -433,6 +440,10 @@ forward_index_cb(void *arg, int rc, uint64_t index, const char *why)
 {
 	struct forward_req *r = arg;
 
+	if (r->orphan) {
+		free(r);
+		return;
+	}
 	if (rc != 0)
 		forward_ready(r, rc, why, NULL);
 	else
