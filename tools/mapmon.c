@@ -452,8 +452,13 @@ mapmon_call(const json_t *cmd, json_t **data, const char **status)
 				continue;
 			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
 		}
-		if (w->rc == -EAGAIN && redirects < MAPMON_MAX_REDIRECTS &&
-		    json_is_object(w->data)) {
+		/*
+		 * EAGAIN: a leader named (by a monitor older than
+		 * forwarding) is followed; a monitor out of quorum, or
+		 * whose leader is out of reach, is passed over for the
+		 * next of the list.
+		 */
+		if (w->rc == -EAGAIN && redirects < MAPMON_MAX_REDIRECTS) {
 			leader = json_string_value(
 			    json_object_get(w->data, "leader_addr"));
 			redirects++;
