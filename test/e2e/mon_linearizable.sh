@@ -184,6 +184,8 @@ EOF
 			i=$((i + 1))
 		done
 	done
+	check "no sanitizer report from a monitor" \
+	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
 }
 
 for be in lmdb leveldb; do

@@ -487,6 +487,9 @@ EOF
 	    cmp -s "$D/a.dump" "$D/c.dump"
 	check "a monitor's log has no sanitizer report" \
 	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	check "nor hunt_listen's or mapmon -w's" \
+	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/hunt.err \
+		"$0"/watch.err' "$D"
 }
 
 for be in lmdb leveldb; do
