@@ -1390,6 +1390,19 @@ cmd_forward(struct cmd_req *r, json_t *cmd)
 	char *status = NULL;
 	int rc;
 
+	/* The command first: a bad one is EINVAL whoever sends it. */
+	if ((rc = cmd_check(inner, &e, &status)) != 0) {
+		cmd_replyf(r, rc, NULL, "mon forward: %s", status);
+		free(status);
+		return;
+	}
+	if (!cmd_for_leader(e)) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "mon forward: '%s' is not a change (only changes are "
+		    "forwarded)",
+		    e->prefix);
+		return;
+	}
 	if (by != NULL && strcmp(by, "mon.") != 0) {
 		cmd_replyf(r, -EACCES, NULL,
 		    "access denied: %s may not forward commands (mon. only)",
@@ -1398,25 +1411,13 @@ cmd_forward(struct cmd_req *r, json_t *cmd)
 	}
 	ir = cmd_req_new(ctx, r->conn, r->id);
 	ir->outer = r;
-	rc = cmd_check(inner, &e, &status);
-	if (e != NULL) {
-		ir->entry = e;
-		ir->count = &cmd_counts[e - cmd_table];
-		ir->count->calls++;
-	}
-	if (rc == 0 && !cmd_for_leader(e)) {
-		rc = -EINVAL;
-		xasprintf(&status,
-		    "mon forward: '%s' is not a change (only changes are "
-		    "forwarded)",
-		    e->prefix);
-	}
-	if (rc == 0) {
-		self = cmd_self_arg(e);
-		rc = cmd_allowed_as(ctx, name,
-		    ctx->server ? server_peer(ctx->server, r->conn) : "-", e,
-		    self != NULL ? cmd_get_osd(inner, self, -1) : -1, &status);
-	}
+	ir->entry = e;
+	ir->count = &cmd_counts[e - cmd_table];
+	ir->count->calls++;
+	self = cmd_self_arg(e);
+	rc = cmd_allowed_as(ctx, name,
+	    ctx->server ? server_peer(ctx->server, r->conn) : "-", e,
+	    self != NULL ? cmd_get_osd(inner, self, -1) : -1, &status);
 	if (rc != 0) {
 		cmd_reply(ir, rc, status, NULL);
 		free(status);

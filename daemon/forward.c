@@ -314,7 +314,10 @@ forward_req_new(struct forward *f, int read, forward_done_cb *done, void *arg)
 	return r;
 }
 
-/* The leader's answer to a forwarded request, or the connection's end. */
+/*
+ * The leader's answer to a forwarded request, or the connection's end
+ * (the client is dead before it tells its requests: net/client.c).
+ */
 static void
 forward_reply(void *arg, int rc, const char *status, json_t *data)
 {
@@ -324,16 +327,17 @@ forward_reply(void *arg, int rc, const char *status, json_t *data)
 	int sent;
 	char *why;
 
-	idx = json_object_get(data, r->read ? "index" : "applied_index");
-	if (json_is_integer(idx) && (r->read ? rc == 0 : 1)) {
-		inner = r->read ? NULL : json_object_get(data, "data");
-		r->rc = rc;
-		r->status = status != NULL ? xstrdup(status) : NULL;
-		r->data = json_incref(inner);
-		forward_wait(r, (uint64_t)json_integer_value(idx));
-		return;
-	}
-	if (data != NULL || rc == 0) {
+	if (f->cl != NULL && mclient_ready(f->cl)) {
+		idx = json_object_get(data,
+		    r->read ? "index" : "applied_index");
+		if (json_is_integer(idx) && (!r->read || rc == 0)) {
+			inner = r->read ? NULL : json_object_get(data, "data");
+			r->rc = rc;
+			r->status = status != NULL ? xstrdup(status) : NULL;
+			r->data = json_incref(inner);
+			forward_wait(r, (uint64_t)json_integer_value(idx));
+			return;
+		}
 		/* The leader refused the envelope itself. */
 		xasprintf(&why, "the leader refused the forwarded request: %s",
 		    status ? status : "?");

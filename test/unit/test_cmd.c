@@ -777,6 +777,12 @@ Test(cmd, forward_and_linearizable_one_monitor)
 	    "\"osd create\"}}");
 	refused(-EINVAL, "mon forward: missing argument 'cmd'",
 	    "{\"prefix\":\"mon forward\"}");
+	/* A bad command is EINVAL before the sender is looked at. */
+	refused(-EINVAL, "mon forward: a command must be a JSON object",
+	    "{\"prefix\":\"mon forward\",\"cmd\":\"1\"}");
+	refused(-EINVAL, "is not a change",
+	    "{\"prefix\":\"mon forward\",\"cmd\":{\"prefix\":"
+	    "\"osd stat\"}}");
 }
 
 Test(cmd, unknown_command_suggests)
