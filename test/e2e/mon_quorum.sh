@@ -19,7 +19,8 @@
 #   - meanwhile a subscriber of the client library (hunt_listen) and
 #     `mapmon -w`, both started on the first leader, lose their monitor,
 #     hunt for another and carry on with every osdmap epoch, pgmap
-#     version and log entry once, in order;
+#     version and log entry once, in order; three simulated OSDs started
+#     there too carry on reporting;
 #   - with two monitors killed, the last refuses writes (EAGAIN, "no
 #     quorum") and its status says it is out of quorum; restarted, the
 #     three elect again;
@@ -38,6 +39,7 @@ MAPMOND=$top_builddir/daemon/mapmond
 STORE=$top_builddir/tools/mapmon-store
 JG=$top_builddir/test/lib/json_get
 HUNT=$top_builddir/test/e2e/hunt_listen
+BENCH=$top_builddir/tools/mapmon-bench
 KILLS=${QUORUM_KILLS:-5}
 NAMES="a b c"
 
@@ -45,7 +47,9 @@ T=$(mktemp -d /tmp/mon_quorum.XXXXXX) || exit 99
 WPID=
 HPID=
 WATCHPID=
+SIMPID=
 cleanup() {
+	[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null
 	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
 	[ -n "$HPID" ] && kill "$HPID" 2>/dev/null
 	[ -n "$WATCHPID" ] && kill "$WATCHPID" 2>/dev/null
@@ -221,6 +225,30 @@ check_subscribers() {
 	done
 	kill "$HPID" "$WATCHPID"
 	wait "$HPID" "$WATCHPID"
+	DIAG=$(tail -n 5 "$D/sim")
+	check "the OSD simulator lost its monitor and carried on" \
+	    sh -c 'grep -q "lost the monitor at" "$0" &&
+		grep -q "carrying on with the monitor at" "$0" &&
+		kill -0 "$1"' "$D/sim" "$SIMPID"
+	check "none of its OSDs was left without a session" \
+	    sh -c '! grep -q "no session" "$0"' "$D/sim"
+	mm1 "$L" -f json pg stat
+	v0=$("$JG" version <"$T/out")
+	i=0
+	while [ $i -lt 100 ]; do
+		mm1 "$L" -f json pg stat
+		[ "$("$JG" version <"$T/out")" -gt "$((v0 + 2))" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	v1=$("$JG" version <"$T/out")
+	check "its OSDs keep reporting after the kills (pgmap $v0, then $v1)" \
+	    [ "$v1" -gt "$((v0 + 2))" ]
+	mm1 "$L" -f json osd stat
+	check "its three OSDs are up" [ "$("$JG" num_up_osds <"$T/out")" = 3 ]
+	kill "$SIMPID"
+	wait "$SIMPID"
+	SIMPID=
 	DIAG=$(grep -c "^lost" "$D/hunt")
 	check "hunt_listen lost its monitor and went on ($DIAG times)" \
 	    grep -q "^lost" "$D/hunt"
@@ -395,6 +423,10 @@ EOF
 	"$MAPMON" -m "$(addr "$L"),$ALL" -k "$D/keyring" -w >"$D/watch" \
 	    2>"$D/watch.err" &
 	WATCHPID=$!
+	# And three simulated OSDs whose sessions start there too.
+	MAPMON_KEYRING=$D/keyring "$BENCH" osd-sim -m "$(addr "$L"),$ALL" \
+	    --osds 3 --interval 200 >"$D/sim" 2>&1 &
+	SIMPID=$!
 	i=0
 	until grep -qs "^osdmap" "$D/hunt" && grep -qs HEALTH "$D/watch" ||
 	    [ $i -gt 100 ]; do

@@ -146,6 +146,7 @@ struct osd_sim_osd {
 	uint8_t noup_told;
 	uint8_t keying;	 /* its key asked for, not yet answered */
 	uint8_t session; /* cl has been ready (authenticated) */
+	uint8_t had_key; /* its key came once: asked again with auth get */
 };
 
 /* A heartbeat peer of an OSD. */
@@ -166,6 +167,7 @@ struct osd_sim {
 	int admin_ready;
 	int subscribed; /* the cache subscribed once */
 	struct event *hunt_ev;
+	struct event *rekey_ev; /* keys to ask again (no quorum meanwhile) */
 	osd_sim_cb *cb;
 	void *arg;
 
@@ -963,6 +965,13 @@ osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
 	    (rc == -ECONNRESET || rc == -ECANCELED || rc == -ECONNREFUSED ||
 		rc == -ETIMEDOUT || rc == -EPIPE))
 		return;
+	/* No quorum for a moment (a leader lost): asked again shortly. */
+	if (rc == -EAGAIN && s->naddrs > 1) {
+		struct timeval tv = { 1, 0 };
+
+		evtimer_add(s->rekey_ev, &tv);
+		return;
+	}
 	if (rc != 0) {
 		xasprintf(&why, "its key: %s", status);
 	} else {
@@ -982,6 +991,7 @@ osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
 		free(why);
 		return;
 	}
+	s->osds[id].had_key = 1;
 	osd_sim_connect(s, id, key);
 	OPENSSL_cleanse(key, sizeof key);
 	osd_sim_boot_check(s, stamp_mono());
@@ -1093,7 +1103,23 @@ osd_sim_ready(void *arg, mapmon_unused json_t *hello)
 	}
 	for (id = 0; id < s->p.nosds; id++)
 		if (s->osds[id].cl == NULL && !s->osds[id].keying)
-			osd_sim_fetch_key(s, id, 1);
+			osd_sim_fetch_key(s, id, !s->osds[id].had_key);
+}
+
+/* Ask again for the keys of the OSDs left without a session. */
+static void
+osd_sim_rekey_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct osd_sim *s = arg;
+	int32_t id;
+
+	(void)fd;
+	(void)what;
+	if (!s->admin_ready || s->freeing || s->dead || s->stopping)
+		return;
+	for (id = 0; id < s->p.nosds; id++)
+		if (s->osds[id].cl == NULL && !s->osds[id].keying)
+			osd_sim_fetch_key(s, id, !s->osds[id].had_key);
 }
 
 /* The state a PG settles in: as its up set allows. */
@@ -2147,6 +2173,7 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 	tv = osd_sim_tv(p->beacon_interval_ms);
 	evtimer_add(s->beacon_ev, &tv);
 	s->hunt_ev = evtimer_new(base, osd_sim_hunt_cb, s);
+	s->rekey_ev = evtimer_new(base, osd_sim_rekey_cb, s);
 	osd_sim_admin_connect(s);
 	s->cache = osdmap_cache_new(s->cl, osd_sim_update, osd_sim_cache_error,
 	    s);
@@ -2234,6 +2261,7 @@ osd_sim_free(struct osd_sim *s)
 	free(s->gone);
 	enc_buf_free(&s->buf);
 	event_free(s->hunt_ev);
+	event_free(s->rekey_ev);
 	for (i = 0; i < s->naddrs; i++)
 		free(s->addrs[i]);
 	free(s->addrs);
