@@ -123,6 +123,18 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 	}
 	if (m->inflight == NULL && m->applying == NULL)
 		osdmap_copy(&m->work, &m->osdmap);
+	else {
+		/*
+		 * What is on its way stays, what was pending goes: left in
+		 * the working map, a dropped pool would answer a retry
+		 * "already exists" and never be made.
+		 */
+		p = m->inflight != NULL ? m->inflight : m->applying;
+		osdmap_copy(&m->work,
+		    p->has_inc && p->osdmap.epoch > m->osdmap.epoch ?
+			&p->osdmap :
+			&m->osdmap);
+	}
 }
 
 static int mon_quorum_become_ready(struct mon *);
