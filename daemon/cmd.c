@@ -20,11 +20,13 @@
 #include "common/stamp.h"
 #include "common/suggest.h"
 #include "daemon/cmd_priv.h"
+#include "daemon/forward.h"
+#include "daemon/quorum.h"
 #include "daemon/sub.h"
 #include "net/frame.h"
 #include "net/server.h"
 
-static cmd_exec_fn cmd_get_descriptions;
+static cmd_exec_fn cmd_get_descriptions, cmd_forward, cmd_read_index;
 
 static const char *const cmd_choice_detail[] = { "detail", NULL };
 static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
@@ -280,14 +282,14 @@ static const struct cmd_entry cmd_table[] = {
 	    { A_STR("pool", 1), A_STR("pool2", 0),
 		A_FLAG("yes_i_really_really_mean_it",
 		    "--yes-i-really-really-mean-it") },
-	    CMD_ADMIN, cmd_mon_pool_delete,
+	    CMD_ADMIN | CMD_LEADER, cmd_mon_pool_delete,
 	    "delete a pool and its PGs (once [mon] mon_allow_pool_delete)",
 	    "osd pool delete NAME NAME --yes-i-really-really-mean-it" },
 	{ "osd pool rm",
 	    { A_STR("pool", 1), A_STR("pool2", 0),
 		A_FLAG("yes_i_really_really_mean_it",
 		    "--yes-i-really-really-mean-it") },
-	    CMD_ADMIN, cmd_mon_pool_delete,
+	    CMD_ADMIN | CMD_LEADER, cmd_mon_pool_delete,
 	    "remove a pool and its PGs (once [mon] mon_allow_pool_delete)",
 	    "osd pool rm NAME NAME --yes-i-really-really-mean-it" },
 	{ "osd pool set",
@@ -389,11 +391,12 @@ static const struct cmd_entry cmd_table[] = {
 	{ "store compact", { { 0 } }, CMD_ADMIN, cmd_admin_store_compact,
 	    "compact the store", "store compact" },
 
-	{ "auth add", { A_STR("entity", 1), A_STRS("caps", 0) }, CMD_ADMIN,
-	    cmd_auth_add, "add an entity with a random key and the caps given",
+	{ "auth add", { A_STR("entity", 1), A_STRS("caps", 0) },
+	    CMD_ADMIN | CMD_LEADER, cmd_auth_add,
+	    "add an entity with a random key and the caps given",
 	    "auth add ENTITY [SERVICE CAPS]..." },
 	{ "auth get-or-create", { A_STR("entity", 1), A_STRS("caps", 0) },
-	    CMD_ADMIN, cmd_auth_get_or_create,
+	    CMD_ADMIN | CMD_LEADER, cmd_auth_get_or_create,
 	    "an entity's keyring, made with the caps given if it is new",
 	    "auth get-or-create ENTITY [SERVICE CAPS]..." },
 	{ "auth get", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_get,
@@ -402,12 +405,14 @@ static const struct cmd_entry cmd_table[] = {
 	    "an entity's key", "auth get-key ENTITY" },
 	{ "auth ls", { { 0 } }, CMD_ADMIN, cmd_auth_ls,
 	    "list the entities, their keys and caps", "auth ls" },
-	{ "auth caps", { A_STR("entity", 1), A_STRS("caps", 1) }, CMD_ADMIN,
-	    cmd_auth_caps, "replace an entity's caps",
+	{ "auth caps", { A_STR("entity", 1), A_STRS("caps", 1) },
+	    CMD_ADMIN | CMD_LEADER, cmd_auth_caps, "replace an entity's caps",
 	    "auth caps ENTITY SERVICE CAPS [SERVICE CAPS]..." },
-	{ "auth rm", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_rm,
-	    "remove an entity; its connections are closed", "auth rm ENTITY" },
-	{ "auth rotate", { A_STR("entity", 1) }, CMD_ADMIN, cmd_auth_rotate,
+	{ "auth rm", { A_STR("entity", 1) }, CMD_ADMIN | CMD_LEADER,
+	    cmd_auth_rm, "remove an entity; its connections are closed",
+	    "auth rm ENTITY" },
+	{ "auth rotate", { A_STR("entity", 1) }, CMD_ADMIN | CMD_LEADER,
+	    cmd_auth_rotate,
 	    "a new random key; the old one and its connections stop",
 	    "auth rotate ENTITY" },
 	{ "subscribe",
@@ -416,6 +421,13 @@ static const struct cmd_entry cmd_table[] = {
 	    CMD_READ | CMD_HIDDEN, cmd_mon_subscribe,
 	    "subscribe to map updates",
 	    "subscribe osdmap|pgmap|log|health [START]" },
+	{ "mon forward", { A_STR("entity", 0), A_JSON("cmd") },
+	    CMD_ADMIN | CMD_HIDDEN, cmd_forward,
+	    "a follower's forward of a client's change (mon. only)",
+	    "mon forward CMD [ENTITY]" },
+	{ "mon read_index", { { 0 } }, CMD_READ | CMD_HIDDEN, cmd_read_index,
+	    "the leader's read index, for a linearizable read",
+	    "mon read_index" },
 };
 
 static struct cmd_count cmd_counts[nitems(cmd_table)];
@@ -464,6 +476,8 @@ struct cmd_binary_entry {
 
 static const struct cmd_binary_entry cmd_binary_table[] = {
 	{ FRAME_BINARY_PG_REPORT, "pg report", cmd_pgreport_binary, 2 },
+	/* Taken apart by cmd_binary() itself. */
+	{ FRAME_BINARY_FORWARD, "mon forward", NULL, 0 },
 };
 
 static const char *const cmd_type_names[] = {
@@ -492,6 +506,7 @@ cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
 	ctx->apply = apply;
 	ctx->apply_arg = apply_arg;
 	ctx->sub = sub_new(base, m);
+	ctx->fwd = forward_new(base, m);
 	cmd_admin_init(ctx);
 	return ctx;
 }
@@ -516,6 +531,8 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 		return -1;
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
+	forward_free(ctx->fwd);
+	ctx->fwd = NULL;
 	ctx->stopped = 1;
 	return 0;
 }
@@ -871,6 +888,15 @@ cmd_check(json_t *cmd, const struct cmd_entry **entry, char **status)
 	json_object_foreach(cmd, key, v) {
 		if (strcmp(key, "prefix") == 0)
 			continue;
+		/* Any command may ask to be linearizable (forward.h). */
+		if (strcmp(key, "linearizable") == 0) {
+			if (json_is_boolean(v))
+				continue;
+			xasprintf(status,
+			    "%s: \"linearizable\" must be a boolean, not %s",
+			    e->prefix, cmd_json_type(v));
+			return -EINVAL;
+		}
 		if (strcmp(key, "format") == 0) {
 			if (json_is_string(v))
 				continue;
@@ -1010,6 +1036,7 @@ cmd_req_end(struct cmd_req *r, int rc)
 	struct cmd_count *c = r->count;
 	uint64_t us;
 
+	json_decref(r->cmd);
 	if (c != NULL) {
 		us = (uint64_t)(stamp_mono() - r->start_mono);
 		c->total_us += us;
@@ -1026,7 +1053,15 @@ cmd_reply(struct cmd_req *r, int rc, const char *status, json_t *data)
 {
 	struct server *srv = r->ctx->server;
 	uint64_t conn = r->conn, id = r->id;
+	struct cmd_req *outer = r->outer;
 
+	if (outer != NULL) {
+		/* The leader's answer to a forward: the index it applied. */
+		cmd_req_end(r, rc);
+		cmd_reply(outer, rc, status,
+		    forward_wrap(outer->ctx->mon, data));
+		return;
+	}
 	cmd_req_end(r, rc);
 	if (srv != NULL)
 		(void)server_reply(srv, conn, id, rc, status, data);
@@ -1100,23 +1135,23 @@ cmd_cap_needed(const struct cmd_entry *e)
 }
 
 /*
- * The cap check, once, before any handler: may the entity of conn run e,
- * whose OSD argument (cmd_self) is self (-1: none given)?  A connection
- * with no entity (one that offered no key where [auth] required is off)
- * may do anything.  0, or -EACCES with *status (the caller's), and an
- * audit line in the log.
+ * The cap check, once, before any handler: may entity name (NULL: a
+ * connection with no entity, one that offered no key where [auth]
+ * required is off, which may do anything) run e, whose OSD argument
+ * (cmd_self) is self (-1: none given)?  peer names the connection in the
+ * audit line.  0, or -EACCES with *status (the caller's), and an audit
+ * line in the log.
  */
 static int
-cmd_allowed(struct cmd_ctx *ctx, uint64_t conn, const struct cmd_entry *e,
-    int64_t self, char **status)
+cmd_allowed_as(struct cmd_ctx *ctx, const char *name, const char *peer,
+    const struct cmd_entry *e, int64_t self, char **status)
 {
 	const struct mon_auth_entity *a;
-	const char *name, *why = NULL;
+	const char *why = NULL;
 	char own[64];
 	unsigned allow;
 
-	if (ctx->server == NULL ||
-	    (name = server_entity(ctx->server, conn)) == NULL)
+	if (name == NULL)
 		return 0;
 	if ((a = mon_auth_find(ctx->mon, name)) == NULL)
 		why = "the entity no longer exists";
@@ -1152,8 +1187,50 @@ cmd_allowed(struct cmd_ctx *ctx, uint64_t conn, const struct cmd_entry *e,
 		xasprintf(status,
 		    "access denied: %s may not run '%s': it needs mon '%s'",
 		    name, e->prefix, cmd_cap_needed(e));
-	log_warnx("audit: %s: %s", server_peer(ctx->server, conn), *status);
+	log_warnx("audit: %s: %s", peer, *status);
 	return -EACCES;
+}
+
+/* cmd_allowed_as() for the entity of connection conn. */
+static int
+cmd_allowed(struct cmd_ctx *ctx, uint64_t conn, const struct cmd_entry *e,
+    int64_t self, char **status)
+{
+	if (ctx->server == NULL)
+		return 0;
+	return cmd_allowed_as(ctx, server_entity(ctx->server, conn),
+	    server_peer(ctx->server, conn), e, self, status);
+}
+
+/* A change that only the leader makes (forwarded by a follower). */
+static int
+cmd_for_leader(const struct cmd_entry *e)
+{
+	return (e->flags & (CMD_WRITE | CMD_LEADER)) != 0;
+}
+
+/* The entity of connection conn, or NULL. */
+static const char *
+cmd_entity(struct cmd_ctx *ctx, uint64_t conn)
+{
+	return ctx->server != NULL ? server_entity(ctx->server, conn) : NULL;
+}
+
+/* A linearizable read's index is applied here: run it, or refuse it. */
+static void
+cmd_lin_ready(void *arg, int rc, const char *status, json_t *data)
+{
+	struct cmd_req *r = arg;
+	json_t *cmd = r->cmd;
+
+	json_decref(data);
+	if (rc != 0) {
+		cmd_reply(r, rc, status, NULL);
+		return;
+	}
+	r->cmd = NULL;
+	r->entry->exec(r, cmd);
+	json_decref(cmd);
 }
 
 void
@@ -1191,15 +1268,28 @@ cmd_request(void *arg, uint64_t conn, uint64_t id, json_t *cmd)
 	}
 	dout(LOG_MON, 10, "%s: %s", ctx->server ?
 	    server_peer(ctx->server, conn) : "-", e->prefix);
+	if (cmd_for_leader(e) && ctx->fwd != NULL && forward_wanted(ctx->fwd)) {
+		forward_json(ctx->fwd, cmd_entity(ctx, conn), cmd, cmd_done, r);
+		return;
+	}
+	if (json_is_true(json_object_get(cmd, "linearizable")) &&
+	    !cmd_for_leader(e) && ctx->fwd != NULL) {
+		r->cmd = json_incref(cmd);
+		forward_read_index(ctx->fwd, cmd_lin_ready, r);
+		return;
+	}
 	e->exec(r, cmd);
 }
 
-void
-cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
-    size_t len)
+/*
+ * Run binary request p[0..len) of entity name (NULL: none) in r, after
+ * the cap check; forwarded to the leader when forward (this monitor
+ * follows one).
+ */
+static void
+cmd_binary_run(struct cmd_ctx *ctx, struct cmd_req *r, const char *name,
+    const char *peer, const uint8_t *p, size_t len, int forward)
 {
-	struct cmd_ctx *ctx = arg;
-	struct cmd_req *r = cmd_req_new(ctx, conn, id);
 	const struct cmd_binary_entry *be;
 	uint16_t op = enc_get_be16(p);
 	int64_t self = -1;
@@ -1208,7 +1298,8 @@ cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
 	int rc;
 
 	for (i = 0; i < nitems(cmd_binary_table); i++)
-		if (cmd_binary_table[i].opcode == op)
+		if (cmd_binary_table[i].opcode == op &&
+		    cmd_binary_table[i].exec != NULL)
 			break;
 	if (i == nitems(cmd_binary_table)) {
 		cmd_replyf(r, -EOPNOTSUPP, NULL, "unknown binary opcode %u",
@@ -1221,12 +1312,148 @@ cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p,
 	r->count->calls++;
 	if (be->self_at > 0 && len >= be->self_at + 4)
 		self = enc_get_be32(p + be->self_at);
-	if ((rc = cmd_allowed(ctx, conn, r->entry, self, &status)) != 0) {
+	if ((rc = cmd_allowed_as(ctx, name, peer, r->entry, self, &status)) !=
+	    0) {
 		cmd_reply(r, rc, status, NULL);
 		free(status);
 		return;
 	}
+	if (forward && cmd_for_leader(r->entry) && ctx->fwd != NULL &&
+	    forward_wanted(ctx->fwd)) {
+		forward_binary(ctx->fwd, name, p, len, cmd_done, r);
+		return;
+	}
 	be->exec(r, p, len);
+}
+
+void
+cmd_binary(void *arg, uint64_t conn, uint64_t id, const uint8_t *p, size_t len)
+{
+	struct cmd_ctx *ctx = arg;
+	struct cmd_req *r = cmd_req_new(ctx, conn, id);
+	struct cmd_req *inner;
+	char name[256], *status = NULL;
+	size_t elen;
+
+	if (enc_get_be16(p) != FRAME_BINARY_FORWARD) {
+		cmd_binary_run(ctx, r, cmd_entity(ctx, conn),
+		    ctx->server ? server_peer(ctx->server, conn) : "-", p, len,
+		    1);
+		return;
+	}
+	/* A follower's forward: from mon. (or a connection with no entity). */
+	r->entry = cmd_find_entry("mon forward");
+	r->count = &cmd_counts[r->entry - cmd_table];
+	r->count->calls++;
+	if (cmd_entity(ctx, conn) != NULL &&
+	    strcmp(cmd_entity(ctx, conn), "mon.") != 0) {
+		xasprintf(&status,
+		    "access denied: %s may not forward requests (mon. only)",
+		    cmd_entity(ctx, conn));
+		log_warnx("audit: %s: %s", server_peer(ctx->server, conn),
+		    status);
+		cmd_reply(r, -EACCES, status, NULL);
+		free(status);
+		return;
+	}
+	elen = len >= 3 ? p[2] : 0;
+	if (len < 3 + elen + 2) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "forwarded binary request of %zu bytes: shorter than its "
+		    "entity and opcode",
+		    len);
+		return;
+	}
+	memcpy(name, p + 3, elen);
+	name[elen] = '\0';
+	inner = cmd_req_new(ctx, conn, id);
+	inner->outer = r;
+	cmd_binary_run(ctx, inner, elen > 0 ? name : NULL,
+	    server_peer(ctx->server, conn), p + 3 + elen, len - 3 - elen, 0);
+}
+
+/*
+ * The leader's side of a follower's forward: the command is checked again
+ * against the caps of the client's entity (never more than the client
+ * has), run here and answered wrapped with the index applied
+ * (forward.h).  Only mon. may forward.
+ */
+static void
+cmd_forward(struct cmd_req *r, json_t *cmd)
+{
+	struct cmd_ctx *ctx = r->ctx;
+	const char *by = cmd_entity(ctx, r->conn);
+	const char *name = cmd_get_str(cmd, "entity"), *self;
+	json_t *inner = json_object_get(cmd, "cmd");
+	const struct cmd_entry *e;
+	struct cmd_req *ir;
+	char *status = NULL;
+	int rc;
+
+	/* The command first: a bad one is EINVAL whoever sends it. */
+	if ((rc = cmd_check(inner, &e, &status)) != 0) {
+		cmd_replyf(r, rc, NULL, "mon forward: %s", status);
+		free(status);
+		return;
+	}
+	if (!cmd_for_leader(e)) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "mon forward: '%s' is not a change (only changes are "
+		    "forwarded)",
+		    e->prefix);
+		return;
+	}
+	if (by != NULL && strcmp(by, "mon.") != 0) {
+		cmd_replyf(r, -EACCES, NULL,
+		    "access denied: %s may not forward commands (mon. only)",
+		    by);
+		return;
+	}
+	ir = cmd_req_new(ctx, r->conn, r->id);
+	ir->outer = r;
+	ir->entry = e;
+	ir->count = &cmd_counts[e - cmd_table];
+	ir->count->calls++;
+	self = cmd_self_arg(e);
+	rc = cmd_allowed_as(ctx, name,
+	    ctx->server ? server_peer(ctx->server, r->conn) : "-", e,
+	    self != NULL ? cmd_get_osd(inner, self, -1) : -1, &status);
+	if (rc != 0) {
+		cmd_reply(ir, rc, status, NULL);
+		free(status);
+		return;
+	}
+	dout(LOG_MON, 10, "forwarded by %s for %s: %s",
+	    ctx->server ? server_peer(ctx->server, r->conn) : "-",
+	    name ? name : "-", e->prefix);
+	/* Run here, never forwarded on: a follower answers EAGAIN. */
+	e->exec(ir, inner);
+}
+
+static void
+cmd_read_index_cb(void *arg, int rc, uint64_t index, const char *why)
+{
+	struct cmd_req *r = arg;
+
+	if (rc != 0)
+		cmd_reply(r, rc, why, NULL);
+	else
+		cmd_reply(r, 0, NULL,
+		    json_pack("{s:I}", "index", (json_int_t)index));
+}
+
+/* The leader's read index (quorum.h); 0 with one monitor. */
+static void
+cmd_read_index(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	if (quorum_current() == NULL) {
+		cmd_reply(r, 0, NULL, json_pack("{s:I}", "index", 0));
+		return;
+	}
+	if (quorum_read_index(quorum_current(), cmd_read_index_cb, r) == -1)
+		cmd_reply(r, -EAGAIN, "no quorum: the engine is not running",
+		    NULL);
 }
 
 void

@@ -27,6 +27,7 @@
 #include "common/suggest.h"
 #include "conf/conf.h"
 #include "daemon/cmd_priv.h"
+#include "daemon/forward.h"
 #include "daemon/sub.h"
 #include "net/server.h"
 
@@ -223,6 +224,17 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 	    "active", (json_int_t)nsubs, "pushes", (json_int_t)pushes,
 	    "log", "gathered", (json_int_t)log_gathered_count(),
 	    "commands", cmd_counters_json());
+	if (ctx->fwd != NULL) {
+		struct forward_stats fs;
+
+		forward_stats(ctx->fwd, &fs);
+		json_object_set_new(out, "forward",
+		    json_pack("{s:I, s:I, s:I, s:I}", "forwarded",
+			(json_int_t)fs.forwarded, "outcome_unknown",
+			(json_int_t)fs.unknown, "linearizable_reads",
+			(json_int_t)fs.read_indexes, "apply_wait_us_max",
+			(json_int_t)fs.apply_wait_us_max));
+	}
 	cmd_reply(r, 0, "perf counters", out);
 }
 

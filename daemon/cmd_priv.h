@@ -38,6 +38,12 @@ enum cmd_type {
 #define CMD_ADMIN 0x4
 #define CMD_HIDDEN 0x8
 #define CMD_OPEN 0x10
+/*
+ * A change that only the leader of a quorum makes: a follower forwards it
+ * (daemon/forward.h).  Every CMD_WRITE is one; CMD_LEADER marks the
+ * admin commands that are (the auth changes, pool deletion).
+ */
+#define CMD_LEADER 0x20
 
 #define CMD_MAXARGS 8
 
@@ -88,6 +94,7 @@ struct cmd_ctx {
 	void *apply_arg;
 	struct sub *sub;		/* NULL once stopped */
 	int stopped;
+	struct forward *fwd; /* a follower's writes to the leader */
 
 	/*
 	 * `store compact`: at most one at a time, on its own thread, a key
@@ -114,6 +121,12 @@ struct cmd_req {
 	uint64_t conn;
 	uint64_t id;
 	int64_t start_mono;
+	/*
+	 * The leader answering a follower's forward: the reply goes to
+	 * outer, wrapped (forward_wrap()), not to the connection.
+	 */
+	struct cmd_req *outer;
+	json_t *cmd; /* a linearizable read waiting for its index */
 };
 
 /*

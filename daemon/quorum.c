@@ -460,6 +460,84 @@ quorum_replicate(void *arg, uint64_t seq, const void *buf, size_t len,
 	return 0;
 }
 
+/* A read index being confirmed (quorum_read_index()). */
+struct quorum_ri {
+	struct raft_barrier req;
+	struct event *ev; /* answers on the loop */
+	struct quorum *q;
+	quorum_index_cb *cb;
+	void *arg;
+	int rc;
+	uint64_t index;
+	char why[160];
+};
+
+static void
+quorum_ri_answer(evutil_socket_t fd, short what, void *arg)
+{
+	struct quorum_ri *ri = arg;
+
+	(void)fd;
+	(void)what;
+	ri->cb(ri->arg, ri->rc, ri->index, ri->rc != 0 ? ri->why : NULL);
+	event_free(ri->ev);
+	free(ri);
+}
+
+static void
+quorum_ri_barrier_cb(struct raft_barrier *req, int status)
+{
+	struct quorum_ri *ri = req->data;
+
+	/*
+	 * Every command entry before the barrier went through the state
+	 * machine's apply: napplied counts them.
+	 */
+	if (status != 0) {
+		ri->rc = -EAGAIN;
+		snprintf(ri->why, sizeof ri->why,
+		    "the leader could not confirm its lead (%s): retry",
+		    raft_strerror(status));
+	} else
+		ri->index = ri->q->napplied;
+	event_active(ri->ev, 0, 0);
+}
+
+int
+quorum_read_index(struct quorum *q, quorum_index_cb *cb, void *arg)
+{
+	struct quorum_ri *ri;
+	int rv;
+
+	if (q == NULL || q->closed || !q->started)
+		return -1;
+	ri = xcalloc(1, sizeof *ri);
+	ri->q = q;
+	ri->cb = cb;
+	ri->arg = arg;
+	ri->req.data = ri;
+	if ((ri->ev = event_new(q->base, -1, 0, quorum_ri_answer, ri)) == NULL)
+		fatalx("quorum: cannot make an event");
+	if (raft_state(&q->raft) != RAFT_LEADER) {
+		ri->rc = -EAGAIN;
+		snprintf(ri->why, sizeof ri->why,
+		    "this monitor does not lead (retry through the leader)");
+		event_active(ri->ev, 0, 0);
+		return 0;
+	}
+	if ((rv = raft_barrier(&q->raft, &ri->req, quorum_ri_barrier_cb)) !=
+	    0) {
+		ri->rc = -EAGAIN;
+		snprintf(ri->why, sizeof ri->why,
+		    "the leader could not confirm its lead (%s): retry",
+		    raft_strerror(rv));
+		event_active(ri->ev, 0, 0);
+		return 0;
+	}
+	quorum_kick(q);
+	return 0;
+}
+
 /* ---- who talks: the receive callback, wrapped ---- */
 
 static void

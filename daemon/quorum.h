@@ -59,6 +59,21 @@ void quorum_free(struct quorum *);
  */
 json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 
+/*
+ * A read index, for a linearizable read (mapmon-protocol(7), FORWARDING):
+ * on the leader, a barrier through the engine, which confirms that it
+ * still leads a majority; then cb(arg, 0, index, NULL) with the number of
+ * the last entry committed before it (mon_quorum.h numbering): a read
+ * served once the monitor has applied index sees every write acknowledged
+ * before the call.  cb(arg, -EAGAIN, 0, why) when this monitor does not
+ * lead or loses the lead meanwhile.  cb runs on the loop, never from
+ * inside this call.  0, or -1 (cb never called) when the engine is not
+ * running.
+ */
+typedef void quorum_index_cb(void *arg, int rc, uint64_t index,
+    const char *why);
+int quorum_read_index(struct quorum *, quorum_index_cb *cb, void *arg);
+
 /* The engine of this process, or NULL (one monitor). */
 struct quorum *quorum_current(void);
 

@@ -64,6 +64,14 @@ struct sub_one {
 	 */
 	int catching;
 	uint64_t catch_next;	/* the next epoch or log seq */
+
+	/*
+	 * A pgmap subscription resumed from a version: the PGs changed
+	 * since, sent with their current stats, a chunk at a time.
+	 */
+	int resuming;
+	struct pg_id *resume;
+	size_t nresume, resume_at;
 };
 
 struct sub {
@@ -118,8 +126,9 @@ sub_set_server(struct sub *s, struct server *srv)
 static void
 sub_one_free(struct sub *s, struct sub_one *o)
 {
-	if ((o->snapping || o->catching) && s->server != NULL)
+	if ((o->snapping || o->catching || o->resuming) && s->server != NULL)
 		(void)server_notify_drained(s->server, o->conn, NULL, NULL);
+	free(o->resume);
 	free(o);
 }
 
@@ -457,6 +466,54 @@ push:
 }
 
 /*
+ * The next chunk of a resumed pgmap subscription: up to SUB_PG_CHUNK of
+ * the PGs changed since its start, with their stats now, as
+ * {"what":"pgmap","version":V,"since":S,"pg_stats":[..],"last":B}.
+ * Returns 0 when more follow, 1 after the last, -1 when the connection
+ * has gone or was cut.
+ */
+static int
+sub_pgmap_resume_chunk(struct sub *s, struct sub_one *o)
+{
+	const struct pgmap *pm = mon_pgmap(s->mon);
+	const struct pg_stat *st;
+	struct pg_text *t = &s->snap_text;
+	const char *tail;
+	char head[128];
+	size_t n = 0;
+	int hlen, last;
+
+	enc_buf_reset(&t->buf);
+	hlen = snprintf(head, sizeof head,
+	    "{\"what\":\"pgmap\",\"version\":%llu,\"since\":%lld,"
+	    "\"pg_stats\":[",
+	    (unsigned long long)pm->version, (long long)o->start);
+	enc_buf_put_bytes(&t->buf, head, (size_t)hlen);
+	for (; o->resume_at < o->nresume && n < SUB_PG_CHUNK; o->resume_at++) {
+		/* A PG of a pool removed since is not sent: the map says so. */
+		if ((st = pgmap_pg(pm, o->resume[o->resume_at])) == NULL)
+			continue;
+		if (n++ > 0)
+			enc_buf_put_u8(&t->buf, ',');
+		pg_text_stat(t, st);
+	}
+	last = o->resume_at >= o->nresume;
+	tail = last ? "],\"last\":true}" : "],\"last\":false}";
+	enc_buf_put_bytes(&t->buf, tail, strlen(tail));
+	if (server_push_raw(s->server, o->conn, o->req, t->buf.data,
+		t->buf.len) == -1)
+		return -1;
+	s->pushes++;
+	if (last) {
+		o->resuming = 0;
+		free(o->resume);
+		o->resume = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The next SUB_LOG_CHUNK kept entries of a log catch-up, in one push.
  * Returns 0 when more may follow, 1 when it has caught up, -1 when the
  * connection has gone or was cut.
@@ -493,6 +550,8 @@ sub_log_chunk(struct sub *s, struct sub_one *o)
 static int
 sub_chunk(struct sub *s, struct sub_one *o)
 {
+	if (o->resuming)
+		return sub_pgmap_resume_chunk(s, o);
 	if (o->snapping)
 		return sub_pgmap_chunk(s, o);
 	if (o->what == SUB_OSDMAP)
@@ -513,7 +572,8 @@ sub_drained(void *arg, uint64_t conn)
 
 	mon_settle(s->mon);	/* its pushes go first, then the chunk */
 	TAILQ_FOREACH(o, &s->list, entry) {
-		if (o->conn != conn || (!o->snapping && !o->catching))
+		if (o->conn != conn ||
+		    (!o->snapping && !o->catching && !o->resuming))
 			continue;
 		switch (sub_chunk(s, o)) {
 		case -1:
@@ -545,10 +605,17 @@ sub_osdmap_start(struct sub *s, struct sub_one *o)
 {
 	uint32_t cur = mon_osdmap(s->mon)->epoch;
 
-	if (!o->has_start || o->start <= 0 || o->start > (int64_t)cur) {
+	if (!o->has_start || o->start <= 0) {
 		sub_osdmap_full(s, o);
 		return;
 	}
+	/*
+	 * From an epoch this monitor has not applied yet (a client resuming
+	 * on a monitor behind the one it left): nothing now; the next
+	 * commits' incrementals come, those it has the client skips.
+	 */
+	if (o->start >= (int64_t)cur)
+		return;
 	if (s->server == NULL)
 		return;
 	o->catching = 1;
@@ -556,12 +623,40 @@ sub_osdmap_start(struct sub *s, struct sub_one *o)
 	sub_pace(s, o);
 }
 
-/* A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced. */
+/* PGs changed since a resumed pgmap subscription's start, at most. */
+#define SUB_RESUME_MAX (64 * SUB_PG_CHUNK)
+
+/*
+ * A snapshot of every PG, in pushes of at most SUB_PG_CHUNK, paced; or,
+ * from a version S whose incrementals are kept, the PGs changed since S
+ * (sub_pgmap_resume_chunk()), nothing when S is the applied version or
+ * newer.
+ */
 static void
 sub_pgmap_start(struct sub *s, struct sub_one *o)
 {
+	char *cause = NULL;
+	int rc;
+
 	if (s->server == NULL)
 		return;
+	if (o->has_start && o->start > 0) {
+		rc = mon_pgmap_changed_since(s->mon, (uint64_t)o->start,
+		    &o->resume, &o->nresume, SUB_RESUME_MAX, &cause);
+		if (rc == -1) {
+			log_warnx("subscribe pgmap from version %lld: %s",
+			    (long long)o->start, cause);
+			free(cause);
+		}
+		if (rc == 0 && o->nresume == 0)
+			return;
+		if (rc == 0) {
+			o->resuming = 1;
+			o->resume_at = 0;
+			sub_pace(s, o);
+			return;
+		}
+	}
 	o->snapping = 1;
 	o->snap_pool = 0;
 	o->snap_seed = 0;

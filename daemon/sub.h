@@ -9,7 +9,9 @@
  *          after S, SUB_OSDMAP_CHUNK at a time, paced as the pgmap
  *          snapshot is, or, when S is 0, absent or older than the oldest
  *          stored incremental, one {"what":"osdmap","epoch":E,"full":MAP}
- *          of the current map; then one incremental per commit that
+ *          of the current map; nothing when S is the applied epoch or
+ *          later (a client resuming on a monitor behind the one it left:
+ *          it skips what it has); then one incremental per commit that
  *          changes it (those of commits during the catch-up come in it, in
  *          epoch order).
  *  pgmap   a snapshot in pushes of at most SUB_PG_CHUNK PGs,
@@ -21,7 +23,12 @@
  *          is cut by the server's write-stall bound (idle_timeout).  Then
  *          {"what":"pgmap","version":V,"pg_stats":[..]} with the PGs each
  *          commit changed (those of a commit during the snapshot come
- *          between its chunks: apply every push in order).
+ *          between its chunks: apply every push in order).  With S, a
+ *          version whose incrementals are kept: instead of the snapshot,
+ *          the PGs changed after S with their stats now,
+ *          {"what":"pgmap","version":V,"since":S,"pg_stats":[..],
+ *          "last":bool}, paced likewise; nothing when S is the applied
+ *          version or later.
  *  log     with S given, the kept entries whose seq is above S, at most
  *          SUB_LOG_CHUNK a push, paced likewise; then every new entry:
  *          {"what":"log","entries":[{"seq","stamp","severity","message"}]}

@@ -697,6 +697,18 @@ int mon_osdmap_inc_get(struct mon *, uint32_t epoch, struct osdmap_inc *out,
     char **cause);
 
 /*
+ * The PGs changed after pgmap version since, up to the applied version,
+ * from the stored pgmap incrementals (as a subscriber resuming on another
+ * monitor asks): *ids (malloc'd, the caller frees it; sorted, each PG
+ * once) and *n, at most max of them.  0 (none: *ids NULL, when since is
+ * the applied version or newer); MON_NOTFOUND when an incremental after
+ * since is no longer kept, or more than max PGs changed (send the whole
+ * map instead); -1 with *cause when the store fails.  On the loop.
+ */
+int mon_pgmap_changed_since(struct mon *, uint64_t since, struct pg_id **ids,
+    size_t *n, size_t max, char **cause);
+
+/*
  * Recount the derived figures from every PG, and the capacity figures from
  * every OSD, and compare them with the maintained ones; 0 when equal, else
  * -1 with *cause naming the first difference.  (Tests and `mapmon-store

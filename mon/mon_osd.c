@@ -126,7 +126,10 @@ mon_osd_boot_at(struct mon *m, int32_t id, const char *addr,
 	}
 	if (cur->up && strcmp(cur->addr, addr) == 0 &&
 	    (nloc == 0 || crush_osd_exists(m->work.crush, id))) {
-		mon_now(done, arg, 0, NULL, "osd.%d is already up", id);
+		char st[64];
+
+		snprintf(st, sizeof st, "osd.%d is already up", id);
+		mon_stage_noop(m, done, arg, st, NULL);
 		return;
 	}
 	if ((m->work.flags & OSDMAP_FLAG_NOUP) && !cur->up) {
@@ -393,7 +396,7 @@ mon_osd_reweight(struct mon *m, int32_t id, double w, mon_done_cb *done,
 	snprintf(status, sizeof status, "reweighted osd.%d to %g (%x)", id, w,
 	    o.reweight);
 	if (o.reweight == cur->reweight) {
-		mon_now(done, arg, 0, NULL, "%s", status);
+		mon_stage_noop(m, done, arg, status, NULL);
 		return;
 	}
 	mon_stage_osd(m, &o);
@@ -551,7 +554,7 @@ mon_osd_list_op(struct mon *m, enum mon_osd_op op, const int32_t *ids, size_t n,
 	}
 	free(list);
 	if (changed == 0)
-		mon_now(done, arg, 0, NULL, "%s", t->buf);
+		mon_stage_noop(m, done, arg, t->buf, NULL);
 	else
 		mon_stage_done(m, done, arg, t->buf, NULL);
 	free(t);
@@ -604,7 +607,7 @@ mon_osd_set_flag(struct mon *m, const char *flag, int on, mon_done_cb *done,
 	    osdmap_flags_format(bit, name, sizeof name), on ? "set" : "unset");
 	flags = on ? m->work.flags | bit : m->work.flags & ~bit;
 	if (flags == m->work.flags) {
-		mon_now(done, arg, 0, NULL, "%s", status);
+		mon_stage_noop(m, done, arg, status, NULL);
 		return;
 	}
 	mon_stage_flags(m, flags);

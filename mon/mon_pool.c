@@ -179,7 +179,9 @@ mon_pool_create(struct mon *m, const char *name, int64_t pg_num,
 	int rule_id;
 
 	if (osdmap_pool_by_name(&m->work, name) != NULL) {
-		mon_pool_refuse(done, arg, 0, "pool '%s' already exists", name);
+		snprintf(status, sizeof status, "pool '%.128s' already exists",
+		    name);
+		mon_stage_noop(m, done, arg, status, NULL);
 		return;
 	}
 	if (!mon_pool_name_ok(name)) {
@@ -277,10 +279,13 @@ mon_pool_rename(struct mon *m, const char *from, const char *to,
 	/* A rename already done answers as done (Ceph's idempotency). */
 	if (osdmap_pool_by_name(&m->work, from) == NULL &&
 	    osdmap_pool_by_name(&m->work, to) != NULL) {
-		mon_pool_refuse(done, arg, 0,
+		char st[400];
+
+		snprintf(st, sizeof st,
 		    "pool '%.*s' does not exist; "
 		    "pool '%.*s' does -- assuming successful rename",
 		    128, from, 128, to);
+		mon_stage_noop(m, done, arg, st, NULL);
 		return;
 	}
 	if ((cur = mon_pool_get(m, from, done, arg)) == NULL)
@@ -315,8 +320,9 @@ mon_pool_delete(struct mon *m, const char *name, const char *name2,
 	uint32_t id;
 
 	if ((cur = osdmap_pool_by_name(&m->work, name)) == NULL) {
-		mon_pool_refuse(done, arg, 0, "pool '%.*s' does not exist", 128,
-		    name);
+		snprintf(status, sizeof status, "pool '%.*s' does not exist",
+		    128, name);
+		mon_stage_noop(m, done, arg, status, NULL);
 		return;
 	}
 	if (name2 == NULL || strcmp(name, name2) != 0 || !confirmed) {
@@ -489,7 +495,7 @@ mon_pool_set(struct mon *m, const char *name, const char *key,
 	snprintf(status, sizeof status, "set pool %u %s to %.64s", p.id, key,
 	    value);
 	if (memcmp(&p, cur, sizeof p) == 0) {
-		mon_pool_refuse(done, arg, 0, "%s", status);
+		mon_stage_noop(m, done, arg, status, NULL);
 		return;
 	}
 	old = cur->pg_num;

@@ -328,6 +328,17 @@ uint32_t mon_stage_next_epoch(const struct mon *);
  */
 void mon_stage_done(struct mon *, mon_done_cb *done, void *arg,
     const char *status, json_t *data);
+/*
+ * An idempotent answer (rc 0, status; data stolen, may be NULL) that the
+ * working state makes: the change asked for is made already.  At once
+ * with one monitor, or when nothing is staged or on its way (the working
+ * state is the committed one); else with the commit of what is, as
+ * mon_stage_done(): with several monitors what is staged may yet be
+ * dropped (a leader losing its lead), and the answer must not be an
+ * acknowledgement of a change that is never made.
+ */
+void mon_stage_noop(struct mon *, mon_done_cb *done, void *arg,
+    const char *status, json_t *data);
 /* Stage a change in the pending proposal and in mon->work. */
 void mon_stage_osd(struct mon *, const struct osdmap_osd *);
 void mon_stage_remove_osd(struct mon *, int32_t id);

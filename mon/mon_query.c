@@ -1157,6 +1157,94 @@ mon_osdmap_inc_get(struct mon *m, uint32_t epoch, struct osdmap_inc *out,
 	return rc;
 }
 
+static int
+mon_pg_id_cmp(const void *a, const void *b)
+{
+	const struct pg_id *x = a, *y = b;
+
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	if (x->seed != y->seed)
+		return x->seed < y->seed ? -1 : 1;
+	return 0;
+}
+
+int
+mon_pgmap_changed_since(struct mon *m, uint64_t since, struct pg_id **ids,
+    size_t *n, size_t max, char **cause)
+{
+	uint8_t lo[KEYS_PGINC_LEN], hi[KEYS_PGINC_LEN];
+	uint64_t cur = m->pgmap.version, ver, last = since;
+	struct store_iter *it;
+	const void *k, *v;
+	size_t klen, vlen, i, cap = 0, j;
+	struct pg_id *out = NULL;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (since >= cur)
+		return 0;
+	if (since + 1 < m->rec.pgmap_first)
+		return MON_NOTFOUND; /* trimmed */
+	keys_pginc(lo, since + 1, 0);
+	keys_pginc(hi, cur + 1, 0);
+	if ((it = store_iter_new(m->store, lo, sizeof lo, hi, sizeof hi,
+		 cause)) == NULL)
+		return -1;
+	/*
+	 * At most 8 * max ids before folding repeats: a PG changed in many
+	 * versions is counted each time, and past that the whole map is
+	 * the cheaper answer anyway.
+	 */
+	while ((rc = store_iter_next(it, &k, &klen, &v, &vlen)) == 1) {
+		if (klen != KEYS_PGINC_LEN || vlen % 8 != 0)
+			continue;
+		ver = enc_get_be64((const uint8_t *)k + 1);
+		/* Each version has its record, chunk 0 first: none missing. */
+		if (ver > last + 1 || *n + vlen / 8 > 8 * max)
+			break;
+		last = ver;
+		if (*n + vlen / 8 > cap) {
+			cap = *n + vlen / 8 + 256;
+			out = xreallocarray(out, cap, sizeof *out);
+		}
+		for (i = 0; i < vlen / 8; i++) {
+			out[*n].pool = enc_get_be32((const uint8_t *)v + 8 * i);
+			out[(*n)++].seed = enc_get_be32(
+			    (const uint8_t *)v + 8 * i + 4);
+		}
+	}
+	if (rc == -1) {
+		xasprintf(cause, "pgmap incrementals: %s",
+		    store_iter_cause(it) ? store_iter_cause(it) : "?");
+		store_iter_free(it);
+		free(out);
+		*n = 0;
+		return -1;
+	}
+	store_iter_free(it);
+	if (last < cur) {
+		free(out);
+		*n = 0;
+		return MON_NOTFOUND; /* a gap, or too many */
+	}
+	if (*n > 0) {
+		qsort(out, *n, sizeof *out, mon_pg_id_cmp);
+		for (j = 1, i = 1; j < *n; j++)
+			if (mon_pg_id_cmp(&out[j], &out[i - 1]) != 0)
+				out[i++] = out[j];
+		*n = i;
+	}
+	if (*n > max) {
+		free(out);
+		*n = 0;
+		return MON_NOTFOUND;
+	}
+	*ids = out;
+	return 0;
+}
+
 int
 mon_store_stat_json(struct mon *m, json_t **out, char **status)
 {

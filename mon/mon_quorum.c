@@ -63,6 +63,9 @@ struct mon_quorum {
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view;
+
+	mon_quorum_applied_cb *applied_cb;
+	void *applied_arg;
 };
 
 /*
@@ -120,6 +123,18 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 	}
 	if (m->inflight == NULL && m->applying == NULL)
 		osdmap_copy(&m->work, &m->osdmap);
+	else {
+		/*
+		 * What is on its way stays, what was pending goes: left in
+		 * the working map, a dropped pool would answer a retry
+		 * "already exists" and never be made.
+		 */
+		p = m->inflight != NULL ? m->inflight : m->applying;
+		osdmap_copy(&m->work,
+		    p->has_inc && p->osdmap.epoch > m->osdmap.epoch ?
+			&p->osdmap :
+			&m->osdmap);
+	}
 }
 
 static int mon_quorum_become_ready(struct mon *);
@@ -554,6 +569,8 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 		return;
 	q->applied_index = p->raft_index;
 	q->applied_term = p->raft_term;
+	if (q->applied_cb != NULL)
+		q->applied_cb(q->applied_arg, q->applied_index);
 	/*
 	 * Followers stage nothing: their working map is the committed one.
 	 * Another leader's entry on a leader that already takes writes (it
@@ -802,6 +819,25 @@ mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
 	    q->committed_index - q->applied_index :
 	    0;
 	return 0;
+}
+
+const char *
+mon_quorum_leader_addr(const struct mon *m)
+{
+	const struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || q->role != MON_QUORUM_FOLLOWER)
+		return NULL;
+	return q->leader_addr;
+}
+
+void
+mon_quorum_set_applied_cb(struct mon *m, mon_quorum_applied_cb *cb, void *arg)
+{
+	if (m->quorum == NULL)
+		return;
+	m->quorum->applied_cb = cb;
+	m->quorum->applied_arg = arg;
 }
 
 void

@@ -118,6 +118,23 @@ const char *mon_quorum_self_name(const struct mon *);
 int mon_quorum_record_decode(const void *p, size_t len, uint64_t *index,
     uint64_t *term, char **cause);
 
+/*
+ * The client address of the leader as this monitor knows it, while it
+ * follows (borrowed, until the role changes); NULL when this monitor
+ * leads or knows no leader.  What a follower forwards writes to
+ * (daemon/forward.h).
+ */
+const char *mon_quorum_leader_addr(const struct mon *);
+
+/*
+ * Call cb(arg, index) each time a replicated entry is applied here (the
+ * store, then the in-memory state: a read made from the callback on sees
+ * it); cb NULL: none.  One callback per monitor.
+ */
+typedef void mon_quorum_applied_cb(void *arg, uint64_t index);
+void mon_quorum_set_applied_cb(struct mon *, mon_quorum_applied_cb *cb,
+    void *arg);
+
 /* What the core knows, for quorum_status, `status' and the metrics. */
 struct mon_quorum_info {
 	enum mon_quorum_role role;

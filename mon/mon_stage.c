@@ -51,6 +51,17 @@ mon_stage_done(struct mon *m, mon_done_cb *done, void *arg,
 	mon_stage_propose(m);
 }
 
+void
+mon_stage_noop(struct mon *m, mon_done_cb *done, void *arg, const char *status,
+    json_t *data)
+{
+	if (m->quorum == NULL || mon_idle(m)) {
+		done(arg, 0, status, data);
+		return;
+	}
+	mon_stage_done(m, done, arg, status, data);
+}
+
 uint32_t
 mon_stage_next_epoch(const struct mon *m)
 {

@@ -60,6 +60,13 @@ enum frame_type {
 
 /* Binary request opcodes (the u16 at the start of the payload). */
 #define FRAME_BINARY_PG_REPORT 1
+/*
+ * A follower's forward of a client's binary request to the leader
+ * (mapmon-protocol(7), FORWARDING): u8 length, the client's entity name
+ * (empty: none), then that request whole, its own opcode first.  Taken
+ * from the mon. entity only.
+ */
+#define FRAME_BINARY_FORWARD 2
 
 struct frame_header {
 	uint32_t len; /* payload bytes after the header */

@@ -35,6 +35,7 @@
 #include "conf/conf.h"
 #include "map/pg.h"
 #include "net/client.h"
+#include "net/hunt.h"
 #include "tools/cli_args.h"
 #include "tools/mapmon_fmt.h"
 #include "tools/osdmap_cache.h"
@@ -63,8 +64,9 @@ static struct {
 	const char *name;    /* -n */
 	const char *keyring; /* -k */
 	const char *tls_ca;  /* --tls-ca */
+	int linearizable;    /* --linearizable */
 } opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0,
-	NULL, NULL, NULL };
+	NULL, NULL, NULL, 0 };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -126,6 +128,8 @@ mapmon_usage(FILE *f)
 	    "tls_ca)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
+	    "  --linearizable     a read that sees every change acknowledged "
+	    "before it\n"
 	    "  -s                 status\n"
 	    "  -w                 watch the cluster log and health\n"
 	    "  -h, --help         this help and the monitor's commands\n"
@@ -448,8 +452,13 @@ mapmon_call(const json_t *cmd, json_t **data, const char **status)
 				continue;
 			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
 		}
-		if (w->rc == -EAGAIN && redirects < MAPMON_MAX_REDIRECTS &&
-		    json_is_object(w->data)) {
+		/*
+		 * EAGAIN: a leader named (by a monitor older than
+		 * forwarding) is followed; a monitor out of quorum, or
+		 * whose leader is out of reach, is passed over for the
+		 * next of the list.
+		 */
+		if (w->rc == -EAGAIN && redirects < MAPMON_MAX_REDIRECTS) {
 			leader = json_string_value(
 			    json_object_get(w->data, "leader_addr"));
 			redirects++;
@@ -798,6 +807,8 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 			opts.help = 1;
 		else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0)
 			opts.version = 1;
+		else if (strcmp(a, "--linearizable") == 0)
+			opts.linearizable = 1;
 		else if (strcmp(a, "--list-commands") == 0)
 			opts.list_commands = 1;
 		else if (strcmp(a, "--list-args") == 0)
@@ -1042,28 +1053,78 @@ mapmon_on_signal(evutil_socket_t fd, short events, void *arg)
 	event_base_loopbreak(sess.base);
 }
 
-static void
-mapmon_subscribe(const char *what, struct mapmon_wait *w)
-{
-	json_t *cmd;
-
-	cmd = json_pack("{s:s, s:s}", "prefix", "subscribe", "what", what);
-	if (mclient_subscribe(sess.cl, cmd, mapmon_watch_push,
-	    mapmon_on_reply, w) == -1) {
-		json_decref(cmd);
-		mapmon_conn_failed(sess.conn_err ? sess.conn_err :
-		    -ECONNRESET, sess.conn_msg);
-	}
-	json_decref(cmd);
-}
-
 static const char *mapmon_who(void);
 
+/* The watch's session: what happens to its monitors, on stderr. */
+static void
+mapmon_watch_event(void *arg, enum hunt_event ev, const char *addr, int err,
+    const char *msg)
+{
+	int *lost = arg;
+
+	switch (ev) {
+	case HUNT_CONNECTED:
+		if (*lost)
+			fprintf(stderr,
+			    "mapmon: watching through the monitor at %s\n",
+			    addr);
+		*lost = 0;
+		break;
+	case HUNT_LOST:
+		*lost = 1;
+		fprintf(stderr,
+		    "mapmon: lost the monitor at %s (%s); hunting for "
+		    "another\n",
+		    addr, msg != NULL ? msg : strerror(-err));
+		break;
+	case HUNT_FAILED:
+		/* A key refused: every monitor of the quorum knows it. */
+		if (err == -EACCES)
+			mapmon_conn_failed(err, msg);
+		break;
+	case HUNT_REFUSED:
+		mapmon_refused(err, msg);
+	}
+	fflush(stderr);
+}
+
+/*
+ * The newest cluster log entry's seq, for a watch that resumes on another
+ * monitor with every entry after it; -1 when it cannot be had.
+ */
+static int64_t
+mapmon_watch_seq(void)
+{
+	const char *status;
+	json_t *cmd, *data, *e;
+	int64_t seq = -1;
+
+	cmd = json_pack("{s:s, s:i, s:s}", "prefix", "log last", "num", 1,
+	    "level", "debug");
+	if (mapmon_call(cmd, &data, &status) == 0) {
+		e = json_array_get(data, json_array_size(data) - 1);
+		seq = json_is_integer(json_object_get(e, "seq")) ?
+		    (int64_t)json_integer_value(json_object_get(e, "seq")) :
+		    0;
+	}
+	json_decref(cmd);
+	return seq;
+}
+
+/*
+ * Watch through every monitor given, in turn (net/hunt.h): when the one
+ * watched is lost, the next that answers carries on from the last log
+ * entry printed, with no entry missed or printed twice.  Only a signal,
+ * or a refusal, ends it.
+ */
 static mapmon_dead void
 mapmon_watch(size_t nargs)
 {
-	struct mapmon_wait *w[2];
+	struct hunt *h;
+	char *list = NULL, *t, *cause = NULL;
+	int64_t seq;
 	size_t i;
+	int lost = 0;
 
 	if (nargs > 0)
 		mapmon_invalid("watch", "watch: takes no arguments");
@@ -1074,35 +1135,30 @@ mapmon_watch(size_t nargs)
 	evsignal_add(sess.sigterm, NULL);
 	if (opts.format == FORMAT_PLAIN)
 		mapmon_who();
-	for (i = 0; i < 2; i++) {
-		w[i] = mapmon_wait_new();
-		mapmon_subscribe(i == 0 ? "log" : "health", w[i]);
+	seq = mapmon_watch_seq();
+	/* The monitor that answered first, then the others in their order. */
+	list = xstrdup(sess.addr);
+	for (i = 0; i < sess.naddrs; i++) {
+		if (strcmp(sess.addrs[i], sess.addr) == 0)
+			continue;
+		xasprintf(&t, "%s,%s", list, sess.addrs[i]);
+		free(list);
+		list = t;
 	}
-	for (i = 0; i < 2; i++) {
-		while (!w[i]->done && !sess.stop) {
-			if (sess.timed_out)
-				mapmon_timed_out();
-			if (sess.conn_err != 0)
-				mapmon_conn_failed(sess.conn_err,
-				    sess.conn_msg);
-			event_base_loop(sess.base, EVLOOP_ONCE);
-		}
-		if (sess.stop)
-			mapmon_exit(0);
-		if (w[i]->rc < 0) {
-			if (sess.conn_err != 0)
-				mapmon_conn_failed(sess.conn_err,
-				    sess.conn_msg);
-			mapmon_refused(w[i]->rc, w[i]->status);
-		}
-	}
-	/* Subscribed: from now on only a signal or a lost monitor ends it. */
+	mclient_free(sess.cl);
+	sess.cl = NULL;
 	evtimer_del(sess.deadline);
-	while (!sess.stop) {
-		if (sess.conn_err != 0)
-			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+	if ((h = hunt_new(sess.base, list, opts.timeout_ms, mapmon_watch_event,
+		 &lost, &cause)) == NULL)
+		mapmon_usage_error(NULL, "%s", cause);
+	free(list);
+	if (opts.name != NULL)
+		hunt_set_name(h, opts.name);
+	(void)hunt_subscribe(h, "log", seq, mapmon_watch_push, NULL);
+	(void)hunt_subscribe(h, "health", -1, mapmon_watch_push, NULL);
+	while (!sess.stop)
 		event_base_loop(sess.base, EVLOOP_ONCE);
-	}
+	hunt_free(h);
 	mapmon_exit(0);
 }
 
@@ -1267,6 +1323,8 @@ main(int argc, char **argv)
 		mapmon_help_words(words, n);
 
 	c = mapmon_match(words, n, &sess.cmd);
+	if (opts.linearizable)
+		json_object_set_new(sess.cmd, "linearizable", json_true());
 	if (strcmp(c->prefix, "pg map") == 0)
 		mapmon_pg_map(sess.cmd);
 	rc = mapmon_call(sess.cmd, &data, &status);

@@ -290,6 +290,13 @@ osdmap_cache_start(struct osdmap_cache *c)
 	return osdmap_cache_subscribe(c, 0);
 }
 
+int
+osdmap_cache_resume(struct osdmap_cache *c, struct mclient *cl)
+{
+	c->cl = cl;
+	return osdmap_cache_subscribe(c, c->have_map ? c->map.epoch : 0);
+}
+
 static json_t *
 osdmap_cache_id_list(const int32_t *ids, int n)
 {

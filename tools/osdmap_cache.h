@@ -56,6 +56,14 @@ struct osdmap_cache *osdmap_cache_new(struct mclient *cl,
 int osdmap_cache_start(struct osdmap_cache *);
 
 /*
+ * Subscribe again on cl (borrowed, from now on the cache's), a client of
+ * another monitor after the first was lost: from the cached epoch (the
+ * incrementals after it; epochs it has are ignored), or from 0 when it
+ * has no map yet.  0, or -1 as osdmap_cache_start().
+ */
+int osdmap_cache_resume(struct osdmap_cache *, struct mclient *cl);
+
+/*
  * Apply one message of the subscription (its reply's data or a push):
  * a full map (`osd dump` shape), an incremental, or an object holding
  * "full" / "inc" / "incrementals" members.  Returns 1 when the map changed,

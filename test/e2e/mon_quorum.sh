@@ -6,13 +6,21 @@
 #   - mapmond --mkfs of the first monitor, then of the two others from its
 #     monmap and keyring; they elect a leader (quorum_status, mon stat,
 #     status);
-#   - a write sent to a follower is answered (the CLI follows the
-#     follower's EAGAIN to the leader) and is on all three;
+#   - a write sent to a follower is forwarded to the leader and answered
+#     by the follower once applied there: the next read on it sees the
+#     write; linearizable reads on a follower and the leader; caps are
+#     checked on the follower and again on the leader, for the client's
+#     entity (mon forward is mon.'s alone);
 #   - a writer creates pools through `mapmon -m a,b,c` and records every
 #     acknowledged one, while the leader is killed with SIGKILL
 #     $QUORUM_KILLS times (5 unless set): after each kill the survivors
 #     elect a leader and acknowledge writes again, MON_DOWN names the dead
 #     one, and it is restarted and rejoins;
+#   - meanwhile a subscriber of the client library (hunt_listen) and
+#     `mapmon -w`, both started on the first leader, lose their monitor,
+#     hunt for another and carry on with every osdmap epoch, pgmap
+#     version and log entry once, in order; three simulated OSDs started
+#     there too carry on reporting;
 #   - with two monitors killed, the last refuses writes (EAGAIN, "no
 #     quorum") and its status says it is out of quorum; restarted, the
 #     three elect again;
@@ -30,13 +38,21 @@ MAPMON=$top_builddir/tools/mapmon
 MAPMOND=$top_builddir/daemon/mapmond
 STORE=$top_builddir/tools/mapmon-store
 JG=$top_builddir/test/lib/json_get
+HUNT=$top_builddir/test/e2e/hunt_listen
+BENCH=$top_builddir/tools/mapmon-bench
 KILLS=${QUORUM_KILLS:-5}
 NAMES="a b c"
 
 T=$(mktemp -d /tmp/mon_quorum.XXXXXX) || exit 99
 WPID=
+HPID=
+WATCHPID=
+SIMPID=
 cleanup() {
+	[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null
 	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
+	[ -n "$HPID" ] && kill "$HPID" 2>/dev/null
+	[ -n "$WATCHPID" ] && kill "$WATCHPID" 2>/dev/null
 	for f in "$T"/*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
@@ -46,6 +62,7 @@ cleanup() {
 trap cleanup EXIT
 check_diag() {
 	local x
+	[ -n "${DIAG:-}" ] && printf 'diag: %s\n' "$DIAG"
 	printf 'out: %s\nerr: %s\n' "$(head -c 600 "$T/out")" \
 	    "$(head -c 300 "$T/err")"
 	for x in $NAMES; do
@@ -193,6 +210,80 @@ writer() {
 	done
 }
 
+# The subscribers of the kill runs: each lost its monitor and carried on
+# on another, with every epoch, version and log entry once, in order.
+check_subscribers() {
+	local want i
+	wait_leader
+	mm1 "$L" -f json osd stat
+	want=$("$JG" epoch <"$T/out")
+	i=0
+	while [ "$(awk '$1 == "osdmap" { e = $2 } END { print e }' \
+	    "$D/hunt")" != "$want" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill "$HPID" "$WATCHPID"
+	wait "$HPID" "$WATCHPID"
+	DIAG=$(tail -n 5 "$D/sim")
+	check "the OSD simulator lost its monitor and carried on" \
+	    sh -c 'grep -q "lost the monitor at" "$0" &&
+		grep -q "carrying on with the monitor at" "$0" &&
+		kill -0 "$1"' "$D/sim" "$SIMPID"
+	check "none of its OSDs was left without a session" \
+	    sh -c '! grep -q "no session" "$0"' "$D/sim"
+	mm1 "$L" -f json pg stat
+	v0=$("$JG" version <"$T/out")
+	i=0
+	while [ $i -lt 100 ]; do
+		mm1 "$L" -f json pg stat
+		[ "$("$JG" version <"$T/out")" -gt "$((v0 + 2))" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	v1=$("$JG" version <"$T/out")
+	check "its OSDs keep reporting after the kills (pgmap $v0, then $v1)" \
+	    [ "$v1" -gt "$((v0 + 2))" ]
+	mm1 "$L" -f json osd stat
+	check "its three OSDs are up" [ "$("$JG" num_up_osds <"$T/out")" = 3 ]
+	kill "$SIMPID"
+	wait "$SIMPID"
+	SIMPID=
+	DIAG=$(grep -c "^lost" "$D/hunt")
+	check "hunt_listen lost its monitor and went on ($DIAG times)" \
+	    grep -q "^lost" "$D/hunt"
+	DIAG=$(awk '$1 == "osdmap" && $3 == "inc" && $2 != e + 1 {
+		print "epoch " $2 " after " e } $1 == "osdmap" { e = $2 }' \
+	    "$D/hunt" | head -n 3)
+	check "its osdmap epochs follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	check "it has every epoch, to the leader's ($want)" \
+	    [ "$(awk '$1 == "osdmap" { e = $2 } END { print e }' \
+		"$D/hunt")" = "$want" ]
+	DIAG=$(awk '$1 == "pgmap" && $3 == "delta" && $2 != v + 1 {
+		print "version " $2 " after " v } $1 == "pgmap" { v = $2 }' \
+	    "$D/hunt" | head -n 3)
+	check "its pgmap versions follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	DIAG=$(awk '$1 == "log" && n && $2 != s + 1 {
+		print "seq " $2 " after " s } $1 == "log" { s = $2; n = 1 }' \
+	    "$D/hunt" | head -n 3)
+	check "its log seqs follow each other, no gap, no repeat" \
+	    [ -z "$DIAG" ]
+	DIAG=$(cat "$D/watch.err")
+	check "mapmon -w lost its monitor and watched through another" \
+	    sh -c 'grep -q "lost the monitor at" "$0" &&
+		grep -q "watching through the monitor at" "$0"' \
+	    "$D/watch.err"
+	DIAG=$(while read -r p; do
+		n=$(grep -c "pool '$p' created" "$D/watch")
+		[ "$n" -eq 1 ] || echo "$p: $n lines"
+	done <"$D/acked" | head -n 3)
+	check "mapmon -w printed each acknowledged pool's creation once" \
+	    [ -z "$DIAG" ]
+	DIAG=
+}
+
 run_backend() {
 	BACKEND=$1
 	D=$T/$BACKEND
@@ -265,11 +356,82 @@ EOF
 	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
 	mm1 "$F" osd pool create viafollower 8
 	check "a write sent to follower $F is answered" [ "$rc" -eq 0 ]
+	mm1 "$F" -f json perf dump
+	check "follower $F forwarded it to the leader itself (perf dump)" \
+	    [ "$("$JG" forward.forwarded <"$T/out")" -ge 1 ]
+	# Answered once applied where it was sent: the next read there sees
+	# it, every time, with no wait.
+	bad=0
+	for i in 1 2 3 4 5 6; do
+		mm1 "$F" osd pool create "ryw$i" 4 || bad=1
+		mm1 "$F" osd pool get "ryw$i" size || bad=1
+		mm1 "$F" osd pool set "ryw$i" size 2 || bad=1
+		mm1 "$F" -f json osd pool get "ryw$i" size || bad=1
+		[ "$("$JG" size <"$T/out")" = 2 ] || bad=1
+	done
+	check "a follower's forwarded write is seen by the next read there" \
+	    [ "$bad" -eq 0 ]
 	converged
 	for x in $NAMES; do
 		mm1 "$x" osd pool ls
 		check "the follower's write is on mon.$x" \
 		    grep -qx viafollower "$T/out"
+	done
+	mm1 "$F" --linearizable -f json osd pool get ryw6 size
+	check "a linearizable read on follower $F" \
+	    [ "$rc.$("$JG" size <"$T/out")" = 0.2 ]
+	mm1 "$F" -f json perf dump
+	check "follower $F asked the leader for a read index (perf dump)" \
+	    [ "$("$JG" forward.linearizable_reads <"$T/out")" -ge 1 ]
+	mm1 "$L" --linearizable osd pool ls
+	check "a linearizable read on the leader" \
+	    sh -c '[ "$0" -eq 0 ] && grep -qx viafollower "$1"' "$rc" "$T/out"
+
+	# Caps: checked on the follower, and again on the leader, which acts
+	# for the client's entity, never with more.
+	mm1 "$F" auth get-or-create client.ro mon "allow r"
+	cp "$T/out" "$D/ro.keyring" && chmod 600 "$D/ro.keyring"
+	"$MAPMON" -m "$(addr "$F")" -n client.ro -k "$D/ro.keyring" \
+	    osd pool create ro1 4 >"$T/out" 2>"$T/err"
+	rc=$?
+	check "client.ro (allow r) writing through follower $F: EACCES" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "needs mon .allow rw" "$1"' \
+	    "$rc" "$T/err"
+	mm1 "$L" raw '{"prefix":"mon forward","entity":"client.ro",
+	    "cmd":{"prefix":"osd pool create","pool":"ro2"}}'
+	check "mon forward from client.admin: EACCES (mon. only)" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "mon\. only" "$1"' "$rc" "$T/err"
+	"$MAPMON" -m "$(addr "$L")" -n mon. -k "$D/keyring" raw \
+	    '{"prefix":"mon forward","entity":"client.ro",
+	    "cmd":{"prefix":"osd pool create","pool":"ro3"}}' \
+	    >"$T/out" 2>"$T/err"
+	rc=$?
+	check "the leader checks a forward against the client's caps" \
+	    sh -c '[ "$0" -eq 13 ] && grep -q "client.ro may not run" "$1"' \
+	    "$rc" "$T/err"
+	mm1 "$L" osd pool ls
+	check "neither refused write made a pool" \
+	    sh -c '! grep -q "^ro[123]$" "$0"' "$T/out"
+
+	# Two subscribers that start on the leader, the first to be killed,
+	# and hunt for another monitor each time theirs goes: hunt_listen
+	# (the client library) and mapmon -w.
+	wait_leader
+	MAPMON_KEYRING=$D/keyring "$HUNT" "$(addr "$L"),$ALL" >"$D/hunt" \
+	    2>"$D/hunt.err" &
+	HPID=$!
+	"$MAPMON" -m "$(addr "$L"),$ALL" -k "$D/keyring" -w >"$D/watch" \
+	    2>"$D/watch.err" &
+	WATCHPID=$!
+	# And three simulated OSDs whose sessions start there too.
+	MAPMON_KEYRING=$D/keyring "$BENCH" osd-sim -m "$(addr "$L"),$ALL" \
+	    --osds 3 --interval 200 >"$D/sim" 2>&1 &
+	SIMPID=$!
+	i=0
+	until grep -qs "^osdmap" "$D/hunt" && grep -qs HEALTH "$D/watch" ||
+	    [ $i -gt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
 	done
 
 	: >"$D/acked"
@@ -306,6 +468,7 @@ EOF
 	WPID=
 	check "the writer had $(wc -l <"$D/acked") writes acknowledged" \
 	    [ "$(wc -l <"$D/acked")" -gt "$KILLS" ]
+	check_subscribers
 
 	# Two of three gone: the last one is out of quorum, and says so.
 	wait_leader
@@ -317,6 +480,12 @@ EOF
 	mm1 "$S" osd pool create alone 4
 	check "mon.$S alone refuses a write: EAGAIN, no quorum" \
 	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
+	mm1 "$S" --linearizable osd pool ls
+	check "mon.$S alone refuses a linearizable read: EAGAIN" \
+	    [ "$rc" -eq 11 ]
+	mm1 "$S" osd pool ls
+	check "mon.$S alone serves a plain read from its applied state" \
+	    [ "$rc" -eq 0 ]
 	mm1 "$S" status
 	check "mon.$S alone: status says it is out of quorum" \
 	    grep -q "quorum none: this monitor is out of quorum" "$T/out"
@@ -350,6 +519,9 @@ EOF
 	    cmp -s "$D/a.dump" "$D/c.dump"
 	check "a monitor's log has no sanitizer report" \
 	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	check "nor hunt_listen's or mapmon -w's" \
+	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/hunt.err \
+		"$0"/watch.err' "$D"
 }
 
 for be in lmdb leveldb; do

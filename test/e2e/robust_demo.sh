@@ -2,11 +2,14 @@
 # robust_demo.sh: README command 1, tools/demo.sh, against this build.
 # Speaks TAP.  Needs $top_srcdir and $top_builddir.
 #
-# The demo runs with stdin from /dev/null, --for 5 and a free port
+# The demo runs with stdin from /dev/null, --for 15 and free ports
 # (--port 0), in a temporary MAPMON_DEMO_DIR.  While it runs, the real CLI
-# must see every simulated OSD up, the three pools' PGs, and stats that
-# change; when --for is over the demo must stop the simulator and the
-# monitor and exit 0.  A second run must reuse the store (no mkfs).
+# must see three monitors in quorum, every simulated OSD up, the three
+# pools' PGs, and stats that change; the leader is killed as the hints
+# say, and the two others elect a leader, `mapmon -w' carries on through
+# another monitor and the simulated OSDs keep reporting; when --for is
+# over the demo must stop the simulator and the monitors and exit 0.  A
+# second run must reuse the stores (no mkfs).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -17,7 +20,9 @@ JG=$top_builddir/test/lib/json_get
 
 T=$(mktemp -d /tmp/robust_demo.XXXXXX) || exit 99
 DEMOPID=
+WPID=
 cleanup() {
+	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
 	# A demo left running (a failed check) takes its children along.
 	if [ -n "$DEMOPID" ]; then
 		kill -TERM "$DEMOPID" 2>/dev/null
@@ -61,7 +66,7 @@ run_demo() {
 	DEMOPID=$!
 	ADDR=
 	for i in $(seq 1 600); do
-		ADDR=$(sed -n 's/^The monitor listens on \([0-9.:]*\) .*/\1/p' \
+		ADDR=$(sed -n 's/^The monitors listen on \([0-9.:,]*\) .*/\1/p' \
 		    "$OUT")
 		[ -n "$ADDR" ] && return 0
 		kill -0 "$DEMOPID" 2>/dev/null || return 1
@@ -109,10 +114,10 @@ check "an unknown option is a usage error (exit 64)" test $? -eq 64
 "$DEMO" "$T/nonexistent" --for 1 </dev/null >"$T/nobuild" 2>&1
 check "a missing build directory is an error" test $? -eq 1
 
-check "the demo starts and prints the monitor's address" run_demo first \
-    --for 5 --port 0
-check "a new store is made on the first run" grep -q "making a new LMDB store" \
-    "$OUT"
+check "the demo starts and prints the monitors' addresses" run_demo first \
+    --for 15 --port 0
+check "three new stores are made on the first run" \
+    grep -q "making three new LMDB stores" "$OUT"
 # The hints come after the address, the capacity ones once df answers:
 # read them when the demo says how it will stop, which it prints last.
 check "the demo ends its hints with how it stops" eval \
@@ -120,9 +125,11 @@ check "the demo ends its hints with how it stops" eval \
     "$OUT" && break; sleep 0.1; done; grep -q "stopping in\|no terminal on stdin" "$OUT"'
 check "it prints the keyring to use" grep -qxF -- \
     "    export MAPMON_KEYRING=$MAPMON_KEYRING" "$OUT"
+check "it prints the monitors to use" grep -qxF -- \
+    "    export MAPMON_MON=$ADDR" "$OUT"
 for c in " -s" " osd tree" " pg stat" " -w" " pg map 1.0" " auth ls"; do
-	check "it prints what to type next: mapmon -m $ADDR$c" \
-	    grep -qF -- "tools/mapmon -m $ADDR$c" "$OUT"
+	check "it prints what to type next: mapmon$c" \
+	    grep -qF -- "tools/mapmon$c" "$OUT"
 done
 
 CTL=$MAPMON_DEMO_DIR/sim.ctl
@@ -135,11 +142,14 @@ check "... and how to bring the host back" \
     grep -qF -- "echo 'revive-host host1' > $CTL" "$OUT"
 # Printed once `df' has answered, after the address: waited for.
 for c in " df" " osd df"; do
-	check "it prints what the OSDs store: mapmon -m $ADDR$c" \
-	    wait_grep "tools/mapmon -m $ADDR$c\$" "$OUT"
+	check "it prints what the OSDs store: mapmon$c" \
+	    wait_grep "tools/mapmon$c\$" "$OUT"
 done
-osd_kb() {	# the size osd df gives osd.0, in KiB
-	"$MAPMON" -m "$ADDR" -f json osd df 2>/dev/null | "$JG" nodes.0.kb
+osd_kb() {	# the size osd df gives osd.0, in KiB, as the leader has it
+	local a
+	for a in $(echo "$ADDR" | tr , ' '); do
+		"$MAPMON" -m "$a" -f json osd df 2>/dev/null | "$JG" nodes.0.kb
+	done | sort -n | tail -n 1
 }
 check "osd df: the 1 TiB store the simulated osd.0 reports" \
     eval 'for i in $(seq 1 50); do [ "$(osd_kb)" = 1073741824 ] && break;
@@ -179,12 +189,46 @@ check "pg map 1.0 names an acting set" grep -q "acting" "$T/pgmap"
 check "osd tree shows the demo's three hosts, two OSDs each" eval \
     '[ "$(grep -Ec "^ *-[0-9]+ +2\.00000      host host[012] *$" "$T/tree")" = 3 ]'
 
+# Three monitors; the leader killed as the hints say.
+"$MAPMON" -m "$ADDR" -f json quorum_status >"$T/qs" 2>&1
+check "quorum_status: a leader and three monitors in the monmap" eval \
+    '[ -n "$("$JG" quorum_leader_name <"$T/qs")" ] &&
+    jis "$T/qs" monmap.mons.# 3'
+LPID=$(sed -n 's/^    kill \([0-9][0-9]*\)$/\1/p' "$OUT")
+check "it prints how to kill the leader (kill $LPID)" eval \
+    '[ -n "$LPID" ] && grep -q "mon\.[abc] leads now (pid $LPID)" "$OUT"'
+"$MAPMON" -m "$ADDR" -w >"$T/watch" 2>"$T/watch.err" &
+WPID=$!
+wait_grep HEALTH "$T/watch"
+"$MAPMON" -m "$ADDR" -f json pg stat >"$T/ps3" 2>&1
+kill "$LPID"
+check "after the leader is killed, the other two elect one" eval \
+    'for i in $(seq 1 100); do "$MAPMON" -m "$ADDR" -f json quorum_status \
+    >"$T/qs2" 2>/dev/null && [ -n "$("$JG" quorum_leader_name <"$T/qs2")" ] &&
+    ! jis "$T/qs2" quorum_leader_name "$("$JG" quorum_leader_name <"$T/qs")" &&
+    break; sleep 0.1; done; jis "$T/qs2" quorum.# 2'
+check "mapmon -w lost its monitor or kept one, and carries on" eval \
+    'for i in $(seq 1 50); do "$MAPMON" -m "$ADDR" log "after the kill" &&
+    grep -q "after the kill" "$T/watch" && break; sleep 0.1; done;
+    grep -q "after the kill" "$T/watch"'
+kill "$WPID"
+wait "$WPID" 2>/dev/null
+WPID=
+check "the simulated OSDs keep reporting through the kill" eval \
+    'for i in $(seq 1 50); do "$MAPMON" -m "$ADDR" -f json pg stat \
+    >"$T/ps4" 2>/dev/null && [ "$("$JG" version <"$T/ps4")" -gt \
+    "$(("$("$JG" version <"$T/ps3")" + 2))" ] && break; sleep 0.1; done;
+    [ "$("$JG" version <"$T/ps4")" -gt "$(("$("$JG" version <"$T/ps3")" + 2))" ]'
+
 finish_demo
-check "after --for 5 the demo exits 0 (exit $DEMO_RC)" test "$DEMO_RC" -eq 0
-dpid=$(sed -n 's/.*stopping mapmond (pid \([0-9]*\)).*/\1/p' "$OUT")
-check "it stopped mapmond" eval '[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null'
-check "mapmond logged a clean stop" grep -q "mapmond stopped" \
-    "$MAPMON_DEMO_DIR/mapmond.log"
+check "after --for 15 the demo exits 0 (exit $DEMO_RC)" test "$DEMO_RC" -eq 0
+check "it says the leader killed was stopped already" \
+    grep -q "(pid $LPID) was stopped already" "$OUT"
+dpids=$(sed -n 's/.*stopping mapmond (pid \([0-9]*\)).*/\1/p' "$OUT")
+check "it stopped the two other mapmond" eval \
+    '[ "$(echo "$dpids" | wc -w)" = 2 ] && ! kill -0 $dpids 2>/dev/null'
+check "each of the three logged a clean stop (kill sends SIGTERM)" eval \
+    '[ "$(grep -l "mapmond stopped" "$MAPMON_DEMO_DIR"/mon-?.log | wc -l)" = 3 ]'
 "$MAPMON" -m "$ADDR" --connect-timeout 1 status >/dev/null 2>&1
 check "nothing answers at the address any more (exit 111)" test $? -eq 111
 check "no simulator is left behind" eval '! pgrep -f \
@@ -192,7 +236,8 @@ check "no simulator is left behind" eval '! pgrep -f \
 check "the simulator removed its FIFO" test ! -e "$CTL"
 
 check "a second run starts" run_demo second --for 1 --port 0
-check "the second run reuses the store" grep -q "reusing the demo store" "$OUT"
+check "the second run reuses the stores" grep -q "reusing the demo stores" \
+    "$OUT"
 "$MAPMON" -m "$ADDR" -f json status >"$T/st2" 2>&1
 check "the cluster of the first run is there: same fsid, 3 pools" eval \
     '[ "$("$JG" fsid <"$T/st1")" = "$("$JG" fsid <"$T/st2")" ] &&

@@ -647,6 +647,8 @@ static const char *const every_prefix[] = {
 	"auth rm",
 	"auth rotate",
 	"subscribe",
+	"mon forward",
+	"mon read_index",
 };
 
 static json_t *
@@ -750,6 +752,37 @@ Test(cmd, descriptions_list_every_command)
 	a = json_array_get(json_object_get(e, "args"), 0);
 	cr_assert_eq(json_array_size(json_object_get(a, "choices")), 5);
 	json_decref(d);
+}
+
+/*
+ * What a quorum adds, on one monitor: a read may ask to be linearizable
+ * (one monitor is its own leader), the read index is 0, and a forward is
+ * taken from mon. only (mapmon-protocol(7), FORWARDING; the quorum's
+ * e2e test, mon_quorum.sh, forwards for real).
+ */
+Test(cmd, forward_and_linearizable_one_monitor)
+{
+	json_t *d;
+
+	d = ok("{\"prefix\":\"osd stat\",\"linearizable\":true}");
+	cr_assert(jint(d, "epoch") >= 1);
+	json_decref(d);
+	refused(-EINVAL, "\"linearizable\" must be a boolean",
+	    "{\"prefix\":\"osd stat\",\"linearizable\":\"yes\"}");
+	d = ok("{\"prefix\":\"mon read_index\"}");
+	cr_assert_eq(jint(d, "index"), 0);
+	json_decref(d);
+	refused(-EACCES, "client.admin may not forward commands (mon. only)",
+	    "{\"prefix\":\"mon forward\",\"cmd\":{\"prefix\":"
+	    "\"osd create\"}}");
+	refused(-EINVAL, "mon forward: missing argument 'cmd'",
+	    "{\"prefix\":\"mon forward\"}");
+	/* A bad command is EINVAL before the sender is looked at. */
+	refused(-EINVAL, "mon forward: a command must be a JSON object",
+	    "{\"prefix\":\"mon forward\",\"cmd\":\"1\"}");
+	refused(-EINVAL, "is not a change",
+	    "{\"prefix\":\"mon forward\",\"cmd\":{\"prefix\":"
+	    "\"osd stat\"}}");
 }
 
 Test(cmd, unknown_command_suggests)
@@ -2360,6 +2393,73 @@ Test(cmd, subscribe_pgmap)
 	cr_assert(a_wait(&a, 1, 3, 5000));
 	p = a_push_at(&a, 2);
 	cr_assert_eq(json_array_size(json_object_get(p, "pg_stats")), 3);
+	a_close(&a);
+}
+
+/*
+ * A subscriber resuming from a position (as net/hunt.h does on another
+ * monitor): the pgmap from a kept version gets the PGs changed since, not
+ * a snapshot; from the current version or a later one (a monitor behind
+ * the one it left), nothing until the next change; so does the osdmap.
+ */
+Test(cmd, subscribe_resume_from_a_position)
+{
+	struct aclient a;
+	json_t *p, *cmd, *d;
+	json_int_t v0, e0;
+	char *text;
+	int rc;
+
+	cluster_small(4);
+	d = ok("{\"prefix\":\"pg stat\"}");
+	v0 = jint(d, "version");
+	json_decref(d);
+	cmd = json_pack("{s:s, s:i, s:o}", "prefix", "pg report", "osd", 0,
+	    "pgs", clean_stats(2, 1));
+	rc = mclient_call(D.addr, CALL_TIMEOUT_MS, cmd, NULL, NULL);
+	cr_assert_eq(rc, 0);
+	json_decref(cmd);
+
+	a_open(&a);
+	xasprintf(&text,
+	    "{\"prefix\":\"subscribe\",\"what\":\"pgmap\","
+	    "\"start\":%lld}",
+	    (long long)v0);
+	a_subscribe(&a, text);
+	free(text);
+	cr_assert(a_wait(&a, 1, 1, 5000));
+	cr_assert(!a_wait(&a, 1, 2, 200), "more than the one catch-up push");
+	p = a_push_at(&a, 0);
+	cr_assert_null(json_object_get(p, "full"), "a snapshot");
+	cr_assert_eq(jint(p, "since"), v0);
+	cr_assert_gt(jint(p, "version"), v0);
+	cr_assert(json_is_true(json_object_get(p, "last")));
+	cr_assert_eq(json_array_size(json_object_get(p, "pg_stats")), 2,
+	    "not the 2 PGs reported");
+	a_close(&a);
+
+	d = ok("{\"prefix\":\"osd stat\"}");
+	e0 = jint(d, "epoch");
+	json_decref(d);
+	a_open(&a);
+	xasprintf(&text,
+	    "{\"prefix\":\"subscribe\",\"what\":\"osdmap\","
+	    "\"start\":%lld}",
+	    (long long)e0 + 5);
+	a_subscribe(&a, text);
+	free(text);
+	xasprintf(&text,
+	    "{\"prefix\":\"subscribe\",\"what\":\"pgmap\","
+	    "\"start\":%lld}",
+	    (long long)v0 + 100);
+	a_subscribe(&a, text);
+	free(text);
+	cr_assert(a_wait(&a, 2, 0, 5000));
+	cr_assert(!a_wait(&a, 2, 1, 200),
+	    "a push from a later epoch or version");
+	json_decref(ok("{\"prefix\":\"osd set\",\"key\":\"noout\"}"));
+	cr_assert(a_wait(&a, 2, 1, 5000));
+	cr_assert_eq(jint(a_push_at(&a, 0), "epoch"), e0 + 1);
 	a_close(&a);
 }
 

@@ -54,6 +54,7 @@
 #include "common/mapmon.h"
 #include "net/client.h"
 #include "net/frame.h"
+#include "net/hunt.h"
 #include "net/server.h"
 
 /* Every case is bounded; the EMFILE one waits out accept pauses. */
@@ -2692,6 +2693,33 @@ Test(client, bad_address_reported)
 	cr_assert_not_null(strstr(status, "99999"), "%s", status);
 	free(status);
 	json_decref(cmd);
+}
+
+/* A list of monitors for a hunting session (net/hunt.h). */
+Test(client, hunt_parse_lists)
+{
+	char **a, *cause = NULL;
+	size_t n, i;
+
+	cr_assert_eq(hunt_parse("a=127.0.0.1:1,b=127.0.0.1:3 127.0.0.1:5", &a,
+			 &n, &cause),
+	    0, "%s", cause);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(a[0], "127.0.0.1:1");
+	cr_assert_str_eq(a[1], "127.0.0.1:3");
+	cr_assert_str_eq(a[2], "127.0.0.1:5");
+	for (i = 0; i < n; i++)
+		free(a[i]);
+	free(a);
+	cr_assert_eq(hunt_parse(" , ", &a, &n, &cause), -1);
+	cr_assert_not_null(strstr(cause, "no monitor address"), "%s", cause);
+	free(cause);
+	cause = NULL;
+	cr_assert_eq(hunt_parse("127.0.0.1:1,host:65536", &a, &n, &cause), -1);
+	cr_assert_not_null(strstr(cause, "65536"), "%s", cause);
+	cr_assert_null(a);
+	cr_assert_eq(n, 0);
+	free(cause);
 }
 
 Test(client, parse_addr)

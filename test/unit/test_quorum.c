@@ -411,6 +411,46 @@ Test(quorum, a_lost_leadership_answers_outcome_unknown)
 	cr_assert_eq(mon_osdmap(mons[1])->npools, 1);
 }
 
+/*
+ * Ceph's idempotent answer ("pool 'rbd' already exists", rc 0) stands on
+ * the working state: while what made it is only replicating, it waits
+ * for its commit, and a lead lost before that answers no one 0.
+ */
+Test(quorum, an_idempotent_answer_waits_for_what_it_stands_on)
+{
+	struct answer a = { 0 }, b = { 0 }, c = { 0 };
+	int i;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	for (i = 0; i < 10 && nentries < 1; i++)
+		turn();
+	cr_assert_eq(nentries, 1);
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &b);
+	turn();
+	cr_assert(!b.done, "answered %d '%s' before the pool was committed",
+	    b.rc, b.status);
+	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
+	    "127.0.0.1:6790");
+	cr_assert(a.done && b.done);
+	cr_assert_eq(a.rc, -ETIMEDOUT, "%s", a.status);
+	cr_assert_neq(b.rc, 0, "the retry was told the pool exists: %s",
+	    b.status);
+	cr_assert_eq(mon_osdmap(mons[0])->npools, 0);
+
+	/* Leading again, with the entry lost: the pool is made anew. */
+	for (i = 0; i < (int)nentries; i++)
+		free(entries[i].buf);
+	nentries = 0;
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	cr_assert_str_eq(c.status, "pool 'rbd' created");
+	cr_assert_eq(mon_osdmap(mons[0])->npools, 1);
+	json_decref(c.data);
+}
+
 Test(quorum, a_refused_proposal_is_answered_and_changes_nothing)
 {
 	struct answer a = { 0 }, b = { 0 };

@@ -21,6 +21,7 @@
 #include "common/mapmon.h"
 #include "conf/conf.h"
 #include "net/client.h"
+#include "net/hunt.h"
 #include "tools/bench/bench_bigpool.h"
 #include "tools/bench/bench_cold.h"
 #include "tools/bench/bench_handshake.h"
@@ -64,7 +65,8 @@ usage(int code)
 struct sim_main {
 	struct event_base *base;
 	struct osd_sim *sim;
-	struct mclient *admin;
+	struct hunt *admin; /* `pg stat` checks, on any monitor */
+	size_t nmons;
 	struct event *check_ev;
 	struct event *status_ev;
 	int nosds;
@@ -172,7 +174,7 @@ sim_main_check(struct sim_main *sm)
 	if (sm->checking || sm->stopping)
 		return;
 	cmd = json_pack("{s:s}", "prefix", "pg stat");
-	if (mclient_request(sm->admin, cmd, sim_main_pg_stat, sm) == 0)
+	if (hunt_request(sm->admin, cmd, sim_main_pg_stat, sm) == 0)
 		sm->checking = 1;
 	json_decref(cmd);
 }
@@ -252,11 +254,19 @@ sim_main_event(void *arg, enum osd_sim_event ev, const char *msg)
 	}
 }
 
+/*
+ * The check session's monitor: with one, its loss ends the run; with
+ * several, the session carries on with another (net/hunt.h).
+ */
 static void
-sim_main_admin_error(void *arg, int err, const char *msg)
+sim_main_admin_event(void *arg, enum hunt_event ev, const char *addr, int err,
+    const char *msg)
 {
 	struct sim_main *sm = arg;
 
+	(void)addr;
+	if ((ev != HUNT_LOST && ev != HUNT_FAILED) || sm->nmons > 1)
+		return;
 	fprintf(stderr, "mapmon-bench: %s (%s)\n", msg, strerror(-err));
 	sm->rc = 1;
 	event_base_loopbreak(sm->base);
@@ -501,8 +511,19 @@ osd_sim_main(int argc, char **argv)
 		event_base_free(sm.base);
 		return 1;
 	}
-	sm.admin = mclient_new(sm.base, p.addr, p.connect_timeout_ms, NULL,
-	    sim_main_admin_error, &sm);
+	{
+		char **addrs;
+		size_t k;
+
+		if (hunt_parse(p.addr, &addrs, &sm.nmons, &cause) == 0) {
+			for (k = 0; k < sm.nmons; k++)
+				free(addrs[k]);
+			free(addrs);
+		}
+	}
+	/* osd_sim_new() took the same list: it parses. */
+	sm.admin = hunt_new(sm.base, p.addr, p.connect_timeout_ms,
+	    sim_main_admin_event, &sm, &cause);
 	sm.check_ev = evtimer_new(sm.base, sim_main_check_cb, &sm);
 	sig_int = evsignal_new(sm.base, SIGINT, sim_main_stop, &sm);
 	sig_term = evsignal_new(sm.base, SIGTERM, sim_main_stop, &sm);
@@ -527,7 +548,7 @@ osd_sim_main(int argc, char **argv)
 
 	sim_ctl_free(ctl);
 	osd_sim_free(sm.sim);
-	mclient_free(sm.admin);
+	hunt_free(sm.admin);
 	event_free(sm.check_ev);
 	if (sm.status_ev != NULL)
 		event_free(sm.status_ev);

@@ -21,6 +21,7 @@
 #include "map/placement.h"
 #include "map/statfs.h"
 #include "net/client.h"
+#include "net/hunt.h"
 #include "net/frame.h"
 #include "net/keyring.h"
 #include "tools/bench/osd_sim.h"
@@ -145,6 +146,7 @@ struct osd_sim_osd {
 	uint8_t noup_told;
 	uint8_t keying;	 /* its key asked for, not yet answered */
 	uint8_t session; /* cl has been ready (authenticated) */
+	uint8_t had_key; /* its key came once: asked again with auth get */
 };
 
 /* A heartbeat peer of an OSD. */
@@ -158,7 +160,14 @@ struct osd_sim_hb {
 struct osd_sim {
 	struct event_base *base;
 	struct osd_sim_params p;
-	char *addr;
+	char *addr; /* the monitor of the admin session: addrs[at] */
+	/* The monitors, hunted in turn when the admin session's is lost. */
+	char **addrs;
+	size_t naddrs, at, hunt_failed;
+	int admin_ready;
+	int subscribed; /* the cache subscribed once */
+	struct event *hunt_ev;
+	struct event *rekey_ev; /* keys to ask again (no quorum meanwhile) */
 	osd_sim_cb *cb;
 	void *arg;
 
@@ -832,14 +841,64 @@ osd_sim_cache_error(void *arg, int err, const char *msg)
 	    strerror(-err));
 }
 
+static void osd_sim_ready(void *, json_t *);
+static void osd_sim_conn_error(void *, int, const char *);
+
+/* The admin session, to the monitor at s->addr. */
+static void
+osd_sim_admin_connect(struct osd_sim *s)
+{
+	s->admin_ready = 0;
+	s->cl = mclient_new(s->base, s->addr, s->p.connect_timeout_ms,
+	    osd_sim_ready, osd_sim_conn_error, s);
+	mclient_set_name(s->cl, "client.osd-sim");
+	if (s->p.no_auth)
+		mclient_set_auth(s->cl, NULL, NULL);
+}
+
+static void
+osd_sim_hunt_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	osd_sim_admin_connect(arg);
+}
+
+/*
+ * The admin session ended.  With one monitor that is the end.  With
+ * several, the next is tried (after a round of failures, a second
+ * later); the OSDs whose sessions went with it reconnect once it is up
+ * (osd_sim_ready()).
+ */
 static void
 osd_sim_conn_error(void *arg, int err, const char *msg)
 {
 	struct osd_sim *s = arg;
+	struct timeval tv = { 1, 0 };
+	int was = s->admin_ready;
 
-	s->dead = 1;
-	s->st.dead = 1;
-	osd_sim_tell(s, OSD_SIM_ERROR, "%s (%s)", msg, strerror(-err));
+	if (s->naddrs <= 1 || s->freeing || s->stopping) {
+		s->dead = 1;
+		s->st.dead = 1;
+		osd_sim_tell(s, OSD_SIM_ERROR, "%s (%s)", msg, strerror(-err));
+		return;
+	}
+	mclient_free(s->cl);
+	s->cl = NULL;
+	s->admin_ready = 0;
+	if (was) {
+		s->st.sessions_lost++;
+		s->hunt_failed = 0;
+		osd_sim_tell(s, OSD_SIM_NOTICE,
+		    "lost the monitor at %s (%s); hunting for another", s->addr,
+		    msg);
+	}
+	s->at = (s->at + 1) % s->naddrs;
+	s->addr = s->addrs[s->at];
+	if (++s->hunt_failed < s->naddrs)
+		osd_sim_admin_connect(s);
+	else
+		evtimer_add(s->hunt_ev, &tv);
 }
 
 static void osd_sim_osd_ready(void *, json_t *);
@@ -898,6 +957,21 @@ osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
 	if (s->freeing || s->dead)
 		return;
 	s->osds[id].keying = 0;
+	/*
+	 * The admin session's monitor lost while asking: asked again once
+	 * the session is back, on another monitor (osd_sim_ready()).
+	 */
+	if (rc != 0 && data == NULL && s->naddrs > 1 &&
+	    (rc == -ECONNRESET || rc == -ECANCELED || rc == -ECONNREFUSED ||
+		rc == -ETIMEDOUT || rc == -EPIPE))
+		return;
+	/* No quorum for a moment (a leader lost): asked again shortly. */
+	if (rc == -EAGAIN && s->naddrs > 1) {
+		struct timeval tv = { 1, 0 };
+
+		evtimer_add(s->rekey_ev, &tv);
+		return;
+	}
 	if (rc != 0) {
 		xasprintf(&why, "its key: %s", status);
 	} else {
@@ -917,6 +991,7 @@ osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
 		free(why);
 		return;
 	}
+	s->osds[id].had_key = 1;
 	osd_sim_connect(s, id, key);
 	OPENSSL_cleanse(key, sizeof key);
 	osd_sim_boot_check(s, stamp_mono());
@@ -983,6 +1058,9 @@ osd_sim_osd_error(void *arg, int err, const char *msg)
 	if (s->freeing || s->dead || s->stopping)
 		return;
 	s->st.sessions_lost++;
+	/* Its monitor was lost with the admin session's: it comes back then. */
+	if (!s->admin_ready && s->naddrs > 1)
+		return;
 	if (!had) {
 		xasprintf(&why, "%s (%s)", msg, strerror(-err));
 		osd_sim_no_session(s, id, why);
@@ -1006,8 +1084,17 @@ osd_sim_ready(void *arg, mapmon_unused json_t *hello)
 {
 	struct osd_sim *s = arg;
 	int32_t id;
+	int rc;
 
-	if (osdmap_cache_start(s->cache) == -1) {
+	s->admin_ready = 1;
+	s->hunt_failed = 0;
+	if (s->subscribed)
+		osd_sim_tell(s, OSD_SIM_NOTICE,
+		    "carrying on with the monitor at %s", s->addr);
+	rc = s->subscribed ? osdmap_cache_resume(s->cache, s->cl) :
+			     osdmap_cache_start(s->cache);
+	s->subscribed = 1;
+	if (rc == -1) {
 		s->dead = 1;
 		s->st.dead = 1;
 		osd_sim_tell(s, OSD_SIM_ERROR, "%s: cannot subscribe",
@@ -1016,7 +1103,23 @@ osd_sim_ready(void *arg, mapmon_unused json_t *hello)
 	}
 	for (id = 0; id < s->p.nosds; id++)
 		if (s->osds[id].cl == NULL && !s->osds[id].keying)
-			osd_sim_fetch_key(s, id, 1);
+			osd_sim_fetch_key(s, id, !s->osds[id].had_key);
+}
+
+/* Ask again for the keys of the OSDs left without a session. */
+static void
+osd_sim_rekey_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct osd_sim *s = arg;
+	int32_t id;
+
+	(void)fd;
+	(void)what;
+	if (!s->admin_ready || s->freeing || s->dead || s->stopping)
+		return;
+	for (id = 0; id < s->p.nosds; id++)
+		if (s->osds[id].cl == NULL && !s->osds[id].keying)
+			osd_sim_fetch_key(s, id, !s->osds[id].had_key);
 }
 
 /* The state a PG settles in: as its up set allows. */
@@ -2036,8 +2139,12 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 	s = xcalloc(1, sizeof *s);
 	s->base = base;
 	s->p = *p;
-	s->addr = xstrdup(p->addr);
-	s->p.addr = s->addr;
+	if (hunt_parse(p->addr, &s->addrs, &s->naddrs, cause) == -1) {
+		free(s);
+		return NULL;
+	}
+	s->addr = s->addrs[0];
+	s->p.addr = p->addr;
 	s->cb = cb;
 	s->arg = arg;
 	s->seq_base = (uint64_t)stamp_now();
@@ -2065,11 +2172,9 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 	s->beacon_ev = event_new(base, -1, EV_PERSIST, osd_sim_beacon_tick, s);
 	tv = osd_sim_tv(p->beacon_interval_ms);
 	evtimer_add(s->beacon_ev, &tv);
-	s->cl = mclient_new(base, s->addr, p->connect_timeout_ms,
-	    osd_sim_ready, osd_sim_conn_error, s);
-	mclient_set_name(s->cl, "client.osd-sim");
-	if (p->no_auth)
-		mclient_set_auth(s->cl, NULL, NULL);
+	s->hunt_ev = evtimer_new(base, osd_sim_hunt_cb, s);
+	s->rekey_ev = evtimer_new(base, osd_sim_rekey_cb, s);
+	osd_sim_admin_connect(s);
 	s->cache = osdmap_cache_new(s->cl, osd_sim_update, osd_sim_cache_error,
 	    s);
 	return s;
@@ -2155,6 +2260,10 @@ osd_sim_free(struct osd_sim *s)
 	crush_free(s->crush);
 	free(s->gone);
 	enc_buf_free(&s->buf);
-	free(s->addr);
+	event_free(s->hunt_ev);
+	event_free(s->rekey_ev);
+	for (i = 0; i < s->naddrs; i++)
+		free(s->addrs[i]);
+	free(s->addrs);
 	free(s);
 }
