@@ -764,7 +764,7 @@ int
 mon_reports_full(const struct mon *m)
 {
 	return m->pending != NULL &&
-	    (int64_t)m->pending->ops >= MON_PENDING_MAX(m);
+	    (int64_t)m->pending->ops >= MON_PENDING_HOLD(m);
 }
 
 void

@@ -112,13 +112,13 @@ typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
 void mon_want_pg_text(struct mon *, int on);
 
 /*
- * Backpressure on PG reports: nonzero while the pending proposal holds
- * twice propose_max_ops changes or more, which it only does when it cannot
- * be sealed (a commit is in flight or being applied, or the store failed).
- * Reports staged then would only grow it, and the PG arrays of proposals
- * are sized for that many, not for every PG of the map: the daemon stops
- * reading them while it is full (they wait in the sockets; nothing is
- * refused).
+ * Backpressure on PG reports: nonzero while the pending proposal holds 1.5
+ * times propose_max_ops changes or more, which it only does when it
+ * cannot be sealed (a commit is in flight or being applied, or the store
+ * failed).  Reports staged then would only grow it, and the PG arrays of
+ * proposals are sized for twice propose_max_ops, not for every PG of the
+ * map: the daemon stops reading them while it is full (they wait in the
+ * sockets; nothing is refused).
  * cb (NULL: none) is called, from the loop, each time a proposal is sealed:
  * the pending one then has room again.
  */

@@ -65,15 +65,18 @@ struct mon_pgbufs {
 };
 
 /*
- * The most changes a pending proposal takes while it cannot be sealed (a
- * commit in flight): propose_max_ops, at which it is sealed when it can,
- * and as many again, what reports bring during one commit.  Past it the
- * daemon reads no PG reports (mon_reports_full()), and a proposal's PG
- * arrays are sized for it, not for every PG of the map.  At once
- * propose_max_ops ingest fell by about a third at 221,568 PGs on LMDB
- * (smaller commits dirty nearly as many pages: BENCHMARKS.md, "Scale:
- * 1,048,576 PGs"); at twice it, within the noise.
+ * A pending proposal that cannot be sealed (a commit in flight) takes
+ * changes past propose_max_ops, at which it is sealed when it can, up to
+ * half as many again, what reports bring during one commit: from
+ * MON_PENDING_HOLD on the daemon reads no PG reports (mon_reports_full()).
+ * A proposal's PG arrays are sized for MON_PENDING_MAX, not for every PG
+ * of the map: the report read last may cross MON_PENDING_HOLD by its own
+ * size, and only one of more than propose_max_ops / 2 PGs makes them grow.
+ * Holding at propose_max_ops itself cut ingest by about a third at
+ * 221,568 PGs on LMDB (smaller commits dirty nearly as many pages:
+ * BENCHMARKS.md, "Scale: 1,048,576 PGs").
  */
+#define MON_PENDING_HOLD(m) ((m)->params.propose_max_ops * 3 / 2)
 #define MON_PENDING_MAX(m) (2 * (m)->params.propose_max_ops)
 
 /* An auth entity's change in a proposal: put (e), or removed (e.name). */
