@@ -511,11 +511,22 @@ cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
 	return ctx;
 }
 
+/* A proposal was sealed: the PG reports held back are read again. */
+static void
+cmd_room(void *arg)
+{
+	struct cmd_ctx *ctx = arg;
+
+	if (ctx->server != NULL)
+		server_hold_binary(ctx->server, 0);
+}
+
 void
 cmd_set_server(struct cmd_ctx *ctx, struct server *srv)
 {
 	ctx->server = srv;
 	sub_set_server(ctx->sub, srv);
+	mon_set_room(ctx->mon, srv != NULL ? cmd_room : NULL, ctx);
 }
 
 int
@@ -529,6 +540,7 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 		    "the monitor is stopping");
 	if (cmd_admin_free(ctx, deadline) == -1)
 		return -1;
+	mon_set_room(ctx->mon, NULL, NULL);
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
 	forward_free(ctx->fwd);

@@ -235,6 +235,9 @@ cmd_admin_perf_dump(struct cmd_req *r, json_t *cmd)
 			(json_int_t)fs.read_indexes, "apply_wait_us_max",
 			(json_int_t)fs.apply_wait_us_max));
 	}
+	/* The PG reports held back for a full proposal (mapmond(8)). */
+	json_object_set_new(json_object_get(out, "server"), "pg_reports_held",
+	    json_integer((json_int_t)ss.binary_held));
 	cmd_reply(r, 0, "perf counters", out);
 }
 

@@ -27,10 +27,25 @@
 #include "daemon/cmd_priv.h"
 #include "map/pg.h"
 #include "map/pgreport.h"
+#include "net/server.h"
+
+/*
+ * The pending proposal full and not sealable yet (mon_reports_full()): no
+ * more binary reports are read until a proposal is sealed (cmd_room()).
+ * They wait in the sockets, and the OSDs' own writes then wait: nothing is
+ * refused.  (The reply to r may have freed it: ctx is taken first.)
+ */
+static void
+cmd_pgreport_backpressure(struct cmd_ctx *ctx)
+{
+	if (ctx->server != NULL && mon_reports_full(ctx->mon))
+		server_hold_binary(ctx->server, 1);
+}
 
 void
 cmd_pgreport_json(struct cmd_req *r, json_t *cmd)
 {
+	struct cmd_ctx *ctx = r->ctx;
 	struct pg_stat *pgs;
 	char *cause = NULL;
 	size_t n;
@@ -41,14 +56,16 @@ cmd_pgreport_json(struct cmd_req *r, json_t *cmd)
 		free(cause);
 		return;
 	}
-	mon_pg_report(r->ctx->mon, (int32_t)cmd_get_int(cmd, "osd", 0), pgs, n,
+	mon_pg_report(ctx->mon, (int32_t)cmd_get_int(cmd, "osd", 0), pgs, n,
 	    cmd_done, r);
 	free(pgs);
+	cmd_pgreport_backpressure(ctx);
 }
 
 void
 cmd_pgreport_binary(struct cmd_req *r, const uint8_t *p, size_t len)
 {
+	struct cmd_ctx *ctx = r->ctx;
 	struct pg_stat *pgs;
 	char *cause = NULL;
 	int32_t osd;
@@ -59,6 +76,7 @@ cmd_pgreport_binary(struct cmd_req *r, const uint8_t *p, size_t len)
 		free(cause);
 		return;
 	}
-	mon_pg_report(r->ctx->mon, osd, pgs, n, cmd_done, r);
+	mon_pg_report(ctx->mon, osd, pgs, n, cmd_done, r);
 	free(pgs);
+	cmd_pgreport_backpressure(ctx);
 }

@@ -186,6 +186,10 @@ metrics_server(struct evbuffer *out, struct server *srv)
 	metrics_one(out, "partial_input_paused_total", "counter",
 	    "Times a connection stopped being read to wait for "
 	    "max_partial_input.", st.partial_paused);
+	metrics_one(out, "pg_reports_held_total", "counter",
+	    "Times a connection's binary PG report waited unread, the "
+	    "pending proposal full while another was committed.",
+	    st.binary_held);
 }
 
 /* Several monitors (quorum.h): the engine's figures. */

@@ -1500,3 +1500,93 @@ osdmap_place_pg(const struct osdmap_place *pl, uint32_t pool, uint32_t rule,
 	n = crush_placement_map_pg(pl->cp, rule, pool, seed, size, up);
 	return n < 0 ? 0 : n;
 }
+
+struct osdmap_remap {
+	uint8_t *changed; /* per OSD id, n entries */
+	uint32_t n;
+	size_t nchanged;
+};
+
+/*
+ * How much of the draws crush_accept() (crush.c) lets an OSD take, as a
+ * number whose order is the inclusion of those sets: 0 none, 0x10000 all,
+ * between the share by its reweight.  Placement sees an OSD up when it
+ * exists and is up, and its reweight 0 unless it is in (osdmap_place_new()).
+ */
+static uint32_t
+osdmap_remap_share(const struct osdmap *m, uint32_t k)
+{
+	const struct osdmap_osd *o;
+
+	if (k >= m->max_osd)
+		return 0;
+	o = &m->osds[k];
+	if (!o->exists || !o->up || !o->in)
+		return 0;
+	return o->reweight < CRUSH_WEIGHT_ONE ? o->reweight : CRUSH_WEIGHT_ONE;
+}
+
+struct osdmap_remap *
+osdmap_remap_new(const struct osdmap *before, const struct osdmap *after)
+{
+	const struct osdmap_pool *pa, *pb;
+	struct osdmap_remap *r;
+	uint32_t k, n, sa, sb;
+	size_t i;
+
+	if (before->crush == NULL || after->crush == NULL ||
+	    (before->crush != after->crush &&
+		!crush_equal(before->crush, after->crush)))
+		return NULL;
+	for (i = 0; i < after->npools; i++) {
+		pb = &after->pools[i];
+		if ((pa = osdmap_pool(before, pb->id)) != NULL &&
+		    (pa->size != pb->size || pa->crush_rule != pb->crush_rule))
+			return NULL;
+	}
+	n = before->max_osd > after->max_osd ? before->max_osd : after->max_osd;
+	r = xcalloc(1, sizeof *r);
+	r->n = n;
+	r->changed = xcalloc(n ? n : 1, 1);
+	for (k = 0; k < n; k++) {
+		sa = osdmap_remap_share(before, k);
+		sb = osdmap_remap_share(after, k);
+		if (sb > sa) {
+			osdmap_remap_free(r);
+			return NULL;
+		}
+		if (sb < sa) {
+			r->changed[k] = 1;
+			r->nchanged++;
+		}
+	}
+	return r;
+}
+
+void
+osdmap_remap_free(struct osdmap_remap *r)
+{
+	if (r == NULL)
+		return;
+	free(r->changed);
+	free(r);
+}
+
+int
+osdmap_remap_moves(const struct osdmap_remap *r, const int32_t *up, int n)
+{
+	int i;
+
+	if (r->nchanged == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (up[i] >= 0 && (uint32_t)up[i] < r->n && r->changed[up[i]])
+			return 1;
+	return 0;
+}
+
+size_t
+osdmap_remap_changed(const struct osdmap_remap *r)
+{
+	return r->nchanged;
+}

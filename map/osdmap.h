@@ -299,4 +299,33 @@ long osdmap_place_domains(const struct osdmap_place *, uint32_t rule);
 /* Whether the placement is over a hierarchy (else flat). */
 int osdmap_place_has_crush(const struct osdmap_place *);
 
+/*
+ * Placing the PGs of before again by after, exactly, without placing them
+ * all (mapmon-protocol(7), PLACEMENT, placing again).  When both maps have
+ * a hierarchy, the same one (crush_equal()), each pool of both has the
+ * same size and rule, and no OSD can be chosen more by after than by
+ * before (it went down, out or away, or its reweight fell; none came up,
+ * in or back), then a PG whose up set by before holds none of the OSDs
+ * that changed keeps that set by after: each attempt of its draw that
+ * reached one of them was refused before and is refused again, and every
+ * other attempt decides as it did.
+ *
+ * osdmap_remap_new() notes the OSDs that changed; it returns NULL when the
+ * shortcut does not hold (then every PG must be placed again).  Never
+ * fails otherwise; free with osdmap_remap_free() (NULL allowed).  Only PGs
+ * of before are covered: a PG new in after (a new pool, pg_num grown) is
+ * placed in any case.
+ */
+struct osdmap_remap;
+struct osdmap_remap *osdmap_remap_new(const struct osdmap *before,
+    const struct osdmap *after);
+void osdmap_remap_free(struct osdmap_remap *);
+/*
+ * Whether a PG whose up set by before is up[0, n) must be placed again by
+ * after (it holds an OSD that changed); 0: its set by after is up[0, n).
+ */
+int osdmap_remap_moves(const struct osdmap_remap *, const int32_t *up, int n);
+/* How many OSDs changed (0: no PG of before moves). */
+size_t osdmap_remap_changed(const struct osdmap_remap *);
+
 #endif /* OSDMAP_H */

@@ -760,6 +760,20 @@ mon_set_notify(struct mon *m, mon_notify_cb *cb, void *arg)
 	m->notify_arg = arg;
 }
 
+int
+mon_reports_full(const struct mon *m)
+{
+	return m->pending != NULL &&
+	    (int64_t)m->pending->ops >= MON_PENDING_HOLD(m);
+}
+
+void
+mon_set_room(struct mon *m, mon_room_cb *cb, void *arg)
+{
+	m->room = cb;
+	m->room_arg = arg;
+}
+
 const struct monmap *
 mon_monmap(const struct mon *m)
 {

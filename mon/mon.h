@@ -112,6 +112,21 @@ typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
 void mon_want_pg_text(struct mon *, int on);
 
 /*
+ * Backpressure on PG reports: nonzero while the pending proposal holds 1.5
+ * times propose_max_ops changes or more, which it only does when it
+ * cannot be sealed (a commit is in flight or being applied, or the store
+ * failed).  Reports staged then would only grow it, and the PG arrays of
+ * proposals are sized for twice propose_max_ops, not for every PG of the
+ * map: the daemon stops reading them while it is full (they wait in the
+ * sockets; nothing is refused).
+ * cb (NULL: none) is called, from the loop, each time a proposal is sealed:
+ * the pending one then has room again.
+ */
+int mon_reports_full(const struct mon *);
+typedef void mon_room_cb(void *arg);
+void mon_set_room(struct mon *, mon_room_cb *cb, void *arg);
+
+/*
  * Inside a mon_notify_cb only: call cb with the committed stat of every PG
  * the commit of info changed (updated, created or grown; not those of a
  * pool it deleted), each once.  The stats are borrowed for the call.

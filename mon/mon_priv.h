@@ -64,6 +64,21 @@ struct mon_pgbufs {
 	int64_t kept_mono;
 };
 
+/*
+ * A pending proposal that cannot be sealed (a commit in flight) takes
+ * changes past propose_max_ops, at which it is sealed when it can, up to
+ * half as many again, what reports bring during one commit: from
+ * MON_PENDING_HOLD on the daemon reads no PG reports (mon_reports_full()).
+ * A proposal's PG arrays are sized for MON_PENDING_MAX, not for every PG
+ * of the map: the report read last may cross MON_PENDING_HOLD by its own
+ * size, and only one of more than propose_max_ops / 2 PGs makes them grow.
+ * Holding at propose_max_ops itself cut ingest by about a third at
+ * 221,568 PGs on LMDB (smaller commits dirty nearly as many pages:
+ * BENCHMARKS.md, "Scale: 1,048,576 PGs").
+ */
+#define MON_PENDING_HOLD(m) ((m)->params.propose_max_ops * 3 / 2)
+#define MON_PENDING_MAX(m) (2 * (m)->params.propose_max_ops)
+
 /* An auth entity's change in a proposal: put (e), or removed (e.name). */
 struct mon_auth_change {
 	struct mon_auth_entity e;
@@ -82,7 +97,8 @@ struct mon_proposal {
 	struct pg_stat *pgs;		/* PG updates, latest wins */
 	size_t npgs;
 	size_t cappgs;
-	size_t pgs_hint;		/* the PGs of the map: cappgs past 256 */
+	size_t pgs_hint;		/* cappgs past 256: the PGs of the map,
+					   at most MON_PENDING_MAX */
 	uint8_t *pg_dead;		/* pgs[i] dropped (pool deleted) */
 	struct mon_pgindex index;
 
@@ -254,6 +270,8 @@ struct mon {
 
 	mon_notify_cb *notify;
 	void *notify_arg;
+	mon_room_cb *room; /* mon_set_room(): told at each seal */
+	void *room_arg;
 
 	struct mon_perf perf;
 	int want_pg_text;		/* mon_want_pg_text() */

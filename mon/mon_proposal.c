@@ -30,6 +30,8 @@ mon_proposal_new(struct mon *m)
 	}
 	p->seq = m->next_seq++;
 	p->pgs_hint = (size_t)m->pgmap.sums.num_pgs;
+	if (p->pgs_hint > (size_t)MON_PENDING_MAX(m))
+		p->pgs_hint = (size_t)MON_PENDING_MAX(m);
 	osdmap_inc_init(&p->inc, 0);
 	osdmap_init(&p->osdmap);
 	p->sealed_mono = stamp_mono();	/* first change, until sealed */

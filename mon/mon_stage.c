@@ -223,9 +223,12 @@ mon_stage_put_pg(struct mon_proposal *p, const struct pg_stat *st)
 	if (p->npgs == p->cappgs) {
 		/*
 		 * A proposal holds a PG once: past 256, room for every PG of
-		 * the map at once, so that reports never regrow, copy and
-		 * rehash the arrays (milliseconds each) on the loop thread.
-		 * Pages untouched cost nothing.
+		 * the map at once, up to MON_PENDING_MAX (pgs_hint): reports
+		 * do not regrow, copy and rehash the arrays (milliseconds
+		 * each) on the loop thread, and the daemon reads no more
+		 * while the pending one is full (mon_reports_full()).  Only
+		 * what else a proposal holds past that (the creating PGs
+		 * placed again) grows them, doubling.
 		 */
 		want = p->cappgs ? p->cappgs * 2 : 256;
 		if (p->cappgs > 0 && want < p->pgs_hint)
@@ -453,6 +456,8 @@ mon_stage_seal(struct mon *m)
 		return;
 	m->pending = NULL;
 	evtimer_del(m->propose_timer);
+	if (m->room != NULL)
+		m->room(m->room_arg);
 
 	if (p->has_inc) {
 		/* From here on the hierarchy is shared: changed on a copy. */

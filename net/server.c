@@ -136,6 +136,8 @@ struct conn {
 	int helloed;	/* the daemon knows it: tell it when it goes */
 	int subscriber; /* spared by the idle timeout */
 	int throttled;	/* reading stopped until the output drains */
+	int held_binary; /* its next frame is a binary request held back */
+	TAILQ_ENTRY(conn) hentry; /* srv->heldq, while held_binary */
 	size_t inflight;	/* requests dispatched, not yet answered */
 	int64_t active_us;	/* last frame in or out (stamp_mono) */
 	char *peer;		/* "ADDR:PORT" or "ADDR:PORT (NAME)" */
@@ -201,6 +203,14 @@ struct server {
 	size_t granted;		/* sum of their granted */
 	TAILQ_HEAD(, conn) waitq; /* waiting for max_partial_input */
 
+	/*
+	 * server_hold_binary(): the connections held, first held first, and
+	 * the event that reads them again.
+	 */
+	int hold_binary;
+	TAILQ_HEAD(, conn) heldq;
+	struct event *unhold_ev;
+
 	/* Failed attempts by source address, and a key for unknown names. */
 	struct server_fail *fails;
 	size_t nfails;
@@ -215,6 +225,7 @@ struct server {
 };
 
 static void conn_read_cb(struct bufferevent *, void *);
+static void server_unhold_cb(evutil_socket_t, short, void *);
 static void conn_write_cb(struct bufferevent *, void *);
 static void conn_event_cb(struct bufferevent *, short, void *);
 static void conn_timer_cb(evutil_socket_t, short, void *);
@@ -288,7 +299,8 @@ conn_update_read(struct conn *c)
 {
 	if (!conn_open(c))
 		return;
-	if (c->throttled || c->waiting || c->state == CONN_AUTH_WAIT)
+	if (c->throttled || c->waiting || c->held_binary ||
+	    c->state == CONN_AUTH_WAIT)
 		bufferevent_disable(c->bev, EV_READ);
 	else
 		bufferevent_enable(c->bev, EV_READ);
@@ -672,6 +684,10 @@ conn_kill(struct conn *c)
 		return;
 	c->state = CONN_DEAD;
 	conn_budget_drop(c);
+	if (c->held_binary) {
+		c->held_binary = 0;
+		TAILQ_REMOVE(&srv->heldq, c, hentry);
+	}
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	evtimer_del(c->timer);
 	c->drain_cb = NULL;
@@ -1224,6 +1240,20 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		}
 		if (r == 0)
 			break;
+		/*
+		 * Held back (server_hold_binary()): the frame stays in the
+		 * input and the rest in the socket, read when released.
+		 */
+		if (srv->hold_binary && c->state == CONN_READY &&
+		    h.type == FRAME_BINARY_REQUEST) {
+			if (!c->held_binary) {
+				c->held_binary = 1;
+				TAILQ_INSERT_TAIL(&srv->heldq, c, hentry);
+				srv->stats.binary_held++;
+			}
+			conn_update_read(c);
+			break;
+		}
 		len = FRAME_HEADER_SIZE + (size_t)h.len;
 		p = evbuffer_pullup(in, (ev_ssize_t)len);
 		srv->stats.frames_in++;
@@ -1535,7 +1565,7 @@ conn_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 		}
 	}
 	/* Waiting for the budget or a verdict is the server's doing. */
-	if (c->subscriber || c->inflight > 0 || c->waiting ||
+	if (c->subscriber || c->inflight > 0 || c->waiting || c->held_binary ||
 	    c->state == CONN_AUTH_WAIT) {
 		server_timer_add(c->timer, c->granted > 0 ? timeout -
 		    (stamp_mono() - c->granted_us) / 1000 : timeout);
@@ -1965,6 +1995,7 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	TAILQ_INIT(&srv->conns);
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->waitq);
+	TAILQ_INIT(&srv->heldq);
 	TAILQ_INIT(&srv->tls_waits);
 	srv->listen_fd = srv->spare_fd = -1;
 	if (seal_random(srv->dummy_key, sizeof srv->dummy_key) == -1) {
@@ -1982,8 +2013,10 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	    server_accept_cb, srv);
 	srv->pause_ev = evtimer_new(base, server_pause_cb, srv);
 	srv->reap_ev = event_new(base, -1, 0, server_reap_cb, srv);
+	srv->unhold_ev = event_new(base, -1, 0, server_unhold_cb, srv);
 	if (srv->listen_ev == NULL || srv->pause_ev == NULL ||
-	    srv->reap_ev == NULL || event_add(srv->listen_ev, NULL) == -1) {
+	    srv->reap_ev == NULL || srv->unhold_ev == NULL ||
+	    event_add(srv->listen_ev, NULL) == -1) {
 		xasprintf(cause, "cannot listen on port %u: libevent could "
 		    "not add the listener", srv->port);
 		server_free(srv);
@@ -2094,6 +2127,39 @@ server_push_raw(struct server *srv, uint64_t conn_id, uint64_t sub_id,
 		return -1;
 	c->subscriber = 1;
 	return conn_send(c, FRAME_PUSH, sub_id, json_text, len, 0);
+}
+
+/*
+ * Read the connections held by server_hold_binary() again, from the loop
+ * (never inside the daemon's call), first held first, until the hold is
+ * on again (a frame handled here may turn it on).  A connection held
+ * again goes to the back of the queue: every one is read in its turn,
+ * none starves behind those accepted before it.
+ */
+static void
+server_unhold_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct server *srv = arg;
+	struct conn *c;
+
+	while (!srv->hold_binary && (c = TAILQ_FIRST(&srv->heldq)) != NULL) {
+		TAILQ_REMOVE(&srv->heldq, c, hentry);
+		c->held_binary = 0;
+		conn_update_read(c);
+		conn_read_cb(c->bev, c);
+	}
+}
+
+void
+server_hold_binary(struct server *srv, int on)
+{
+	on = on != 0;
+	if (srv->hold_binary == on)
+		return;
+	srv->hold_binary = on;
+	if (!on && !TAILQ_EMPTY(&srv->heldq))
+		event_active(srv->unhold_ev, 0, 0);
 }
 
 int
@@ -2232,6 +2298,8 @@ server_free(struct server *srv)
 		event_free(srv->pause_ev);
 	if (srv->reap_ev != NULL)
 		event_free(srv->reap_ev);
+	if (srv->unhold_ev != NULL)
+		event_free(srv->unhold_ev);
 	if (srv->spare_fd != -1)
 		close(srv->spare_fd);
 	while (!TAILQ_EMPTY(&srv->tls_waits)) {

@@ -175,6 +175,8 @@ struct server_stats {
 	uint64_t partial_paused;  /* times a connection waited for the budget */
 	uint64_t auth_ok;	  /* handshakes that succeeded */
 	uint64_t auth_failed;	  /* attempts refused */
+	uint64_t binary_held;	  /* times a connection's binary request
+				     was held back (server_hold_binary) */
 };
 
 /*
@@ -260,6 +262,21 @@ int server_reply_stream(struct server *, uint64_t conn_id, uint64_t req_id,
  * this call.
  */
 void server_end_streams(struct server *, int rc, const char *status);
+
+/*
+ * Backpressure on binary requests (the OSDs' PG reports): while the hold is
+ * on (on != 0), a connection whose next whole frame is a BINARY_REQUEST
+ * stops being read there; the frame stays in its input, what follows in
+ * its socket (and the client's, whose writes then wait), and nothing is
+ * lost or refused.  Other frames, up to that one, are handled as they
+ * come, and connections with no binary request go on.  Turning the hold
+ * off reads the held connections again, from the loop soon after (never
+ * inside this call), until the hold is on again.  A held connection
+ * is spared by the idle timeout: the wait is the server's doing.  The held
+ * connections are read again first held first, and one held again waits
+ * behind the others: none starves.
+ */
+void server_hold_binary(struct server *, int on);
 
 /*
  * Mark (on != 0) or unmark connection conn_id as a subscriber, which the

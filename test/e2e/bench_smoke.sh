@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench_smoke.sh: mapmon-bench(1) runs and its outputs parse (not its
 # speed): coldstart with about 5,000 PGs on both backends, osd-sim against a
-# real mapmond until clean (and again after pg_num grows), ingest, filesize
+# real mapmond until clean (and again after pg_num grows), and with its
+# OSDs in hosts in racks (--racks), ingest, filesize
 # (a 3 s run per backend), bigpool
 # with small pools, detect with 1,024 PGs and a grace of 2 s, log,
 # placement, and the usage errors.  Speaks TAP.  Needs $top_builddir.
@@ -131,6 +132,49 @@ check "osd-sim says so in at most 3 lines" test "$(wc -l <"$T/simerr")" -le 3 -a
 "$BENCH" osd-sim -m "$ADDR" --osds 3 --until-clean --duration 5 -q >/dev/null 2>"$T/err"
 check "osd-sim with no monitor exits 1" test $? -eq 1
 
+# osd-sim --racks: 8 OSDs in 4 hosts in 2 racks, on a monitor of its own.
+D=$T/rmon
+mkdir -p "$D"
+sed -e "s|^data = .*|data = $D|" -e "s|^keyring = .*|keyring = $D.keyring|" \
+    "$T/mon.conf" >"$T/rmon.conf"
+"$MAPMOND" --mkfs -c "$T/rmon.conf" >/dev/null 2>"$T/err"
+export MAPMON_KEYRING=$D.keyring
+"$MAPMOND" -d -c "$T/rmon.conf" 2>"$T/rmon.log" &
+DPID=$!
+port=
+for i in $(seq 1 100); do
+	port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$T/rmon.log" | tail -n 1)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+RADDR=127.0.0.1:$port
+"$MAPMON" -m "$RADDR" osd pool create racked 64 >/dev/null 2>"$T/err"
+"$BENCH" osd-sim -m "$RADDR" --osds 8 --hosts 4 --racks 2 --until-clean \
+    --duration 30 -q >"$T/out" 2>"$T/err"
+check "osd-sim --hosts 4 --racks 2 --until-clean exits 0" test $? -eq 0
+"$MAPMON" -m "$RADDR" osd tree >"$T/tree" 2>&1
+check "osd tree: rack0 and rack1 under root default" \
+    test "$(grep -Ec '^ *-[0-9]+ +[0-9.]+ +rack rack[01] *$' "$T/tree")" -eq 2
+check "... host0 and host1 under rack0, host2 and host3 under rack1" \
+    eval 'sed -n "/rack rack0/,/rack rack1/p" "$T/tree" | grep -Ec "host host[01] *\$" | grep -qx 2 &&
+    sed -n "/rack rack1/,\$p" "$T/tree" | grep -Ec "host host[23] *\$" | grep -qx 2'
+# OSD i is at host i / 2: every PG's 3 copies on 3 hosts.
+"$MAPMON" -m "$RADDR" pg dump pgs_brief >"$T/pgs" 2>/dev/null
+check "every PG of 64 on 3 distinct hosts" awk '
+    NR == 1 { next }
+    { s = $3; gsub(/[][]/, "", s); n = split(s, ids, ",")
+      if (n != 3) bad++
+      delete h
+      for (i = 1; i <= n; i++) if (h[int(ids[i] / 2)]++) bad++
+      pgs++ }
+    END { exit !(pgs == 64 && bad == 0) }' "$T/pgs"
+kill -TERM "$DPID"; wait "$DPID"; DPID=
+"$BENCH" osd-sim -m "$RADDR" --osds 8 --hosts 2 --racks 3 >/dev/null 2>"$T/err"
+check "osd-sim --racks above --hosts: exit 64" test $? -eq 64
+check "... saying why" grep -q -- '--racks 3: the racks hold hosts, and there are 2 (--hosts)' "$T/err"
+"$BENCH" osd-sim -m "$RADDR" --osds 8 --racks 2 >/dev/null 2>&1
+check "osd-sim --racks without --hosts: exit 64" test $? -eq 64
+
 # ingest, both backends.
 for su in lmdb leveldb-mapmon; do
 	mkdir -p "$T/$su"
@@ -255,12 +299,26 @@ done
 check "placement exits 0" test $? -eq 0
 for c in flat_equal crush_equal crush_client_equal flat_weighted \
     crush_weighted flat_tenth_down crush_tenth_down crush_host_down \
-    crush_all_down crush_client_all_down_64th; do
+    crush_host_down_incremental crush_all_down crush_client_all_down_64th; do
 	check "placement: $c figures" \
 	    grep -Eq "^$c [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$" "$T/out"
 done
 check "placement: one PG's p50 and p99" \
     grep -Eq '^# one PG, .* p50 [0-9]+ ns, p99 [0-9]+ ns' "$T/out"
+"$BENCH" placement --osds 64 --hosts 8 --racks 3 --pgs 4000 --runs 1 \
+    --single 1000 >"$T/out" 2>"$T/err"
+check "placement --racks 3 exits 0" test $? -eq 0
+check "placement --racks: the header says so" \
+    grep -q '^# mapmon-bench placement: 64 OSDs in 8 hosts in 3 racks,' "$T/out"
+check "placement --racks: crush_host_down_incremental figures" \
+    grep -Eq '^crush_host_down_incremental [0-9]+\.[0-9] [0-9]+\.[0-9] [0-9]+$' "$T/out"
+check "placement --racks: the time to prepare the placement" \
+    grep -Eq '^# the placement prepared alone \(crush_placement_new\), median of 101: [0-9]+\.[0-9] us$' "$T/out"
+check "placement --racks: fewer PGs placed again than all" \
+    awk '/^# host down, incremental: / { exit !($5 > 0 && $5 < $7) }' "$T/out"
+"$BENCH" placement --hosts 4 --racks 5 >/dev/null 2>"$T/err"
+check "placement --racks above --hosts: exit 64" test $? -eq 64
+check "... saying why" grep -q 'racks 5 is above --hosts 4' "$T/err"
 "$BENCH" placement --pgs 2 --pools 4 >/dev/null 2>&1
 check "placement --pgs below --pools: exit 64" test $? -eq 64
 
@@ -270,6 +328,14 @@ printf '[mon]\nno_such_key = 1\n' >"$T/bad.conf"
 "$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
     --no-restart --mon-conf "$T/good.conf" -o "$T" >"$T/out" 2>"$T/err"
 check "coldstart --mon-conf with a good key: exit 0" test $? -eq 0
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 12 --hosts 6 --racks 2 \
+    --no-store2013 --no-restart -o "$T" >"$T/out" 2>"$T/err"
+check "coldstart --hosts 6 --racks 2: exit 0" test $? -eq 0
+check "... its bring-up row" grep -Eq '^\| lmdb \| 2000 \| [0-9]+\.[0-9]{3} ' "$T/out"
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 12 --racks 2 \
+    --no-store2013 --no-restart -o "$T" >/dev/null 2>"$T/err"
+check "coldstart --racks without --hosts: exit 64" test $? -eq 64
+check "... saying why" grep -q -- '--racks 2: the racks hold hosts, and there are 0 (--hosts)' "$T/err"
 "$BENCH" coldstart --pgs 2000 --setups lmdb --osds 8 --no-store2013 \
     --no-restart --mon-conf "$T/bad.conf" -o "$T" >"$T/out" 2>"$T/err"
 check "coldstart --mon-conf with a bad key: exit 1" test $? -eq 1

@@ -1886,6 +1886,77 @@ Test(cmd, pg_report_binary)
 	}
 }
 
+/*
+ * Backpressure (mapmond(8), STORE AND COLD START): with propose_max_ops 4,
+ * the first report of 8 PGs is sealed at once, the next fills the pending
+ * proposal past 1.5 times that while its commit is written, and the
+ * reports sent behind it wait unread.  Every one is answered and
+ * applied in order: none is refused or lost, and the daemon counts the
+ * waits.  A burst read whole between two commits waits for nothing, so
+ * bursts are sent until one has waited, at most 5.
+ */
+Test(cmd, pg_reports_wait_while_the_pending_proposal_is_full)
+{
+	enum { NREPORTS = 40, NROUNDS = 5 };
+	struct enc_buf b[NREPORTS];
+	struct pg_stat st;
+	struct aclient a;
+	json_t *d;
+	json_int_t held = 0;
+	int i, k, round;
+
+	cluster_small(8);
+	d = ok("{\"prefix\":\"config set\",\"key\":\"mon.propose_max_ops\","
+	       "\"value\":\"4\"}");
+	json_decref(d);
+	for (round = 0; round < NROUNDS && held == 0; round++) {
+		memset(b, 0, sizeof b);
+		a_open(&a);
+		for (k = 0; k < NREPORTS; k++) {
+			enc_buf_put_u16(&b[k], FRAME_BINARY_PG_REPORT);
+			enc_buf_put_u32(&b[k], 0);
+			enc_buf_put_u32(&b[k], 8);
+			for (i = 0; i < 8; i++) {
+				pg_stat_init(&st,
+				    (struct pg_id){ 1, (uint32_t)i });
+				st.state = PG_STATE_ACTIVE | PG_STATE_CLEAN;
+				st.reported_epoch = 10;
+				st.reported_seq = (uint64_t)(round * NREPORTS +
+				    k + 1);
+				st.up_len = st.acting_len = 1;
+				st.up[0] = st.acting[0] = 0;
+				st.up_primary = st.acting_primary = 0;
+				st.num_objects = (uint64_t)k;
+				pg_stat_encode(&st, &b[k]);
+			}
+			cr_assert_eq(mclient_request_binary(a.c, b[k].data,
+					 b[k].len, a_reply, &a),
+			    0);
+		}
+		cr_assert(a_wait(&a, NREPORTS, 0, 20000),
+		    "%d of %d reports answered", a.replies, NREPORTS);
+		cr_assert_eq(a.rc, 0, "%s", a.status);
+		cr_assert_eq(jint(a.data, "accepted"), 8);
+		a_close(&a);
+		for (k = 0; k < NREPORTS; k++)
+			enc_buf_free(&b[k]);
+		/* The last report, applied last, is what the map holds. */
+		d = ok("{\"prefix\":\"pg stat\"}");
+		cr_assert_eq(jint(d, "num_objects"), 8 * (NREPORTS - 1));
+		json_decref(d);
+		d = ok("{\"prefix\":\"perf dump\"}");
+		held = jint(d, "server.pg_reports_held");
+		cr_assert_eq(jint(d, "commands.pg report.calls"),
+		    (round + 1) * NREPORTS);
+		cr_assert_eq(jint(d, "commands.pg report.errors"), 0);
+		json_decref(d);
+	}
+	cr_assert_gt(held, 0,
+	    "no report waited for the full proposal in %d "
+	    "bursts",
+	    NROUNDS);
+}
+
 /* -------------------------------------------------------------- limits */
 
 /* What a refusal must leave as it was. */

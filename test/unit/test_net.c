@@ -285,6 +285,10 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		tsrv_reply(ts, conn, req, 0, "ok", json_incref(cmd));
 	} else if (strcmp(prefix, "fail") == 0) {
 		tsrv_reply(ts, conn, req, -ENOENT, "no such thing", NULL);
+	} else if (strcmp(prefix, "holdbin") == 0) {
+		server_hold_binary(ts->srv,
+		    json_is_true(json_object_get(cmd, "on")));
+		tsrv_reply(ts, conn, req, 0, "ok", NULL);
 	} else if (strcmp(prefix, "hold") == 0 && ts->nheld < MAX_HELD) {
 		ts->held[ts->nheld].conn = conn;
 		ts->held[ts->nheld].req = req;
@@ -365,7 +369,7 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		tsrv_reply(ts, conn, req, 0, "ok",
 		    json_pack(
 			"{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,"
-			"s:I,s:i,s:I,s:I,s:I,s:i,s:i,s:i,s:I}",
+			"s:I,s:i,s:I,s:I,s:I,s:i,s:i,s:i,s:I,s:I}",
 			"connections", (json_int_t)st.connections, "accepted",
 			(json_int_t)st.accepted, "rejected",
 			(json_int_t)st.rejected, "frames_in",
@@ -387,7 +391,8 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 			"stream_done", atomic_load(&ts->stream_done),
 			"stream_rc", atomic_load(&ts->stream_rc), "stream_live",
 			atomic_load(&ts->stream_live), "stream_max_pending",
-			(json_int_t)atomic_load(&ts->stream_max_pending)));
+			(json_int_t)atomic_load(&ts->stream_max_pending),
+			"binary_held", (json_int_t)st.binary_held));
 	} else if (strcmp(prefix, "limits") == 0) {
 		struct server_limits lim = default_limits;
 
@@ -1248,6 +1253,76 @@ Test(net, client_binary_request)
 	cr_assert_eq(b.len, 1000);
 	mclient_free(cl);
 	event_base_free(base);
+	tsrv_stop(ts);
+}
+
+/* Has fd nothing to read within ms milliseconds? */
+static int
+raw_quiet(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 0;
+}
+
+/*
+ * server_hold_binary(): a held connection's binary requests, and what it
+ * sent after them, wait unread; other connections and requests go on;
+ * released, every one is answered, in order, none lost.
+ */
+Test(net, held_binary_requests_wait_then_all_answered)
+{
+	struct tsrv *ts = tsrv_start(NULL);
+	int fd = raw_connect(ts->port), fd2 = raw_connect(ts->port);
+	uint8_t frames[3][FRAME_HEADER_SIZE + 6];
+	uint8_t body[6] = { 0, 1, 'a', 'b', 'c', 'd' };
+	struct frame_header h;
+	json_t *obj;
+	uint64_t id;
+	int i;
+
+	raw_hello(fd);
+	raw_hello(fd2);
+	raw_send(fd2, FRAME_REQUEST, 1, "{\"prefix\":\"holdbin\",\"on\":true}");
+	raw_expect_reply(fd2, 1, 0, "ok");
+	/* A request before the binary ones is answered at once. */
+	raw_send(fd, FRAME_REQUEST, 30, "{\"prefix\":\"echo\"}");
+	raw_expect_reply(fd, 30, 0, "ok");
+	for (i = 0; i < 3; i++) {
+		frame_encode_header(frames[i], FRAME_BINARY_REQUEST,
+		    sizeof body, (uint64_t)(31 + i));
+		memcpy(frames[i] + FRAME_HEADER_SIZE, body, sizeof body);
+	}
+	raw_write(fd, frames, sizeof frames);
+	raw_send(fd, FRAME_REQUEST, 34, "{\"prefix\":\"echo\"}");
+	cr_assert(raw_quiet(fd, 300), "a held binary request was answered");
+	/* Another connection is served meanwhile. */
+	raw_send(fd2, FRAME_REQUEST, 2, "{\"prefix\":\"stats\"}");
+	obj = raw_recv(fd2, &h);
+	cr_assert_not_null(obj);
+	cr_assert_eq(json_integer_value(json_object_get(
+			 json_object_get(obj, "data"), "binary_held")),
+	    1, "one connection held");
+	json_decref(obj);
+	cr_assert(raw_quiet(fd, 100));
+
+	raw_send(fd2, FRAME_REQUEST, 3,
+	    "{\"prefix\":\"holdbin\",\"on\":false}");
+	raw_expect_reply(fd2, 3, 0, "ok");
+	for (id = 31; id <= 33; id++) {
+		obj = raw_recv(fd, &h);
+		cr_assert_not_null(obj, "binary request %llu lost",
+		    (unsigned long long)id);
+		cr_assert_eq(h.id, id, "answered %llu, wanted %llu",
+		    (unsigned long long)h.id, (unsigned long long)id);
+		cr_assert_eq(json_integer_value(json_object_get(
+				 json_object_get(obj, "data"), "len")),
+		    6);
+		json_decref(obj);
+	}
+	raw_expect_reply(fd, 34, 0, "ok");
+	close(fd);
+	close(fd2);
 	tsrv_stop(ts);
 }
 

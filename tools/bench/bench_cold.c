@@ -118,7 +118,7 @@ cold_usage(int code)
 {
 	fprintf(code == 0 ? stdout : stderr,
 	    "usage: mapmon-bench coldstart [--pgs LIST] [--setups LIST] "
-	    "[--osds N] [--hosts H]\n"
+	    "[--osds N] [--hosts H] [--racks R]\n"
 	    "           [--pools N] [--runs R] [-o DIR] [--mapmond PATH] "
 	    "[--mapmon-store PATH]\n"
 	    "           [--window W] [--batch B] [--commit-pgs K] "
@@ -727,6 +727,7 @@ bench_cold_main(int argc, char **argv)
 		{ "setups", required_argument, NULL, 'S' },
 		{ "osds", required_argument, NULL, 'n' },
 		{ "hosts", required_argument, NULL, BENCH_OPT_HOSTS },
+		{ "racks", required_argument, NULL, BENCH_OPT_RACKS },
 		{ "pools", required_argument, NULL, 'p' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "window", required_argument, NULL, 'w' },
@@ -809,6 +810,13 @@ bench_cold_main(int argc, char **argv)
 	o.outdir = ro.outdir;
 	if (optind != argc)
 		cold_usage(MAPMON_EXIT_USAGE);
+	if (o.shape.racks > 0 && o.shape.racks > o.shape.hosts) {
+		fprintf(stderr,
+		    "mapmon-bench: --racks %d: the racks hold hosts, and "
+		    "there are %d (--hosts)\n",
+		    o.shape.racks, o.shape.hosts);
+		return MAPMON_EXIT_USAGE;
+	}
 	for (i = 0; i < o.npgs; i++)
 		if (o.pgs[i] < o.shape.pools) {
 			fprintf(stderr, "mapmon-bench: --pgs: %ld PGs cannot "

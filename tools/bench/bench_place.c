@@ -14,12 +14,13 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "map/crush.h"
+#include "map/osdmap.h"
 #include "map/placement.h"
 #include "tools/bench/bench_place.h"
 #include "tools/bench/bench_util.h"
 
 struct bench_place {
-	long osds, hosts, pgs, pools, size, runs, single;
+	long osds, hosts, racks, pgs, pools, size, runs, single;
 	long per_pool_max; /* 0, or place only this many PGs a pool */
 	int weighted;	   /* OSD weights 0.5 to 2, else all 1 */
 	int down_tenth;	   /* every tenth OSD down */
@@ -36,9 +37,9 @@ static mapmon_dead void
 bench_place_usage(int code)
 {
 	fprintf(code == 0 ? stdout : stderr,
-	    "usage: mapmon-bench placement [--osds N] [--hosts H] [--pgs P] "
-	    "[--pools K]\n                              [--size S] [--runs R] "
-	    "[--single N]\n");
+	    "usage: mapmon-bench placement [--osds N] [--hosts H] [--racks R] "
+	    "[--pgs P]\n                              [--pools K] [--size S] "
+	    "[--runs R] [--single N]\n");
 	exit(code);
 }
 
@@ -72,22 +73,28 @@ bench_place_weight(const struct bench_place *b, long osd)
 	return b->weighted ? 0.5 + (double)(osd % 4) * 0.5 : 1.0;
 }
 
-/* Both forms of the same cluster: OSD i in host i % hosts. */
+/*
+ * Both forms of the same cluster: OSD i in host i % hosts, and with racks
+ * host h in rack h % racks, under the root.
+ */
 static void
 bench_place_build(struct bench_place *b)
 {
 	struct placement_osd *po;
-	char loc[32], *cause = NULL;
-	const char *l[1] = { loc };
+	char host[32], rack[32], *cause = NULL;
+	const char *l[2] = { host, rack };
 	long i;
 
 	b->crush = crush_new_default();
 	b->st = xcalloc((size_t)b->osds, sizeof *b->st);
 	po = xcalloc((size_t)b->osds, sizeof *po);
 	for (i = 0; i < b->osds; i++) {
-		snprintf(loc, sizeof loc, "host=h%ld", i % b->hosts);
+		snprintf(host, sizeof host, "host=h%ld", i % b->hosts);
+		snprintf(rack, sizeof rack, "rack=r%ld",
+		    i % b->hosts % (b->racks ? b->racks : 1));
 		if (crush_osd_add(b->crush, (int32_t)i,
-			bench_place_weight(b, i), l, 1, &cause) != 0)
+			bench_place_weight(b, i), l, b->racks ? 2 : 1,
+			&cause) != 0)
 			fatalx("placement: %s", cause);
 		b->st[i].up = !(b->down_tenth && i % 10 == 0);
 		b->st[i].reweight = CRUSH_WEIGHT_ONE;
@@ -233,6 +240,136 @@ bench_place_single(struct bench_place *b, double *p50, double *p99,
 	free(t);
 }
 
+/* The osdmap of the cluster, with b->st's states, as a client holds it. */
+static void
+bench_place_osdmap(const struct bench_place *b, struct osdmap *m)
+{
+	struct osdmap_osd o;
+	struct osdmap_pool p;
+	long i;
+
+	osdmap_init(m);
+	for (i = 0; i < b->osds; i++) {
+		memset(&o, 0, sizeof o);
+		o.id = (int32_t)i;
+		o.up = b->st[i].up;
+		o.in = 1;
+		o.weight = OSDMAP_WEIGHT_ONE;
+		o.reweight = b->st[i].reweight;
+		osdmap_set_osd(m, &o);
+	}
+	for (i = 1; i <= b->pools; i++) {
+		memset(&p, 0, sizeof p);
+		p.id = (uint32_t)i;
+		snprintf(p.name, sizeof p.name, "p%ld", i);
+		p.size = (uint32_t)b->size;
+		p.min_size = 1;
+		p.pg_num = p.pgp_num = (uint32_t)(b->pgs / b->pools);
+		osdmap_set_pool(m, &p);
+	}
+	m->pool_max = (uint32_t)b->pools;
+	osdmap_set_crush(m, crush_hold(b->crush));
+}
+
+/*
+ * What the monitor itself does at an epoch that moves PGs: the placement
+ * prepared again (crush_placement_new(), per bucket whether an OSD under
+ * it can take a copy), the only step of its own that grows with the OSDs;
+ * the median of 101, in CPU microseconds.
+ */
+static void
+bench_place_prepare(const struct bench_place *b)
+{
+	double t[101], c0;
+	int r;
+
+	for (r = 0; r < 101; r++) {
+		c0 = bench_place_clock(CLOCK_THREAD_CPUTIME_ID);
+		crush_placement_free(
+		    crush_placement_new(b->crush, b->st, (size_t)b->osds));
+		t[r] = bench_place_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
+	}
+	qsort(t, 101, sizeof *t, bench_place_cmp);
+	printf("# the placement prepared alone (crush_placement_new), "
+	       "median of 101: %.1f us\n",
+	    t[50] * 1e6);
+}
+
+/*
+ * After host 0 fails, what a holder of the previous map's up sets does
+ * (osd-sim, a client): the map's placement prepared, the changed OSDs
+ * found (osdmap_remap_new()), and only the PGs whose set held one of them
+ * placed again; the others keep theirs, exactly (test_osdmap).  Prints its
+ * row (the median of b->runs) and how many PGs were placed again.
+ */
+static void
+bench_place_incremental(struct bench_place *b)
+{
+	struct osdmap before, after;
+	struct osdmap_place *pl;
+	struct osdmap_remap *rm;
+	long per = b->pgs / b->pools, npg = per * b->pools, p, s, i, r;
+	int32_t *ups = xcalloc((size_t)npg * CRUSH_MAX_SIZE, sizeof *ups);
+	uint8_t *lens = xcalloc((size_t)npg, 1);
+	double *c = xcalloc((size_t)b->runs, sizeof *c);
+	double *w = xcalloc((size_t)b->runs, sizeof *w), c0, t0;
+	long again = 0;
+	int32_t up[CRUSH_MAX_SIZE];
+	int n;
+
+	bench_place_osdmap(b, &before);
+	pl = osdmap_place_new(&before);
+	for (p = 1, i = 0; p <= b->pools; p++)
+		for (s = 0; s < per; s++, i++)
+			lens[i] = (uint8_t)osdmap_place_pg(pl, (uint32_t)p, 0,
+			    (uint32_t)s, (unsigned)b->size,
+			    ups + i * CRUSH_MAX_SIZE);
+	osdmap_place_free(pl);
+	for (i = 0; i < b->osds; i += b->hosts)
+		b->st[i].up = 0;
+	bench_place_osdmap(b, &after);
+	for (r = -1; r < b->runs; r++) { /* run -1 warms up */
+		c0 = bench_place_clock(CLOCK_THREAD_CPUTIME_ID);
+		t0 = bench_place_now();
+		again = 0;
+		if ((rm = osdmap_remap_new(&before, &after)) == NULL)
+			fatalx("placement: a host down is not a remap");
+		pl = osdmap_place_new(&after);
+		for (p = 1, i = 0; p <= b->pools; p++)
+			for (s = 0; s < per; s++, i++) {
+				if (!osdmap_remap_moves(rm,
+					ups + i * CRUSH_MAX_SIZE, lens[i]))
+					continue;
+				n = osdmap_place_pg(pl, (uint32_t)p, 0,
+				    (uint32_t)s, (unsigned)b->size, up);
+				bench_place_sink += (uint32_t)n +
+				    (uint32_t)up[0];
+				again++;
+			}
+		osdmap_place_free(pl);
+		osdmap_remap_free(rm);
+		if (r >= 0) {
+			c[r] = bench_place_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
+			w[r] = bench_place_now() - t0;
+		}
+	}
+	qsort(c, (size_t)b->runs, sizeof *c, bench_place_cmp);
+	qsort(w, (size_t)b->runs, sizeof *w, bench_place_cmp);
+	printf("crush_host_down_incremental %.1f %.1f %.0f\n",
+	    c[b->runs / 2] * 1e3, w[b->runs / 2] * 1e3,
+	    c[b->runs / 2] * 1e9 / (double)npg);
+	printf("# host down, incremental: %ld of %ld PGs placed again\n", again,
+	    npg);
+	bench_place_prepare(b);
+	fflush(stdout);
+	osdmap_clear(&after);
+	osdmap_clear(&before);
+	free(ups);
+	free(lens);
+	free(c);
+	free(w);
+}
+
 static void
 bench_place_row(struct bench_place *b, const char *name, enum bench_place_fn fn)
 {
@@ -252,6 +389,7 @@ bench_place_main(int argc, char **argv)
 	static const struct option longopts[] = { { "osds", required_argument,
 						      NULL, 'n' },
 		{ "hosts", required_argument, NULL, 'H' },
+		{ "racks", required_argument, NULL, 'R' },
 		{ "pgs", required_argument, NULL, 'p' },
 		{ "pools", required_argument, NULL, 'k' },
 		{ "size", required_argument, NULL, 's' },
@@ -281,6 +419,9 @@ bench_place_main(int argc, char **argv)
 		case 'H':
 			b.hosts = bench_arg_long("--hosts", optarg, 1, 65536);
 			break;
+		case 'R':
+			b.racks = bench_arg_long("--racks", optarg, 1, 65536);
+			break;
 		case 'p':
 			b.pgs = bench_arg_long("--pgs", optarg, 1, 1 << 26);
 			break;
@@ -306,18 +447,29 @@ bench_place_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		bench_place_usage(MAPMON_EXIT_USAGE);
+	if (b.racks > b.hosts) {
+		fprintf(stderr,
+		    "mapmon-bench: placement: --racks %ld is above --hosts "
+		    "%ld: every rack needs a host\n",
+		    b.racks, b.hosts);
+		return MAPMON_EXIT_USAGE;
+	}
 	if (b.pgs < b.pools) {
 		fprintf(stderr,
 		    "mapmon-bench: placement: --pgs %ld is below --pools %ld\n",
 		    b.pgs, b.pools);
 		return MAPMON_EXIT_USAGE;
 	}
+	if (b.racks > 0)
+		snprintf(name, sizeof name, "in %ld racks", b.racks);
+	else
+		snprintf(name, sizeof name, "under the root");
 	printf(
-	    "# mapmon-bench placement: %ld OSDs in %ld hosts, %ld pools "
+	    "# mapmon-bench placement: %ld OSDs in %ld hosts %s, %ld pools "
 	    "of %ld PGs of size %ld;\n# full maps: median of %ld runs (CPU "
 	    "time of the thread, wall time), the placement context made each "
 	    "run\n",
-	    b.osds, b.hosts, b.pools, b.pgs / b.pools, b.size, b.runs);
+	    b.osds, b.hosts, name, b.pools, b.pgs / b.pools, b.size, b.runs);
 	printf("case cpu_ms wall_ms cpu_ns_per_pg\n");
 	for (pass = 0; pass < 3; pass++) {
 		const char *tag = pass == 0 ? "equal" :
@@ -351,6 +503,9 @@ bench_place_main(int argc, char **argv)
 	for (i = 0; i < b.osds; i += b.hosts)
 		b.st[i].up = 0;
 	bench_place_row(&b, "crush_host_down", BENCH_CRUSH);
+	bench_place_clear(&b);
+	bench_place_build(&b);
+	bench_place_incremental(&b);
 	bench_place_clear(&b);
 	/* Every OSD down (a cluster starting): nothing to place. */
 	b.weighted = 0;

@@ -329,6 +329,9 @@ bench_shape_opt(struct bench_shape *sh, int ch, const char *arg)
 	case BENCH_OPT_HOSTS:
 		sh->hosts = (int)bench_arg_long("--hosts", arg, 1, 65536);
 		return 1;
+	case BENCH_OPT_RACKS:
+		sh->racks = (int)bench_arg_long("--racks", arg, 1, 65536);
+		return 1;
 	}
 	return 0;
 }
@@ -1040,6 +1043,7 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	sp.addr = p->addr;
 	sp.nosds = p->shape.osds;
 	sp.hosts = p->shape.hosts;
+	sp.racks = p->shape.racks;
 	sp.window = p->shape.window;
 	sp.batch = p->shape.batch;
 	sp.live_interval_ms = p->live_interval_ms;

@@ -231,12 +231,15 @@ typedef void bench_up_clean_cb(struct bench_up *, void *arg);
 /*
  * The simulated cluster of coldstart and ingest, with their options:
  * bench_shape_opt() takes --osds ('n'), --pools ('p'), --window ('w'),
- * --batch ('b') and --hosts (BENCH_OPT_HOSTS); 1 when ch was one of them.
+ * --batch ('b'), --hosts (BENCH_OPT_HOSTS) and --racks (BENCH_OPT_RACKS);
+ * 1 when ch was one of them.
  */
 #define BENCH_OPT_HOSTS 0x100
+#define BENCH_OPT_RACKS 0x101
 struct bench_shape {
 	int osds;			/* simulated OSDs 0 .. osds-1 */
 	int hosts;			/* osd_sim_params hosts (0: none) */
+	int racks;			/* osd_sim_params racks (0: none) */
 	int pools;			/* pools of size 3, >= 1 */
 	int window;			/* osd_sim_params window, batch */
 	int batch;

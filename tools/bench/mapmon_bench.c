@@ -48,7 +48,8 @@ usage(int code)
 	    "                    [--beacon-interval S] [--osd-size SIZE] "
 	    "[--control FIFO]\n"
 	    "                    [--fail ID@S]... [--revive ID@S]...\n"
-	    "                    [--hosts H] [--fail-host HOST@S]... "
+	    "                    [--hosts H] [--racks R] [--fail-host "
+	    "HOST@S]... "
 	    "[--revive-host HOST@S]...\n"
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench filesize [options]\n"
@@ -344,6 +345,7 @@ osd_sim_main(int argc, char **argv)
 		{ "fail", required_argument, NULL, 'F' },
 		{ "revive", required_argument, NULL, 'R' },
 		{ "hosts", required_argument, NULL, 'K' },
+		{ "racks", required_argument, NULL, 'Q' },
 		{ "fail-host", required_argument, NULL, 'f' },
 		{ "revive-host", required_argument, NULL, 'r' },
 		{ "control", required_argument, NULL, 'C' },
@@ -436,6 +438,10 @@ osd_sim_main(int argc, char **argv)
 			p.hosts = (int)bench_arg_long("--hosts", optarg, 1,
 			    65536);
 			break;
+		case 'Q':
+			p.racks = (int)bench_arg_long("--racks", optarg, 1,
+			    65536);
+			break;
 		case 'C':
 			control = optarg;
 			break;
@@ -458,6 +464,14 @@ osd_sim_main(int argc, char **argv)
 		    "mapmon-bench: --hosts %d: more hosts than the "
 		    "%d OSDs (--osds)\n",
 		    p.hosts, p.nosds);
+		free(at);
+		return MAPMON_EXIT_USAGE;
+	}
+	if (p.racks > p.hosts) {
+		fprintf(stderr,
+		    "mapmon-bench: --racks %d: the racks hold hosts, and "
+		    "there are %d (--hosts)\n",
+		    p.racks, p.hosts);
 		free(at);
 		return MAPMON_EXIT_USAGE;
 	}

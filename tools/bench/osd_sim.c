@@ -556,14 +556,18 @@ osd_sim_send_boot(struct osd_sim *s, int32_t id)
 {
 	struct osd_sim_req *r;
 	json_t *cmd;
-	char addr[32], host[32] = "host=";
+	char addr[32], host[32] = "host=", rack[32] = "rack=";
 
 	r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", 6800 + id % 1000);
 	cmd = json_pack("{s:s, s:i, s:s}", "prefix", "osd boot", "id", id,
 	    "addr", addr);
 	/* Its crush location, as Ceph's OSD sends it as it starts. */
-	if (osd_sim_host(s, id, host + 5, sizeof host - 5) == 0)
+	if (osd_sim_rack(s, id, rack + 5, sizeof rack - 5) == 0 &&
+	    osd_sim_host(s, id, host + 5, sizeof host - 5) == 0)
+		json_object_set_new(cmd, "args",
+		    json_pack("[s, s, s]", "root=default", rack, host));
+	else if (osd_sim_host(s, id, host + 5, sizeof host - 5) == 0)
 		json_object_set_new(cmd, "args", json_pack("[s]", host));
 	if (osd_sim_send(s->osds[id].cl, cmd, osd_sim_boot_done, r) == 0) {
 		s->osds[id].booting = 1;
@@ -2118,6 +2122,14 @@ osd_sim_new(struct event_base *base, const struct osd_sim_params *p,
 		    p->nosds);
 		return NULL;
 	}
+	if (p->racks < 0 || p->racks > p->hosts ||
+	    (p->racks > 0 && p->hosts == 0)) {
+		xasprintf(cause,
+		    "%d racks for %d hosts: racks need hosts, at most one "
+		    "rack a host",
+		    p->racks, p->hosts);
+		return NULL;
+	}
 	if (p->heartbeat_interval_ms < 1 || p->heartbeat_grace_ms < 1 ||
 	    p->beacon_interval_ms < 1) {
 		xasprintf(cause,
@@ -2203,6 +2215,18 @@ osd_sim_host(const struct osd_sim *s, int32_t id, char *buf, size_t len)
 		return -1;
 	snprintf(buf, len, "host%d",
 	    (int)((int64_t)id * s->p.hosts / s->p.nosds));
+	return 0;
+}
+
+int
+osd_sim_rack(const struct osd_sim *s, int32_t id, char *buf, size_t len)
+{
+	int64_t host;
+
+	if (s->p.racks <= 0 || s->p.hosts <= 0 || id < 0 || id >= s->p.nosds)
+		return -1;
+	host = (int64_t)id * s->p.hosts / s->p.nosds;
+	snprintf(buf, len, "rack%d", (int)(host * s->p.racks / s->p.hosts));
 	return 0;
 }
 

@@ -129,6 +129,11 @@ struct osd_sim_params {
 	 * the OSDs spread evenly over H hosts, 1 .. nosds.
 	 */
 	int hosts;
+	/*
+	 * 0: the hosts under the root; R (with hosts, 1 .. hosts): host K
+	 * in rack=rackQ, Q = K * R / hosts, the racks under root=default.
+	 */
+	int racks;
 	int window;			/* reports in flight, >= 1 */
 	int batch;			/* most PGs in one report, >= 1 */
 	int live_interval_ms;		/* < 0: stop reporting once clean */
@@ -240,6 +245,11 @@ int osd_sim_osd(const struct osd_sim *, int32_t id,
  * simulator sends no locations or there is no such OSD.
  */
 int osd_sim_host(const struct osd_sim *, int32_t id, char *buf, size_t len);
+/*
+ * The rack OSD id boots in ("rack3") into buf: 0, or -1 when the simulator
+ * has no racks or there is no such OSD.
+ */
+int osd_sim_rack(const struct osd_sim *, int32_t id, char *buf, size_t len);
 
 /*
  * Kill OSD id: silent from now on, as a process killed with SIGKILL.
