@@ -27,6 +27,7 @@
 static cmd_exec_fn cmd_get_descriptions;
 
 static const char *const cmd_choice_detail[] = { "detail", NULL };
+static const char *const sync_ops[] = { "start", "chunk", NULL };
 static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
 	"noin", "pause", NULL };
 static const char *const cmd_choice_poolvar[] = { "size", "min_size", "pg_num",
@@ -117,6 +118,13 @@ static const struct cmd_entry cmd_table[] = {
 	    "mon dump" },
 	{ "quorum_status", { { 0 } }, CMD_READ, cmd_quorum_status,
 	    "report status of monitor quorum", "quorum_status" },
+	{ "mon sync",
+	    { A_CHOICE("op", 1, sync_ops), A_COUNT("from", 0),
+		A_INT_ANY("cookie", 0), A_STR("after", 0) },
+	    CMD_ADMIN | CMD_HIDDEN, cmd_mon_sync,
+	    "a copy of this monitor's store, for a monitor that lags or "
+	    "joins (mapmon-protocol(7))",
+	    "mon sync start|chunk" },
 
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
@@ -514,6 +522,7 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 		    "the monitor is stopping");
 	if (cmd_admin_free(ctx, deadline) == -1)
 		return -1;
+	cmd_sync_free();
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
 	ctx->stopped = 1;

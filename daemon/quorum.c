@@ -8,18 +8,24 @@
  * sealed, so a quorum is refused any address that is not loopback.
  *
  * Entries are numbered by the state machine itself (quorum_fsm_apply()),
- * not by raft log index.  The state machine's apply only hands the entry
- * to the core, which
+ * not by raft log index: every monitor's engine applies the same command
+ * entries in the same order, so the count is an entry's number on every
+ * monitor alike.  The count starts from the number a snapshot's descriptor
+ * gives (mon_quorum.h, SNAPSHOTS): the engine restores the last snapshot
+ * at every start and replays the log after it.
+ *
+ * The state machine's apply only hands the entry to the core, which
  * queues it and commits it to the store after those before it (the
- * store's own "Q" record then says what was applied): the engine's idea
- * of what is applied may run ahead of the store's, which is why no raft
- * snapshot is ever taken here (the snapshot callback refuses, and the
- * threshold is out of reach): the whole log stays on disk and, as the v0
- * API keeps it, in memory.
+ * store's own "Q" record then says what was applied): the engine's idea of
+ * what is applied runs ahead of the store's, which is why a snapshot's
+ * descriptor carries the entries not yet in the store.  A restore whose
+ * store is behind that makes a copy of another monitor's store
+ * (quorum_sync.h) before anything more is applied.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +39,11 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "daemon/cmd.h"
 #include "daemon/quorum.h"
+#include "daemon/quorum_sync.h"
+#include "mon/mon_conf.h"
 #include "mon/mon_quorum.h"
-
-/* Out of reach: no snapshot is taken (see above). */
-#define QUORUM_SNAPSHOT_THRESHOLD (UINT_MAX / 2)
 
 struct quorum_peer {
 	char name[MONMAP_NAME_MAX];
@@ -79,6 +85,7 @@ struct quorum {
 	 * the entry's number on every monitor alike.
 	 */
 	uint64_t napplied;
+	uint64_t snap_entry; /* the last snapshot's, taken or restored */
 
 	/* The raft_io's start and receive, wrapped to see who talks. */
 	int (*io_start)(struct raft_io *, unsigned, raft_io_tick_cb,
@@ -95,6 +102,13 @@ struct quorum {
 	struct quorum_stats stats;
 	struct mon_quorum_view view; /* as last given to the core */
 	int in_run;
+
+	const struct conf *conf;
+	struct quorum_sync *sync; /* a copy of the store being fetched */
+	uint64_t sync_from;
+	struct event *sync_retry; /* the copy waits for one being provided */
+	char *sync_dir;
+	uint64_t sync_entry;
 };
 
 /* The one engine of this process (the receive wrapper finds it here). */
@@ -383,20 +397,61 @@ static int
 quorum_fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
     unsigned *n)
 {
-	(void)fsm;
-	(void)bufs;
-	(void)n;
-	return RAFT_NOTFOUND; /* never taken: see the top of this file */
+	struct quorum *q = fsm->data;
+	struct raft_buffer *b;
+	void *desc;
+	size_t len;
+	char *cause = NULL;
+
+	if (mon_quorum_snapshot(q->m, q->napplied, &desc, &len, &cause) == -1) {
+		dout(LOG_MON, 5, "quorum: no snapshot of entry %llu now: %s",
+		    (unsigned long long)q->napplied, cause);
+		free(cause);
+		return RAFT_BUSY;
+	}
+	if ((b = raft_malloc(sizeof *b)) == NULL ||
+	    (b->base = raft_malloc(len)) == NULL) {
+		raft_free(b);
+		free(desc);
+		return RAFT_NOMEM;
+	}
+	memcpy(b->base, desc, len);
+	b->len = len;
+	free(desc);
+	*bufs = b;
+	*n = 1;
+	q->stats.snapshots++;
+	q->snap_entry = q->napplied;
+	dout(LOG_MON, 5, "quorum: snapshot of entry %llu, %zu bytes",
+	    (unsigned long long)q->napplied, len);
+	return 0;
 }
+
+static void quorum_sync_begin(struct quorum *q);
 
 static int
 quorum_fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
-	(void)fsm;
-	(void)buf;
-	log_warnx("quorum: a snapshot came to be restored, and this "
-		  "mapmon takes none");
-	return RAFT_NOTFOUND;
+	struct quorum *q = fsm->data;
+	uint64_t index, from;
+	char *cause = NULL;
+	int rc;
+
+	rc = mon_quorum_restore(q->m, buf->base, buf->len, &index, &from,
+	    &cause);
+	if (rc == -1) {
+		log_warnx("quorum: a snapshot cannot be restored: %s", cause);
+		free(cause);
+		return RAFT_CORRUPT;
+	}
+	q->napplied = index;
+	q->snap_entry = index;
+	raft_free(buf->base);
+	if (rc == 1) {
+		q->sync_from = from;
+		quorum_sync_begin(q);
+	}
+	return 0;
 }
 
 static void
@@ -460,6 +515,111 @@ quorum_replicate(void *arg, uint64_t seq, const void *buf, size_t len,
 	return 0;
 }
 
+/* ---- a copy of the store (quorum_sync.h) ---- */
+
+static int
+quorum_sync_rm_one(const char *path, const struct stat *sb, int flag,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == -1 ? -1 : 0;
+}
+
+/* Put the copy in place, once no copy of this store is being provided. */
+static void
+quorum_sync_swap(struct quorum *q)
+{
+	static const struct timeval later = { 0, 100 * 1000 };
+	struct store_options so;
+	char *cause = NULL;
+
+	if (cmd_sync_copying()) {
+		/* A copy of this store is being made: not under it. */
+		evtimer_add(q->sync_retry, &later);
+		return;
+	}
+	mon_conf_store_options(q->conf, &so);
+	so.backend = NULL;
+	if (mon_quorum_synced(q->m, q->sync_dir, &so, &cause) == -1)
+		fatalx("quorum: the copy of the store cannot be put in place: "
+		       "%s",
+		    cause);
+	/* The old store is in the copy's directory now. */
+	nftw(q->sync_dir, quorum_sync_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(q->sync_dir);
+	q->sync_dir = NULL;
+}
+
+static void
+quorum_sync_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	quorum_sync_swap(arg);
+}
+
+static void
+quorum_sync_done(void *arg, const char *dir, uint64_t entry)
+{
+	struct quorum *q = arg;
+
+	free(q->sync_dir);
+	q->sync_dir = xstrdup(dir); /* before dir goes with the sync */
+	quorum_sync_free(q->sync);
+	q->sync = NULL;
+	q->sync_entry = entry;
+	quorum_sync_swap(q);
+}
+
+/*
+ * Fetch a store holding entry q->sync_from from the other monitors.
+ * Called from the engine's restore: the copy is fetched on a thread, and
+ * put in place on the loop (mon_quorum_synced()).
+ */
+static void
+quorum_sync_begin(struct quorum *q)
+{
+	struct quorum_sync_params p;
+	const struct mon_auth_entity *mon = mon_auth_find(q->m, "mon.");
+	const char *addrs[MONMAP_MAX_MONS];
+	const char *cert = conf_str(q->conf, CONF_NET_TLS_CERT);
+	char *data, *cause = NULL;
+	size_t i;
+
+	if (mon == NULL)
+		fatalx("quorum: the store has no mon. entity: no copy of "
+		       "another monitor's store can be asked for");
+	quorum_sync_free(q->sync);
+	q->sync = NULL;
+	memset(&p, 0, sizeof p);
+	data = xstrdup(conf_str(q->conf, CONF_MON_DATA));
+	p.data = data;
+	mon_conf_store_options(q->conf, &p.so);
+	p.so.backend = store_backend_name(mon_store(q->m));
+	for (i = 0; i < q->npeers; i++)
+		if ((int)i != q->self)
+			addrs[p.naddrs++] = q->peers[i].addr;
+	p.addrs = addrs;
+	p.mon_key = mon->key;
+	p.fsid = mon_monmap(q->m)->fsid;
+	p.from = q->sync_from;
+	p.tls_ca = *cert != '\0' ? conf_str(q->conf, CONF_NET_TLS_CA) : NULL;
+	if (q->sync_retry == NULL &&
+	    (q->sync_retry = evtimer_new(q->base, quorum_sync_retry_cb, q)) ==
+		NULL)
+		fatalx("quorum: cannot make the sync's timer");
+	log_info("quorum: this store is behind the snapshot: copying the "
+		 "store of another monitor (entry %llu or later)",
+	    (unsigned long long)q->sync_from);
+	if ((q->sync = quorum_sync_start(q->base, &p, quorum_sync_done, q,
+		 &cause)) == NULL)
+		fatalx("quorum: cannot copy another monitor's store: %s",
+		    cause);
+	free(data);
+}
+
 /* ---- who talks: the receive callback, wrapped ---- */
 
 static void
@@ -506,6 +666,7 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	q->self = -1;
 	q->last_state = -1;
 	q->election_ms = conf_int(c, CONF_MON_ELECTION_TIMEOUT);
+	q->conf = c;
 	for (i = 0; i < mm->nmons; i++) {
 		snprintf(q->peers[i].name, sizeof q->peers[i].name, "%s",
 		    mm->mons[i].name);
@@ -574,7 +735,10 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	raft_set_heartbeat_timeout(&q->raft,
 	    (unsigned)(q->election_ms / 10 > 0 ? q->election_ms / 10 : 1));
 	raft_set_pre_vote(&q->raft, true);
-	raft_set_snapshot_threshold(&q->raft, QUORUM_SNAPSHOT_THRESHOLD);
+	raft_set_snapshot_threshold(&q->raft,
+	    (unsigned)conf_int(c, CONF_MON_SNAPSHOT_THRESHOLD));
+	raft_set_snapshot_trailing(&q->raft,
+	    (unsigned)conf_int(c, CONF_MON_SNAPSHOT_TRAILING));
 
 	raft_configuration_init(&conf);
 	for (i = 0; i < q->npeers; i++)
@@ -657,6 +821,10 @@ quorum_free(struct quorum *q)
 		uv_run(&q->loop, UV_RUN_DEFAULT);
 	}
 	q->closed = 1;
+	quorum_sync_free(q->sync);
+	if (q->sync_retry != NULL)
+		event_free(q->sync_retry);
+	free(q->sync_dir);
 	if (q->uv_ev != NULL)
 		event_free(q->uv_ev);
 	if (q->uv_timer != NULL)
@@ -752,6 +920,16 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		    json_integer((json_int_t)info.entries_sealed));
 		json_object_set_new(r, "entry_bytes_max",
 		    json_integer((json_int_t)info.entry_bytes_max));
+		json_object_set_new(r, "snapshots",
+		    json_integer((json_int_t)q->stats.snapshots));
+		json_object_set_new(r, "snapshot_entry",
+		    json_integer((json_int_t)q->snap_entry));
+		json_object_set_new(r, "stores_copied",
+		    json_integer((json_int_t)info.syncs));
+		json_object_set_new(r, "syncing", json_boolean(info.syncing));
+		if (info.syncing)
+			json_object_set_new(r, "sync_from",
+			    json_integer((json_int_t)info.sync_from));
 		json_object_set_new(o, "raft", r);
 	}
 	return o;

@@ -68,6 +68,7 @@ struct quorum_stats {
 	uint64_t leader_changes;
 	uint64_t uv_slice_max_us;
 	uint64_t uv_runs;
+	uint64_t snapshots; /* taken by this monitor since the start */
 	int is_leader;
 };
 void quorum_stats(const struct quorum *, struct quorum_stats *out);

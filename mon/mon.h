@@ -163,6 +163,19 @@ struct mon *mon_open(struct event_base *, struct store *store,
     char **cause);
 
 /*
+ * Replace the monitor's store by the store in directory dir (made and
+ * verified by the caller, closed; opened with opts) and reload the state
+ * from it as a cold start does: only with nothing pending, in flight or
+ * applying.  The committer thread is stopped and started again, the two
+ * directories exchanged atomically (renameat2, RENAME_EXCHANGE: dir then
+ * holds the old store, for the caller to remove).  0, or -1 with *cause:
+ * the monitor is then unusable (no store or no state) and the caller
+ * stops; the store at the monitor's path is the old or the new one, whole.
+ */
+int mon_reload(struct mon *, const char *dir, const struct store_options *opts,
+    char **cause);
+
+/*
  * Stop by deadline (a stamp_mono(), in microseconds): wait for the commit
  * in progress and commit what is pending, answering -ESHUTDOWN what is
  * still pending within a second of the deadline; from then on nothing is
