@@ -73,13 +73,13 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	[CONF_MON_SNAPSHOT_TRAILING] = {
 	    .section = "mon", .name = "snapshot_trailing", .type = CONF_INT,
 	    .def = "128", .min = 1, .max = 1000000,
-	    .help = "entries kept behind a snapshot for followers that lag; "
-		    "one further behind copies the store" },
+	    .help = "entries kept behind a snapshot; a monitor further behind "
+		    "copies a store" },
 	[CONF_MON_SYNC_CHUNK_SIZE] = {
 	    .section = "mon", .name = "sync_chunk_size", .type = CONF_SIZE,
 	    .def = "1M", .min = 4 * KIB, .max = 64 * MIB, .runtime = 1,
-	    .help = "records per chunk of a store copied to a monitor that "
-		    "lags or joins, in bytes" },
+	    .help = "bytes of records per chunk of a store copied to a "
+		    "lagging or new monitor" },
 	[CONF_MON_PROPOSE_INTERVAL] = {
 	    .section = "mon", .name = "propose_interval",
 	    .type = CONF_DURATION, .def = "20ms", .min = 1, .max = 10 * SEC,

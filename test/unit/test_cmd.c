@@ -566,6 +566,7 @@ static const char *const every_prefix[] = {
 	"mon stat",
 	"mon dump",
 	"quorum_status",
+	"mon sync",
 	"osd create",
 	"osd boot",
 	"osd down",
