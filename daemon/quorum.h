@@ -59,6 +59,24 @@ void quorum_free(struct quorum *);
  */
 json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 
+/*
+ * The file [mon] data/join (a new string): made by mapmond --mkfs --join,
+ * its presence makes the first start copy another monitor's store before
+ * anything else, and join without a configuration of its own.
+ */
+char *quorum_join_marker(const struct conf *c);
+
+/*
+ * Whether the engine's membership is still being brought to the monmap (a
+ * monitor added and not yet a voter, one removed and still in it): 1 with
+ * *why (a new string), else 0.  `mon add' waits for it (one change at a
+ * time).
+ */
+int quorum_changing(struct quorum *, char **why);
+
+/* Whether monitor name votes in the engine's configuration. */
+int quorum_voter(struct quorum *, const char *name);
+
 /* The engine of this process, or NULL (one monitor). */
 struct quorum *quorum_current(void);
 

@@ -32,7 +32,7 @@
 
 /* The entry's header: "MQE" and a format version. */
 #define MON_QUORUM_MAGIC 0x4d514531u /* "MQE1" */
-#define MON_QUORUM_FORMAT 1
+#define MON_QUORUM_FORMAT 2	     /* 2: the monmap may follow the trims */
 #define MON_QUORUM_REC_V 1
 /* A snapshot's descriptor: "MQS1" and a format version. */
 #define MON_QUORUM_SNAP_MAGIC 0x4d515331u /* "MQS1" */
@@ -253,6 +253,14 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 	enc_buf_put_u32(b, p->trim_osdmap_to);
 	enc_buf_put_u64(b, p->trim_pgmap_to);
 	enc_buf_put_u64(b, p->trim_log_to);
+	enc_buf_put_u8(b, (uint8_t)(p->has_monmap != 0));
+	if (p->has_monmap) {
+		enc_buf_reset(&tmp);
+		monmap_encode(&p->monmap, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
 	/* The engine takes entries of whole 8-byte words. */
 	while (b->len % 8 != 0)
 		enc_buf_put_u8(b, 0);
@@ -279,7 +287,7 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 	struct mon_proposal *p;
 	struct enc_reader r;
 	const uint8_t *v;
-	uint32_t n, vlen, i;
+	uint32_t n, vlen, i, format;
 	char *why = NULL, *name;
 	struct pg_stat st;
 
@@ -288,9 +296,9 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 		xasprintf(cause, "not a mapmon entry (bad magic)");
 		return NULL;
 	}
-	if ((n = enc_get_u32(&r)) != MON_QUORUM_FORMAT) {
-		xasprintf(cause, "entry format %u, this mapmon knows %u", n,
-		    MON_QUORUM_FORMAT);
+	if ((format = enc_get_u32(&r)) < 1 || format > MON_QUORUM_FORMAT) {
+		xasprintf(cause, "entry format %u, this mapmon knows 1 to %u",
+		    format, MON_QUORUM_FORMAT);
 		return NULL;
 	}
 	p = mon_proposal_new(m);
@@ -391,6 +399,12 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 	p->trim_osdmap_to = enc_get_u32(&r);
 	p->trim_pgmap_to = enc_get_u64(&r);
 	p->trim_log_to = enc_get_u64(&r);
+	if (format >= 2 && (p->has_monmap = enc_get_u8(&r))) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		if (monmap_decode(v, vlen, &p->monmap, &why) == -1)
+			goto bad;
+	}
 	while (!r.failed && r.left > 0 && r.left < 8)
 		if (enc_get_u8(&r) != 0)
 			goto short_;
@@ -1169,4 +1183,15 @@ mon_quorum_syncing(const struct mon *m, uint64_t *from)
 	if (from != NULL)
 		*from = m->quorum->sync_from;
 	return 1;
+}
+
+void
+mon_quorum_join(struct mon *m)
+{
+	if (m->quorum == NULL)
+		return;
+	m->quorum->syncing = 1;
+	m->quorum->sync_from = 0;
+	log_info("joining: nothing is applied before a copy of another "
+		 "monitor's store is in place");
 }

@@ -183,6 +183,13 @@ int mon_quorum_restore(struct mon *, const void *buf, size_t len,
 int mon_quorum_synced(struct mon *, const char *dir,
     const struct store_options *opts, char **cause);
 int mon_quorum_syncing(const struct mon *, uint64_t *from);
+/*
+ * A monitor made to join (mapmond --mkfs --join): its store holds the
+ * monmap and keys alone, so nothing is applied on it before a copy of
+ * another monitor's store (any entry) is put in place by
+ * mon_quorum_synced().
+ */
+void mon_quorum_join(struct mon *);
 
 /*
  * Encode the store's initial state for a monitor of a quorum: the same
