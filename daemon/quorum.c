@@ -109,6 +109,9 @@ struct quorum {
 	const struct conf *conf;
 	uint32_t monmap_epoch; /* of the peers */
 	raft_id self_id;
+	char self_name[MONMAP_NAME_MAX]; /* kept when the monmap drops it */
+	char self_addr[MONMAP_ADDR_MAX];
+	int stop_sent;
 	int joining; /* made by --mkfs --join: copies a store first */
 	int leaving; /* removed from the monmap: stopping */
 	/* Membership: the engine's configuration follows the monmap. */
@@ -363,6 +366,10 @@ quorum_peers_refresh(struct quorum *q, char **cause)
 		if (strcmp(p->name, name) == 0) {
 			q->self = (int)i;
 			p->id = q->self_id;
+			snprintf(q->self_name, sizeof q->self_name, "%s",
+			    p->name);
+			snprintf(q->self_addr, sizeof q->self_addr, "%s",
+			    p->addr);
 		} else if ((s = quorum_server_at(q, p->raft_addr)) != NULL)
 			p->id = s->id;
 		else
@@ -418,12 +425,18 @@ quorum_self_id(struct quorum *q, int rank, char **cause)
 
 /* ---- membership: the engine's configuration follows the monmap ---- */
 
+static void quorum_leave(struct quorum *q);
+
 static void
 quorum_change_cb(struct raft_change *req, int status)
 {
 	struct quorum *q = req->data;
 
 	q->change_pending = 0;
+	if (q->leaving) {
+		quorum_leave(q);
+		return;
+	}
 	if (status != 0) {
 		log_warnx("quorum: %s: %s (tried again in a second)",
 		    q->change_what, raft_strerror(status));
@@ -444,11 +457,19 @@ quorum_reconcile(struct quorum *q)
 	size_t i;
 	int rv = 0;
 
-	if (q->change_pending || q->leaving ||
-	    raft_state(&q->raft) != RAFT_LEADER ||
+	if (q->change_pending || raft_state(&q->raft) != RAFT_LEADER ||
 	    stamp_mono() < q->change_next_mono)
 		return;
 	q->change.data = q;
+	if (q->leaving) {
+		/* The leader leaves the configuration, then stops. */
+		snprintf(q->change_what, sizeof q->change_what,
+		    "mon.%s (the leader) leaves the configuration",
+		    q->self_name);
+		rv = raft_remove(&q->raft, &q->change, q->self_id,
+		    quorum_change_cb);
+		goto sent;
+	}
 	for (i = 0; i < q->npeers; i++) {
 		p = &q->peers[i];
 		s = NULL;
@@ -513,10 +534,30 @@ quorum_monmap_changed(struct quorum *q)
 	if (q->self == -1 && !q->leaving) {
 		q->leaving = 1;
 		log_warnx("quorum: mon.%s was removed from the monmap (epoch "
-			  "%u): stopping",
-		    conf_str(q->conf, CONF_MON_NAME), q->monmap_epoch);
-		kill(getpid(), SIGTERM);
+			  "%u)%s",
+		    q->self_name, q->monmap_epoch,
+		    raft_state(&q->raft) == RAFT_LEADER ?
+			": it leads, and leaves the engine's configuration "
+			"before it stops" :
+			"");
 	}
+}
+
+/*
+ * Stop a monitor removed from the monmap: at once on a follower; the
+ * leader once it has left the configuration (C-Raft's leader steps down
+ * when the configuration without it commits), so that the monitors left
+ * form their majority among themselves, two as well as more.
+ */
+static void
+quorum_leave(struct quorum *q)
+{
+	if (q->stop_sent)
+		return;
+	q->stop_sent = 1;
+	log_warnx("quorum: mon.%s is no longer in the monmap: stopping",
+	    q->self_name);
+	kill(getpid(), SIGTERM);
 }
 
 int
@@ -597,10 +638,10 @@ quorum_role_check(struct quorum *q)
 	q->stats.is_leader = state == RAFT_LEADER;
 	lp = quorum_peer_of(q, lid);
 	if (state == RAFT_LEADER) {
-		log_info("quorum: mon.%s leads, term %llu",
-		    q->peers[q->self].name, (unsigned long long)term);
-		mon_quorum_set_role(q->m, MON_QUORUM_LEADER, term,
-		    q->peers[q->self].name, q->peers[q->self].addr);
+		log_info("quorum: mon.%s leads, term %llu", q->self_name,
+		    (unsigned long long)term);
+		mon_quorum_set_role(q->m, MON_QUORUM_LEADER, term, q->self_name,
+		    q->self_addr);
 		if (!q->barrier_pending) {
 			q->barrier_pending = 1;
 			if (raft_barrier(&q->raft, &q->barrier,
@@ -613,13 +654,13 @@ quorum_role_check(struct quorum *q)
 	} else if (lp != NULL) {
 		log_info("quorum: mon.%s leads, term %llu (this is mon.%s, "
 			 "%s)",
-		    lp->name, (unsigned long long)term, q->peers[q->self].name,
+		    lp->name, (unsigned long long)term, q->self_name,
 		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_FOLLOWER, term, lp->name,
 		    lp->addr);
 	} else {
 		log_info("quorum: no leader known, term %llu (mon.%s is %s)",
-		    (unsigned long long)term, q->peers[q->self].name,
+		    (unsigned long long)term, q->self_name,
 		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_NONE, term, NULL, NULL);
 	}
@@ -632,6 +673,7 @@ static void
 quorum_run(struct quorum *q)
 {
 	struct mon_quorum_view view;
+	char *cause = NULL;
 	struct timeval tv;
 	int64_t t0, us;
 	int t;
@@ -651,6 +693,11 @@ quorum_run(struct quorum *q)
 		return;
 	if (mon_monmap(q->m)->epoch != q->monmap_epoch)
 		quorum_monmap_changed(q);
+	else if (quorum_peers_refresh(q, &cause) == -1)
+		fatalx("quorum: the monmap: %s", cause);
+	if (q->leaving && !q->change_pending &&
+	    raft_state(&q->raft) != RAFT_LEADER)
+		quorum_leave(q);
 	quorum_reconcile(q);
 	quorum_view(q, &view);
 	if (memcmp(&view, &q->view, sizeof view) != 0) {

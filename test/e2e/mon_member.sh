@@ -13,8 +13,11 @@
 #     made afresh with `mapmond --mkfs --join`, it copies a store with the
 #     pools, becomes a voter (three in quorum) and converges;
 #   - `mon rm` of the leader: it stops, the two others elect and serve;
-#   - the stores of the monitors left are identical record for record
-#     and pass `mapmon-store verify`.
+#     their stores are identical record for record and pass
+#     `mapmon-store verify`;
+#   - of those two, `mon rm` of the leader: it leaves the engine's
+#     configuration before it stops, so the last one leads alone and
+#     takes writes; `mon rm` of the last one: EINVAL.
 # Election timeout 300 ms to save time.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
@@ -362,6 +365,33 @@ EOF
 	set -- $LEFT
 	check "the stores of $1 and $2 are identical record for record" \
 	    cmp -s "$D/$1.dump" "$D/$2.dump"
+
+	# Of two, the leader removed: the last one is a quorum of its own.
+	for x in $LEFT; do start "$x"; done
+	check "the two elect a leader again" wait_leader
+	OLD=$L
+	for i in $(seq 1 200); do
+		mm1 "$OLD" mon rm "$OLD"
+		[ "$rc" -ne 16 ] && break
+		sleep 0.05
+	done
+	check "mon rm of the leader of two: there will be 1 monitors" \
+	    sh -c '[ "$0" -eq 0 ] && grep -q "there will be 1 monitors" "$1"' \
+	    "$rc" "$T/err"
+	check "mon.$OLD leaves the configuration, then stops" gone "$OLD"
+	grep -h 'leaves the configuration\|stopping' "$D/$OLD.log" |
+	    tail -n 2 | sed 's/^/# /'
+	for x in $LEFT; do [ "$x" != "$OLD" ] && LAST=$x; done
+	check "mon.$LAST alone leads" wait_leader
+	mm1 "$LAST" osd pool create alone 4
+	check "mon.$LAST alone takes a write" [ "$rc" -eq 0 ]
+	mm1 "$LAST" mon rm "$LAST"
+	check "mon rm of the last monitor: EINVAL" \
+	    sh -c '[ "$0" -eq 22 ] &&
+		grep -q "refusing removal of last monitor" "$1"' "$rc" "$T/err"
+	stop "$LAST"
+	check "mapmon-store verify passes on the last, mon.$LAST" \
+	    "$STORE" -c "$D/$LAST.conf" verify
 	check "a monitor's log has no sanitizer report" \
 	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
 }
