@@ -74,19 +74,6 @@ mon_monmap_add(struct mon *m, const char *name, const char *addr,
 		xasprintf(&status, "invalid monitor name '%s'", name);
 		goto inval;
 	}
-	if (strlen(addr) >= MONMAP_ADDR_MAX || !mon_monmap_addr_ok(addr)) {
-		xasprintf(&status,
-		    "addr %s does not parse (HOST:PORT, a port below 65535: "
-		    "the raft port is PORT+1)",
-		    addr);
-		goto inval;
-	}
-	if (m->quorum == NULL) {
-		xasprintf(&status,
-		    "this monitor runs alone: a quorum is made with [mon] "
-		    "mon_host (mapmond(8), QUORUM)");
-		goto inval;
-	}
 	if ((i = mon_monmap_find(cur, name, NULL)) >= 0) {
 		if (strcmp(cur->mons[i].addr, addr) == 0) {
 			xasprintf(&status, "mon.%s at %s already exists", name,
@@ -107,6 +94,19 @@ mon_monmap_add(struct mon *m, const char *name, const char *addr,
 		done(arg, -EEXIST, status, NULL);
 		free(status);
 		return;
+	}
+	if (strlen(addr) >= MONMAP_ADDR_MAX || !mon_monmap_addr_ok(addr)) {
+		xasprintf(&status,
+		    "addr %s does not parse (HOST:PORT, a port below 65535: "
+		    "the raft port is PORT+1)",
+		    addr);
+		goto inval;
+	}
+	if (m->quorum == NULL) {
+		xasprintf(&status,
+		    "this monitor runs alone: a quorum is made with [mon] "
+		    "mon_host (mapmond(8), QUORUM)");
+		goto inval;
 	}
 	if (cur->nmons == MONMAP_MAX_MONS) {
 		xasprintf(&status, "the monmap holds %d monitors, the most",
