@@ -702,8 +702,10 @@ Test(cmd, mon_add_and_rm_alone_answer_as_ceph)
 	    "{\"prefix\":\"mon add\",\"name\":\"%s\",\"addr\":"
 	    "\"127.0.0.1:7000\"}",
 	    name);
-	said(want, "{\"prefix\":\"mon add\",\"name\":\"%s\",\"addr\":"
-		   "\"%s\"}", name, addr);
+	said(want,
+	    "{\"prefix\":\"mon add\",\"name\":\"%s\",\"addr\":"
+	    "\"%s\"}",
+	    name, addr);
 }
 
 Test(cmd, descriptions_list_every_command)
