@@ -1112,14 +1112,24 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 
 	/*
 	 * The first configuration: the first monmap's monitors, ids rank +
-	 * 1.  A monitor that joins has none of its own: the leader sends it.
+	 * 1; only a store of that monmap bootstraps (after a change the
+	 * engine has its configuration on disk).  A monitor that joins has
+	 * none of its own: the leader sends it.
 	 */
 	raft_configuration_init(&conf);
-	for (i = 0; i < q->npeers; i++)
-		if (raft_configuration_add(&conf, q->peers[i].id,
-			q->peers[i].raft_addr, RAFT_VOTER) != 0)
-			fatalx("raft_configuration_add: out of memory");
-	rv = q->joining ? 0 : raft_bootstrap(&q->raft, &conf);
+	rv = 0;
+	if (!q->joining && mon_monmap(m)->epoch == 1) {
+		for (i = 0; i < q->npeers && rv == 0; i++)
+			rv = raft_configuration_add(&conf, (raft_id)(i + 1),
+			    q->peers[i].raft_addr, RAFT_VOTER);
+		if (rv != 0) {
+			xasprintf(cause, "the first raft configuration: %s",
+			    raft_strerror(rv));
+			raft_configuration_close(&conf);
+			goto fail_loop;
+		}
+		rv = raft_bootstrap(&q->raft, &conf);
+	}
 	raft_configuration_close(&conf);
 	if (rv != 0 && rv != RAFT_CANTBOOTSTRAP) {
 		xasprintf(cause, "raft bootstrap in %s: %s", dir,

@@ -87,9 +87,14 @@ quorum_sync_tick(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 }
 
+/*
+ * One request and its answer.  Unanswered (a stop, the time out), the
+ * client is freed here, *clp NULL: its callback, which writes into this
+ * frame, runs now and never later.
+ */
 static int
 quorum_sync_call(struct quorum_sync *s, struct event_base *base,
-    struct mclient *cl, json_t *cmd, int timeout_ms, json_t **data,
+    struct mclient **clp, json_t *cmd, int timeout_ms, json_t **data,
     char **cause)
 {
 	struct quorum_sync_call c = { 0 };
@@ -97,7 +102,7 @@ quorum_sync_call(struct quorum_sync *s, struct event_base *base,
 	int rc;
 
 	*data = NULL;
-	if (mclient_request(cl, cmd, quorum_sync_reply, &c) == -1) {
+	if (mclient_request(*clp, cmd, quorum_sync_reply, &c) == -1) {
 		json_decref(cmd);
 		xasprintf(cause, "the connection is gone");
 		return -ECONNRESET;
@@ -106,6 +111,10 @@ quorum_sync_call(struct quorum_sync *s, struct event_base *base,
 	while (!c.done && !atomic_load(&s->stop) && stamp_mono() < until)
 		event_base_loop(base, EVLOOP_ONCE);
 	if (!c.done) {
+		mclient_free(*clp);
+		*clp = NULL;
+		free(c.status);
+		json_decref(c.data);
 		xasprintf(cause, "%s",
 		    atomic_load(&s->stop) ? "stopping" : "no answer in time");
 		return -ETIMEDOUT;
@@ -229,7 +238,7 @@ quorum_sync_from(struct quorum_sync *s, const char *addr, char **cause)
 			goto out;
 		mclient_set_tls(cl, ctx);
 	}
-	if (quorum_sync_call(s, base, cl,
+	if (quorum_sync_call(s, base, &cl,
 		json_pack("{s:s, s:s, s:I}", "prefix", "mon sync", "op",
 		    "start", "from", (json_int_t)s->from),
 		QUORUM_SYNC_START_MS, &data, &why) != 0) {
@@ -256,7 +265,7 @@ quorum_sync_from(struct quorum_sync *s, const char *addr, char **cause)
 		goto out;
 	b = store_batch_new();
 	while (!done) {
-		if (quorum_sync_call(s, base, cl,
+		if (quorum_sync_call(s, base, &cl,
 			json_pack("{s:s, s:s, s:I, s:s}", "prefix", "mon sync",
 			    "op", "chunk", "cookie", (json_int_t)cookie,
 			    "after", after),

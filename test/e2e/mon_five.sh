@@ -173,6 +173,20 @@ stop() {
 		i=$((i + 1))
 	done
 }
+# stop_all X...: SIGTERM to all at once (a leader left alone a while
+# would commit the others' MON_DOWN to itself alone), then wait.
+stop_all() {
+	local x i
+	for x in "$@"; do kill "$(pid_of "$x")" 2>/dev/null; done
+	for x in "$@"; do
+		i=0
+		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
+		do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	done
+}
 # converged5: the five have applied the same entry.
 converged5() {
 	local i x a first ok
@@ -285,7 +299,7 @@ EOF
 		    [ "$(grep -c '^down[1-5]$' "$T/out")" -eq 5 ]
 	done
 
-	for x in $NAMES; do stop "$x"; done
+	stop_all $NAMES
 	for x in $NAMES; do
 		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
 		check "mapmon-store verify passes on mon.$x" \

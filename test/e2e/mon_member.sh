@@ -180,6 +180,20 @@ stop() {
 		i=$((i + 1))
 	done
 }
+# stop_all X...: SIGTERM to all at once (a leader left alone a while
+# would commit the others' MON_DOWN to itself alone), then wait.
+stop_all() {
+	local x i
+	for x in "$@"; do kill "$(pid_of "$x")" 2>/dev/null; done
+	for x in "$@"; do
+		i=0
+		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
+		do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	done
+}
 # gone X: monitor X's process ended by itself (within 10 s).
 gone() {
 	local i
@@ -356,7 +370,7 @@ EOF
 	check "a write after the leader's removal" [ "$rc" -eq 0 ]
 	check "the two converge" same_applied $LEFT
 
-	for x in $LEFT; do stop "$x"; done
+	stop_all $LEFT
 	for x in $LEFT; do
 		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
 		check "mapmon-store verify passes on mon.$x" \

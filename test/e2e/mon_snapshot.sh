@@ -183,6 +183,20 @@ stop() {
 		i=$((i + 1))
 	done
 }
+# stop_all X...: SIGTERM to all at once (a leader left alone a while
+# would commit the others' MON_DOWN to itself alone), then wait.
+stop_all() {
+	local x i
+	for x in "$@"; do kill "$(pid_of "$x")" 2>/dev/null; done
+	for x in "$@"; do
+		i=0
+		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
+		do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	done
+}
 # raft X KEY: a key of monitor X's quorum_status "raft" object.
 raft() {
 	mm1 "$1" -f json quorum_status && "$JG" "raft.$2" <"$T/out"
@@ -283,7 +297,7 @@ EOF
 	    [ "$(raft "$R" stores_copied)" = 0 ]
 	check "the three monitors converge again" converged
 
-	for x in $NAMES; do stop "$x"; done
+	stop_all $NAMES
 	for x in $NAMES; do
 		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
 		check "mapmon-store verify passes on mon.$x" \
