@@ -525,7 +525,7 @@ mapmond_mkfs_join(const struct conf *c)
 	uint8_t akey[KEYRING_KEY_LEN], mkey[KEYRING_KEY_LEN];
 	char *cause = NULL, *marker;
 	size_t i;
-	int rc = 1, fd;
+	int rc = 1, fd, tries;
 
 	if (opts.keyring_path == NULL || opts.monmap_path != NULL) {
 		fprintf(stderr,
@@ -549,16 +549,28 @@ mapmond_mkfs_join(const struct conf *c)
 	}
 	memcpy(akey, admin->key, sizeof akey);
 	memcpy(mkey, mon->key, sizeof mkey);
-	if (mapmond_fetch_monmap(opts.join, opts.keyring_path, &mm) == -1)
-		goto out;
-	for (i = 0; i < mm.nmons; i++)
-		if (strcmp(mm.mons[i].name, name) == 0)
+	/*
+	 * A follower applies `mon add' a moment after the leader answered
+	 * it: for 10 s the monmap is asked for again until it lists this
+	 * monitor.
+	 */
+	for (tries = 0; tries < 50; tries++) {
+		if (tries > 0)
+			usleep(200 * 1000);
+		if (mapmond_fetch_monmap(opts.join, opts.keyring_path, &mm) ==
+		    -1)
+			goto out;
+		for (i = 0; i < mm.nmons; i++)
+			if (strcmp(mm.mons[i].name, name) == 0)
+				break;
+		if (i < mm.nmons)
 			break;
+	}
 	if (i == mm.nmons || strcmp(mm.mons[i].addr, bind) != 0) {
 		fprintf(stderr,
 		    "mapmond: --mkfs --join: mon.%s at %s is not in the "
-		    "cluster's monmap (epoch %u): add it first with "
-		    "mapmon mon add %s %s\n",
+		    "cluster's monmap (epoch %u, asked for 10 s): add it "
+		    "first with mapmon mon add %s %s\n",
 		    name, bind, mm.epoch, name, bind);
 		goto out;
 	}
