@@ -65,6 +65,21 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .type = CONF_DURATION, .def = "1s", .min = 50, .max = 60 * SEC,
 	    .help = "a follower hearing no leader for 1 to 2 times this "
 		    "calls an election" },
+	[CONF_MON_SNAPSHOT_THRESHOLD] = {
+	    .section = "mon", .name = "snapshot_threshold", .type = CONF_INT,
+	    .def = "128", .min = 2, .max = 1000000,
+	    .help = "replicated entries after which the raft log is compacted "
+		    "behind a snapshot" },
+	[CONF_MON_SNAPSHOT_TRAILING] = {
+	    .section = "mon", .name = "snapshot_trailing", .type = CONF_INT,
+	    .def = "128", .min = 1, .max = 1000000,
+	    .help = "entries kept behind a snapshot; a monitor further behind "
+		    "copies a store" },
+	[CONF_MON_SYNC_CHUNK_SIZE] = {
+	    .section = "mon", .name = "sync_chunk_size", .type = CONF_SIZE,
+	    .def = "1M", .min = 4 * KIB, .max = 64 * MIB, .runtime = 1,
+	    .help = "bytes of records per chunk of a store copied to a "
+		    "lagging or new monitor" },
 	[CONF_MON_PROPOSE_INTERVAL] = {
 	    .section = "mon", .name = "propose_interval",
 	    .type = CONF_DURATION, .def = "20ms", .min = 1, .max = 10 * SEC,

@@ -29,6 +29,7 @@
 static cmd_exec_fn cmd_get_descriptions, cmd_forward, cmd_read_index;
 
 static const char *const cmd_choice_detail[] = { "detail", NULL };
+static const char *const sync_ops[] = { "start", "chunk", NULL };
 static const char *const cmd_choice_flags[] = { "noout", "noup", "nodown",
 	"noin", "pause", NULL };
 static const char *const cmd_choice_poolvar[] = { "size", "min_size", "pg_num",
@@ -119,6 +120,20 @@ static const struct cmd_entry cmd_table[] = {
 	    "mon dump" },
 	{ "quorum_status", { { 0 } }, CMD_READ, cmd_quorum_status,
 	    "report status of monitor quorum", "quorum_status" },
+	{ "mon add", { A_STR("name", 1), A_STR("addr", 1) }, CMD_WRITE,
+	    cmd_mon_add, "add new monitor named <name> at <addr>",
+	    "mon add NAME ADDR" },
+	{ "mon rm", { A_STR("name", 1) }, CMD_WRITE, cmd_mon_rm,
+	    "remove monitor named <name>", "mon rm NAME" },
+	{ "mon remove", { A_STR("name", 1) }, CMD_WRITE | CMD_HIDDEN,
+	    cmd_mon_rm, "remove monitor named <name>", "mon remove NAME" },
+	{ "mon sync",
+	    { A_CHOICE("op", 1, sync_ops), A_COUNT("from", 0),
+		A_INT_ANY("cookie", 0), A_STR("after", 0) },
+	    CMD_ADMIN | CMD_HIDDEN, cmd_mon_sync,
+	    "a copy of this monitor's store, for a monitor that lags or "
+	    "joins (mapmon-protocol(7))",
+	    "mon sync start|chunk" },
 
 	{ "osd create", { A_INT("id", 0, 0, OSD_MAX) }, CMD_WRITE,
 	    cmd_mon_osd_create, "create an OSD (the lowest free id by default)",
@@ -541,6 +556,7 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 	if (cmd_admin_free(ctx, deadline) == -1)
 		return -1;
 	mon_set_room(ctx->mon, NULL, NULL);
+	cmd_sync_free();
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
 	forward_free(ctx->fwd);

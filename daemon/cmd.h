@@ -108,4 +108,13 @@ const char *cmd_entry_prefix(const struct cmd_entry *);
 /* {"commands": [DESC...]}, as mapmon-protocol(7) describes it (new reference). */
 json_t *cmd_descriptions(void);
 
+/*
+ * `mon sync' (cmd_sync.c): whether a copy of the store is being made for
+ * another monitor (the store must then not be replaced under it); and the
+ * end of the copy (removed; a copy running is waited for), from
+ * cmd_stop().
+ */
+int cmd_sync_copying(void);
+void cmd_sync_free(void);
+
 #endif /* CMD_H */

@@ -224,6 +224,12 @@ json_t *cmd_counters_json(void);
 cmd_exec_fn cmd_auth_add, cmd_auth_get_or_create, cmd_auth_get,
     cmd_auth_get_key, cmd_auth_ls, cmd_auth_caps, cmd_auth_rm, cmd_auth_rotate;
 
+/* cmd_member.c: `mon add', `mon rm'. */
+cmd_exec_fn cmd_mon_add, cmd_mon_rm;
+
+/* cmd_sync.c: `mon sync', a copy of the store for another monitor. */
+cmd_exec_fn cmd_mon_sync;
+
 /* cmd_pgreport.c */
 cmd_exec_fn cmd_pgreport_json;
 /* The entry of a prefix, or NULL. */

@@ -48,6 +48,7 @@
 #include "daemon/notify.h"
 #include "daemon/quorum.h"
 #include "mon/mon_quorum.h"
+#include "net/client.h"
 #include "net/keyring.h"
 #include "net/server.h"
 #include "net/tls.h"
@@ -61,6 +62,7 @@ static struct {
 	int mkfs;
 	const char *monmap_path;  /* --mkfs --monmap FILE */
 	const char *keyring_path; /* --mkfs --keyring FILE */
+	const char *join;	  /* --mkfs --join ADDR[,ADDR...] */
 } opts;
 
 static struct conf *mapmond_conf;
@@ -84,13 +86,17 @@ mapmond_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: mapmond [-dft] [-c file] [--mkfs [--monmap FILE "
-	    "--keyring FILE]]\n"
+	    "--keyring FILE | --join ADDR --keyring FILE]]\n"
 	    "       mapmond --version | --help\n"
 	    "  -c FILE    config file (default $MAPMON_CONF or %s)\n"
 	    "  --mkfs     make a new store under [mon] data and exit\n"
 	    "  --monmap FILE, --keyring FILE\n"
 	    "             with --mkfs: join the quorum whose first monitor "
 	    "wrote them\n"
+	    "  --join ADDR[,ADDR...], --keyring FILE\n"
+	    "             with --mkfs: a monitor added by mon add, which "
+	    "copies a\n"
+	    "             running monitor's store at its first start\n"
 	    "  -f         stay in the foreground\n"
 	    "  -d         stay in the foreground and log to stderr\n"
 	    "  -t         check the config file and exit\n"
@@ -318,6 +324,7 @@ mapmond_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+static int mapmond_mkfs_join(const struct conf *);
 static int mapmond_mkfs_quorum(const struct conf *, const struct monmap_mon *,
     size_t);
 
@@ -425,6 +432,177 @@ mapmond_read_monmap(const char *path, struct monmap *mm)
 }
 
 /*
+ * The cluster's monmap from one of the monitors at addrs (`mon dump',
+ * authenticated as client.admin with the keyring at kpath).  0, or -1
+ * after saying why on stderr.
+ */
+static int
+mapmond_fetch_monmap(const char *addrs, const char *kpath, struct monmap *mm)
+{
+	char *list = xstrdup(addrs), *save = NULL, *a, *status = NULL;
+	char *cause = NULL;
+	json_t *cmd, *data = NULL, *mons, *e;
+	const char *fsid;
+	size_t i;
+	int rc = -1, got = 0;
+
+	if (mclient_default_auth("client.admin", kpath, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs --join: %s\n", cause);
+		free(cause);
+		free(list);
+		return -1;
+	}
+	cmd = json_pack("{s:s, s:s}", "prefix", "mon dump", "format", "json");
+	for (a = strtok_r(list, ",", &save); a != NULL && !got;
+	     a = strtok_r(NULL, ",", &save)) {
+		free(status);
+		status = NULL;
+		json_decref(data);
+		data = NULL;
+		if (mclient_call(a, 10000, cmd, &data, &status) == 0)
+			got = 1;
+		else
+			fprintf(stderr, "mapmond: --mkfs --join: %s: %s\n", a,
+			    status ? status : "no answer");
+	}
+	json_decref(cmd);
+	free(list);
+	free(status);
+	if (!got)
+		return -1;
+	memset(mm, 0, sizeof *mm);
+	fsid = json_string_value(json_object_get(data, "fsid"));
+	mons = json_object_get(data, "mons");
+	if (fsid == NULL || strlen(fsid) != 36 || !json_is_array(mons) ||
+	    json_array_size(mons) == 0 ||
+	    json_array_size(mons) > MONMAP_MAX_MONS) {
+		fprintf(stderr,
+		    "mapmond: --mkfs --join: mon dump gave no "
+		    "monmap\n");
+		goto out;
+	}
+	snprintf(mm->fsid, sizeof mm->fsid, "%s", fsid);
+	mm->epoch = (uint32_t)json_integer_value(
+	    json_object_get(data, "epoch"));
+	mm->created = mm->modified = stamp_now();
+	json_array_foreach(mons, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		const char *ad = json_string_value(json_object_get(e, "addr"));
+
+		if (n == NULL || ad == NULL || strlen(n) >= MONMAP_NAME_MAX ||
+		    strlen(ad) >= MONMAP_ADDR_MAX) {
+			fprintf(stderr,
+			    "mapmond: --mkfs --join: mon dump: "
+			    "a monitor without name or addr\n");
+			goto out;
+		}
+		snprintf(mm->mons[i].name, sizeof mm->mons[i].name, "%s", n);
+		snprintf(mm->mons[i].addr, sizeof mm->mons[i].addr, "%s", ad);
+	}
+	mm->nmons = json_array_size(mons);
+	rc = 0;
+out:
+	json_decref(data);
+	return rc;
+}
+
+/*
+ * --mkfs --join ADDR --keyring FILE: a monitor that `mon add' put in the
+ * monmap.  Its store holds the cluster's monmap and keys; the file
+ * [mon] data/join makes its first start copy a running monitor's store
+ * before it applies anything (mapmond(8), Membership).
+ */
+static int
+mapmond_mkfs_join(const struct conf *c)
+{
+	const char *data = conf_str(c, CONF_MON_DATA);
+	const char *name = conf_str(c, CONF_MON_NAME);
+	const char *bind = conf_str(c, CONF_MON_BIND);
+	const struct keyring_entity *admin, *mon;
+	struct keyring *kr = NULL;
+	struct store_options so;
+	struct monmap mm;
+	uint8_t akey[KEYRING_KEY_LEN], mkey[KEYRING_KEY_LEN];
+	char *cause = NULL, *marker;
+	size_t i;
+	int rc = 1, fd, tries;
+
+	if (opts.keyring_path == NULL || opts.monmap_path != NULL) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: --join goes with --keyring "
+		    "(the keys of client.admin and mon.), not "
+		    "--monmap\n");
+		return MAPMON_EXIT_USAGE;
+	}
+	if (keyring_load(opts.keyring_path, &kr, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: --keyring: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	if ((admin = keyring_find(kr, "client.admin")) == NULL ||
+	    (mon = keyring_find(kr, "mon.")) == NULL) {
+		fprintf(stderr,
+		    "mapmond: --mkfs: --keyring %s lacks the key "
+		    "of %s\n",
+		    opts.keyring_path, admin == NULL ? "client.admin" : "mon.");
+		goto out;
+	}
+	memcpy(akey, admin->key, sizeof akey);
+	memcpy(mkey, mon->key, sizeof mkey);
+	/*
+	 * A follower applies `mon add' a moment after the leader answered
+	 * it: for 10 s the monmap is asked for again until it lists this
+	 * monitor.
+	 */
+	for (tries = 0; tries < 50; tries++) {
+		if (tries > 0)
+			usleep(200 * 1000);
+		if (mapmond_fetch_monmap(opts.join, opts.keyring_path, &mm) ==
+		    -1)
+			goto out;
+		for (i = 0; i < mm.nmons; i++)
+			if (strcmp(mm.mons[i].name, name) == 0)
+				break;
+		if (i < mm.nmons)
+			break;
+	}
+	if (i == mm.nmons || strcmp(mm.mons[i].addr, bind) != 0) {
+		fprintf(stderr,
+		    "mapmond: --mkfs --join: mon.%s at %s is not in the "
+		    "cluster's monmap (epoch %u, asked for 10 s): add it "
+		    "first with mapmon mon add %s %s\n",
+		    name, bind, mm.epoch, name, bind);
+		goto out;
+	}
+	mon_conf_store_options(c, &so);
+	if (mon_mkfs_quorum(data, &so, &mm, akey, mkey, &cause) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s\n", cause);
+		free(cause);
+		goto out;
+	}
+	marker = quorum_join_marker(c);
+	if ((fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1 ||
+	    fsync(fd) == -1) {
+		fprintf(stderr, "mapmond: --mkfs: %s: %s\n", marker,
+		    strerror(errno));
+		free(marker);
+		goto out;
+	}
+	close(fd);
+	free(marker);
+	printf("mapmond: created a %s store in %s/store for cluster %s, "
+	       "monitor %s of %zu (monmap epoch %u): its first start copies "
+	       "the store of a running monitor\n",
+	    so.backend, data, mm.fsid, name, mm.nmons, mm.epoch);
+	rc = 0;
+out:
+	OPENSSL_cleanse(akey, sizeof akey);
+	OPENSSL_cleanse(mkey, sizeof mkey);
+	keyring_free(kr);
+	return rc;
+}
+
+/*
  * --mkfs of a monitor of a quorum, as Ceph's ceph-mon --mkfs: the first
  * (no --monmap) makes the fsid, the monmap of every monitor of mon_host,
  * the keys of client.admin and mon., writes the keyring to [auth] keyring
@@ -450,6 +628,8 @@ mapmond_mkfs_quorum(const struct conf *c, const struct monmap_mon *mons,
 	int first = opts.monmap_path == NULL, wrote_keyring = 0, rc = 1;
 	FILE *f;
 
+	if (opts.join != NULL)
+		return mapmond_mkfs_join(c);
 	if ((opts.monmap_path == NULL) != (opts.keyring_path == NULL)) {
 		fprintf(stderr,
 		    "mapmond: --mkfs: --monmap and --keyring go "
@@ -886,13 +1066,14 @@ mapmond_detach(void)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "version", no_argument,
-						      NULL, 'V' },
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "mkfs", no_argument, NULL, 'M' },
 		{ "monmap", required_argument, NULL, 'P' },
 		{ "keyring", required_argument, NULL, 'K' },
-		{ NULL, 0, NULL, 0 } };
+		{ "join", required_argument, NULL, 'J' }, { NULL, 0, NULL, 0 }
+	};
 	struct event *ev_term, *ev_int, *ev_hup;
 	const char *what;
 	int ch, compacting, committing;
@@ -928,6 +1109,9 @@ main(int argc, char **argv)
 		case 'K':
 			opts.keyring_path = optarg;
 			break;
+		case 'J':
+			opts.join = optarg;
+			break;
 		case 'V':
 			printf("mapmond %s\n", PACKAGE_VERSION);
 			return 0;
@@ -957,10 +1141,11 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	if ((opts.monmap_path != NULL || opts.keyring_path != NULL) &&
+	if ((opts.monmap_path != NULL || opts.keyring_path != NULL ||
+		opts.join != NULL) &&
 	    !opts.mkfs) {
 		fprintf(stderr,
-		    "mapmond: --monmap and --keyring go with "
+		    "mapmond: --monmap, --keyring and --join go with "
 		    "--mkfs\n");
 		mapmond_usage(stderr);
 		conf_free(mapmond_conf);

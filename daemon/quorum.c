@@ -8,18 +8,26 @@
  * sealed, so a quorum is refused any address that is not loopback.
  *
  * Entries are numbered by the state machine itself (quorum_fsm_apply()),
- * not by raft log index.  The state machine's apply only hands the entry
- * to the core, which
+ * not by raft log index: every monitor's engine applies the same command
+ * entries in the same order, so the count is an entry's number on every
+ * monitor alike.  The count starts from the number a snapshot's descriptor
+ * gives (mon_quorum.h, SNAPSHOTS): the engine restores the last snapshot
+ * at every start and replays the log after it.
+ *
+ * The state machine's apply only hands the entry to the core, which
  * queues it and commits it to the store after those before it (the
- * store's own "Q" record then says what was applied): the engine's idea
- * of what is applied may run ahead of the store's, which is why no raft
- * snapshot is ever taken here (the snapshot callback refuses, and the
- * threshold is out of reach): the whole log stays on disk and, as the v0
- * API keeps it, in memory.
+ * store's own "Q" record then says what was applied): the engine's idea of
+ * what is applied runs ahead of the store's, which is why a snapshot's
+ * descriptor carries the entries not yet in the store.  A restore whose
+ * store is behind that makes a copy of another monitor's store
+ * (quorum_sync.h) before anything more is applied.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +41,14 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "common/stamp.h"
+#include "daemon/cmd.h"
 #include "daemon/quorum.h"
+#include "daemon/quorum_sync.h"
+#include "mon/mon_conf.h"
 #include "mon/mon_quorum.h"
 
-/* Out of reach: no snapshot is taken (see above). */
-#define QUORUM_SNAPSHOT_THRESHOLD (UINT_MAX / 2)
-
 struct quorum_peer {
+	raft_id id; /* quorum_peer_id() */
 	char name[MONMAP_NAME_MAX];
 	char addr[MONMAP_ADDR_MAX]; /* for clients */
 	char raft_addr[MONMAP_ADDR_MAX];
@@ -79,6 +88,7 @@ struct quorum {
 	 * the entry's number on every monitor alike.
 	 */
 	uint64_t napplied;
+	uint64_t snap_entry; /* the last snapshot's, taken or restored */
 
 	/* The raft_io's start and receive, wrapped to see who talks. */
 	int (*io_start)(struct raft_io *, unsigned, raft_io_tick_cb,
@@ -95,6 +105,25 @@ struct quorum {
 	struct quorum_stats stats;
 	struct mon_quorum_view view; /* as last given to the core */
 	int in_run;
+
+	const struct conf *conf;
+	uint32_t monmap_epoch; /* of the peers */
+	raft_id self_id;
+	char self_name[MONMAP_NAME_MAX]; /* kept when the monmap drops it */
+	char self_addr[MONMAP_ADDR_MAX];
+	int stop_sent;
+	int joining; /* made by --mkfs --join: copies a store first */
+	int leaving; /* removed from the monmap: stopping */
+	/* Membership: the engine's configuration follows the monmap. */
+	struct raft_change change;
+	int change_pending;
+	int64_t change_next_mono; /* no change before */
+	char change_what[160];
+	struct quorum_sync *sync; /* a copy of the store being fetched */
+	uint64_t sync_from;
+	struct event *sync_retry; /* the copy waits for one being provided */
+	char *sync_dir;
+	uint64_t sync_entry;
 };
 
 /* The one engine of this process (the receive wrapper finds it here). */
@@ -242,6 +271,344 @@ quorum_raft_addr(const char *addr, char *out, size_t len, char **cause)
 	return 0;
 }
 
+char *
+quorum_join_marker(const struct conf *c)
+{
+	char *path;
+
+	xasprintf(&path, "%s/join", conf_str(c, CONF_MON_DATA));
+	return path;
+}
+
+/* ---- the monitors and their raft ids ---- */
+
+/*
+ * The raft id of a monitor added by `mon add': from its name (FNV-1a), so
+ * that the leader that adds it and the monitor itself (--join) agree
+ * without asking; above 2^32, apart from the ranks + 1 of the monitors of
+ * the first monmap.
+ */
+static raft_id
+quorum_name_id(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)*name;
+		h *= 0x100000001b3ULL;
+	}
+	return (raft_id)(0x100000000ULL | (h & 0xffffffffULL));
+}
+
+/* The peer of raft id, or NULL. */
+static struct quorum_peer *
+quorum_peer_of(struct quorum *q, raft_id id)
+{
+	size_t i;
+
+	if (id == 0)
+		return NULL;
+	for (i = 0; i < q->npeers; i++)
+		if (q->peers[i].id == id)
+			return &q->peers[i];
+	return NULL;
+}
+
+/* The rank of raft id, or -1. */
+static int
+quorum_rank_of(const struct quorum *q, raft_id id)
+{
+	size_t i;
+
+	for (i = 0; id != 0 && i < q->npeers; i++)
+		if (q->peers[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/* The engine's server at raft address addr, or NULL. */
+static const struct raft_server *
+quorum_server_at(const struct quorum *q, const char *addr)
+{
+	unsigned i;
+
+	for (i = 0; i < q->raft.configuration.n; i++)
+		if (strcmp(q->raft.configuration.servers[i].address, addr) == 0)
+			return &q->raft.configuration.servers[i];
+	return NULL;
+}
+
+/*
+ * The peers from the monmap: name, addresses, and the raft id the
+ * engine's configuration gives their raft address (a monitor not in it
+ * yet: quorum_name_id()).  This monitor's rank in q->self, -1 when the
+ * monmap no longer lists it.  0, or -1 with *cause (a bad address).
+ */
+static int
+quorum_peers_refresh(struct quorum *q, char **cause)
+{
+	const struct monmap *mm = mon_monmap(q->m);
+	const char *name = conf_str(q->conf, CONF_MON_NAME);
+	const struct raft_server *s;
+	struct quorum_peer old[MONMAP_MAX_MONS], *p;
+	size_t i, j, nold = q->npeers;
+
+	memcpy(old, q->peers, sizeof old);
+	memset(q->peers, 0, sizeof q->peers);
+	q->self = -1;
+	for (i = 0; i < mm->nmons; i++) {
+		p = &q->peers[i];
+		snprintf(p->name, sizeof p->name, "%s", mm->mons[i].name);
+		snprintf(p->addr, sizeof p->addr, "%s", mm->mons[i].addr);
+		if (quorum_raft_addr(p->addr, p->raft_addr, sizeof p->raft_addr,
+			cause) == -1)
+			return -1;
+		if (strcmp(p->name, name) == 0) {
+			q->self = (int)i;
+			p->id = q->self_id;
+			snprintf(q->self_name, sizeof q->self_name, "%s",
+			    p->name);
+			snprintf(q->self_addr, sizeof q->self_addr, "%s",
+			    p->addr);
+		} else if ((s = quorum_server_at(q, p->raft_addr)) != NULL)
+			p->id = s->id;
+		else
+			p->id = q->started ? quorum_name_id(p->name) :
+					     (raft_id)(i + 1);
+		for (j = 0; j < nold; j++)
+			if (strcmp(old[j].name, p->name) == 0)
+				p->heard_mono = old[j].heard_mono;
+	}
+	q->npeers = mm->nmons;
+	q->monmap_epoch = mm->epoch;
+	return 0;
+}
+
+/*
+ * This monitor's raft id, kept in [mon] data/raft.id from its first start:
+ * rank + 1 in the first monmap, or quorum_name_id() for one that joined.
+ * 0 with *cause when the file cannot be read or written.
+ */
+static raft_id
+quorum_self_id(struct quorum *q, int rank, char **cause)
+{
+	char *path, buf[32];
+	unsigned long long id = 0;
+	FILE *f;
+
+	xasprintf(&path, "%s/raft.id", conf_str(q->conf, CONF_MON_DATA));
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fgets(buf, sizeof buf, f) == NULL ||
+		    sscanf(buf, "%llu", &id) != 1 || id == 0)
+			xasprintf(cause, "%s: not a raft id", path);
+		fclose(f);
+		free(path);
+		return (raft_id)id;
+	}
+	if (errno != ENOENT) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		free(path);
+		return 0;
+	}
+	id = q->joining ? quorum_name_id(conf_str(q->conf, CONF_MON_NAME)) :
+			  (unsigned long long)rank + 1;
+	if ((f = fopen(path, "w")) == NULL || fprintf(f, "%llu\n", id) < 0 ||
+	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		id = 0;
+	}
+	if (f != NULL)
+		fclose(f);
+	free(path);
+	return (raft_id)id;
+}
+
+/* ---- membership: the engine's configuration follows the monmap ---- */
+
+static void quorum_leave(struct quorum *q);
+
+static void
+quorum_change_cb(struct raft_change *req, int status)
+{
+	struct quorum *q = req->data;
+
+	q->change_pending = 0;
+	if (q->leaving) {
+		quorum_leave(q);
+		return;
+	}
+	if (status != 0) {
+		log_warnx("quorum: %s: %s (tried again in a second)",
+		    q->change_what, raft_strerror(status));
+		q->change_next_mono = stamp_mono() + 1000000;
+		return;
+	}
+	log_info("quorum: %s: done", q->change_what);
+	quorum_kick(q);
+}
+
+/* The next change that brings the configuration to the monmap, if any. */
+static void
+quorum_reconcile(struct quorum *q)
+{
+	const struct raft_configuration *c = &q->raft.configuration;
+	const struct raft_server *s;
+	struct quorum_peer *p;
+	size_t i;
+	int rv = 0;
+
+	if (q->change_pending || raft_state(&q->raft) != RAFT_LEADER ||
+	    stamp_mono() < q->change_next_mono)
+		return;
+	q->change.data = q;
+	if (q->leaving) {
+		/* The leader leaves the configuration, then stops. */
+		snprintf(q->change_what, sizeof q->change_what,
+		    "mon.%s (the leader) leaves the configuration",
+		    q->self_name);
+		rv = raft_remove(&q->raft, &q->change, q->self_id,
+		    quorum_change_cb);
+		goto sent;
+	}
+	for (i = 0; i < q->npeers; i++) {
+		p = &q->peers[i];
+		s = NULL;
+		for (unsigned k = 0; k < c->n; k++)
+			if (c->servers[k].id == p->id)
+				s = &c->servers[k];
+		if (s == NULL) {
+			snprintf(q->change_what, sizeof q->change_what,
+			    "adding mon.%s (raft id %llu at %s)", p->name,
+			    (unsigned long long)p->id, p->raft_addr);
+			rv = raft_add(&q->raft, &q->change, p->id, p->raft_addr,
+			    quorum_change_cb);
+			goto sent;
+		}
+		if (s->role != RAFT_VOTER) {
+			snprintf(q->change_what, sizeof q->change_what,
+			    "mon.%s catches up and votes", p->name);
+			rv = raft_assign(&q->raft, &q->change, p->id,
+			    RAFT_VOTER, quorum_change_cb);
+			goto sent;
+		}
+	}
+	for (unsigned k = 0; k < c->n; k++) {
+		if (quorum_peer_of(q, c->servers[k].id) != NULL)
+			continue;
+		snprintf(q->change_what, sizeof q->change_what,
+		    "removing raft id %llu at %s",
+		    (unsigned long long)c->servers[k].id,
+		    c->servers[k].address);
+		rv = raft_remove(&q->raft, &q->change, c->servers[k].id,
+		    quorum_change_cb);
+		goto sent;
+	}
+	return;
+sent:
+	if (rv != 0) {
+		log_warnx("quorum: %s: %s", q->change_what,
+		    raft_errmsg(&q->raft));
+		q->change_next_mono = stamp_mono() + 1000000;
+		return;
+	}
+	q->change_pending = 1;
+	log_info("quorum: %s", q->change_what);
+}
+
+/* The monmap changed: new peers; a monitor no longer in it stops. */
+static void
+quorum_monmap_changed(struct quorum *q)
+{
+	char *cause = NULL;
+
+	if (quorum_peers_refresh(q, &cause) == -1)
+		fatalx("quorum: the new monmap: %s", cause);
+	log_info("quorum: monmap epoch %u: %zu monitors", q->monmap_epoch,
+	    q->npeers);
+	/*
+	 * A monitor removed from the configuration hears nothing more: it
+	 * gets two election timeouts of heartbeats first, which carry the
+	 * commit of the monmap that removes it, so that it stops by itself.
+	 */
+	q->change_next_mono = stamp_mono() + 2 * q->election_ms * 1000;
+	if (q->self == -1 && !q->leaving) {
+		q->leaving = 1;
+		log_warnx("quorum: mon.%s was removed from the monmap (epoch "
+			  "%u)%s",
+		    q->self_name, q->monmap_epoch,
+		    raft_state(&q->raft) == RAFT_LEADER ?
+			": it leads, and leaves the engine's configuration "
+			"before it stops" :
+			"");
+	}
+}
+
+/*
+ * Stop a monitor removed from the monmap: at once on a follower; the
+ * leader once it has left the configuration (C-Raft's leader steps down
+ * when the configuration without it commits), so that the monitors left
+ * form their majority among themselves, two as well as more.
+ */
+static void
+quorum_leave(struct quorum *q)
+{
+	if (q->stop_sent)
+		return;
+	q->stop_sent = 1;
+	log_warnx("quorum: mon.%s is no longer in the monmap: stopping",
+	    q->self_name);
+	kill(getpid(), SIGTERM);
+}
+
+int
+quorum_voter(struct quorum *q, const char *name)
+{
+	const struct raft_configuration *c = &q->raft.configuration;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < q->npeers; i++) {
+		if (strcmp(q->peers[i].name, name) != 0)
+			continue;
+		for (k = 0; k < c->n; k++)
+			if (c->servers[k].id == q->peers[i].id)
+				return c->servers[k].role == RAFT_VOTER;
+	}
+	return 0;
+}
+
+int
+quorum_changing(struct quorum *q, char **why)
+{
+	const struct raft_configuration *c = &q->raft.configuration;
+	size_t i;
+	unsigned k;
+	int found;
+
+	if (q->change_pending) {
+		xasprintf(why, "%s", q->change_what);
+		return 1;
+	}
+	for (i = 0; i < q->npeers; i++) {
+		found = 0;
+		for (k = 0; k < c->n; k++)
+			if (c->servers[k].id == q->peers[i].id)
+				found = c->servers[k].role == RAFT_VOTER;
+		if (!found) {
+			xasprintf(why, "mon.%s is not a voter yet (is it up?)",
+			    q->peers[i].name);
+			return 1;
+		}
+	}
+	if (c->n != q->npeers) {
+		xasprintf(why,
+		    "a removed monitor is still in the engine's "
+		    "configuration");
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- the loops ---- */
 
 static void
@@ -269,12 +636,12 @@ quorum_role_check(struct quorum *q)
 	q->last_term = term;
 	q->stats.term = term;
 	q->stats.is_leader = state == RAFT_LEADER;
-	lp = lid >= 1 && lid <= q->npeers ? &q->peers[lid - 1] : NULL;
+	lp = quorum_peer_of(q, lid);
 	if (state == RAFT_LEADER) {
-		log_info("quorum: mon.%s leads, term %llu",
-		    q->peers[q->self].name, (unsigned long long)term);
-		mon_quorum_set_role(q->m, MON_QUORUM_LEADER, term,
-		    q->peers[q->self].name, q->peers[q->self].addr);
+		log_info("quorum: mon.%s leads, term %llu", q->self_name,
+		    (unsigned long long)term);
+		mon_quorum_set_role(q->m, MON_QUORUM_LEADER, term, q->self_name,
+		    q->self_addr);
 		if (!q->barrier_pending) {
 			q->barrier_pending = 1;
 			if (raft_barrier(&q->raft, &q->barrier,
@@ -287,13 +654,13 @@ quorum_role_check(struct quorum *q)
 	} else if (lp != NULL) {
 		log_info("quorum: mon.%s leads, term %llu (this is mon.%s, "
 			 "%s)",
-		    lp->name, (unsigned long long)term, q->peers[q->self].name,
+		    lp->name, (unsigned long long)term, q->self_name,
 		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_FOLLOWER, term, lp->name,
 		    lp->addr);
 	} else {
 		log_info("quorum: no leader known, term %llu (mon.%s is %s)",
-		    (unsigned long long)term, q->peers[q->self].name,
+		    (unsigned long long)term, q->self_name,
 		    quorum_state_name(state));
 		mon_quorum_set_role(q->m, MON_QUORUM_NONE, term, NULL, NULL);
 	}
@@ -306,6 +673,7 @@ static void
 quorum_run(struct quorum *q)
 {
 	struct mon_quorum_view view;
+	char *cause = NULL;
 	struct timeval tv;
 	int64_t t0, us;
 	int t;
@@ -323,6 +691,14 @@ quorum_run(struct quorum *q)
 	quorum_role_check(q);
 	if (q->closed)
 		return;
+	if (mon_monmap(q->m)->epoch != q->monmap_epoch)
+		quorum_monmap_changed(q);
+	else if (quorum_peers_refresh(q, &cause) == -1)
+		fatalx("quorum: the monmap: %s", cause);
+	if (q->leaving && !q->change_pending &&
+	    raft_state(&q->raft) != RAFT_LEADER)
+		quorum_leave(q);
+	quorum_reconcile(q);
 	quorum_view(q, &view);
 	if (memcmp(&view, &q->view, sizeof view) != 0) {
 		q->view = view;
@@ -383,20 +759,61 @@ static int
 quorum_fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
     unsigned *n)
 {
-	(void)fsm;
-	(void)bufs;
-	(void)n;
-	return RAFT_NOTFOUND; /* never taken: see the top of this file */
+	struct quorum *q = fsm->data;
+	struct raft_buffer *b;
+	void *desc;
+	size_t len;
+	char *cause = NULL;
+
+	if (mon_quorum_snapshot(q->m, q->napplied, &desc, &len, &cause) == -1) {
+		dout(LOG_MON, 5, "quorum: no snapshot of entry %llu now: %s",
+		    (unsigned long long)q->napplied, cause);
+		free(cause);
+		return RAFT_BUSY;
+	}
+	if ((b = raft_malloc(sizeof *b)) == NULL ||
+	    (b->base = raft_malloc(len)) == NULL) {
+		raft_free(b);
+		free(desc);
+		return RAFT_NOMEM;
+	}
+	memcpy(b->base, desc, len);
+	b->len = len;
+	free(desc);
+	*bufs = b;
+	*n = 1;
+	q->stats.snapshots++;
+	q->snap_entry = q->napplied;
+	dout(LOG_MON, 5, "quorum: snapshot of entry %llu, %zu bytes",
+	    (unsigned long long)q->napplied, len);
+	return 0;
 }
+
+static void quorum_sync_begin(struct quorum *q);
 
 static int
 quorum_fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
-	(void)fsm;
-	(void)buf;
-	log_warnx("quorum: a snapshot came to be restored, and this "
-		  "mapmon takes none");
-	return RAFT_NOTFOUND;
+	struct quorum *q = fsm->data;
+	uint64_t index, from;
+	char *cause = NULL;
+	int rc;
+
+	rc = mon_quorum_restore(q->m, buf->base, buf->len, &index, &from,
+	    &cause);
+	if (rc == -1) {
+		log_warnx("quorum: a snapshot cannot be restored: %s", cause);
+		free(cause);
+		return RAFT_CORRUPT;
+	}
+	q->napplied = index;
+	q->snap_entry = index;
+	raft_free(buf->base);
+	if (rc == 1) {
+		q->sync_from = from;
+		quorum_sync_begin(q);
+	}
+	return 0;
 }
 
 static void
@@ -538,15 +955,132 @@ quorum_read_index(struct quorum *q, quorum_index_cb *cb, void *arg)
 	return 0;
 }
 
+/* ---- a copy of the store (quorum_sync.h) ---- */
+
+static int
+quorum_sync_rm_one(const char *path, const struct stat *sb, int flag,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == -1 ? -1 : 0;
+}
+
+/* Put the copy in place, once no copy of this store is being provided. */
+static void
+quorum_sync_swap(struct quorum *q)
+{
+	static const struct timeval later = { 0, 100 * 1000 };
+	struct store_options so;
+	char *cause = NULL;
+
+	if (cmd_sync_copying()) {
+		/* A copy of this store is being made: not under it. */
+		evtimer_add(q->sync_retry, &later);
+		return;
+	}
+	mon_conf_store_options(q->conf, &so);
+	so.backend = NULL;
+	if (mon_quorum_synced(q->m, q->sync_dir, &so, &cause) == -1)
+		fatalx("quorum: the copy of the store cannot be put in place: "
+		       "%s",
+		    cause);
+	/* The old store is in the copy's directory now. */
+	nftw(q->sync_dir, quorum_sync_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (q->joining) {
+		char *marker = quorum_join_marker(q->conf);
+
+		if (unlink(marker) == -1)
+			log_warn("quorum: %s", marker);
+		free(marker);
+		q->joining = 0;
+		log_info("quorum: joined with a copy of the store of entry "
+			 "%llu",
+		    (unsigned long long)q->sync_entry);
+	}
+	free(q->sync_dir);
+	q->sync_dir = NULL;
+}
+
+static void
+quorum_sync_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	quorum_sync_swap(arg);
+}
+
+static void
+quorum_sync_done(void *arg, const char *dir, uint64_t entry)
+{
+	struct quorum *q = arg;
+
+	free(q->sync_dir);
+	q->sync_dir = xstrdup(dir); /* before dir goes with the sync */
+	quorum_sync_free(q->sync);
+	q->sync = NULL;
+	q->sync_entry = entry;
+	quorum_sync_swap(q);
+}
+
+/*
+ * Fetch a store holding entry q->sync_from from the other monitors.
+ * Called from the engine's restore: the copy is fetched on a thread, and
+ * put in place on the loop (mon_quorum_synced()).
+ */
+static void
+quorum_sync_begin(struct quorum *q)
+{
+	struct quorum_sync_params p;
+	const struct mon_auth_entity *mon = mon_auth_find(q->m, "mon.");
+	const char *addrs[MONMAP_MAX_MONS];
+	const char *cert = conf_str(q->conf, CONF_NET_TLS_CERT);
+	char *data, *cause = NULL;
+	size_t i;
+
+	if (mon == NULL)
+		fatalx("quorum: the store has no mon. entity: no copy of "
+		       "another monitor's store can be asked for");
+	quorum_sync_free(q->sync);
+	q->sync = NULL;
+	memset(&p, 0, sizeof p);
+	data = xstrdup(conf_str(q->conf, CONF_MON_DATA));
+	p.data = data;
+	mon_conf_store_options(q->conf, &p.so);
+	p.so.backend = store_backend_name(mon_store(q->m));
+	for (i = 0; i < q->npeers; i++)
+		if ((int)i != q->self)
+			addrs[p.naddrs++] = q->peers[i].addr;
+	p.addrs = addrs;
+	p.mon_key = mon->key;
+	p.fsid = mon_monmap(q->m)->fsid;
+	p.from = q->sync_from;
+	p.tls_ca = *cert != '\0' ? conf_str(q->conf, CONF_NET_TLS_CA) : NULL;
+	if (q->sync_retry == NULL &&
+	    (q->sync_retry = evtimer_new(q->base, quorum_sync_retry_cb, q)) ==
+		NULL)
+		fatalx("quorum: cannot make the sync's timer");
+	log_info("quorum: this store is behind the snapshot: copying the "
+		 "store of another monitor (entry %llu or later)",
+	    (unsigned long long)q->sync_from);
+	if ((q->sync = quorum_sync_start(q->base, &p, quorum_sync_done, q,
+		 &cause)) == NULL)
+		fatalx("quorum: cannot copy another monitor's store: %s",
+		    cause);
+	free(data);
+}
+
 /* ---- who talks: the receive callback, wrapped ---- */
 
 static void
 quorum_recv(struct raft_io *io, struct raft_message *msg)
 {
 	struct quorum *q = quorum_self;
+	struct quorum_peer *p = quorum_peer_of(q, msg->server_id);
 
-	if (msg->server_id >= 1 && msg->server_id <= q->npeers)
-		q->peers[msg->server_id - 1].heard_mono = stamp_mono();
+	if (p != NULL)
+		p->heard_mono = stamp_mono();
 	q->io_recv(io, msg);
 }
 
@@ -566,11 +1100,11 @@ struct quorum *
 quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
     char **cause)
 {
-	const struct monmap *mm = mon_monmap(m);
 	const char *name = conf_str(c, CONF_MON_NAME);
 	struct raft_configuration conf;
 	struct quorum *q;
-	char *dir = NULL, self_raft[MONMAP_ADDR_MAX];
+	struct stat sb;
+	char *dir = NULL, *marker = NULL, self_raft[MONMAP_ADDR_MAX];
 	size_t i;
 	int rv;
 
@@ -584,18 +1118,12 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	q->self = -1;
 	q->last_state = -1;
 	q->election_ms = conf_int(c, CONF_MON_ELECTION_TIMEOUT);
-	for (i = 0; i < mm->nmons; i++) {
-		snprintf(q->peers[i].name, sizeof q->peers[i].name, "%s",
-		    mm->mons[i].name);
-		snprintf(q->peers[i].addr, sizeof q->peers[i].addr, "%s",
-		    mm->mons[i].addr);
-		if (quorum_raft_addr(mm->mons[i].addr, q->peers[i].raft_addr,
-			sizeof q->peers[i].raft_addr, cause) == -1)
-			goto fail_free;
-		if (strcmp(mm->mons[i].name, name) == 0)
-			q->self = (int)i;
-	}
-	q->npeers = mm->nmons;
+	q->conf = c;
+	marker = quorum_join_marker(c);
+	q->joining = stat(marker, &sb) == 0;
+	free(marker);
+	if (quorum_peers_refresh(q, cause) == -1)
+		goto fail_free;
 	if (q->self == -1) {
 		xasprintf(cause,
 		    "[mon] name '%s' is not in the monmap of "
@@ -610,6 +1138,9 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 		    conf_str(c, CONF_MON_BIND), name, q->peers[q->self].addr);
 		goto fail_free;
 	}
+	if ((q->self_id = quorum_self_id(q, q->self, cause)) == 0)
+		goto fail_free;
+	q->peers[q->self].id = q->self_id;
 	xasprintf(&dir, "%s/raft", conf_str(c, CONF_MON_DATA));
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		xasprintf(cause, "%s: %s", dir, strerror(errno));
@@ -643,7 +1174,7 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	q->fsm.apply = quorum_fsm_apply;
 	q->fsm.snapshot = quorum_fsm_snapshot;
 	q->fsm.restore = quorum_fsm_restore;
-	if ((rv = raft_init(&q->raft, &q->io, &q->fsm, (raft_id)(q->self + 1),
+	if ((rv = raft_init(&q->raft, &q->io, &q->fsm, q->self_id,
 		 self_raft)) != 0) {
 		xasprintf(cause, "raft_init: %s", raft_errmsg(&q->raft));
 		goto fail_loop;
@@ -652,14 +1183,31 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	raft_set_heartbeat_timeout(&q->raft,
 	    (unsigned)(q->election_ms / 10 > 0 ? q->election_ms / 10 : 1));
 	raft_set_pre_vote(&q->raft, true);
-	raft_set_snapshot_threshold(&q->raft, QUORUM_SNAPSHOT_THRESHOLD);
+	raft_set_snapshot_threshold(&q->raft,
+	    (unsigned)conf_int(c, CONF_MON_SNAPSHOT_THRESHOLD));
+	raft_set_snapshot_trailing(&q->raft,
+	    (unsigned)conf_int(c, CONF_MON_SNAPSHOT_TRAILING));
 
+	/*
+	 * The first configuration: the first monmap's monitors, ids rank +
+	 * 1; only a store of that monmap bootstraps (after a change the
+	 * engine has its configuration on disk).  A monitor that joins has
+	 * none of its own: the leader sends it.
+	 */
 	raft_configuration_init(&conf);
-	for (i = 0; i < q->npeers; i++)
-		if (raft_configuration_add(&conf, (raft_id)(i + 1),
-			q->peers[i].raft_addr, RAFT_VOTER) != 0)
-			fatalx("raft_configuration_add: out of memory");
-	rv = raft_bootstrap(&q->raft, &conf);
+	rv = 0;
+	if (!q->joining && mon_monmap(m)->epoch == 1) {
+		for (i = 0; i < q->npeers && rv == 0; i++)
+			rv = raft_configuration_add(&conf, (raft_id)(i + 1),
+			    q->peers[i].raft_addr, RAFT_VOTER);
+		if (rv != 0) {
+			xasprintf(cause, "the first raft configuration: %s",
+			    raft_strerror(rv));
+			raft_configuration_close(&conf);
+			goto fail_loop;
+		}
+		rv = raft_bootstrap(&q->raft, &conf);
+	}
 	raft_configuration_close(&conf);
 	if (rv != 0 && rv != RAFT_CANTBOOTSTRAP) {
 		xasprintf(cause, "raft bootstrap in %s: %s", dir,
@@ -696,6 +1244,15 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	}
 	q->started = 1;
 	q->quorum_since = stamp_now();
+	/* The ids of the engine's configuration, now loaded. */
+	if (quorum_peers_refresh(q, cause) == -1)
+		goto fail_loop;
+	if (q->joining && !mon_quorum_syncing(m, NULL)) {
+		/* Nothing is applied on a store made from the monmap alone. */
+		mon_quorum_join(m);
+		q->sync_from = 0;
+		quorum_sync_begin(q);
+	}
 	log_info("quorum: mon.%s (rank %d of %zu), raft on %s, election "
 		 "timeout %lld ms",
 	    name, q->self, q->npeers, self_raft, (long long)q->election_ms);
@@ -735,6 +1292,10 @@ quorum_free(struct quorum *q)
 		uv_run(&q->loop, UV_RUN_DEFAULT);
 	}
 	q->closed = 1;
+	quorum_sync_free(q->sync);
+	if (q->sync_retry != NULL)
+		event_free(q->sync_retry);
+	free(q->sync_dir);
 	if (q->uv_ev != NULL)
 		event_free(q->uv_ev);
 	if (q->uv_timer != NULL)
@@ -758,9 +1319,7 @@ quorum_view(const struct quorum *q, struct mon_quorum_view *out)
 	out->self = q->self;
 	out->term = q->last_term;
 	out->since = q->quorum_since;
-	out->leader = q->last_leader >= 1 && q->last_leader <= q->npeers ?
-	    (int)q->last_leader - 1 :
-	    -1;
+	out->leader = quorum_rank_of(q, q->last_leader);
 	if (out->leader == -1)
 		return; /* no quorum */
 	out->complete = out->leader == q->self;
@@ -830,6 +1389,16 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		    json_integer((json_int_t)info.entries_sealed));
 		json_object_set_new(r, "entry_bytes_max",
 		    json_integer((json_int_t)info.entry_bytes_max));
+		json_object_set_new(r, "snapshots",
+		    json_integer((json_int_t)q->stats.snapshots));
+		json_object_set_new(r, "snapshot_entry",
+		    json_integer((json_int_t)q->snap_entry));
+		json_object_set_new(r, "stores_copied",
+		    json_integer((json_int_t)info.syncs));
+		json_object_set_new(r, "syncing", json_boolean(info.syncing));
+		if (info.syncing)
+			json_object_set_new(r, "sync_from",
+			    json_integer((json_int_t)info.sync_from));
 		json_object_set_new(o, "raft", r);
 	}
 	return o;

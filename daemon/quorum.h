@@ -73,6 +73,22 @@ json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 typedef void quorum_index_cb(void *arg, int rc, uint64_t index,
     const char *why);
 int quorum_read_index(struct quorum *, quorum_index_cb *cb, void *arg);
+ * The file [mon] data/join (a new string): made by mapmond --mkfs --join,
+ * its presence makes the first start copy another monitor's store before
+ * anything else, and join without a configuration of its own.
+ */
+char *quorum_join_marker(const struct conf *c);
+
+/*
+ * Whether the engine's membership is still being brought to the monmap (a
+ * monitor added and not yet a voter, one removed and still in it): 1 with
+ * *why (a new string), else 0.  `mon add' waits for it (one change at a
+ * time).
+ */
+int quorum_changing(struct quorum *, char **why);
+
+/* Whether monitor name votes in the engine's configuration. */
+int quorum_voter(struct quorum *, const char *name);
 
 /* The engine of this process, or NULL (one monitor). */
 struct quorum *quorum_current(void);
@@ -83,6 +99,7 @@ struct quorum_stats {
 	uint64_t leader_changes;
 	uint64_t uv_slice_max_us;
 	uint64_t uv_runs;
+	uint64_t snapshots; /* taken by this monitor since the start */
 	int is_leader;
 };
 void quorum_stats(const struct quorum *, struct quorum_stats *out);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -606,6 +607,78 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 	mon_stage_health(m);
 }
 
+/*
+ * Read the committed state from m->store into m's empty maps: the commit
+ * record, the monmap, the full osdmap of the committed epoch, the PGs, the
+ * cluster log, the mutes and the auth entities.  0, or -1 with *cause
+ * naming the record.
+ */
+static int
+mon_load_state(struct mon *m, mon_progress_cb *progress, void *parg,
+    char **cause)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	void *val;
+	size_t vlen;
+	char *why = NULL;
+
+	key[0] = KEYS_COMMIT;
+	if (mon_get(m->store, key, 1, &val, &vlen, "commit record", cause) ==
+	    -1)
+		return -1;
+	if (mon_record_commit_decode(val, vlen, &m->rec, &why) == -1) {
+		free(val);
+		store_key_corrupt(cause, store_path(m->store), key, 1, "%s",
+		    why);
+		free(why);
+		return -1;
+	}
+	free(val);
+
+	key[0] = KEYS_MONMAP;
+	if (mon_get(m->store, key, 1, &val, &vlen, "monmap", cause) == -1)
+		return -1;
+	if (monmap_decode(val, vlen, &m->monmap, &why) == -1) {
+		free(val);
+		store_key_corrupt(cause, store_path(m->store), key, 1, "%s",
+		    why);
+		free(why);
+		return -1;
+	}
+	free(val);
+
+	keys_epoch(key, KEYS_OSDMAP, m->rec.osdmap_epoch);
+	if (mon_get(m->store, key, sizeof key, &val, &vlen,
+		"full osdmap of the "
+		"committed epoch",
+		cause) == -1)
+		return -1;
+	if (osdmap_decode(val, vlen, &m->osdmap, &why) == -1 ||
+	    m->osdmap.epoch != m->rec.osdmap_epoch) {
+		free(val);
+		if (why == NULL)
+			xasprintf(&why, "holds epoch %u, not %u",
+			    m->osdmap.epoch, m->rec.osdmap_epoch);
+		store_key_corrupt(cause, store_path(m->store), key, sizeof key,
+		    "%s", why);
+		free(why);
+		return -1;
+	}
+	free(val);
+	m->placement = osdmap_place_new(&m->osdmap);
+	osdmap_copy(&m->work, &m->osdmap);
+
+	if (mon_load_pgs(m, progress, parg, cause) == -1)
+		return -1;
+	m->pgmap.version = m->rec.pgmap_version;
+	m->pgmap.stamp = m->rec.stamp;
+	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
+		return -1;
+	if (mon_auth_load(m, cause) == -1)
+		return -1;
+	return 0;
+}
+
 struct mon *
 mon_open(struct event_base *base, struct store *store,
     const struct mon_params *params, mon_progress_cb *progress, void *parg,
@@ -613,10 +686,6 @@ mon_open(struct event_base *base, struct store *store,
 {
 	struct mon *m;
 	struct timeval tv = { 1, 0 };
-	uint8_t key[KEYS_EPOCH_LEN];
-	void *val;
-	size_t vlen;
-	char *why = NULL;
 	int64_t t0 = stamp_mono();
 
 	m = xcalloc(1, sizeof *m);
@@ -630,54 +699,7 @@ mon_open(struct event_base *base, struct store *store,
 	m->next_seq = 1;
 	m->start_mono = t0;
 
-	key[0] = KEYS_COMMIT;
-	if (mon_get(store, key, 1, &val, &vlen, "commit record", cause) == -1)
-		goto fail;
-	if (mon_record_commit_decode(val, vlen, &m->rec, &why) == -1) {
-		free(val);
-		store_key_corrupt(cause, store_path(store), key, 1, "%s", why);
-		free(why);
-		goto fail;
-	}
-	free(val);
-
-	key[0] = KEYS_MONMAP;
-	if (mon_get(store, key, 1, &val, &vlen, "monmap", cause) == -1)
-		goto fail;
-	if (monmap_decode(val, vlen, &m->monmap, &why) == -1) {
-		free(val);
-		store_key_corrupt(cause, store_path(store), key, 1, "%s", why);
-		free(why);
-		goto fail;
-	}
-	free(val);
-
-	keys_epoch(key, KEYS_OSDMAP, m->rec.osdmap_epoch);
-	if (mon_get(store, key, sizeof key, &val, &vlen, "full osdmap of the "
-	    "committed epoch", cause) == -1)
-		goto fail;
-	if (osdmap_decode(val, vlen, &m->osdmap, &why) == -1 ||
-	    m->osdmap.epoch != m->rec.osdmap_epoch) {
-		free(val);
-		if (why == NULL)
-			xasprintf(&why, "holds epoch %u, not %u",
-			    m->osdmap.epoch, m->rec.osdmap_epoch);
-		store_key_corrupt(cause, store_path(store), key, sizeof key,
-		    "%s", why);
-		free(why);
-		goto fail;
-	}
-	free(val);
-	m->placement = osdmap_place_new(&m->osdmap);
-	osdmap_copy(&m->work, &m->osdmap);
-
-	if (mon_load_pgs(m, progress, parg, cause) == -1)
-		goto fail;
-	m->pgmap.version = m->rec.pgmap_version;
-	m->pgmap.stamp = m->rec.stamp;
-	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
-		goto fail;
-	if (mon_auth_load(m, cause) == -1)
+	if (mon_load_state(m, progress, parg, cause) == -1)
 		goto fail;
 
 	if (mon_pipeline_start(m, cause) == -1 || mon_live_init(m, cause) == -1)
@@ -702,6 +724,80 @@ fail:
 	m->store = NULL;	/* the caller's on failure */
 	mon_free(m);
 	return NULL;
+}
+
+int
+mon_reload(struct mon *m, const char *dir, const struct store_options *opts,
+    char **cause)
+{
+	char *path = xstrdup(store_path(m->store));
+	int64_t t0 = stamp_mono();
+	int rc;
+
+	/* Nothing in flight: the committer ends, the store is closed. */
+	mon_pipeline_stop(m);
+	mon_live_clear(m);
+	mon_capacity_clear(m);
+	osdmap_place_free(m->placement);
+	m->placement = NULL;
+	osdmap_clear(&m->osdmap);
+	osdmap_clear(&m->work);
+	pgmap_clear(&m->pgmap);
+	mon_health_free(m->checks, m->nchecks);
+	m->checks = NULL;
+	m->nchecks = 0;
+	mon_mute_free(m->mutes, m->nmutes);
+	m->mutes = NULL;
+	m->nmutes = 0;
+	mon_clog_clear(m);
+	mon_auth_clear(m);
+	store_close(m->store);
+	m->store = NULL;
+	osdmap_init(&m->osdmap);
+	osdmap_init(&m->work);
+	pgmap_init(&m->pgmap);
+
+	/* One atomic exchange: the store is either the old or the new. */
+	if (renameat2(AT_FDCWD, dir, AT_FDCWD, path, RENAME_EXCHANGE) == -1) {
+		xasprintf(cause, "exchanging %s and %s: %s", dir, path,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((rc = store_open(path, opts, 0, &m->store, cause)) != 0)
+		goto fail;
+	/* The mailbox of the committer to come: empty, not stopping. */
+	m->stopping = 0;
+	m->to_commit = m->committed = NULL;
+	if (mon_load_state(m, NULL, NULL, cause) == -1 ||
+	    mon_pipeline_start(m, cause) == -1 || mon_live_init(m, cause) == -1)
+		goto fail;
+	m->start_mono = stamp_mono();
+	mon_disk_check(m);
+	mon_capacity_open(m);
+	mon_crush_open(m);
+	mon_health_eval(m, 0, &m->checks, &m->nchecks);
+	log_info("store %s replaced: epoch %u, version %llu: %u osds, %zu "
+		 "pools, %llu pgs, loaded in %lld ms",
+	    path, m->osdmap.epoch, (unsigned long long)m->pgmap.version,
+	    m->osdmap.max_osd, m->osdmap.npools,
+	    (unsigned long long)m->pgmap.sums.num_pgs,
+	    (long long)(stamp_mono() - t0) / 1000);
+	free(path);
+	if (m->notify != NULL) {
+		struct mon_commit_info info;
+
+		/*
+		 * No incremental and no PG list leads from the old state
+		 * to this one: subscribers hear of the health only, and
+		 * the next commits as usual (mapmond(8), SNAPSHOTS).
+		 */
+		memset(&info, 0, sizeof info);
+		m->notify(m->notify_arg, &info);
+	}
+	return 0;
+fail:
+	free(path);
+	return -1;
 }
 
 int

@@ -178,6 +178,19 @@ struct mon *mon_open(struct event_base *, struct store *store,
     char **cause);
 
 /*
+ * Replace the monitor's store by the store in directory dir (made and
+ * verified by the caller, closed; opened with opts) and reload the state
+ * from it as a cold start does: only with nothing pending, in flight or
+ * applying.  The committer thread is stopped and started again, the two
+ * directories exchanged atomically (renameat2, RENAME_EXCHANGE: dir then
+ * holds the old store, for the caller to remove).  0, or -1 with *cause:
+ * the monitor is then unusable (no store or no state) and the caller
+ * stops; the store at the monitor's path is the old or the new one, whole.
+ */
+int mon_reload(struct mon *, const char *dir, const struct store_options *opts,
+    char **cause);
+
+/*
  * Stop by deadline (a stamp_mono(), in microseconds): wait for the commit
  * in progress and commit what is pending, answering -ESHUTDOWN what is
  * still pending within a second of the deadline; from then on nothing is
@@ -479,6 +492,22 @@ void mon_osd_set_ratio(struct mon *, enum mon_ratio, double ratio,
  * not currently raised").  Unmuting what is not muted, and muting again,
  * are fine.  Answered after the commit, with an empty status as Ceph's.
  */
+/*
+ * `mon add NAME ADDR' and `mon rm NAME', as Ceph answers them: a monitor
+ * of that name at that address already there is 0 ("mon.NAME at ADDR
+ * already exists"), the name at another address or the address under
+ * another name -EEXIST, a name not there to remove 0 ("does not exist or
+ * has already been removed"), the last monitor -EINVAL; a change while
+ * another is being committed -EBUSY; a monitor that runs alone (no
+ * replication) -EINVAL.  Otherwise the monmap of the next epoch is staged
+ * and done is answered ("adding mon.NAME at ADDR", "removing mon.NAME at
+ * ADDR, there will be N monitors") once it is committed.
+ */
+void mon_monmap_add(struct mon *, const char *name, const char *addr,
+    mon_done_cb *done, void *arg);
+void mon_monmap_rm(struct mon *, const char *name, mon_done_cb *done,
+    void *arg);
+
 void mon_health_mute(struct mon *, const char *code, const char *ttl,
     int sticky, mon_done_cb *, void *);
 void mon_health_unmute(struct mon *, const char *code /* NULL: all */,

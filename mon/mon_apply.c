@@ -97,6 +97,8 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		p->nmutes = n;
 	}
 	mon_auth_apply(m, p);
+	if (p->has_monmap)
+		m->monmap = p->monmap;
 
 	if (p->trim_osdmap_to > m->rec.osdmap_first)
 		m->perf.trimmed_epochs += p->trim_osdmap_to -

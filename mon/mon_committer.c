@@ -318,6 +318,11 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 		key[0] = KEYS_MUTES;
 		mon_committer_put(c, p, key, 1);
 	}
+	if (p->has_monmap) {
+		monmap_encode(&p->monmap, &c->enc);
+		key[0] = KEYS_MONMAP;
+		mon_committer_put(c, p, key, 1);
+	}
 	for (i = 0; i < p->nauth; i++) {
 		uint8_t akey[KEYS_AUTH_MAX];
 		size_t alen = keys_auth(akey, p->auth[i].e.name);

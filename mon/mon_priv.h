@@ -116,6 +116,9 @@ struct mon_proposal {
 	size_t nmutes;
 	struct mon_auth_change *auth; /* at most one per entity */
 	size_t nauth;
+	/* The monmap after this proposal, when a monitor is added or removed. */
+	int has_monmap;
+	struct monmap monmap;
 
 	struct mon_waiter *waiters;
 	size_t nwaiters;
@@ -371,6 +374,8 @@ void mon_stage_ratios(struct mon *, double full, double backfillfull,
 void mon_stage_newpgs(struct mon *, uint32_t pool, uint32_t from, uint32_t to);
 /* A PG's new stat, replacing what the pending proposal holds for it. */
 void mon_stage_pg(struct mon *, const struct pg_stat *);
+/* The monmap after the pending changes (a monitor added or removed). */
+void mon_stage_monmap(struct mon *, const struct monmap *mm);
 /* The health mutes v[0..n) (copied) as the whole set after the pending. */
 void mon_stage_mutes(struct mon *, const struct mon_mute *v, size_t n);
 /* A cluster log entry, committed with the pending changes. */

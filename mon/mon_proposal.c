@@ -138,7 +138,7 @@ mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
 	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes &&
-	    p->nauth == 0;
+	    p->nauth == 0 && !p->has_monmap;
 }
 
 const struct pg_stat *

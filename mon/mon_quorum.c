@@ -32,8 +32,16 @@
 
 /* The entry's header: "MQE" and a format version. */
 #define MON_QUORUM_MAGIC 0x4d514531u /* "MQE1" */
-#define MON_QUORUM_FORMAT 1
+#define MON_QUORUM_FORMAT 2	     /* 2: the monmap may follow the trims */
 #define MON_QUORUM_REC_V 1
+/* A snapshot's descriptor: "MQS1" and a format version. */
+#define MON_QUORUM_SNAP_MAGIC 0x4d515331u /* "MQS1" */
+#define MON_QUORUM_SNAP_FORMAT 1
+/*
+ * The entries a descriptor may carry (those committed and not yet in the
+ * store, normally one or two): more, and no snapshot is taken this time.
+ */
+#define MON_QUORUM_SNAP_MAX (16 * MON_QUORUM_ENTRY_MAX)
 
 struct mon_quorum_entry {
 	uint64_t index;
@@ -60,6 +68,16 @@ struct mon_quorum {
 	struct mon_quorum_entry *q;
 	size_t qhead, qlen, qcap;
 	struct event *pump_ev;
+	/*
+	 * The entries handed to the committer and not yet applied (in
+	 * flight, applying), oldest first: a snapshot's descriptor carries
+	 * them with those queued, as they are not in the store yet.
+	 */
+	struct mon_quorum_entry held[4];
+	size_t nheld;
+	/* A copy of the store is awaited: nothing is applied meanwhile. */
+	int syncing;
+	uint64_t sync_from; /* the copy must hold this entry */
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view;
@@ -169,7 +187,7 @@ mon_quorum_holds(struct mon *m)
 
 	if (q == NULL)
 		return 0;
-	if (q->qlen > 0 && mon_quorum_pump(m))
+	if ((q->qlen > 0 || q->syncing) && mon_quorum_pump(m))
 		return 1;
 	if (!q->ready && mon_quorum_become_ready(m))
 		return 1; /* it ran mon_stage_propose() itself */
@@ -250,6 +268,14 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 	enc_buf_put_u32(b, p->trim_osdmap_to);
 	enc_buf_put_u64(b, p->trim_pgmap_to);
 	enc_buf_put_u64(b, p->trim_log_to);
+	enc_buf_put_u8(b, (uint8_t)(p->has_monmap != 0));
+	if (p->has_monmap) {
+		enc_buf_reset(&tmp);
+		monmap_encode(&p->monmap, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+		enc_buf_reset(&tmp);
+	}
 	/* The engine takes entries of whole 8-byte words. */
 	while (b->len % 8 != 0)
 		enc_buf_put_u8(b, 0);
@@ -276,7 +302,7 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 	struct mon_proposal *p;
 	struct enc_reader r;
 	const uint8_t *v;
-	uint32_t n, vlen, i;
+	uint32_t n, vlen, i, format;
 	char *why = NULL, *name;
 	struct pg_stat st;
 
@@ -285,9 +311,9 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 		xasprintf(cause, "not a mapmon entry (bad magic)");
 		return NULL;
 	}
-	if ((n = enc_get_u32(&r)) != MON_QUORUM_FORMAT) {
-		xasprintf(cause, "entry format %u, this mapmon knows %u", n,
-		    MON_QUORUM_FORMAT);
+	if ((format = enc_get_u32(&r)) < 1 || format > MON_QUORUM_FORMAT) {
+		xasprintf(cause, "entry format %u, this mapmon knows 1 to %u",
+		    format, MON_QUORUM_FORMAT);
 		return NULL;
 	}
 	p = mon_proposal_new(m);
@@ -388,6 +414,12 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 	p->trim_osdmap_to = enc_get_u32(&r);
 	p->trim_pgmap_to = enc_get_u64(&r);
 	p->trim_log_to = enc_get_u64(&r);
+	if (format >= 2 && (p->has_monmap = enc_get_u8(&r))) {
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+			goto short_;
+		if (monmap_decode(v, vlen, &p->monmap, &why) == -1)
+			goto bad;
+	}
 	while (!r.failed && r.left > 0 && r.left < 8)
 		if (enc_get_u8(&r) != 0)
 			goto short_;
@@ -480,6 +512,33 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 	return 1;
 }
 
+/* Keep e's bytes (taken over) until its entry is applied. */
+static void
+mon_quorum_hold(struct mon_quorum *q, struct mon_quorum_entry *e)
+{
+	if (q->nheld == nitems(q->held)) {
+		/* Cannot be: one in flight, one applying. */
+		free(q->held[0].buf);
+		memmove(q->held, q->held + 1, (q->nheld - 1) * sizeof *q->held);
+		q->nheld--;
+	}
+	q->held[q->nheld++] = *e;
+	e->buf = NULL;
+}
+
+/* Forget the held entries at or below the applied one. */
+static void
+mon_quorum_unhold(struct mon_quorum *q)
+{
+	size_t i = 0, n;
+
+	while (i < q->nheld && q->held[i].index <= q->applied_index)
+		free(q->held[i++].buf);
+	n = q->nheld - i;
+	memmove(q->held, q->held + i, n * sizeof *q->held);
+	q->nheld = n;
+}
+
 int
 mon_quorum_pump(struct mon *m)
 {
@@ -489,6 +548,8 @@ mon_quorum_pump(struct mon *m)
 	uint64_t nonce, seq, term;
 	char *cause = NULL;
 
+	if (q != NULL && q->syncing)
+		return 1; /* mon_quorum_synced() comes back */
 	while (q != NULL && q->qlen > 0) {
 		e = &q->q[q->qhead];
 		if (e->index <= q->applied_index) {
@@ -528,7 +589,7 @@ mon_quorum_pump(struct mon *m)
 			p->foreign = 1;
 		}
 		p->raft_index = e->index;
-		free(e->buf);
+		mon_quorum_hold(q, e);
 		q->qhead++;
 		q->qlen--;
 		mon_quorum_to_committer(m, p);
@@ -571,6 +632,7 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 	q->applied_term = p->raft_term;
 	if (q->applied_cb != NULL)
 		q->applied_cb(q->applied_arg, q->applied_index);
+	mon_quorum_unhold(q);
 	/*
 	 * Followers stage nothing: their working map is the committed one.
 	 * Another leader's entry on a leader that already takes writes (it
@@ -620,40 +682,49 @@ mon_quorum_record_encode(const struct mon_proposal *p, struct enc_buf *enc)
 }
 
 int
-mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
+mon_quorum_store_applied(struct store *st, uint64_t *index, uint64_t *term,
+    char **cause)
 {
-	struct mon_quorum *q;
 	uint8_t key = KEYS_QUORUM;
 	void *val;
 	size_t vlen;
 	char *scause = NULL;
 	int rc;
 
+	*index = *term = 0;
+	rc = store_get(st, &key, 1, &val, &vlen, &scause);
+	if (rc == STORE_NOTFOUND)
+		return 0;
+	if (rc != 0) {
+		*cause = scause;
+		return -1;
+	}
+	rc = mon_quorum_record_decode(val, vlen, index, term, &scause);
+	free(val);
+	if (rc == -1) {
+		xasprintf(cause, "%s: record \"Q\" (the applied entry): %s",
+		    store_path(st), scause);
+		free(scause);
+		return -1;
+	}
+	return 0;
+}
+
+int
+mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
+{
+	struct mon_quorum *q;
+
 	q = xcalloc(1, sizeof *q);
 	q->replicate = cb;
 	q->arg = arg;
 	if (RAND_bytes((unsigned char *)&q->nonce, sizeof q->nonce) != 1)
 		q->nonce = (uint64_t)stamp_now() ^ (uint64_t)stamp_mono();
-	rc = store_get(m->store, &key, 1, &val, &vlen, &scause);
-	if (rc == 0) {
-		rc = mon_quorum_record_decode(val, vlen, &q->applied_index,
-		    &q->applied_term, &scause);
-		free(val);
-		if (rc == -1) {
-			xasprintf(cause,
-			    "%s: record \"Q\" (the applied "
-			    "entry): %s",
-			    store_path(m->store), scause);
-			free(scause);
-			free(q);
-			return -1;
-		}
-	} else if (rc != STORE_NOTFOUND) {
-		*cause = scause;
+	if (mon_quorum_store_applied(m->store, &q->applied_index,
+		&q->applied_term, cause) == -1) {
 		free(q);
 		return -1;
 	}
-	free(scause);
 	q->committed_index = q->applied_index;
 	q->pump_ev = evtimer_new(m->base, mon_quorum_pump_cb, m);
 	if (q->pump_ev == NULL) {
@@ -714,7 +785,8 @@ mon_quorum_become_ready(struct mon *m)
 	int64_t now = stamp_mono();
 
 	if (q->ready || !q->barrier_done || q->role != MON_QUORUM_LEADER ||
-	    q->qlen > 0 || m->inflight != NULL || m->applying != NULL)
+	    q->syncing || q->qlen > 0 || m->inflight != NULL ||
+	    m->applying != NULL)
 		return 0;
 	q->ready = 1;
 	/*
@@ -743,13 +815,34 @@ mon_quorum_leader_ready(struct mon *m)
 		mon_quorum_pump(m);
 }
 
+/* Append a copy of entry index to the queue of those to apply. */
+static void
+mon_quorum_enqueue(struct mon_quorum *q, uint64_t index, const void *buf,
+    size_t len)
+{
+	struct mon_quorum_entry *e;
+
+	if (q->qhead > 0 && q->qhead + q->qlen == q->qcap) {
+		memmove(q->q, q->q + q->qhead, q->qlen * sizeof *q->q);
+		q->qhead = 0;
+	}
+	if (q->qhead + q->qlen == q->qcap) {
+		q->qcap = q->qcap ? q->qcap * 2 : 16;
+		q->q = xreallocarray(q->q, q->qcap, sizeof *q->q);
+	}
+	e = &q->q[q->qhead + q->qlen++];
+	e->index = index;
+	e->len = len;
+	e->buf = xmalloc(len);
+	memcpy(e->buf, buf, len);
+}
+
 int
 mon_quorum_commit(struct mon *m, uint64_t index, const void *buf, size_t len,
     char **cause)
 {
 	static const struct timeval now;
 	struct mon_quorum *q = m->quorum;
-	struct mon_quorum_entry *e;
 
 	if (q == NULL) {
 		xasprintf(cause, "replication is off");
@@ -764,19 +857,7 @@ mon_quorum_commit(struct mon *m, uint64_t index, const void *buf, size_t len,
 		q->committed_index = index;
 	if (index <= q->applied_index)
 		return 0; /* applied before a restart */
-	if (q->qhead > 0 && q->qhead + q->qlen == q->qcap) {
-		memmove(q->q, q->q + q->qhead, q->qlen * sizeof *q->q);
-		q->qhead = 0;
-	}
-	if (q->qhead + q->qlen == q->qcap) {
-		q->qcap = q->qcap ? q->qcap * 2 : 16;
-		q->q = xreallocarray(q->q, q->qcap, sizeof *q->q);
-	}
-	e = &q->q[q->qhead + q->qlen++];
-	e->index = index;
-	e->len = len;
-	e->buf = xmalloc(len);
-	memcpy(e->buf, buf, len);
+	mon_quorum_enqueue(q, index, buf, len);
 	/* Not from inside the engine's callback: on the next loop turn. */
 	evtimer_add(q->pump_ev, &now);
 	return 0;
@@ -815,6 +896,8 @@ mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
 	out->applied_index = q->applied_index;
 	out->applied_term = q->applied_term;
 	out->committed_index = q->committed_index;
+	out->syncing = q->syncing;
+	out->sync_from = q->sync_from;
 	out->backlog = q->committed_index > q->applied_index ?
 	    q->committed_index - q->applied_index :
 	    0;
@@ -876,6 +959,8 @@ mon_quorum_clear(struct mon *m)
 		return;
 	for (i = 0; i < q->qlen; i++)
 		free(q->q[q->qhead + i].buf);
+	for (i = 0; i < q->nheld; i++)
+		free(q->held[i].buf);
 	free(q->q);
 	mon_event_free(&q->pump_ev);
 	free(q->leader);
@@ -927,4 +1012,225 @@ mon_quorum_status(const struct mon *m, json_t *st)
 	    json_integer(v->leader >= 0 && v->since > 0 ?
 		    (json_int_t)((stamp_now() - v->since) / 1000000) :
 		    0));
+}
+
+/* The bytes of committed entry index, held or queued, or NULL. */
+static const struct mon_quorum_entry *
+mon_quorum_find(const struct mon_quorum *q, uint64_t index)
+{
+	size_t i;
+
+	for (i = 0; i < q->nheld; i++)
+		if (q->held[i].index == index)
+			return &q->held[i];
+	for (i = 0; i < q->qlen; i++)
+		if (q->q[q->qhead + i].index == index)
+			return &q->q[q->qhead + i];
+	return NULL;
+}
+
+int
+mon_quorum_snapshot(struct mon *m, uint64_t index, void **out, size_t *outlen,
+    char **cause)
+{
+	struct mon_quorum *q = m->quorum;
+	const struct mon_quorum_entry *e;
+	struct enc_buf b = { 0 };
+	uint64_t i, from, term = 0;
+	size_t bytes = 0;
+
+	if (q == NULL) {
+		xasprintf(cause, "replication is off");
+		return -1;
+	}
+	from = q->applied_index < index ? q->applied_index : index;
+	if (q->syncing) {
+		xasprintf(cause, "the store is being copied");
+		return -1;
+	}
+	for (i = from + 1; i <= index; i++) {
+		if ((e = mon_quorum_find(q, i)) == NULL) {
+			xasprintf(cause,
+			    "entry %llu is neither applied nor held",
+			    (unsigned long long)i);
+			return -1;
+		}
+		bytes += e->len;
+		if (e->len >= 32)
+			term = enc_get_be64(e->buf + 24);
+	}
+	if (bytes > MON_QUORUM_SNAP_MAX) {
+		xasprintf(cause,
+		    "%llu entries (%zu bytes) are committed and not in the "
+		    "store yet",
+		    (unsigned long long)(index - from), bytes);
+		return -1;
+	}
+	if (index == from)
+		term = q->applied_term;
+	enc_buf_put_u32(&b, MON_QUORUM_SNAP_MAGIC);
+	enc_buf_put_u32(&b, MON_QUORUM_SNAP_FORMAT);
+	enc_buf_put_bytes(&b, m->monmap.fsid, 36);
+	enc_buf_put_u32(&b, 0);
+	enc_buf_put_u64(&b, index);
+	enc_buf_put_u64(&b, term);
+	enc_buf_put_u64(&b, from);
+	for (i = from + 1; i <= index; i++) {
+		e = mon_quorum_find(q, i);
+		enc_buf_put_u64(&b, e->index);
+		enc_buf_put_u32(&b, (uint32_t)e->len);
+		enc_buf_put_bytes(&b, e->buf, e->len);
+	}
+	while (b.len % 8 != 0)
+		enc_buf_put_u8(&b, 0);
+	*out = b.data;
+	*outlen = b.len;
+	return 0;
+}
+
+int
+mon_quorum_restore(struct mon *m, const void *buf, size_t len,
+    uint64_t *index_out, uint64_t *from_out, char **cause)
+{
+	static const struct timeval now;
+	struct mon_quorum *q = m->quorum;
+	struct enc_reader r;
+	const uint8_t *fsid, *v;
+	uint64_t index, term, from, i, ei, had;
+	uint32_t vlen;
+
+	if (q == NULL) {
+		xasprintf(cause, "replication is off");
+		return -1;
+	}
+	enc_reader_init(&r, buf, len);
+	if (enc_get_u32(&r) != MON_QUORUM_SNAP_MAGIC) {
+		xasprintf(cause, "not a mapmon snapshot (bad magic)");
+		return -1;
+	}
+	if ((vlen = enc_get_u32(&r)) != MON_QUORUM_SNAP_FORMAT) {
+		xasprintf(cause, "snapshot format %u, this mapmon knows %u",
+		    vlen, MON_QUORUM_SNAP_FORMAT);
+		return -1;
+	}
+	fsid = enc_reader_take(&r, 36);
+	(void)enc_get_u32(&r);
+	index = enc_get_u64(&r);
+	term = enc_get_u64(&r);
+	from = enc_get_u64(&r);
+	if (fsid == NULL || r.failed || from > index) {
+		xasprintf(cause,
+		    "snapshot descriptor truncated or inconsistent");
+		return -1;
+	}
+	if (memcmp(fsid, m->monmap.fsid, 36) != 0) {
+		xasprintf(cause, "snapshot of cluster %.36s, this is %s", fsid,
+		    m->monmap.fsid);
+		return -1;
+	}
+	/* Check the entries it carries before taking any. */
+	for (i = from + 1; i <= index; i++) {
+		ei = enc_get_u64(&r);
+		vlen = enc_get_u32(&r);
+		if ((v = enc_reader_take(&r, vlen)) == NULL || ei != i ||
+		    vlen < 8 || enc_get_be32(v) != MON_QUORUM_MAGIC) {
+			xasprintf(cause, "snapshot entry %llu truncated or bad",
+			    (unsigned long long)i);
+			return -1;
+		}
+	}
+	*index_out = index;
+	*from_out = from;
+	had = q->committed_index;
+	if (index <= had) {
+		dout(LOG_MON, 5,
+		    "snapshot of entry %llu: this monitor has up to %llu",
+		    (unsigned long long)index, (unsigned long long)had);
+		return 0;
+	}
+	enc_reader_init(&r, buf, len);
+	(void)enc_reader_take(&r, 4 + 4 + 36 + 4 + 8 + 8 + 8);
+	for (i = from + 1; i <= index; i++) {
+		ei = enc_get_u64(&r);
+		vlen = enc_get_u32(&r);
+		v = enc_reader_take(&r, vlen);
+		if (ei > had)
+			mon_quorum_enqueue(q, ei, v, vlen);
+	}
+	q->committed_index = index;
+	if (had >= from) {
+		log_info("snapshot of entry %llu (term %llu): entries %llu to "
+			 "%llu came with it",
+		    (unsigned long long)index, (unsigned long long)term,
+		    (unsigned long long)(had + 1), (unsigned long long)index);
+		evtimer_add(q->pump_ev, &now);
+		return 0;
+	}
+	log_info("snapshot of entry %llu (term %llu): this store has entry "
+		 "%llu, a copy holding entry %llu is needed",
+	    (unsigned long long)index, (unsigned long long)term,
+	    (unsigned long long)q->applied_index, (unsigned long long)from);
+	q->syncing = 1;
+	q->sync_from = from;
+	return 1;
+}
+
+int
+mon_quorum_synced(struct mon *m, const char *dir,
+    const struct store_options *opts, char **cause)
+{
+	static const struct timeval now;
+	struct mon_quorum *q = m->quorum;
+	uint64_t was = q->applied_index;
+
+	mon_quorum_drop(m, 0, -EAGAIN, "the store is being replaced (retry)", 0,
+	    NULL);
+	if (mon_reload(m, dir, opts, cause) == -1)
+		return -1;
+	if (mon_quorum_store_applied(m->store, &q->applied_index,
+		&q->applied_term, cause) == -1)
+		return -1;
+	if (q->applied_index < q->sync_from) {
+		xasprintf(cause,
+		    "the copy holds entry %llu, not entry %llu or later",
+		    (unsigned long long)q->applied_index,
+		    (unsigned long long)q->sync_from);
+		return -1;
+	}
+	mon_quorum_unhold(q);
+	if (q->committed_index < q->applied_index)
+		q->committed_index = q->applied_index;
+	q->syncing = 0;
+	q->stats.syncs++;
+	osdmap_copy(&m->work, &m->osdmap);
+	log_info("store copied: entry %llu (term %llu), this monitor had "
+		 "entry %llu",
+	    (unsigned long long)q->applied_index,
+	    (unsigned long long)q->applied_term, (unsigned long long)was);
+	/* Whoever waits to read an entry the copy holds can now. */
+	if (q->applied_cb != NULL)
+		q->applied_cb(q->applied_arg, q->applied_index);
+	evtimer_add(q->pump_ev, &now);
+	return 0;
+}
+
+int
+mon_quorum_syncing(const struct mon *m, uint64_t *from)
+{
+	if (m->quorum == NULL || !m->quorum->syncing)
+		return 0;
+	if (from != NULL)
+		*from = m->quorum->sync_from;
+	return 1;
+}
+
+void
+mon_quorum_join(struct mon *m)
+{
+	if (m->quorum == NULL)
+		return;
+	m->quorum->syncing = 1;
+	m->quorum->sync_from = 0;
+	log_info("joining: nothing is applied before a copy of another "
+		 "monitor's store is in place");
 }

@@ -134,6 +134,12 @@ const char *mon_quorum_leader_addr(const struct mon *);
 typedef void mon_quorum_applied_cb(void *arg, uint64_t index);
 void mon_quorum_set_applied_cb(struct mon *, mon_quorum_applied_cb *cb,
     void *arg);
+ * The "Q" record of store st: 0 with the number and term of the last entry
+ * applied to it (0 and 0 when it has none), or -1 with *cause naming the
+ * store (unreadable, corrupt).
+ */
+int mon_quorum_store_applied(struct store *st, uint64_t *index, uint64_t *term,
+    char **cause);
 
 /* What the core knows, for quorum_status, `status' and the metrics. */
 struct mon_quorum_info {
@@ -149,9 +155,56 @@ struct mon_quorum_info {
 	uint64_t entry_bytes_total;
 	uint64_t refused_big; /* proposals over MON_QUORUM_ENTRY_MAX */
 	uint64_t unknown_outcomes;
+	uint64_t syncs;	    /* stores copied in since the start */
+	int syncing;	    /* a copy of the store is awaited */
+	uint64_t sync_from; /* the entry the copy must hold */
 };
 /* 0 and the figures; -1 with one monitor (no replication). */
 int mon_quorum_info(const struct mon *, struct mon_quorum_info *out);
+
+/*
+ * Snapshots (mapmon-protocol(7), SNAPSHOTS).  The engine's snapshot is no
+ * copy of the maps: the store is the snapshot.  It is a descriptor: the
+ * cluster's fsid, the number and term of the last entry it covers, and
+ * the entries committed and not yet in the store (the store's "Q" record
+ * lags the engine by the entries being written), with their bytes.
+ *
+ * mon_quorum_snapshot: the descriptor of entry index, the last committed
+ * entry handed to the core (a new buffer, *out, the caller frees it).  -1
+ * with *cause when it cannot be made now (the store lags by more than a
+ * descriptor may carry, or is being copied): the engine tries again later.
+ *
+ * mon_quorum_restore: the engine restores a descriptor (at every start,
+ * and when the leader sends one to a monitor that lags past its log).
+ * *index gets its entry (the number of the next entry is *index + 1), and
+ * *from the entry its store held.  0 when nothing more is needed: this
+ * monitor has the entries (a restart), or its store holds *from and the
+ * entries after it come in the descriptor (queued).  1 when the store is
+ * behind *from: nothing is applied until a copy of another monitor's
+ * store, holding *from or later, is put in place by mon_quorum_synced().
+ * -1 with *cause for a bad descriptor or one of another cluster.
+ *
+ * mon_quorum_synced: the store in directory dir (closed) replaces this
+ * monitor's (mon_reload()): its "Q" record must hold the awaited entry;
+ * applying resumes after it.  0, or -1 with *cause (the caller stops).
+ *
+ * mon_quorum_syncing: 1 with the awaited entry in *from (may be NULL)
+ * while a copy is awaited, else 0.
+ */
+int mon_quorum_snapshot(struct mon *, uint64_t index, void **out,
+    size_t *outlen, char **cause);
+int mon_quorum_restore(struct mon *, const void *buf, size_t len,
+    uint64_t *index, uint64_t *from, char **cause);
+int mon_quorum_synced(struct mon *, const char *dir,
+    const struct store_options *opts, char **cause);
+int mon_quorum_syncing(const struct mon *, uint64_t *from);
+/*
+ * A monitor made to join (mapmond --mkfs --join): its store holds the
+ * monmap and keys alone, so nothing is applied on it before a copy of
+ * another monitor's store (any entry) is put in place by
+ * mon_quorum_synced().
+ */
+void mon_quorum_join(struct mon *);
 
 /*
  * Encode the store's initial state for a monitor of a quorum: the same

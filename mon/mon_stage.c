@@ -283,6 +283,16 @@ mon_stage_mutes(struct mon *m, const struct mon_mute *v, size_t n)
 }
 
 void
+mon_stage_monmap(struct mon *m, const struct monmap *mm)
+{
+	struct mon_proposal *p = mon_stage_pending(m);
+
+	p->has_monmap = 1;
+	p->monmap = *mm;
+	p->ops++;
+}
+
+void
 mon_stage_auth(struct mon *m, const struct mon_auth_entity *e, int removed)
 {
 	struct mon_proposal *p = mon_stage_pending(m);

@@ -566,6 +566,10 @@ static const char *const every_prefix[] = {
 	"mon stat",
 	"mon dump",
 	"quorum_status",
+	"mon add",
+	"mon rm",
+	"mon remove",
+	"mon sync",
 	"osd create",
 	"osd boot",
 	"osd down",
@@ -673,6 +677,37 @@ has_flag(json_t *desc, const char *flag)
 		if (strcmp(json_string_value(v), flag) == 0)
 			return 1;
 	return 0;
+}
+
+Test(cmd, mon_add_and_rm_alone_answer_as_ceph)
+{
+	json_t *d = ok("{\"prefix\":\"mon dump\"}");
+	json_t *m0 = json_array_get(json_object_get(d, "mons"), 0);
+	char name[64], addr[64], want[200];
+
+	snprintf(name, sizeof name, "%s",
+	    json_string_value(json_object_get(m0, "name")));
+	snprintf(addr, sizeof addr, "%s",
+	    json_string_value(json_object_get(m0, "addr")));
+	json_decref(d);
+	snprintf(want, sizeof want, "mon.%s at %s already exists", name, addr);
+	said("mon.zz does not exist or has already been removed",
+	    "{\"prefix\":\"mon rm\",\"name\":\"zz\"}");
+	refused(-EINVAL, "refusing removal of last monitor",
+	    "{\"prefix\":\"mon rm\",\"name\":\"%s\"}", name);
+	refused(-EINVAL, "runs alone",
+	    "{\"prefix\":\"mon add\",\"name\":\"b\",\"addr\":"
+	    "\"127.0.0.1:7000\"}");
+	refused(-EINVAL, "does not parse",
+	    "{\"prefix\":\"mon add\",\"name\":\"b\",\"addr\":\"nope\"}");
+	refused(-EEXIST, "already exists at address",
+	    "{\"prefix\":\"mon add\",\"name\":\"%s\",\"addr\":"
+	    "\"127.0.0.1:7000\"}",
+	    name);
+	said(want,
+	    "{\"prefix\":\"mon add\",\"name\":\"%s\",\"addr\":"
+	    "\"%s\"}",
+	    name, addr);
 }
 
 Test(cmd, descriptions_list_every_command)

@@ -499,3 +499,197 @@ Test(quorum, a_restart_skips_what_the_store_holds)
 	cr_assert(strstr(cause, "not a mapmon entry") != NULL, "%s", cause);
 	free(cause);
 }
+
+/* Hand entries [from, nentries) to monitor k only, as committed. */
+static size_t
+commit_to(int k, size_t from)
+{
+	char *cause = NULL;
+	size_t i, n = nentries;
+
+	for (i = from; i < n; i++)
+		cr_assert_eq(mon_quorum_commit(mons[k], i + 1, entries[i].buf,
+				 entries[i].len, &cause),
+		    0, "%s", cause ? cause : "?");
+	return n;
+}
+
+/* Propose a pool on the leader and wait until its entry is captured. */
+static void
+propose_pool(const char *name, struct answer *a)
+{
+	size_t before = nentries;
+	int i;
+
+	mon_pool_create(mons[0], name, 8, 0, 0, NULL, answer_cb, a);
+	for (i = 0; nentries == before && i < 4000; i++)
+		turn();
+	cr_assert_gt(nentries, before, "no entry proposed");
+}
+
+Test(quorum, a_snapshot_is_a_descriptor_and_a_restart_restores_it_as_is)
+{
+	struct answer a = { 0 };
+	uint64_t index, from;
+	uint8_t *desc;
+	void *p;
+	size_t len;
+	char *cause = NULL;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+
+	/* Everything is in the store: the descriptor is a few words. */
+	cr_assert_eq(mon_quorum_snapshot(mons[0], nentries, &p, &len, &cause),
+	    0, "%s", cause ? cause : "?");
+	desc = p;
+	cr_assert_leq(len, 80);
+	cr_assert_eq(len % 8, 0);
+	cr_assert_eq(memcmp(desc, "MQS1", 4), 0);
+
+	/* An entry that is neither applied nor held cannot be covered. */
+	cr_assert_eq(
+	    mon_quorum_snapshot(mons[0], nentries + 1, &p, &len, &cause), -1);
+	cr_assert(strstr(cause, "neither applied nor held") != NULL, "%s",
+	    cause);
+	free(cause);
+	cause = NULL;
+
+	/* A monitor that has the entry restores it as a no-op. */
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(index, nentries);
+	cr_assert_eq(from, nentries);
+	cr_assert_eq(mon_quorum_syncing(mons[1], NULL), 0);
+
+	/* Another cluster's, or not a descriptor: refused. */
+	desc[8] ^= 1;
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), -1);
+	cr_assert(strstr(cause, "snapshot of cluster") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	desc[0] = 'X';
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), -1);
+	cr_assert(strstr(cause, "not a mapmon snapshot") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, 12, &index, &from, &cause), -1);
+	free(cause);
+	free(desc);
+}
+
+Test(quorum, a_restore_applies_the_entries_the_descriptor_carries)
+{
+	struct answer a = { 0 }, c = { 0 };
+	uint64_t index, from;
+	size_t n1, n2;
+	void *desc;
+	size_t len;
+	char *cause = NULL;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+	n1 = nentries;
+
+	/* Committed on the leader, not yet in its store: carried. */
+	propose_pool("two", &c);
+	n2 = commit_to(0, n1);
+	cr_assert_eq(mon_quorum_snapshot(mons[0], n2, &desc, &len, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_gt(len, 64, "the entries are not in the descriptor");
+
+	/* The follower never got them as entries: the descriptor has them. */
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 0,
+	    "%s", cause ? cause : "?");
+	free(desc);
+	cr_assert_eq(index, n2);
+	cr_assert_eq(from, n1);
+	wait_for(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	wait_applied(n2);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 2);
+	close_mons();
+	assert_stores_equal();
+}
+
+Test(quorum, a_store_behind_the_snapshot_is_replaced_by_a_copy)
+{
+	struct answer a = { 0 }, c = { 0 };
+	struct store_options so;
+	struct store *copy;
+	struct mon_quorum_info in;
+	uint64_t index, from, awaited;
+	size_t n1, n2;
+	void *desc;
+	size_t len;
+	char copydir[300], *cause = NULL;
+	int i;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+	n1 = nentries;
+
+	/* The follower misses an entry the leader applies. */
+	propose_pool("two", &c);
+	n2 = commit_to(0, n1);
+	wait_for(&c);
+	json_decref(c.data);
+	for (i = 0; i < 4000; i++) {
+		cr_assert_eq(mon_quorum_info(mons[0], &in), 0);
+		if (in.applied_index >= n2)
+			break;
+		turn();
+	}
+	cr_assert_eq(mon_quorum_snapshot(mons[0], n2, &desc, &len, &cause), 0,
+	    "%s", cause ? cause : "?");
+
+	/* Its store is behind the descriptor: it waits for a copy. */
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 1,
+	    "%s", cause ? cause : "?");
+	free(desc);
+	cr_assert_eq(from, n2);
+	cr_assert_eq(mon_quorum_syncing(mons[1], &awaited), 1);
+	cr_assert_eq(awaited, n2);
+
+	/* A copy of the leader's store, put in place and reloaded. */
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	snprintf(copydir, sizeof copydir, "%s/copy", tmpdir);
+	cr_assert_eq(store_open(copydir, &so, STORE_CREATE, &copy, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(store_copy(mon_store(mons[0]), copy, NULL, NULL, &cause),
+	    0, "%s", cause ? cause : "?");
+	store_close(copy);
+	cr_assert_eq(mon_quorum_synced(mons[1], copydir, &so, &cause), 0, "%s",
+	    cause ? cause : "?");
+	cr_assert_eq(mon_quorum_syncing(mons[1], NULL), 0);
+	cr_assert_eq(mon_quorum_info(mons[1], &in), 0);
+	cr_assert_eq(in.applied_index, n2);
+	cr_assert_eq(in.syncs, 1);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 2);
+	cr_assert_eq(mon_osdmap(mons[1])->epoch, mon_osdmap(mons[0])->epoch);
+
+	/* Entries after it apply on top, on both. */
+	memset(&c, 0, sizeof c);
+	mon_pool_create(mons[0], "three", 8, 0, 0, NULL, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 3);
+	close_mons();
+	assert_stores_equal();
+}
