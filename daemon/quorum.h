@@ -73,6 +73,8 @@ json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 typedef void quorum_index_cb(void *arg, int rc, uint64_t index,
     const char *why);
 int quorum_read_index(struct quorum *, quorum_index_cb *cb, void *arg);
+
+/*
  * The file [mon] data/join (a new string): made by mapmond --mkfs --join,
  * its presence makes the first start copy another monitor's store before
  * anything else, and join without a configuration of its own.

@@ -134,6 +134,8 @@ const char *mon_quorum_leader_addr(const struct mon *);
 typedef void mon_quorum_applied_cb(void *arg, uint64_t index);
 void mon_quorum_set_applied_cb(struct mon *, mon_quorum_applied_cb *cb,
     void *arg);
+
+/*
  * The "Q" record of store st: 0 with the number and term of the last entry
  * applied to it (0 and 0 when it has none), or -1 with *cause naming the
  * store (unreadable, corrupt).
