@@ -94,7 +94,8 @@ qt_mon_name(const struct qt *qt, raft_id id)
 
 /*
  * A link to a monitor failed or ended: a refusal (its key, a frame that
- * does not open, what is not the protocol) is a warning, once per monitor
+ * does not open, what is not the protocol, its answer refusing ours) is a
+ * warning, once per monitor
  * and cause in QT_LOG_QUIET_MS; a monitor that is down or unreachable
  * is only a debug line (the engine retries every second).
  */
@@ -107,7 +108,7 @@ qt_log_link(struct qt *qt, const struct qt_link *k, int err, const char *why)
 	size_t i;
 
 	if (err != -EACCES && err != -EBADMSG && err != -EPROTO &&
-	    err != -EPROTONOSUPPORT && err != -EINVAL) {
+	    err != -EPROTONOSUPPORT && strncmp(why, "refused", 7) != 0) {
 		dout(LOG_MON, 1, "quorum: link to mon.%s at %s: %s",
 		    qt_mon_name(qt, k->id), k->address, why);
 		return;

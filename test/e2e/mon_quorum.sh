@@ -4,8 +4,11 @@
 # Needs $top_builddir.
 #
 #   - mapmond --mkfs of the first monitor, then of the two others from its
-#     monmap and keyring; they elect a leader (quorum_status, mon stat,
-#     status);
+#     monmap and keyring;
+#   - a monitor c made with another mon. key never joins a and b, which
+#     elect and serve without it, and every side logs why the links are
+#     refused (mapmon-protocol(7), PEER CONNECTIONS); the real c replaces
+#     it, and the three elect a leader (quorum_status, mon stat, status);
 #   - a write sent to a follower is answered (the CLI follows the
 #     follower's EAGAIN to the leader) and is on all three;
 #   - a writer creates pools through `mapmon -m a,b,c` and records every
@@ -238,7 +241,51 @@ EOF
 	    sh -c '[ "$0" -ne 0 ] && grep -q -- "--keyring go together" "$1"' \
 	    "$rc" "$T/err"
 
-	for x in $NAMES; do start "$x"; done
+	# A monitor c made with another mon. key (the same name, address and
+	# monmap) never joins: each side refuses the other's links, and the
+	# logs say why; nothing is applied on it.
+	mkdir -p "$D/bad"
+	sed "s|^data = .*|data = $D/bad/c|; s|^file = .*|file = $D/bad/c.log|" \
+	    "$D/c.conf" >"$D/bad/c.conf"
+	awk -v k="$(head -c 32 /dev/urandom | base64)" \
+	    '/^\[/ { s = $0 } s == "[mon.]" && $1 == "key" {
+		print "\tkey = " k; next } { print }' \
+	    "$D/keyring" >"$D/bad/keyring"
+	chmod 600 "$D/bad/keyring"
+	check "mkfs of a monitor c with another mon. key" \
+	    "$MAPMOND" -c "$D/bad/c.conf" --mkfs --monmap "$D/a/monmap" \
+	    --keyring "$D/bad/keyring"
+	start a
+	start b
+	"$MAPMOND" -c "$D/bad/c.conf" -f 2>>"$D/bad/c.stderr" &
+	echo $! >"$T/$BACKEND.c.pid"
+	check "a and b elect a leader beside c of another key" wait_leader
+	mm1 "$L" osd pool create beforec 4
+	check "a and b acknowledge a write without c" [ "$rc" -eq 0 ]
+	sleep 1
+	mm1 "$L" -f json quorum_status
+	check "c of another key is not in quorum" \
+	    [ "$("$JG" quorum.# <"$T/out")" = 2 ]
+	mm1 c -f json quorum_status
+	check "c of another key knows no leader and applied nothing" \
+	    sh -c '[ "$0" -eq 0 ] && [ -z "$("$1" quorum_leader_name <"$2")" ] &&
+		[ "$("$1" raft.applied_index <"$2")" = 0 ]' "$rc" "$JG" "$T/out"
+	check "c of another key logs that a and b refuse it" \
+	    grep -q "quorum: link to mon\.[ab] at .*refused us: authentication as mon\. failed" \
+	    "$D/bad/c.log"
+	check "the leader logs that it refused c's link, with its address" \
+	    grep -q "peer 127\.0\.0\.1:[0-9]* (mon\.): authentication as mon\. failed" \
+	    "$D/$L.log"
+	check "the leader logs that c refuses its link" \
+	    grep -q "quorum: link to mon\.c at $(addr c | sed 's/:[0-9]*$//'):[0-9]*: refused us: authentication as mon\. failed" \
+	    "$D/$L.log"
+	kill "$(pid_of c)"
+	i=0
+	while kill -0 "$(pid_of c)" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	start c
 	check "three monitors elect a leader" wait_leader
 	check "the leader counts three in quorum" in_quorum 3
 	mm -f json quorum_status
