@@ -1080,6 +1080,20 @@ fail:
 	return NULL;
 }
 
+uint16_t
+peer_listener_port(const struct peer_listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	if (getsockname(evconnlistener_get_fd(l->lev), (struct sockaddr *)&ss,
+		&len) == -1)
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
 void
 peer_listener_free(struct peer_listener *l)
 {

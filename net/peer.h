@@ -112,6 +112,9 @@ struct peer_listener *peer_listen(struct event_base *base, const char *host,
     uint16_t port, int keepalive_ms, const struct peer_listener_ops *ops,
     void *arg, char **cause);
 
+/* The port l listens on (the one chosen when given 0). */
+uint16_t peer_listener_port(const struct peer_listener *l);
+
 /* Stop listening, end the handshakes under way, free it; NULL: none. */
 void peer_listener_free(struct peer_listener *);
 
