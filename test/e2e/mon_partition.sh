@@ -18,6 +18,10 @@
 #   - a follower isolated: the leader and the other follower go on
 #     acknowledging writes, the follower refuses them; healed, it catches
 #     up;
+#   - only the link between a follower and the leader cut (the follower
+#     still reaches the other one): the follower refuses writes, the
+#     leader keeps leading in the same term (pre-vote: the cut follower
+#     disrupts nobody); healed, it catches up;
 #   - all along a writer creates pools through the three and records every
 #     acknowledged one: at the end each is on every monitor, the stores
 #     are identical record for record (`mapmon-store dump --full`) and
@@ -279,6 +283,36 @@ partition() {
 	    sh -c '! grep -qx "iso$1" "$0"' "$T/out" "$x"
 }
 
+# link_cut X: only the link between follower X and the leader is cut; X
+# still reaches the other follower, which still hears the leader.
+link_cut() {
+	local x=$1 term before at
+	mm1 "$L" -f json quorum_status
+	term=$("$JG" election_epoch <"$T/out")
+	before=$(acked)
+	route add "$x" "$L"
+	route add "$L" "$x"
+	check "link mon.$x-mon.$L cut: mon.$x knows no leader" no_leader "$x"
+	mm1 "$x" osd pool create "cut$x" 4
+	check "link mon.$x-mon.$L cut: mon.$x refuses a write: EAGAIN" \
+	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
+	check "link mon.$x-mon.$L cut: the writer's writes are acknowledged" \
+	    acks_grow "$before"
+	sleep 1
+	mm1 "$L" -f json quorum_status
+	check "link mon.$x-mon.$L cut: mon.$L still leads, in term $term" \
+	    sh -c '[ "$("$0" quorum_leader_name <"$1")" = "$2" ] &&
+		[ "$("$0" election_epoch <"$1")" = "$3" ]' \
+	    "$JG" "$T/out" "$L" "$term"
+	at=$(applied "$L")
+	route del "$x" "$L"
+	route del "$L" "$x"
+	check "link mon.$x-mon.$L healed: the leader counts three in quorum" \
+	    in_quorum 3
+	check "link mon.$x-mon.$L healed: mon.$x applies what the leader had" \
+	    caught_up "$x" "$at"
+}
+
 run_backend() {
 	BACKEND=$1
 	D=$T/$BACKEND
@@ -321,6 +355,9 @@ EOF
 	wait_leader_among $NAMES
 	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
 	partition "$F" follower
+	wait_leader_among $NAMES
+	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
+	link_cut "$F"
 	touch "$T/stop"
 	wait "$WPID"
 	WPID=
