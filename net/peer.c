@@ -612,7 +612,8 @@ peer_frame(struct peer *p, const struct frame_header *h, const uint8_t *d)
 static int
 peer_reading(const struct peer *p)
 {
-	return !p->doomed && (bufferevent_get_enabled(p->bev) & EV_READ) != 0 &&
+	return !p->doomed && p->bev != NULL && p->defer_err == 0 &&
+	    (bufferevent_get_enabled(p->bev) & EV_READ) != 0 &&
 	    (p->state == PEER_WAIT_HELLO || p->state == PEER_WAIT_AUTH ||
 		p->state == PEER_READY);
 }
