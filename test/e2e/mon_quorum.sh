@@ -4,7 +4,8 @@
 # Needs $top_builddir.
 #
 #   - mapmond --mkfs of the first monitor, then of the two others from its
-#     monmap and keyring;
+#     monmap and keyring; a quorum beyond loopback with [auth] required off
+#     is refused;
 #   - a monitor c made with another mon. key never joins a and b, which
 #     elect and serve without it, and every side logs why the links are
 #     refused (mapmon-protocol(7), PEER CONNECTIONS); the real c replaces
@@ -110,6 +111,15 @@ metrics() {
 	exec 3<&-
 }
 start() {
+	local i=0 old
+	# A monitor killed a moment ago holds its store until it has exited.
+	if [ -e "$T/$BACKEND.$1.pid" ]; then
+		old=$(cat "$T/$BACKEND.$1.pid")
+		while kill -0 "$old" 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	fi
 	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
 	echo $! >"$T/$BACKEND.$1.pid"
 }
@@ -142,6 +152,18 @@ no_leader() {
 	for i in $(seq 1 200); do
 		if mm1 "$1" -f json quorum_status &&
 		    [ -z "$("$JG" quorum_leader_name <"$T/out")" ]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+# knows_leader X: monitor X names a leader (within 10 s).
+knows_leader() {
+	local i
+	for i in $(seq 1 200); do
+		if mm1 "$1" -f json quorum_status &&
+		    [ -n "$("$JG" quorum_leader_name <"$T/out")" ]; then
 			return 0
 		fi
 		sleep 0.05
@@ -240,6 +262,17 @@ EOF
 	check "--monmap without --keyring is refused" \
 	    sh -c '[ "$0" -ne 0 ] && grep -q -- "--keyring go together" "$1"' \
 	    "$rc" "$T/err"
+	# Beyond loopback a quorum needs [auth] required (mapmond(8)).
+	sed 's|^\[auth\]$|[auth]\nrequired = false\nallow_insecure = true|
+	    s|^bind = .*|bind = 192.0.2.1:6789|
+	    s|^mon_host = .*|mon_host = a=192.0.2.1:6789,b=192.0.2.2:6789,c=192.0.2.3:6789|
+	    s|^data = .*|data = '"$D"'/insecure|' "$D/a.conf" >"$D/insecure.conf"
+	"$MAPMOND" -c "$D/insecure.conf" --mkfs >"$T/out" 2>"$T/err"
+	rc=$?
+	check "a quorum beyond loopback with [auth] required off is refused" \
+	    sh -c '[ "$0" -ne 0 ] && [ ! -e "$2" ] &&
+		grep -q "a=192.0.2.1:6789 is not a loopback address and \[auth\] required is off" "$1"' \
+	    "$rc" "$T/err" "$D/insecure"
 
 	# A monitor c made with another mon. key (the same name, address and
 	# monmap) never joins: each side refuses the other's links, and the
@@ -287,6 +320,7 @@ EOF
 	done
 	start c
 	check "three monitors elect a leader" wait_leader
+	check "the real c knows the leader" knows_leader c
 	check "the leader counts three in quorum" in_quorum 3
 	mm -f json quorum_status
 	check "quorum_status names the leader" \
