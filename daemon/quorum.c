@@ -3,9 +3,9 @@
  * mapmon-protocol(7), REPLICATED ENTRIES, describe.
  *
  * Raft server ids are monmap ranks plus one.  A monitor's raft address is
- * its client address with the port plus one; the raft port is bound on
- * loopback only: raft_uv_tcp's traffic is neither authenticated nor
- * sealed, so a quorum is refused any address that is not loopback.
+ * its client address with the port plus one, where the engine's traffic
+ * goes through quorum_transport.h: authenticated with the "mon." key and
+ * sealed (mapmon-protocol(7), PEER CONNECTIONS).
  *
  * Entries are numbered by the state machine itself (quorum_fsm_apply()),
  * not by raft log index: every monitor's engine applies the same command
@@ -44,6 +44,7 @@
 #include "daemon/cmd.h"
 #include "daemon/quorum.h"
 #include "daemon/quorum_sync.h"
+#include "daemon/quorum_transport.h"
 #include "mon/mon_conf.h"
 #include "mon/mon_quorum.h"
 
@@ -228,13 +229,19 @@ quorum_configured(const struct conf *c, struct monmap_mon *mons, size_t *n,
 	for (i = 0; i < *n; i++) {
 		if (strcmp(mons[i].name, name) == 0)
 			self = (int)i;
-		/* raft_uv_tcp is plaintext: loopback only (mapmond(8)). */
-		if (!conf_bind_loopback(mons[i].addr)) {
+		/*
+		 * The monitors' own links are sealed, but without [auth]
+		 * required anyone who reaches a monitor may write: beyond
+		 * one host, a quorum wants it (mapmond(8), QUORUM).
+		 */
+		if (!conf_bind_loopback(mons[i].addr) &&
+		    !conf_int(c, CONF_AUTH_REQUIRED)) {
 			xasprintf(cause,
-			    "[mon] mon_host: %s=%s is not a "
-			    "loopback address: the monitors' raft traffic is "
-			    "not authenticated yet, so a quorum runs on one "
-			    "host only (mapmond(8), QUORUM)",
+			    "[mon] mon_host: %s=%s is not a loopback "
+			    "address and [auth] required is off: monitors "
+			    "on several hosts serve only authenticated "
+			    "clients (turn [auth] required on; mapmond(8), "
+			    "QUORUM)",
 			    mons[i].name, mons[i].addr);
 			return -1;
 		}
@@ -732,6 +739,13 @@ quorum_kick(struct quorum *q)
 		evtimer_add(q->uv_timer, &now);
 }
 
+/* The transport handed the engine work (quorum_transport.h). */
+static void
+quorum_kick_cb(void *arg)
+{
+	quorum_kick(arg);
+}
+
 /* ---- the state machine ---- */
 
 static int
@@ -1152,17 +1166,17 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	}
 	snprintf(self_raft, sizeof self_raft, "%s",
 	    q->peers[q->self].raft_addr);
-	/* 0.17.1 on: the version goes in before raft_uv_tcp_init(). */
-#ifdef RAFT_VERSION_NUMBER
-	q->transport.version = 1;
-#endif
-	if ((rv = raft_uv_tcp_init(&q->transport, &q->loop)) != 0 ||
-	    (rv = raft_uv_tcp_set_bind_address(&q->transport, self_raft)) !=
-		0) {
-		xasprintf(cause, "raft transport on %s: %s", self_raft,
-		    raft_strerror(rv));
+	/*
+	 * A link silent for three keepalives ends (net/peer.h): at least a
+	 * second each, so that a loop busy with a large commit does not cut
+	 * it, and the engine's own timeouts, not the link's, decide who
+	 * leads.
+	 */
+	if (quorum_transport_init(&q->transport, &q->loop, base, m, name,
+		self_raft,
+		(int)(q->election_ms / 3 > 1000 ? q->election_ms / 3 : 1000),
+		quorum_kick_cb, q, cause) == -1)
 		goto fail_loop;
-	}
 	if ((rv = raft_uv_init(&q->io, &q->loop, dir, &q->transport)) != 0) {
 		xasprintf(cause, "raft log in %s: %s", dir, raft_strerror(rv));
 		goto fail_loop;
@@ -1288,8 +1302,8 @@ quorum_free(struct quorum *q)
 		while (!q->closed)
 			uv_run(&q->loop, UV_RUN_ONCE);
 		raft_uv_close(&q->io);
-		raft_uv_tcp_close(&q->transport);
 		uv_run(&q->loop, UV_RUN_DEFAULT);
+		quorum_transport_free(&q->transport);
 	}
 	q->closed = 1;
 	quorum_sync_free(q->sync);

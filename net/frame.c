@@ -45,6 +45,7 @@ frame_type_name(unsigned int type)
 		[FRAME_PUSH] = "PUSH",
 		[FRAME_BINARY_REQUEST] = "BINARY_REQUEST",
 		[FRAME_AUTH] = "AUTH",
+		[FRAME_STREAM] = "STREAM",
 	};
 
 	if (type >= nitems(names) || names[type] == NULL)

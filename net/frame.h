@@ -12,7 +12,8 @@
  *	8	8	request id, big-endian
  *
  * HELLO, REQUEST, REPLY, PUSH and AUTH carry a JSON object; BINARY_REQUEST
- * carries a big-endian u16 opcode and opcode-specific bytes.  After the
+ * carries a big-endian u16 opcode and opcode-specific bytes; STREAM, only
+ * between monitors and always sealed, carries bytes of a stream.  After the
  * handshake of an authenticated connection every frame is sealed
  * (net/seal.h): its header as above, its payload encrypted and followed by
  * a 16-byte tag, which the length counts.  Nothing here touches libevent
@@ -46,8 +47,9 @@ enum frame_type {
 	FRAME_PUSH = 4,		  /* server -> client: id = subscription's */
 	FRAME_BINARY_REQUEST = 5, /* client -> server: u16 opcode, body */
 	FRAME_AUTH = 6,		  /* each way, after HELLO: {"proof"} */
+	FRAME_STREAM = 7,	  /* monitor to monitor: bytes (net/peer.h) */
 };
-#define FRAME_TYPE_MAX FRAME_AUTH
+#define FRAME_TYPE_MAX FRAME_STREAM
 
 /*
  * The one flag: on a REPLY, more frames of the same reply follow (a reply

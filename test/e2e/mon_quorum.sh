@@ -4,8 +4,12 @@
 # Needs $top_builddir.
 #
 #   - mapmond --mkfs of the first monitor, then of the two others from its
-#     monmap and keyring; they elect a leader (quorum_status, mon stat,
-#     status);
+#     monmap and keyring; a quorum beyond loopback with [auth] required off
+#     is refused;
+#   - a monitor c made with another mon. key never joins a and b, which
+#     elect and serve without it, and every side logs why the links are
+#     refused (mapmon-protocol(7), PEER CONNECTIONS); the real c replaces
+#     it, and the three elect a leader (quorum_status, mon stat, status);
 #   - a write sent to a follower is forwarded to the leader and answered
 #     by the follower once applied there: the next read on it sees the
 #     write; linearizable reads on a follower and the leader; caps are
@@ -124,6 +128,15 @@ metrics() {
 	exec 3<&-
 }
 start() {
+	local i=0 old
+	# A monitor killed a moment ago holds its store until it has exited.
+	if [ -e "$T/$BACKEND.$1.pid" ]; then
+		old=$(cat "$T/$BACKEND.$1.pid")
+		while kill -0 "$old" 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	fi
 	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
 	echo $! >"$T/$BACKEND.$1.pid"
 }
@@ -156,6 +169,18 @@ no_leader() {
 	for i in $(seq 1 200); do
 		if mm1 "$1" -f json quorum_status &&
 		    [ -z "$("$JG" quorum_leader_name <"$T/out")" ]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+# knows_leader X: monitor X names a leader (within 10 s).
+knows_leader() {
+	local i
+	for i in $(seq 1 200); do
+		if mm1 "$1" -f json quorum_status &&
+		    [ -n "$("$JG" quorum_leader_name <"$T/out")" ]; then
 			return 0
 		fi
 		sleep 0.05
@@ -328,9 +353,65 @@ EOF
 	check "--monmap without --keyring is refused" \
 	    sh -c '[ "$0" -ne 0 ] && grep -q -- "--keyring go together" "$1"' \
 	    "$rc" "$T/err"
+	# Beyond loopback a quorum needs [auth] required (mapmond(8)).
+	sed 's|^\[auth\]$|[auth]\nrequired = false\nallow_insecure = true|
+	    s|^bind = .*|bind = 192.0.2.1:6789|
+	    s|^mon_host = .*|mon_host = a=192.0.2.1:6789,b=192.0.2.2:6789,c=192.0.2.3:6789|
+	    s|^data = .*|data = '"$D"'/insecure|' "$D/a.conf" >"$D/insecure.conf"
+	"$MAPMOND" -c "$D/insecure.conf" --mkfs >"$T/out" 2>"$T/err"
+	rc=$?
+	check "a quorum beyond loopback with [auth] required off is refused" \
+	    sh -c '[ "$0" -ne 0 ] && [ ! -e "$2" ] &&
+		grep -q "a=192.0.2.1:6789 is not a loopback address and \[auth\] required is off" "$1"' \
+	    "$rc" "$T/err" "$D/insecure"
 
-	for x in $NAMES; do start "$x"; done
+	# A monitor c made with another mon. key (the same name, address and
+	# monmap) never joins: each side refuses the other's links, and the
+	# logs say why; nothing is applied on it.
+	mkdir -p "$D/bad"
+	sed "s|^data = .*|data = $D/bad/c|; s|^file = .*|file = $D/bad/c.log|" \
+	    "$D/c.conf" >"$D/bad/c.conf"
+	awk -v k="$(head -c 32 /dev/urandom | base64)" \
+	    '/^\[/ { s = $0 } s == "[mon.]" && $1 == "key" {
+		print "\tkey = " k; next } { print }' \
+	    "$D/keyring" >"$D/bad/keyring"
+	chmod 600 "$D/bad/keyring"
+	check "mkfs of a monitor c with another mon. key" \
+	    "$MAPMOND" -c "$D/bad/c.conf" --mkfs --monmap "$D/a/monmap" \
+	    --keyring "$D/bad/keyring"
+	start a
+	start b
+	"$MAPMOND" -c "$D/bad/c.conf" -f 2>>"$D/bad/c.stderr" &
+	echo $! >"$T/$BACKEND.c.pid"
+	check "a and b elect a leader beside c of another key" wait_leader
+	mm1 "$L" osd pool create beforec 4
+	check "a and b acknowledge a write without c" [ "$rc" -eq 0 ]
+	sleep 1
+	mm1 "$L" -f json quorum_status
+	check "c of another key is not in quorum" \
+	    [ "$("$JG" quorum.# <"$T/out")" = 2 ]
+	mm1 c -f json quorum_status
+	check "c of another key knows no leader and applied nothing" \
+	    sh -c '[ "$0" -eq 0 ] && [ -z "$("$1" quorum_leader_name <"$2")" ] &&
+		[ "$("$1" raft.applied_index <"$2")" = 0 ]' "$rc" "$JG" "$T/out"
+	check "c of another key logs that a and b refuse it" \
+	    grep -q "quorum: link to mon\.[ab] at .*refused us: authentication as mon\. failed" \
+	    "$D/bad/c.log"
+	check "the leader logs that it refused c's link, with its address" \
+	    grep -q "peer 127\.0\.0\.1:[0-9]* (mon\.): authentication as mon\. failed" \
+	    "$D/$L.log"
+	check "the leader logs that c refuses its link" \
+	    grep -q "quorum: link to mon\.c at $(addr c | sed 's/:[0-9]*$//'):[0-9]*: refused us: authentication as mon\. failed" \
+	    "$D/$L.log"
+	kill "$(pid_of c)"
+	i=0
+	while kill -0 "$(pid_of c)" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	start c
 	check "three monitors elect a leader" wait_leader
+	check "the real c knows the leader" knows_leader c
 	check "the leader counts three in quorum" in_quorum 3
 	mm -f json quorum_status
 	check "quorum_status names the leader" \

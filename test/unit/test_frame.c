@@ -133,7 +133,7 @@ Test(frame, oversize_refused_from_the_header_alone)
 
 Test(frame, bad_types)
 {
-	static const uint8_t bad[] = { 0, 7, 8, 0x80, 0xff };
+	static const uint8_t bad[] = { 0, 8, 9, 0x80, 0xff };
 	uint8_t buf[FRAME_HEADER_SIZE];
 	struct frame_header h;
 	char *cause;
