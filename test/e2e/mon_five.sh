@@ -288,6 +288,8 @@ EOF
 		check "mon.$x, up, lists the pools (within 10 s)" lists "$x" down5
 	done
 
+	# Gone first: a process killed in a disk write holds its store's lock.
+	stop_all "$K1" "$K2"
 	start "$K1"
 	start "$K2"
 	wait_leader
