@@ -7,61 +7,22 @@
 set -u
 B=${1:?usage: join.sh BUILD BACKEND}
 BE=${2:?usage: join.sh BUILD BACKEND}
-D=$(mktemp -d /tmp/join.XXXXXX) || exit 1
-PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; rm -rf "$D"' EXIT
-# Four ports whose next one (the raft port) is free too.
-set -- $(python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < 4:
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)')
+. "$(dirname "$0")/lib.sh"
+set -- $(free_ports 4)
 A=127.0.0.1:$1 BB=127.0.0.1:$2 C=127.0.0.1:$3 DD=127.0.0.1:$4
 for n in a b c d; do
 	case $n in a) me=$A ;; b) me=$BB ;; c) me=$C ;; d) me=$DD ;; esac
 	hosts="a=$A,b=$BB,c=$C"
 	[ "$n" = d ] && hosts="$hosts,d=$DD"
-	cat >"$D/$n.conf" <<EOF
-[mon]
-name = $n
-data = $D/$n
-bind = $me
-mon_host = $hosts
-max_pg_per_osd = 1000000
-max_pgs = 300000
-[store]
-backend = $BE
-[auth]
-keyring = $D/keyring
-[log]
-file = $D/$n.log
-EOF
+	write_conf "$n" "$me" "$hosts"
 done
-"$B/daemon/mapmond" -c "$D/a.conf" --mkfs >/dev/null || exit 1
-for n in b c; do
-	"$B/daemon/mapmond" -c "$D/$n.conf" --mkfs --monmap "$D/a/monmap" \
-	    --keyring "$D/keyring" >/dev/null || exit 1
-done
+mkfs_quorum a b c
 for n in a b c; do
-	"$B/daemon/mapmond" -c "$D/$n.conf" -f 2>"$D/$n.err" &
-	PIDS="$PIDS $!"
+	start_mon "$n"
 done
 M="$B/tools/mapmon -m $A,$BB,$C -k $D/keyring --connect-timeout 60"
 sleep 2
-for p in 1 2 3; do $M osd pool create "big$p" 65536 || exit 1; done
-$M osd pool create big4 24960 || exit 1
+make_pools $M
 $M pg stat
 echo "store of mon.a: $(du -sh "$D/a/store" | cut -f1)"
 $M mon add d "$DD" || exit 1

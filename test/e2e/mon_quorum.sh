@@ -143,16 +143,6 @@ start() {
 	echo $! >"$T/$BACKEND.$1.pid"
 }
 pid_of() { cat "$T/$BACKEND.$1.pid"; }
-# reap X: wait (10 s at most) for X, killed, to be gone: a process killed
-# in the middle of a disk write holds its store's lock until it is, and a
-# restart before then is refused ("store is in use").
-reap() {
-	local i=0
-	while kill -0 "$(pid_of "$1")" 2>/dev/null && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
 # leader: the leader's name as the live monitors see it, or nothing.
 leader() {
 	local x l
@@ -553,7 +543,6 @@ EOF
 		check "kill $k: MON_DOWN names mon.$old" \
 		    sh -c 'grep -q "MON_DOWN: 1/3 mons down, quorum" "$0" &&
 			grep -q "mon\\.$1 (rank" "$0"' "$T/out" "$old"
-		reap "$old"
 		start "$old"
 		check "kill $k: mon.$old rejoins" in_quorum 3
 	done
@@ -583,7 +572,6 @@ EOF
 	mm1 "$S" status
 	check "mon.$S alone: status says it is out of quorum" \
 	    grep -q "quorum none: this monitor is out of quorum" "$T/out"
-	for x in $NAMES; do [ "$x" != "$S" ] && reap "$x"; done
 	for x in $NAMES; do [ "$x" != "$S" ] && start "$x"; done
 	check "the three elect a leader again" wait_leader
 	check "the leader counts three in quorum again" in_quorum 3
