@@ -27,21 +27,33 @@ $M pg stat
 echo "store of mon.a: $(du -sh "$D/a/store" | cut -f1)"
 
 addr_of() { case $1 in a) echo "$A" ;; b) echo "$BB" ;; c) echo "$C" ;; esac; }
-# leader_name: the leader's name, as some monitor says.
+# leader_name: the leader's name, as some monitor says (10 s at most).
 leader_name() {
-	$M quorum_status -f json 2>/dev/null | python3 -c 'import json,sys
-print(json.load(sys.stdin).get("quorum_leader_name", ""))'
+	local i l
+	for i in $(seq 1 100); do
+		l=$($M quorum_status -f json 2>/dev/null | python3 -c 'import json,sys
+try:
+    print(json.load(sys.stdin).get("quorum_leader_name", ""))
+except ValueError:
+    pass')
+		[ -n "$l" ] && echo "$l" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 # knows_leader ADDR: the monitor at ADDR names a leader in its quorum.
 knows_leader() {
 	"$B/tools/mapmon" -m "$1" -k "$D/keyring" --connect-timeout 2 \
 	    quorum_status -f json 2>/dev/null | python3 -c 'import json,sys
-d = json.load(sys.stdin)
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    sys.exit(1)
 sys.exit(0 if d.get("quorum_leader_name") and d["raft"]["state"] in ("follower", "leader") else 1)'
 }
 
 for r in $(seq 1 "$ROUNDS"); do
-	L=$(leader_name)
+	L=$(leader_name) || { echo "round $r: no leader known"; exit 1; }
 	for f in a b c; do [ "$f" != "$L" ] && break; done
 	sig=TERM
 	[ $((r % 2)) -eq 0 ] && sig=KILL
@@ -49,7 +61,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	kill -"$sig" "$pid"
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 	# The others commit a little meanwhile, as a cluster does.
-	$M osd pool create "r$r" 8 >/dev/null 2>&1
+	if [ $((r % 2)) -eq 1 ]; then $M osd set noout; else $M osd unset noout; fi \
+	    >/dev/null 2>&1
 	t0=$(date +%s%N)
 	start_mon "$f"
 	ok=
@@ -61,7 +74,13 @@ for r in $(seq 1 "$ROUNDS"); do
 		sleep 0.02
 	done
 	t1=$(date +%s%N)
-	echo "round $r: mon.$f (follower of mon.$L) SIG$sig, started again:" \
-	    "${ok:+in quorum and serving after }${ok:-NOT back within the wait, }$(( (t1 - t0) / 1000000 )) ms"
+	ms=$(( (t1 - t0) / 1000000 ))
+	if [ -n "$ok" ]; then
+		echo "round $r: mon.$f (follower of mon.$L) SIG$sig, started" \
+		    "again: in quorum and serving after $ms ms"
+	else
+		echo "round $r: mon.$f (follower of mon.$L) SIG$sig, started" \
+		    "again: NOT back after $ms ms"
+	fi
 	grep -h "loaded epoch" "$D/$f.log" | tail -n 1 | cut -c29-
 done
