@@ -842,37 +842,54 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
 		mon_quorum_leader_ready(q->m);
 }
 
+/*
+ * The entries of one proposal go to the engine in one raft_apply(): they
+ * are appended together, in order, with nothing between them.  Its
+ * callback comes once, when the first of them is applied (or with the
+ * error that failed them all).
+ */
 static int
-quorum_replicate(void *arg, uint64_t seq, const void *buf, size_t len,
-    char **cause)
+quorum_replicate(void *arg, uint64_t seq, const struct mon_quorum_part *parts,
+    size_t nparts, char **cause)
 {
 	struct quorum *q = arg;
 	struct quorum_req *qr;
-	struct raft_buffer b;
+	struct raft_buffer *b;
+	size_t i;
 	int rv;
 
-	if ((b.base = raft_malloc(len)) == NULL) {
-		xasprintf(cause, "out of memory for an entry of %zu bytes",
-		    len);
-		return -1;
+	b = xcalloc(nparts, sizeof *b);
+	for (i = 0; i < nparts; i++) {
+		if ((b[i].base = raft_malloc(parts[i].len)) == NULL) {
+			xasprintf(cause,
+			    "out of memory for an entry of %zu bytes",
+			    parts[i].len);
+			while (i-- > 0)
+				raft_free(b[i].base);
+			free(b);
+			return -1;
+		}
+		memcpy(b[i].base, parts[i].buf, parts[i].len);
+		b[i].len = parts[i].len;
 	}
-	memcpy(b.base, buf, len);
-	b.len = len;
 	qr = xcalloc(1, sizeof *qr);
 	qr->q = q;
 	qr->seq = seq;
 	qr->req.data = qr;
-	if ((rv = raft_apply(&q->raft, &qr->req, &b, 1, quorum_apply_cb)) !=
-	    0) {
+	if ((rv = raft_apply(&q->raft, &qr->req, b, (unsigned)nparts,
+		 quorum_apply_cb)) != 0) {
 		xasprintf(cause, "%s (%s)", raft_strerror(rv),
 		    raft_errmsg(&q->raft));
 #if !defined(RAFT_VERSION_NUMBER) || RAFT_VERSION_NUMBER < 1900
-		/* From 0.19 on (the legacy layer) the engine frees it. */
-		raft_free(b.base);
+		/* From 0.19 on (the legacy layer) the engine frees them. */
+		for (i = 0; i < nparts; i++)
+			raft_free(b[i].base);
 #endif
+		free(b);
 		free(qr);
 		return -1;
 	}
+	free(b);
 	quorum_kick(q);
 	return 0;
 }
