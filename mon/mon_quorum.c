@@ -722,8 +722,15 @@ mon_quorum_run(const struct mon_quorum *q, size_t *count)
 			    cause);
 		if (h.nonce != h0.nonce || h.seq != h0.seq ||
 		    h.term != h0.term || h.nparts != h0.nparts ||
-		    h.total != h0.total || h.part != k)
+		    h.total != h0.total || h.part != k) {
+			dout(LOG_MON, 5,
+			    "entry %llu: part %u of %u of proposal %llu, "
+			    "after part %zu of %u of proposal %llu",
+			    (unsigned long long)e->index, h.part + 1, h.nparts,
+			    (unsigned long long)h.seq, k, h0.nparts,
+			    (unsigned long long)h0.seq);
 			return -1;
+		}
 		*count = k + 1;
 	}
 	return 1;
