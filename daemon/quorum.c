@@ -845,8 +845,9 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
 /*
  * The entries of one proposal go to the engine one raft_apply() each, in
  * order, in one turn of the loop: nothing else is appended between them.
- * Not one raft_apply() of several buffers: C-Raft 0.22.1 appended only the
- * first of them here.  Each has its callback; a failed one makes the
+ * Not one raft_apply() of several buffers: with C-Raft 0.22.1, only the
+ * first of them came back through the state machine here (the parts
+ * after it never did, so every such proposal was dropped).  Each has its callback; a failed one makes the
  * proposal's outcome unknown (mon_quorum_failed() takes it once).  When a
  * later part cannot be proposed, the parts before it may still commit:
  * every monitor drops them as a proposal never whole (mapmon-protocol(7),
