@@ -224,6 +224,12 @@ metrics_quorum(struct evbuffer *out, struct mon *m)
 	metrics_one(out, "quorum_entry_bytes_max", "gauge",
 	    "The largest entry this monitor proposed, in bytes.",
 	    in.entry_bytes_max);
+	metrics_one(out, "quorum_proposals_split_total", "counter",
+	    "Commits this monitor proposed as several part entries.",
+	    in.proposals_split);
+	metrics_one(out, "quorum_parts_dropped_total", "counter",
+	    "Part entries dropped here: their commit never had its last part.",
+	    in.parts_dropped);
 	metrics_one(out, "quorum_outcome_unknown_total", "counter",
 	    "Proposals whose writers were told the outcome is unknown.",
 	    in.unknown_outcomes);

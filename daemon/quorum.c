@@ -856,36 +856,52 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
 		mon_quorum_leader_ready(q->m);
 }
 
+/*
+ * The entries of one proposal go to the engine one raft_apply() each, in
+ * order, in one turn of the loop: nothing else is appended between them.
+ * Not one raft_apply() of several buffers: with C-Raft 0.22.1, only the
+ * first of them came back through the state machine here (the parts
+ * after it never did, so every such proposal was dropped).  Each has its callback; a failed one makes the
+ * proposal's outcome unknown (mon_quorum_failed() takes it once).  When a
+ * later part cannot be proposed, the parts before it may still commit:
+ * every monitor drops them as a proposal never whole (mapmon-protocol(7),
+ * REPLICATED ENTRIES).
+ */
 static int
-quorum_replicate(void *arg, uint64_t seq, const void *buf, size_t len,
-    char **cause)
+quorum_replicate(void *arg, uint64_t seq, const struct mon_quorum_part *parts,
+    size_t nparts, char **cause)
 {
 	struct quorum *q = arg;
 	struct quorum_req *qr;
 	struct raft_buffer b;
+	size_t i;
 	int rv;
 
-	if ((b.base = raft_malloc(len)) == NULL) {
-		xasprintf(cause, "out of memory for an entry of %zu bytes",
-		    len);
-		return -1;
-	}
-	memcpy(b.base, buf, len);
-	b.len = len;
-	qr = xcalloc(1, sizeof *qr);
-	qr->q = q;
-	qr->seq = seq;
-	qr->req.data = qr;
-	if ((rv = raft_apply(&q->raft, &qr->req, &b, 1, quorum_apply_cb)) !=
-	    0) {
-		xasprintf(cause, "%s (%s)", raft_strerror(rv),
-		    raft_errmsg(&q->raft));
+	for (i = 0; i < nparts; i++) {
+		if ((b.base = raft_malloc(parts[i].len)) == NULL) {
+			xasprintf(cause,
+			    "out of memory for an entry of %zu bytes",
+			    parts[i].len);
+			return -1;
+		}
+		memcpy(b.base, parts[i].buf, parts[i].len);
+		b.len = parts[i].len;
+		qr = xcalloc(1, sizeof *qr);
+		qr->q = q;
+		qr->seq = seq;
+		qr->req.data = qr;
+		if ((rv = raft_apply(&q->raft, &qr->req, &b, 1,
+			 quorum_apply_cb)) != 0) {
+			xasprintf(cause, "%s (%s)%s", raft_strerror(rv),
+			    raft_errmsg(&q->raft),
+			    i > 0 ? " after the first parts" : "");
 #if !defined(RAFT_VERSION_NUMBER) || RAFT_VERSION_NUMBER < 1900
-		/* From 0.19 on (the legacy layer) the engine frees it. */
-		raft_free(b.base);
+			/* From 0.19 on (the legacy layer) the engine frees it. */
+			raft_free(b.base);
 #endif
-		free(qr);
-		return -1;
+			free(qr);
+			return -1;
+		}
 	}
 	quorum_kick(q);
 	return 0;
@@ -1403,6 +1419,10 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		    json_integer((json_int_t)info.entries_sealed));
 		json_object_set_new(r, "entry_bytes_max",
 		    json_integer((json_int_t)info.entry_bytes_max));
+		json_object_set_new(r, "proposals_split",
+		    json_integer((json_int_t)info.proposals_split));
+		json_object_set_new(r, "parts_dropped",
+		    json_integer((json_int_t)info.parts_dropped));
 		json_object_set_new(r, "snapshots",
 		    json_integer((json_int_t)q->stats.snapshots));
 		json_object_set_new(r, "snapshot_entry",

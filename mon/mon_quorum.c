@@ -39,9 +39,20 @@
 #define MON_QUORUM_SNAP_FORMAT 1
 /*
  * The entries a descriptor may carry (those committed and not yet in the
- * store, normally one or two): more, and no snapshot is taken this time.
+ * store: normally one or two, or the parts of one proposal split in
+ * several): more, and no snapshot is taken this time.
  */
-#define MON_QUORUM_SNAP_MAX (16 * MON_QUORUM_ENTRY_MAX)
+#define MON_QUORUM_SNAP_MAX (64 * MON_QUORUM_ENTRY_MAX)
+/*
+ * A part entry (mapmon-protocol(7), REPLICATED ENTRIES): "MQP1", a format,
+ * the nonce, sequence number and term at the offsets of a whole entry's,
+ * then part i of n, the whole encoding's length and this slice's.
+ */
+#define MON_QUORUM_PART_MAGIC 0x4d515031u /* "MQP1" */
+#define MON_QUORUM_PART_FORMAT 1
+#define MON_QUORUM_PART_HDR 56
+/* A slice: what fits an entry with its header, in whole 8-byte words. */
+#define MON_QUORUM_PART_DATA (MON_QUORUM_ENTRY_MAX - MON_QUORUM_PART_HDR)
 
 struct mon_quorum_entry {
 	uint64_t index;
@@ -69,12 +80,19 @@ struct mon_quorum {
 	size_t qhead, qlen, qcap;
 	struct event *pump_ev;
 	/*
-	 * The entries handed to the committer and not yet applied (in
-	 * flight, applying), oldest first: a snapshot's descriptor carries
-	 * them with those queued, as they are not in the store yet.
+	 * The entries taken off the queue and not yet applied (in flight,
+	 * applying, the parts of the proposal being applied, parts
+	 * discarded), oldest first: a snapshot's descriptor carries them
+	 * with those queued, as they are not in the store yet.  Those at or
+	 * below the applied entry go.
 	 */
-	struct mon_quorum_entry held[4];
-	size_t nheld;
+	struct mon_quorum_entry *held;
+	size_t nheld, heldcap;
+	/*
+	 * The queue holds the first parts of a proposal and not its last:
+	 * nothing to apply until more entries come.
+	 */
+	int parts_wait;
 	/* A copy of the store is awaited: nothing is applied meanwhile. */
 	int syncing;
 	uint64_t sync_from; /* the copy must hold this entry */
@@ -458,23 +476,66 @@ mon_quorum_to_committer(struct mon *m, struct mon_proposal *p)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/*
+ * Split the encoding b into part entries (mapmon-protocol(7)): one buffer
+ * *all (the caller frees it) holding n parts, part i at out[i].
+ */
+static void
+mon_quorum_split(const struct mon_quorum *q, const struct mon_proposal *p,
+    const struct enc_buf *b, size_t n, struct enc_buf *all,
+    struct mon_quorum_part *out)
+{
+	size_t i, off = 0, slice, *start;
+
+	start = xcalloc(n, sizeof *start);
+	for (i = 0; i < n; i++) {
+		slice = b->len - off < MON_QUORUM_PART_DATA ?
+		    b->len - off :
+		    MON_QUORUM_PART_DATA;
+		start[i] = all->len;
+		enc_buf_put_u32(all, MON_QUORUM_PART_MAGIC);
+		enc_buf_put_u32(all, MON_QUORUM_PART_FORMAT);
+		enc_buf_put_u64(all, q->nonce);
+		enc_buf_put_u64(all, p->seq);
+		enc_buf_put_u64(all, q->term);
+		enc_buf_put_u32(all, (uint32_t)i);
+		enc_buf_put_u32(all, (uint32_t)n);
+		enc_buf_put_u64(all, b->len);
+		enc_buf_put_u32(all, (uint32_t)slice);
+		enc_buf_put_u32(all, 0);
+		enc_buf_put_bytes(all, b->data + off, slice);
+		while (all->len % 8 != 0)
+			enc_buf_put_u8(all, 0);
+		off += slice;
+	}
+	/* The buffer moved as it grew: the parts are found at the end. */
+	for (i = 0; i < n; i++) {
+		out[i].buf = all->data + start[i];
+		out[i].len = (i + 1 < n ? start[i + 1] : all->len) - start[i];
+	}
+	free(start);
+}
+
 int
 mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 {
 	struct mon_quorum *q = m->quorum;
-	struct enc_buf b = { 0 };
+	struct enc_buf b = { 0 }, all = { 0 };
+	struct mon_quorum_part one, *parts = &one;
+	size_t n = 1, i;
 	char *cause = NULL, *why;
 
 	if (q == NULL)
 		return 0;
 	mon_quorum_encode(q, p, &b);
-	if (b.len > MON_QUORUM_ENTRY_MAX) {
+	n = (b.len + MON_QUORUM_PART_DATA - 1) / MON_QUORUM_PART_DATA;
+	if (b.len > MON_QUORUM_ENTRY_MAX && n > MON_QUORUM_PARTS_MAX) {
 		q->stats.refused_big++;
 		xasprintf(&why,
-		    "the commit would be a replicated entry of %zu "
-		    "bytes, over the limit of %d: fewer changes per commit "
-		    "(a lower [mon] propose_max_ops, fewer PG reports at once)",
-		    b.len, MON_QUORUM_ENTRY_MAX);
+		    "the commit would be a replicated proposal of %zu "
+		    "bytes, over the limit of %d parts of %d bytes: fewer "
+		    "changes per commit (a lower [mon] propose_max_ops)",
+		    b.len, MON_QUORUM_PARTS_MAX, MON_QUORUM_ENTRY_MAX);
 		log_warnx("proposal %llu refused: %s",
 		    (unsigned long long)p->seq, why);
 		m->inflight = NULL;
@@ -488,7 +549,16 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		enc_buf_free(&b);
 		return 1;
 	}
-	if (q->replicate(q->arg, p->seq, b.data, b.len, &cause) == -1) {
+	if (b.len <= MON_QUORUM_ENTRY_MAX) {
+		n = 1;
+		one.buf = b.data;
+		one.len = b.len;
+	} else {
+		parts = xcalloc(n, sizeof *parts);
+		mon_quorum_split(q, p, &b, n, &all, parts);
+		enc_buf_free(&b);
+	}
+	if (q->replicate(q->arg, p->seq, parts, n, &cause) == -1) {
 		xasprintf(&why, "cannot propose the change: %s", cause);
 		free(cause);
 		m->inflight = NULL;
@@ -497,18 +567,26 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
 		free(why);
 		enc_buf_free(&b);
+		enc_buf_free(&all);
+		if (parts != &one)
+			free(parts);
 		return 1;
 	}
-	q->stats.entries_sealed++;
-	q->stats.entry_bytes_total += b.len;
-	if (b.len > q->stats.entry_bytes_max)
-		q->stats.entry_bytes_max = b.len;
+	for (i = 0; i < n; i++) {
+		q->stats.entries_sealed++;
+		q->stats.entry_bytes_total += parts[i].len;
+		if (parts[i].len > q->stats.entry_bytes_max)
+			q->stats.entry_bytes_max = parts[i].len;
+	}
+	q->stats.proposals_split += n > 1;
 	dout(LOG_COMMIT, 10,
-	    "proposal %llu replicating as an entry of %zu "
-	    "bytes",
-	    (unsigned long long)p->seq, b.len);
+	    "proposal %llu replicating as %zu entries of %zu bytes in all",
+	    (unsigned long long)p->seq, n, n > 1 ? all.len : b.len);
 	p->replicating = 1;
 	enc_buf_free(&b);
+	enc_buf_free(&all);
+	if (parts != &one)
+		free(parts);
 	return 1;
 }
 
@@ -516,11 +594,9 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 static void
 mon_quorum_hold(struct mon_quorum *q, struct mon_quorum_entry *e)
 {
-	if (q->nheld == nitems(q->held)) {
-		/* Cannot be: one in flight, one applying. */
-		free(q->held[0].buf);
-		memmove(q->held, q->held + 1, (q->nheld - 1) * sizeof *q->held);
-		q->nheld--;
+	if (q->nheld == q->heldcap) {
+		q->heldcap = q->heldcap ? q->heldcap * 2 : 8;
+		q->held = xreallocarray(q->held, q->heldcap, sizeof *q->held);
 	}
 	q->held[q->nheld++] = *e;
 	e->buf = NULL;
@@ -539,6 +615,151 @@ mon_quorum_unhold(struct mon_quorum *q)
 	q->nheld = n;
 }
 
+/* A part entry's header, its slice borrowed from the entry. */
+struct mon_quorum_parthdr {
+	uint64_t nonce, seq, term, total;
+	uint32_t part, nparts, len;
+	const uint8_t *data;
+};
+
+static int
+mon_quorum_is_part(const uint8_t *buf, size_t len)
+{
+	return len >= 4 && enc_get_be32(buf) == MON_QUORUM_PART_MAGIC;
+}
+
+/* Decode and check a part entry's header: 0, or -1 with *cause. */
+static int
+mon_quorum_part_decode(const uint8_t *buf, size_t len,
+    struct mon_quorum_parthdr *h, char **cause)
+{
+	struct enc_reader r;
+	uint32_t format;
+	size_t padded;
+
+	enc_reader_init(&r, buf, len);
+	(void)enc_get_u32(&r);
+	format = enc_get_u32(&r);
+	h->nonce = enc_get_u64(&r);
+	h->seq = enc_get_u64(&r);
+	h->term = enc_get_u64(&r);
+	h->part = enc_get_u32(&r);
+	h->nparts = enc_get_u32(&r);
+	h->total = enc_get_u64(&r);
+	h->len = enc_get_u32(&r);
+	(void)enc_get_u32(&r);
+	if (r.failed) {
+		xasprintf(cause, "part entry of %zu bytes: header truncated",
+		    len);
+		return -1;
+	}
+	if (format != MON_QUORUM_PART_FORMAT) {
+		xasprintf(cause, "part entry format %u, this mapmon knows %u",
+		    format, MON_QUORUM_PART_FORMAT);
+		return -1;
+	}
+	if (h->nparts < 2 || h->nparts > MON_QUORUM_PARTS_MAX ||
+	    h->part >= h->nparts) {
+		xasprintf(cause, "part %u of %u (2 to %d parts)", h->part + 1,
+		    h->nparts, MON_QUORUM_PARTS_MAX);
+		return -1;
+	}
+	if (h->total <= (uint64_t)(h->nparts - 1) * MON_QUORUM_PART_DATA ||
+	    h->total > (uint64_t)h->nparts * MON_QUORUM_PART_DATA ||
+	    h->len !=
+		(h->part + 1 < h->nparts ?
+			MON_QUORUM_PART_DATA :
+			h->total - (uint64_t)h->part * MON_QUORUM_PART_DATA)) {
+		xasprintf(cause,
+		    "part %u of %u carries %u bytes of a proposal of "
+		    "%llu bytes",
+		    h->part + 1, h->nparts, h->len,
+		    (unsigned long long)h->total);
+		return -1;
+	}
+	padded = ((size_t)h->len + 7) / 8 * 8;
+	if (len != MON_QUORUM_PART_HDR + padded) {
+		xasprintf(cause,
+		    "part %u of %u: %zu bytes for a slice of %u "
+		    "(truncated or bytes left over)",
+		    h->part + 1, h->nparts, len, h->len);
+		return -1;
+	}
+	h->data = buf + MON_QUORUM_PART_HDR;
+	return 0;
+}
+
+/*
+ * The run of parts at the head of the queue (its first entry a part): 1
+ * when it holds the last part, 0 when the queue ends before it, -1 when
+ * it is broken (it does not start at the first part, or an entry that is
+ * not its next part follows): it will never be whole.  *count: the
+ * entries of the run.
+ */
+static int
+mon_quorum_run(const struct mon_quorum *q, size_t *count)
+{
+	struct mon_quorum_parthdr h0, h;
+	const struct mon_quorum_entry *e;
+	char *cause = NULL;
+	size_t k;
+
+	e = &q->q[q->qhead];
+	*count = 1;
+	/* Checked by mon_quorum_commit() already. */
+	if (mon_quorum_part_decode(e->buf, e->len, &h0, &cause) == -1)
+		fatalx("entry %llu: %s", (unsigned long long)e->index, cause);
+	if (h0.part != 0)
+		return -1;
+	for (k = 1; k < h0.nparts; k++) {
+		if (k == q->qlen)
+			return 0;
+		e = &q->q[q->qhead + k];
+		if (!mon_quorum_is_part(e->buf, e->len))
+			return -1;
+		if (mon_quorum_part_decode(e->buf, e->len, &h, &cause) == -1)
+			fatalx("entry %llu: %s", (unsigned long long)e->index,
+			    cause);
+		if (h.nonce != h0.nonce || h.seq != h0.seq ||
+		    h.term != h0.term || h.nparts != h0.nparts ||
+		    h.total != h0.total || h.part != k) {
+			dout(LOG_MON, 5,
+			    "entry %llu: part %u of %u of proposal %llu, "
+			    "after part %zu of %u of proposal %llu",
+			    (unsigned long long)e->index, h.part + 1, h.nparts,
+			    (unsigned long long)h.seq, k, h0.nparts,
+			    (unsigned long long)h0.seq);
+			return -1;
+		}
+		*count = k + 1;
+	}
+	return 1;
+}
+
+/* The whole encoding of the n parts at the head of the queue. */
+static uint8_t *
+mon_quorum_join_parts(const struct mon_quorum *q, size_t n, size_t *len)
+{
+	struct mon_quorum_parthdr h;
+	const struct mon_quorum_entry *e;
+	char *cause = NULL;
+	uint8_t *buf = NULL;
+	size_t k, off = 0;
+
+	for (k = 0; k < n; k++) {
+		e = &q->q[q->qhead + k];
+		if (mon_quorum_part_decode(e->buf, e->len, &h, &cause) == -1)
+			fatalx("entry %llu: %s", (unsigned long long)e->index,
+			    cause);
+		if (buf == NULL)
+			buf = xmalloc(h.total);
+		memcpy(buf + off, h.data, h.len);
+		off += h.len;
+	}
+	*len = off;
+	return buf;
+}
+
 int
 mon_quorum_pump(struct mon *m)
 {
@@ -546,10 +767,15 @@ mon_quorum_pump(struct mon *m)
 	struct mon_quorum_entry *e;
 	struct mon_proposal *p;
 	uint64_t nonce, seq, term;
+	uint8_t *whole;
+	size_t nparts, wlen, k;
 	char *cause = NULL;
+	int run;
 
 	if (q != NULL && q->syncing)
 		return 1; /* mon_quorum_synced() comes back */
+	if (q != NULL)
+		q->parts_wait = 0;
 	while (q != NULL && q->qlen > 0) {
 		e = &q->q[q->qhead];
 		if (e->index <= q->applied_index) {
@@ -561,6 +787,42 @@ mon_quorum_pump(struct mon *m)
 		if (m->applying != NULL ||
 		    (m->inflight != NULL && !m->inflight->replicating))
 			return 1; /* mon_apply_reaped() comes back */
+		nparts = 1;
+		whole = e->buf;
+		wlen = e->len;
+		if (mon_quorum_is_part(e->buf, e->len)) {
+			run = mon_quorum_run(q, &nparts);
+			if (run == 0) {
+				/* The rest is not committed yet. */
+				q->parts_wait = 1;
+				break;
+			}
+			if (run == -1) {
+				/*
+				 * Never whole: a leader lost before its
+				 * last part and the next one's entry came.
+				 * Every monitor sees the same log, and
+				 * drops the same parts.  Held, as they
+				 * are not in the store, until an entry
+				 * after them is applied.
+				 */
+				log_info("entries %llu to %llu: parts of a "
+					 "proposal never completed, dropped",
+				    (unsigned long long)e->index,
+				    (unsigned long long)(e->index + nparts -
+					1));
+				q->stats.parts_dropped += nparts;
+				for (k = 0; k < nparts; k++) {
+					mon_quorum_hold(q, &q->q[q->qhead]);
+					q->qhead++;
+					q->qlen--;
+				}
+				continue;
+			}
+			whole = NULL;
+		}
+		/* The proposal's last entry: it names the proposal. */
+		e = &q->q[q->qhead + nparts - 1];
 		if (e->len >= 32 && m->inflight != NULL &&
 		    enc_get_be64(e->buf + 8) == q->nonce &&
 		    enc_get_be64(e->buf + 16) == m->inflight->seq) {
@@ -580,8 +842,13 @@ mon_quorum_pump(struct mon *m)
 				    -ETIMEDOUT,
 				    "outcome unknown: another "
 				    "commit came first (retry)");
-			if ((p = mon_quorum_decode(m, e->buf, e->len, &nonce,
-				 &seq, &term, &cause)) == NULL)
+			if (whole == NULL)
+				whole = mon_quorum_join_parts(q, nparts, &wlen);
+			p = mon_quorum_decode(m, whole, wlen, &nonce, &seq,
+			    &term, &cause);
+			if (nparts > 1)
+				free(whole);
+			if (p == NULL)
 				fatalx("committed entry %llu cannot be "
 				       "applied: %s",
 				    (unsigned long long)e->index, cause);
@@ -589,14 +856,17 @@ mon_quorum_pump(struct mon *m)
 			p->foreign = 1;
 		}
 		p->raft_index = e->index;
-		mon_quorum_hold(q, e);
-		q->qhead++;
-		q->qlen--;
+		for (k = 0; k < nparts; k++) {
+			mon_quorum_hold(q, &q->q[q->qhead]);
+			q->qhead++;
+			q->qlen--;
+		}
 		mon_quorum_to_committer(m, p);
 		return 1;
 	}
 	if (q != NULL) {
-		q->qhead = 0;
+		if (q->qlen == 0)
+			q->qhead = 0;
 		if (mon_quorum_become_ready(m))
 			return 0;
 		if (!q->ready && m->pending != NULL && m->inflight == NULL &&
@@ -785,8 +1055,8 @@ mon_quorum_become_ready(struct mon *m)
 	int64_t now = stamp_mono();
 
 	if (q->ready || !q->barrier_done || q->role != MON_QUORUM_LEADER ||
-	    q->syncing || q->qlen > 0 || m->inflight != NULL ||
-	    m->applying != NULL)
+	    q->syncing || (q->qlen > 0 && !q->parts_wait) ||
+	    m->inflight != NULL || m->applying != NULL)
 		return 0;
 	q->ready = 1;
 	/*
@@ -830,6 +1100,7 @@ mon_quorum_enqueue(struct mon_quorum *q, uint64_t index, const void *buf,
 		q->qcap = q->qcap ? q->qcap * 2 : 16;
 		q->q = xreallocarray(q->q, q->qcap, sizeof *q->q);
 	}
+	q->parts_wait = 0; /* a pump decides anew */
 	e = &q->q[q->qhead + q->qlen++];
 	e->index = index;
 	e->len = len;
@@ -843,14 +1114,25 @@ mon_quorum_commit(struct mon *m, uint64_t index, const void *buf, size_t len,
 {
 	static const struct timeval now;
 	struct mon_quorum *q = m->quorum;
+	struct mon_quorum_parthdr h;
+	char *why = NULL;
 
 	if (q == NULL) {
 		xasprintf(cause, "replication is off");
 		return -1;
 	}
-	if (len < 8 || enc_get_be32(buf) != MON_QUORUM_MAGIC) {
+	if (len < 8 ||
+	    (enc_get_be32(buf) != MON_QUORUM_MAGIC &&
+		!mon_quorum_is_part(buf, len))) {
 		xasprintf(cause, "entry %llu is not a mapmon entry",
 		    (unsigned long long)index);
+		return -1;
+	}
+	if (mon_quorum_is_part(buf, len) &&
+	    mon_quorum_part_decode(buf, len, &h, &why) == -1) {
+		xasprintf(cause, "entry %llu: %s", (unsigned long long)index,
+		    why);
+		free(why);
 		return -1;
 	}
 	if (index > q->committed_index)
@@ -961,6 +1243,7 @@ mon_quorum_clear(struct mon *m)
 		free(q->q[q->qhead + i].buf);
 	for (i = 0; i < q->nheld; i++)
 		free(q->held[i].buf);
+	free(q->held);
 	free(q->q);
 	mon_event_free(&q->pump_ev);
 	free(q->leader);
@@ -1133,7 +1416,9 @@ mon_quorum_restore(struct mon *m, const void *buf, size_t len,
 		ei = enc_get_u64(&r);
 		vlen = enc_get_u32(&r);
 		if ((v = enc_reader_take(&r, vlen)) == NULL || ei != i ||
-		    vlen < 8 || enc_get_be32(v) != MON_QUORUM_MAGIC) {
+		    vlen < 8 ||
+		    (enc_get_be32(v) != MON_QUORUM_MAGIC &&
+			!mon_quorum_is_part(v, vlen))) {
 			xasprintf(cause, "snapshot entry %llu truncated or bad",
 			    (unsigned long long)i);
 			return -1;

@@ -5,7 +5,9 @@
  * callback and is told which entries are committed, in log order.
  *
  * With several monitors, only the leader seals.  A sealed proposal is
- * encoded as one entry (mapmon-protocol(7), "REPLICATED ENTRIES": the
+ * encoded as one entry, or as several part entries when its encoding is
+ * over MON_QUORUM_ENTRY_MAX, applied at the last part (mapmon-protocol(7),
+ * "REPLICATED ENTRIES": the
  * changes, the epochs, versions and stamps fixed at seal, never the PGs a
  * pool creation makes, which every monitor computes itself) and handed to
  * the replication; it is written to the store, applied and answered only
@@ -30,8 +32,13 @@
 
 #include "mon/mon.h"
 
-/* No entry is bigger: a proposal that would be is refused (-EFBIG). */
+/*
+ * No entry is bigger: a proposal whose encoding would be is replicated as
+ * several part entries (mapmon-protocol(7), REPLICATED ENTRIES), up to
+ * MON_QUORUM_PARTS_MAX of them; one that needs more is refused (-EFBIG).
+ */
 #define MON_QUORUM_ENTRY_MAX (1024 * 1024)
+#define MON_QUORUM_PARTS_MAX 1024
 
 enum mon_quorum_role {
 	MON_QUORUM_NONE,     /* out of quorum: no known leader */
@@ -40,13 +47,19 @@ enum mon_quorum_role {
 };
 
 /*
- * Hand the entry of proposal seq (len bytes at buf, borrowed for the call)
- * to the replication: 0 when it is on its way (its outcome comes later, by
- * mon_quorum_commit() or mon_quorum_failed()), -1 with *cause when it
- * could not be proposed (the writers get -EAGAIN and the cause).
+ * Hand the entries of proposal seq (nparts of them, each of len bytes at
+ * buf, borrowed for the call; one, or the parts of a proposal split) to
+ * the replication, to be appended together and in order: 0 when they are
+ * on their way (the outcome comes later, by mon_quorum_commit() or
+ * mon_quorum_failed()), -1 with *cause when they could not be proposed
+ * (the writers get -EAGAIN and the cause).
  */
-typedef int mon_replicate_cb(void *arg, uint64_t seq, const void *buf,
-    size_t len, char **cause);
+struct mon_quorum_part {
+	const void *buf;
+	size_t len;
+};
+typedef int mon_replicate_cb(void *arg, uint64_t seq,
+    const struct mon_quorum_part *parts, size_t nparts, char **cause);
 
 /*
  * Turn replication on, before any write: from now on nothing is sealed
@@ -155,7 +168,9 @@ struct mon_quorum_info {
 	uint64_t entries_sealed;  /* entries this monitor proposed */
 	uint64_t entry_bytes_max; /* the largest of them */
 	uint64_t entry_bytes_total;
-	uint64_t refused_big; /* proposals over MON_QUORUM_ENTRY_MAX */
+	uint64_t refused_big;	  /* over MON_QUORUM_PARTS_MAX entries */
+	uint64_t proposals_split; /* proposed as several entries */
+	uint64_t parts_dropped;	  /* parts of proposals never whole */
 	uint64_t unknown_outcomes;
 	uint64_t syncs;	    /* stores copied in since the start */
 	int syncing;	    /* a copy of the store is awaited */

@@ -25,7 +25,7 @@
 #endif
 
 #define NMON 2
-#define MAX_ENTRIES 64
+#define MAX_ENTRIES 256
 
 static char tmpdir[] = "/tmp/test_quorum.XXXXXX";
 static char dirs[NMON][256];
@@ -60,23 +60,34 @@ answer_cb(void *arg, int rc, const char *status, json_t *data)
 	a->data = data;
 }
 
+/* Proposals handed as several entries. */
+static size_t nsplit;
+
 static int
-capture(void *arg, uint64_t seq, const void *buf, size_t len, char **cause)
+capture(void *arg, uint64_t seq, const struct mon_quorum_part *parts,
+    size_t nparts, char **cause)
 {
+	size_t i;
+
 	(void)arg;
 	if (refuse_next) {
 		refuse_next = 0;
 		xasprintf(cause, "not the leader (test)");
 		return -1;
 	}
-	cr_assert_lt(nentries, MAX_ENTRIES);
-	cr_assert_leq(len, MON_QUORUM_ENTRY_MAX);
-	cr_assert_eq(len % 8, 0, "entries are whole 8-byte words");
-	entries[nentries].seq = seq;
-	entries[nentries].buf = xmalloc(len);
-	memcpy(entries[nentries].buf, buf, len);
-	entries[nentries].len = len;
-	nentries++;
+	cr_assert_gt(nparts, 0);
+	nsplit += nparts > 1;
+	for (i = 0; i < nparts; i++) {
+		cr_assert_lt(nentries, MAX_ENTRIES);
+		cr_assert_leq(parts[i].len, MON_QUORUM_ENTRY_MAX);
+		cr_assert_eq(parts[i].len % 8, 0,
+		    "entries are whole 8-byte words");
+		entries[nentries].seq = seq;
+		entries[nentries].buf = xmalloc(parts[i].len);
+		memcpy(entries[nentries].buf, parts[i].buf, parts[i].len);
+		entries[nentries].len = parts[i].len;
+		nentries++;
+	}
 	return 0;
 }
 
@@ -269,6 +280,7 @@ teardown(void)
 	for (i = 0; i < nentries; i++)
 		free(entries[i].buf);
 	nentries = 0;
+	nsplit = 0;
 	event_base_free(base);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
 	(void)!system(cmd);
@@ -692,4 +704,232 @@ Test(quorum, a_store_behind_the_snapshot_is_replaced_by_a_copy)
 	cr_assert_eq(mon_osdmap(mons[1])->npools, 3);
 	close_mons();
 	assert_stores_equal();
+}
+
+/*
+ * Big proposals: a pool of 8192 PGs and an OSD booting under them, whose
+ * commit re-places every PG (each PG's stat, some 460 bytes, goes in the
+ * entry): far over MON_QUORUM_ENTRY_MAX, so it goes as several parts.
+ * Returns the index (0-based) of the boot's first entry; the boot's
+ * entries are captured, not committed, *a answers the boot.
+ */
+static size_t
+propose_big_boot(struct answer *a)
+{
+	struct answer c = { 0 }, p = { 0 };
+	size_t first;
+	int i, k;
+
+	params.max_pg_per_osd = 1000000;
+	for (k = 0; k < NMON; k++)
+		mon_set_params(mons[k], &params);
+	lead();
+	mon_osd_create(mons[0], -1, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	mon_pool_create(mons[0], "big", 8192, 0, 0, NULL, answer_cb, &p);
+	drive(&p);
+	cr_assert_eq(p.rc, 0, "%s", p.status);
+	json_decref(p.data);
+	first = nentries;
+	mon_osd_boot(mons[0], 0, "127.0.0.1:6800", answer_cb, a);
+	for (i = 0; nentries == first && i < 4000; i++)
+		turn();
+	cr_assert_eq(nsplit, 1, "the boot was not split (%zu entries)",
+	    nentries - first);
+	cr_assert_geq(nentries - first, 3, "%zu parts", nentries - first);
+	for (i = (int)first; i < (int)nentries; i++)
+		cr_assert_eq(memcmp(entries[i].buf, "MQP1", 4), 0);
+	return first;
+}
+
+static size_t
+quorum_stat(int k, int what)
+{
+	struct mon_quorum_info in;
+
+	cr_assert_eq(mon_quorum_info(mons[k], &in), 0);
+	return what == 0 ? in.applied_index :
+	    what == 1	 ? in.committed_index :
+	    what == 2	 ? in.parts_dropped :
+			   in.proposals_split;
+}
+
+Test(quorum, a_proposal_over_the_entry_limit_goes_in_parts_applied_once)
+{
+	struct answer a = { 0 };
+	size_t first, n;
+	int k;
+
+	first = propose_big_boot(&a);
+	n = nentries;
+	/* All parts but the last: nothing applied, the writer waits. */
+	for (k = 0; k < NMON; k++)
+		for (size_t i = first; i + 1 < n; i++)
+			cr_assert_eq(mon_quorum_commit(mons[k], i + 1,
+					 entries[i].buf, entries[i].len, NULL),
+			    0);
+	for (int i = 0; i < 20; i++)
+		turn();
+	cr_assert(!a.done, "answered before its last part");
+	for (k = 0; k < NMON; k++) {
+		cr_assert_eq(quorum_stat(k, 0), first);
+		cr_assert_eq(quorum_stat(k, 1), n - 1);
+		cr_assert_eq(mon_osdmap(mons[k])->osds[0].up, 0);
+	}
+	/* The last part: applied once, as one commit, on both. */
+	commit_all(n - 1);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	for (k = 0; k < NMON; k++) {
+		cr_assert_eq(quorum_stat(k, 0), n);
+		cr_assert_neq(mon_osdmap(mons[k])->osds[0].up, 0);
+		cr_assert_eq(mon_osdmap(mons[k])->epoch,
+		    mon_osdmap(mons[0])->epoch);
+	}
+	cr_assert_eq(quorum_stat(0, 3), 1);
+	close_mons();
+	assert_stores_equal();
+}
+
+Test(quorum, a_restart_between_parts_rebuilds_them_from_the_log)
+{
+	struct answer a = { 0 };
+	uint64_t index, from;
+	size_t first, n;
+	void *desc;
+	size_t len;
+	char *cause = NULL;
+	uint32_t epoch;
+
+	first = propose_big_boot(&a);
+	n = nentries;
+	epoch = mon_osdmap(mons[0])->epoch;
+	/* Two parts committed on both; the follower takes a snapshot. */
+	for (int k = 0; k < NMON; k++)
+		for (size_t i = first; i < first + 2; i++)
+			cr_assert_eq(mon_quorum_commit(mons[k], i + 1,
+					 entries[i].buf, entries[i].len, NULL),
+			    0);
+	for (int i = 0; i < 20; i++)
+		turn();
+	cr_assert_eq(
+	    mon_quorum_snapshot(mons[1], first + 2, &desc, &len, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_gt(len, 2 * (MON_QUORUM_ENTRY_MAX - 64),
+	    "the descriptor lacks the parts: %zu bytes", len);
+	close_mons();
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, -ETIMEDOUT, "%s", a.status);
+
+	/*
+	 * The leader replays its log; the follower restores the snapshot
+	 * (the parts not in its store), then the rest comes.
+	 */
+	open_mon(0);
+	open_mon(1);
+	cr_assert_eq(quorum_stat(1, 0), first);
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 0,
+	    "%s", cause ? cause : "?");
+	free(desc);
+	cr_assert_eq(index, first + 2);
+	cr_assert_eq(from, first);
+	commit_to(0, 0);
+	for (size_t i = first + 2; i < n; i++)
+		cr_assert_eq(mon_quorum_commit(mons[1], i + 1, entries[i].buf,
+				 entries[i].len, NULL),
+		    0);
+	wait_applied(n);
+	for (int k = 0; k < NMON; k++) {
+		cr_assert_eq(mon_osdmap(mons[k])->epoch, epoch + 1);
+		cr_assert_neq(mon_osdmap(mons[k])->osds[0].up, 0);
+	}
+	close_mons();
+	assert_stores_equal();
+}
+
+Test(quorum, parts_a_lost_leader_never_completed_are_dropped_on_all)
+{
+	struct answer a = { 0 }, b = { 0 };
+	size_t first, i;
+	uint32_t epoch;
+	int k;
+
+	first = propose_big_boot(&a);
+	epoch = mon_osdmap(mons[0])->epoch;
+	/* Two parts commit; the leader goes; the rest never will. */
+	for (k = 0; k < NMON; k++)
+		for (i = first; i < first + 2; i++)
+			cr_assert_eq(mon_quorum_commit(mons[k], i + 1,
+					 entries[i].buf, entries[i].len, NULL),
+			    0);
+	for (i = 0; i < 20; i++)
+		turn();
+	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
+	    "127.0.0.1:6790");
+	cr_assert(a.done);
+	cr_assert_eq(a.rc, -ETIMEDOUT, "%s", a.status);
+	for (i = first + 2; i < nentries; i++)
+		free(entries[i].buf);
+	nentries = first + 2;
+
+	/* The new leader takes writes with the parts waiting before it. */
+	mon_quorum_set_role(mons[1], MON_QUORUM_LEADER, 2, "b",
+	    "127.0.0.1:6790");
+	mon_quorum_leader_ready(mons[1]);
+	mon_pool_create(mons[1], "after", 8, 0, 0, NULL, answer_cb, &b);
+	for (i = 0; nentries == first + 2 && i < 4000; i++)
+		turn();
+	cr_assert_gt(nentries, first + 2, "the new leader proposed nothing");
+	for (i = 0; !b.done && i < 100; i++)
+		commit_all(first + 2);
+	wait_for(&b);
+	cr_assert_eq(b.rc, 0, "%s", b.status);
+	json_decref(b.data);
+	for (k = 0; k < NMON; k++) {
+		cr_assert_eq(quorum_stat(k, 2), 2, "mon %d dropped %zu", k,
+		    quorum_stat(k, 2));
+		cr_assert_eq(quorum_stat(k, 0), nentries);
+		cr_assert_eq(mon_osdmap(mons[k])->epoch, epoch + 1);
+		cr_assert_eq(mon_osdmap(mons[k])->osds[0].up, 0);
+		cr_assert_eq(mon_osdmap(mons[k])->npools, 2);
+	}
+	close_mons();
+	assert_stores_equal();
+
+	/* A restart drops them again, alike: the stores stay equal. */
+	open_mon(0);
+	open_mon(1);
+	commit_all(0);
+	close_mons();
+	assert_stores_equal();
+}
+
+Test(quorum, a_bad_part_entry_is_refused)
+{
+	struct answer a = { 0 };
+	uint8_t *bad;
+	size_t first;
+	char *cause = NULL;
+
+	first = propose_big_boot(&a);
+	bad = xmalloc(entries[first].len);
+	memcpy(bad, entries[first].buf, entries[first].len);
+	bad[39] = 9; /* 9 parts, for a proposal of fewer bytes */
+	cr_assert_eq(mon_quorum_commit(mons[1], first + 1, bad,
+			 entries[first].len, &cause),
+	    -1);
+	cr_assert(strstr(cause, "part 1 of") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	cr_assert_eq(mon_quorum_commit(mons[1], first + 1, bad, 40, &cause),
+	    -1);
+	cr_assert(strstr(cause, "truncated") != NULL, "%s", cause);
+	free(cause);
+	free(bad);
+	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
+	    "127.0.0.1:6790");
 }
