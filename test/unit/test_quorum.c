@@ -764,3 +764,81 @@ Test(quorum, a_store_behind_the_snapshot_is_replaced_by_a_copy)
 	close_mons();
 	assert_stores_equal();
 }
+
+/*
+ * Entries committed while the copy is fetched wait; those the copy does
+ * not hold apply on top of it once it is in place (the copy is older than
+ * the newest committed entry: the provider had not applied them yet).
+ */
+Test(quorum, entries_committed_during_a_copy_apply_on_top_of_it)
+{
+	struct answer a = { 0 }, c = { 0 }, d = { 0 };
+	struct store_options so;
+	struct store *copy;
+	struct mon_quorum_info in;
+	uint64_t index, from;
+	size_t n1, n2, n3;
+	void *desc;
+	size_t len;
+	char copydir[300], *cause = NULL;
+	int i;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+	n1 = nentries;
+	propose_pool("two", &c);
+	n2 = commit_to(0, n1);
+	wait_for(&c);
+	json_decref(c.data);
+	for (i = 0; i < 4000; i++) {
+		cr_assert_eq(mon_quorum_info(mons[0], &in), 0);
+		if (in.applied_index >= n2)
+			break;
+		turn();
+	}
+	cr_assert_eq(mon_quorum_snapshot(mons[0], n2, &desc, &len, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 1,
+	    "%s", cause ? cause : "?");
+	free(desc);
+
+	/* The copy: the leader's store now, at entry n2. */
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	snprintf(copydir, sizeof copydir, "%s/copy", tmpdir);
+	cr_assert_eq(store_open(copydir, &so, STORE_CREATE, &copy, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(store_copy(mon_store(mons[0]), copy, NULL, NULL, &cause),
+	    0, "%s", cause ? cause : "?");
+	store_close(copy);
+
+	/* Meanwhile more entries commit, on both: the follower queues them. */
+	propose_pool("three", &d);
+	n3 = commit_to(0, n2);
+	commit_to(1, n2);
+	wait_for(&d);
+	json_decref(d.data);
+	for (i = 0; i < 20; i++)
+		turn();
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 1,
+	    "applied while syncing: %u", mon_osdmap(mons[1])->npools);
+
+	cr_assert_eq(mon_quorum_synced(mons[1], copydir, &so, &cause), 0, "%s",
+	    cause ? cause : "?");
+	wait_applied(n3);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 3);
+	cr_assert_eq(mon_osdmap(mons[1])->epoch, mon_osdmap(mons[0])->epoch);
+
+	memset(&c, 0, sizeof c);
+	mon_pool_create(mons[0], "four", 8, 0, 0, NULL, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 4);
+	close_mons();
+	assert_stores_equal();
+}
