@@ -352,11 +352,13 @@ void mon_stage_done(struct mon *, mon_done_cb *done, void *arg,
 /*
  * An idempotent answer (rc 0, status; data stolen, may be NULL) that the
  * working state makes: the change asked for is made already.  At once
- * with one monitor, or when nothing is staged or on its way (the working
- * state is the committed one); else with the commit of what is, as
- * mon_stage_done(): with several monitors what is staged may yet be
- * dropped (a leader losing its lead), and the answer must not be an
- * acknowledgement of a change that is never made.
+ * with one monitor, or on the ready leader when nothing is staged or on
+ * its way (the working state is the newest committed one); else with the
+ * commit of what is, as mon_stage_done(): with several monitors what is
+ * staged may yet be dropped (a leader losing its lead), and a monitor
+ * that is not the ready leader may be behind; it answers EAGAIN as for
+ * any write, and the answer is never an acknowledgement of a change
+ * that is never made or already replaced.
  */
 void mon_stage_noop(struct mon *, mon_done_cb *done, void *arg,
     const char *status, json_t *data);

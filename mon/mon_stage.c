@@ -21,6 +21,7 @@
 #include "common/mapmon.h"
 #include "common/stamp.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
 
 #define MON_TRIM_EPOCHS_PER_COMMIT 64
 #define MON_TRIM_LOG_PER_COMMIT 1024
@@ -55,7 +56,20 @@ void
 mon_stage_noop(struct mon *m, mon_done_cb *done, void *arg, const char *status,
     json_t *data)
 {
-	if (m->quorum == NULL || mon_idle(m)) {
+	struct mon_quorum_info qi;
+
+	/*
+	 * With several monitors the working state is the newest committed
+	 * one only on the leader that is ready (it applied the log of the
+	 * earlier terms) with nothing on its way.  A follower, a monitor out
+	 * of quorum or a leader just elected may be behind: an answer from
+	 * its state could acknowledge a value that later writes replaced.
+	 * Those go with what is staged, which they refuse with EAGAIN and
+	 * the leader to retry at (mapmond(8), Linearizability).
+	 */
+	if (m->quorum == NULL ||
+	    (mon_idle(m) && mon_quorum_info(m, &qi) == 0 &&
+		qi.role == MON_QUORUM_LEADER && qi.ready)) {
 		done(arg, 0, status, data);
 		return;
 	}

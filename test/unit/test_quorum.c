@@ -463,6 +463,77 @@ Test(quorum, an_idempotent_answer_waits_for_what_it_stands_on)
 	json_decref(c.data);
 }
 
+/*
+ * An idempotent answer is the ready leader's: a follower, a monitor out
+ * of quorum and a leader just elected may be behind (here the follower
+ * has not applied the last reweight), and an answer 0 from their state
+ * would acknowledge a value that a later write replaced.
+ */
+Test(quorum, only_the_ready_leader_gives_an_idempotent_answer)
+{
+	struct answer a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 },
+		      f = { 0 };
+	char *cause = NULL;
+	size_t done, i;
+	int k;
+
+	lead();
+	mon_osd_create(mons[0], -1, answer_cb, &a);
+	drive(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	mon_osd_reweight(mons[0], 0, 0.5, answer_cb, &b);
+	drive(&b);
+	cr_assert_eq(b.rc, 0, "%s", b.status);
+	json_decref(b.data);
+	/* 0.25 committed and applied on the leader only: the follower trails. */
+	done = nentries;
+	mon_osd_reweight(mons[0], 0, 0.25, answer_cb, &c);
+	for (k = 0; !c.done && k < 4000; k++) {
+		for (i = done; i < nentries; i++)
+			cr_assert_eq(mon_quorum_commit(mons[0], i + 1,
+					 entries[i].buf, entries[i].len,
+					 &cause),
+			    0, "%s", cause ? cause : "?");
+		done = nentries;
+		turn();
+	}
+	cr_assert(c.done);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	cr_assert_eq(osdmap_osd(mon_osdmap(mons[0]), 0)->reweight, 0x4000);
+	cr_assert_eq(osdmap_osd(mon_osdmap(mons[1]), 0)->reweight, 0x8000);
+
+	mon_osd_reweight(mons[1], 0, 0.5, answer_cb, &d);
+	wait_for(&d);
+	cr_assert_eq(d.rc, -EAGAIN,
+	    "the follower answered %d '%s' from its "
+	    "state",
+	    d.rc, d.status);
+	cr_assert(strstr(d.status, "not the leader: mon.a") != NULL, "%s",
+	    d.status);
+	json_decref(d.data);
+
+	mon_quorum_set_role(mons[1], MON_QUORUM_NONE, 2, NULL, NULL);
+	mon_osd_reweight(mons[1], 0, 0.5, answer_cb, &e);
+	wait_for(&e);
+	cr_assert_eq(e.rc, -EAGAIN, "out of quorum, it answered %d '%s'", e.rc,
+	    e.status);
+	cr_assert(strstr(e.status, "no quorum") != NULL, "%s", e.status);
+	json_decref(e.data);
+
+	/* Elected, the log of the earlier term not applied: refused too. */
+	mon_quorum_set_role(mons[1], MON_QUORUM_LEADER, 3, "b",
+	    "127.0.0.1:6790");
+	mon_osd_reweight(mons[1], 0, 0.5, answer_cb, &f);
+	wait_for(&f);
+	cr_assert_eq(f.rc, -EAGAIN, "just elected, it answered %d '%s'", f.rc,
+	    f.status);
+	cr_assert(strstr(f.status, "just elected") != NULL, "%s", f.status);
+	json_decref(f.data);
+	cr_assert_eq(nentries, done, "a refused write proposed nothing");
+}
+
 Test(quorum, a_refused_proposal_is_answered_and_changes_nothing)
 {
 	struct answer a = { 0 }, b = { 0 };
@@ -932,4 +1003,82 @@ Test(quorum, a_bad_part_entry_is_refused)
 	free(bad);
 	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
 	    "127.0.0.1:6790");
+}
+
+/*
+ * Entries committed while the copy is fetched wait; those the copy does
+ * not hold apply on top of it once it is in place (the copy is older than
+ * the newest committed entry: the provider had not applied them yet).
+ */
+Test(quorum, entries_committed_during_a_copy_apply_on_top_of_it)
+{
+	struct answer a = { 0 }, c = { 0 }, d = { 0 };
+	struct store_options so;
+	struct store *copy;
+	struct mon_quorum_info in;
+	uint64_t index, from;
+	size_t n1, n2, n3;
+	void *desc;
+	size_t len;
+	char copydir[300], *cause = NULL;
+	int i;
+
+	lead();
+	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &a);
+	drive(&a);
+	json_decref(a.data);
+	n1 = nentries;
+	propose_pool("two", &c);
+	n2 = commit_to(0, n1);
+	wait_for(&c);
+	json_decref(c.data);
+	for (i = 0; i < 4000; i++) {
+		cr_assert_eq(mon_quorum_info(mons[0], &in), 0);
+		if (in.applied_index >= n2)
+			break;
+		turn();
+	}
+	cr_assert_eq(mon_quorum_snapshot(mons[0], n2, &desc, &len, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(
+	    mon_quorum_restore(mons[1], desc, len, &index, &from, &cause), 1,
+	    "%s", cause ? cause : "?");
+	free(desc);
+
+	/* The copy: the leader's store now, at entry n2. */
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	snprintf(copydir, sizeof copydir, "%s/copy", tmpdir);
+	cr_assert_eq(store_open(copydir, &so, STORE_CREATE, &copy, &cause), 0,
+	    "%s", cause ? cause : "?");
+	cr_assert_eq(store_copy(mon_store(mons[0]), copy, NULL, NULL, &cause),
+	    0, "%s", cause ? cause : "?");
+	store_close(copy);
+
+	/* Meanwhile more entries commit, on both: the follower queues them. */
+	propose_pool("three", &d);
+	n3 = commit_to(0, n2);
+	commit_to(1, n2);
+	wait_for(&d);
+	json_decref(d.data);
+	for (i = 0; i < 20; i++)
+		turn();
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 1,
+	    "applied while syncing: %u", mon_osdmap(mons[1])->npools);
+
+	cr_assert_eq(mon_quorum_synced(mons[1], copydir, &so, &cause), 0, "%s",
+	    cause ? cause : "?");
+	wait_applied(n3);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 3);
+	cr_assert_eq(mon_osdmap(mons[1])->epoch, mon_osdmap(mons[0])->epoch);
+
+	memset(&c, 0, sizeof c);
+	mon_pool_create(mons[0], "four", 8, 0, 0, NULL, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	cr_assert_eq(mon_osdmap(mons[1])->npools, 4);
+	close_mons();
+	assert_stores_equal();
 }
