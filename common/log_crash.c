@@ -1,6 +1,7 @@
 /* log_crash.c: fatal(), fatalx() and the crash handlers; they dump the ring. */
 #include "config.h"
 
+#include <execinfo.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,6 +82,24 @@ log_crash_line(int fd, const char *name)
 }
 
 /*
+ * The stack of the faulting thread, one frame a line (the binary and an
+ * offset that addr2line -e BINARY turns into a function and a line), so
+ * that a crash seen once can be found.  backtrace() was called once at
+ * install so that nothing is loaded here.
+ */
+static void
+log_crash_backtrace(int fd)
+{
+	static const char head[] = "backtrace:\n";
+	void *frames[64];
+	int n;
+
+	n = backtrace(frames, (int)nitems(frames));
+	log_write_fd(fd, head, sizeof head - 1);
+	backtrace_symbols_fd(frames, n, fd);
+}
+
+/*
  * Best effort, as in Ceph: formatting calls snprintf, which is not
  * async-signal-safe, but the process is dying and the dump is worth it.
  */
@@ -96,9 +115,12 @@ log_crash(int sig)
 			name = log_crash_signals[i].name;
 	}
 	if (!__atomic_exchange_n(&log_crashing, 1, __ATOMIC_ACQ_REL)) {
-		if ((fd = log_target_fd()) != -1)
+		if ((fd = log_target_fd()) != -1) {
 			log_crash_line(fd, name);
+			log_crash_backtrace(fd);
+		}
 		log_crash_line(STDERR_FILENO, name);
+		log_crash_backtrace(STDERR_FILENO);
 		if (!__atomic_load_n(&log_dumped, __ATOMIC_ACQUIRE))
 			log_crash_dump();
 	}
@@ -111,8 +133,12 @@ log_install_crash_handlers(void)
 {
 	static char altstack[65536];
 	struct sigaction sa;
+	void *frame;
 	stack_t ss;
 	size_t i;
+
+	/* Loads the unwinder now, not in a signal handler. */
+	backtrace(&frame, 1);
 
 	memset(&ss, 0, sizeof ss);
 	ss.ss_sp = altstack;

@@ -749,6 +749,9 @@ Test(log, crash_dump_on_sigsegv)
 	cr_assert(WIFSIGNALED(status));
 	cr_assert_eq(WTERMSIG(status), SIGSEGV);
 	cr_assert_not_null(strstr(err, "*** caught signal SIGSEGV ***"));
+	/* The faulting stack, a frame a line, after the signal's line. */
+	cr_assert_not_null(strstr(err, "***\nbacktrace:\n"), "%s", err);
+	cr_assert_not_null(strstr(err, "(+0x"), "%s", err);
 	cr_assert_not_null(strstr(err, " net 10 about to fault\n"), "%s", err);
 	free(err);
 }
