@@ -779,6 +779,20 @@ quorum_fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 	size_t len;
 	char *cause = NULL;
 
+	/*
+	 * Not while entries are still being written to the log: C-Raft
+	 * 0.22.1 then puts the snapshot through a path that dereferences a
+	 * null request (a follower catching up crashed there, in libraft,
+	 * now and then: mapmond(8), QUORUM).  The next entry asks again.
+	 */
+	if (q->raft.last_stored < raft_last_index(&q->raft)) {
+		dout(LOG_MON, 5,
+		    "quorum: no snapshot of entry %llu now: "
+		    "entries up to %llu are still being written",
+		    (unsigned long long)q->napplied,
+		    (unsigned long long)raft_last_index(&q->raft));
+		return RAFT_BUSY;
+	}
 	if (mon_quorum_snapshot(q->m, q->napplied, &desc, &len, &cause) == -1) {
 		dout(LOG_MON, 5, "quorum: no snapshot of entry %llu now: %s",
 		    (unsigned long long)q->napplied, cause);
