@@ -783,9 +783,13 @@ quorum_fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 	 * Not while entries are still being written to the log: C-Raft
 	 * 0.22.1 then puts the snapshot through a path that dereferences a
 	 * null request (a follower catching up crashed there, in libraft,
-	 * now and then: mapmond(8), QUORUM).  The next entry asks again.
+	 * now and then: mapmond(8), QUORUM).  The next entry asks again; a
+	 * log grown by eight thresholds meanwhile (writes that never pause)
+	 * takes it anyway, so that the log stays bounded.
 	 */
-	if (q->raft.last_stored < raft_last_index(&q->raft)) {
+	if (q->raft.last_stored < raft_last_index(&q->raft) &&
+	    q->napplied - q->snap_entry <
+		8 * (uint64_t)conf_int(q->conf, CONF_MON_SNAPSHOT_THRESHOLD)) {
 		dout(LOG_MON, 5,
 		    "quorum: no snapshot of entry %llu now: "
 		    "entries up to %llu are still being written",
