@@ -610,6 +610,8 @@ mon_quorum_unhold(struct mon_quorum *q)
 
 	while (i < q->nheld && q->held[i].index <= q->applied_index)
 		free(q->held[i++].buf);
+	if (i == 0)
+		return; /* nothing applied yet (held may still be NULL) */
 	n = q->nheld - i;
 	memmove(q->held, q->held + i, n * sizeof *q->held);
 	q->nheld = n;
