@@ -48,6 +48,9 @@
 #include "mon/mon_conf.h"
 #include "mon/mon_quorum.h"
 
+/* Entries in flight to one follower (at most 4 MiB: see quorum_new). */
+#define QUORUM_INFLIGHT_ENTRIES 4
+
 struct quorum_peer {
 	raft_id id; /* quorum_peer_id() */
 	char name[MONMAP_NAME_MAX];
@@ -1231,6 +1234,18 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	raft_set_heartbeat_timeout(&q->raft,
 	    (unsigned)(q->election_ms / 10 > 0 ? q->election_ms / 10 : 1));
 	raft_set_pre_vote(&q->raft, true);
+	/*
+	 * A follower the leader probes (after an election, a rejection or a
+	 * restart) gets every entry in flight again at each heartbeat until
+	 * it answers: with C-Raft's default of 32 entries of up to
+	 * MON_QUORUM_ENTRY_MAX that is 32 MiB a heartbeat, more than a
+	 * loaded follower answers within one, so the same entries went out
+	 * again and again and the bring-up of a large cluster stalled for
+	 * minutes with the monitors busy copying (bench/quorum/bringup.sh,
+	 * BENCHMARKS.md).  A proposal is replicated at a time, so a few
+	 * entries in flight keep the pipeline full.
+	 */
+	raft_set_max_inflight_entries(&q->raft, QUORUM_INFLIGHT_ENTRIES);
 	raft_set_snapshot_threshold(&q->raft,
 	    (unsigned)conf_int(c, CONF_MON_SNAPSHOT_THRESHOLD));
 	raft_set_snapshot_trailing(&q->raft,

@@ -188,21 +188,31 @@ EOF
 	for x in $NAMES; do
 		check "mon.$x: all $PGS PGs active+clean" clean_on "$x"
 	done
-	wait_leader
-	metrics "$L"
-	max=$(metric quorum_entry_bytes_max)
-	split=$(metric quorum_proposals_split_total)
-	total=$(metric quorum_entry_bytes_total)
-	echo "# leader mon.$L: entry_bytes_max $max, entry_bytes_total" \
+	# Whoever led proposed: a leader change under load (an election
+	# while a loaded machine stalls a loop) moves the proposing to
+	# another monitor, so the figures are summed over the three (the
+	# largest entry the largest of any).
+	max=0 split=0 total=0 qsplit=0
+	for x in $NAMES; do
+		metrics "$x" || continue
+		v=$(metric quorum_entry_bytes_max)
+		[ -n "$v" ] && [ "$v" -gt "$max" ] && max=$v
+		v=$(metric quorum_proposals_split_total)
+		split=$((split + ${v:-0}))
+		v=$(metric quorum_entry_bytes_total)
+		total=$((total + ${v:-0}))
+		mm1 "$x" -f json quorum_status || continue
+		v=$("$JG" raft.proposals_split <"$T/out")
+		qsplit=$((qsplit + ${v:-0}))
+	done
+	echo "# the three monitors: entry_bytes_max $max, entry_bytes_total" \
 	    "$total, proposals_split $split"
-	check "the leader proposed no entry over 1 MiB ($max bytes)" \
+	check "no monitor proposed an entry over 1 MiB ($max bytes)" \
 	    sh -c '[ -n "$0" ] && [ "$0" -gt 0 ] && [ "$0" -le 1048576 ]' \
 	    "$max"
-	check "it split commits over 1 MiB in parts ($split of them)" \
+	check "commits over 1 MiB went in parts ($split of them)" \
 	    sh -c '[ -n "$0" ] && [ "$0" -ge 1 ]' "$split"
-	mm1 "$L" -f json quorum_status
-	check "quorum_status says so too" \
-	    [ "$("$JG" raft.proposals_split <"$T/out")" = "$split" ]
+	check "quorum_status says so too" [ "$qsplit" = "$split" ]
 	check "no commit refused as too big (EFBIG)" \
 	    sh -c '! grep -q "refused: the commit would be" "$0"/*.log' "$D"
 
