@@ -17,31 +17,14 @@ BE=${2:?usage: bringup.sh BUILD BACKEND}
 D=$(mktemp -d /tmp/bringup.XXXXXX) || exit 1
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; rm -rf "$D"' EXIT
-ports() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < 3:
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)'
-}
+# free_ports N: the tests' (test/lib/quorum_lib.sh).
+. "$(dirname "$0")/../../test/lib/quorum_lib.sh"
 # run SETUP NAMES...: one bring-up with the monitors NAMES.
 run() {
 	local setup=$1 S=$D/$1 n hosts= all= i=0 t0 t1 x
 	shift
 	mkdir -p "$S"
-	set -- $(ports) "$@"
+	set -- $(free_ports 3) "$@"
 	local p1=$1 p2=$2 p3=$3
 	shift 3
 	for n in "$@"; do

@@ -16,7 +16,7 @@ for n in a b c d; do
 	[ "$n" = d ] && hosts="$hosts,d=$DD"
 	write_conf "$n" "$me" "$hosts"
 done
-mkfs_quorum a b c
+mkfs_quorum a b c >/dev/null || exit 1
 for n in a b c; do
 	start_mon "$n"
 done

@@ -1,33 +1,15 @@
 # lib.sh: what the quorum measurements of bench/quorum/ share, sourced
 # after B (the build directory) and BE (the backend) are set: a temporary
-# directory D removed at exit with the monitors started (PIDS), free
-# loopback ports whose next one (the raft port) is free too, each
+# directory D removed at exit with the monitors started (PIDS), each
 # monitor's config, and the four pools of 221,568 PGs (left creating: no
 # OSD).  BENCHMARKS.md, "A quorum of monitors".
 D=$(mktemp -d /tmp/quorum-bench.XXXXXX) || exit 1
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; rm -rf "$D"' EXIT
-
-# free_ports N: N such ports, on one line.
-free_ports() {
-	python3 -c '
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < int(sys.argv[1]):
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)' "$1"
-}
+# free_ports N and mkfs_quorum FIRST OTHER... (its status: a caller
+# exits on failure) are the tests' (test/lib/quorum_lib.sh).
+MAPMOND=$B/daemon/mapmond
+. "$(dirname "${BASH_SOURCE[0]}")/../../test/lib/quorum_lib.sh"
 
 # write_conf NAME ADDR MON_HOST: $D/NAME.conf, its store in $D/NAME.
 write_conf() {
@@ -46,19 +28,6 @@ keyring = $D/keyring
 [log]
 file = $D/$1.log
 CONF
-}
-
-# mkfs_quorum FIRST OTHER...: the first made afresh, the others from its
-# monmap and keyring.
-mkfs_quorum() {
-	local first=$1 n
-	shift
-	"$B/daemon/mapmond" -c "$D/$first.conf" --mkfs >/dev/null || exit 1
-	for n in "$@"; do
-		"$B/daemon/mapmond" -c "$D/$n.conf" --mkfs \
-		    --monmap "$D/$first/monmap" --keyring "$D/keyring" \
-		    >/dev/null || exit 1
-	done
 }
 
 # start_mon NAME: in the foreground mode, its pid in PIDS and in $D/NAME.pid.

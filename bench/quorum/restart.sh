@@ -16,7 +16,7 @@ for n in a b c; do
 	case $n in a) me=$A ;; b) me=$BB ;; c) me=$C ;; esac
 	write_conf "$n" "$me" "a=$A,b=$BB,c=$C"
 done
-mkfs_quorum a b c
+mkfs_quorum a b c >/dev/null || exit 1
 for n in a b c; do
 	start_mon "$n"
 done

@@ -20,27 +20,18 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/tap_lib.sh"
-TAP_PER_BACKEND=1
-MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/daemon/mapmond
-JG=$top_builddir/test/lib/json_get
 LINCHECK=$top_srcdir/test/lib/lincheck.py
 LINCLIENTS=$top_srcdir/test/lib/linclients.py
 SECONDS_RUN=${LIN_SECONDS:-8}
-NAMES="a b c"
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 runs the checker"
 
-T=$(mktemp -d /tmp/mon_linearizable.XXXXXX) || exit 99
-CPID=
-cleanup() {
-	[ -n "$CPID" ] && kill "$CPID" 2>/dev/null
-	for f in "$T"/*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-	done
-	[ -n "${LIN_KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
-}
-trap cleanup EXIT
+QUORUM_TMP=mon_linearizable
+QUORUM_BG=CPID
+KEEP_VAR=LIN_KEEP
+MON_CONF="propose_interval = 5ms"
+METRICS=no
+. "$top_srcdir/test/lib/quorum_lib.sh"
 check_diag() {
 	[ -n "${DIAG:-}" ] && printf '%s\n' "$DIAG"
 	printf 'err: %s\n' "$(head -c 300 "$T/err" 2>/dev/null)"
@@ -55,93 +46,19 @@ done <"$T/self"
 check "lincheck self-test passes as a whole" \
     sh -c 'python3 "$0" --self-test >/dev/null 2>&1' "$LINCHECK"
 
-# Three ports P whose P+1 (the raft port) is free too.
-free_ports() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < 3:
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)'
-}
-addr() { eval echo "\$ADDR_$1"; }
-mm() {
-	"$MAPMON" -m "$ALL" -k "$D/keyring" --connect-timeout 5 "$@" \
-	    >"$T/out" 2>"$T/err"
-}
-start() {
-	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
-	echo $! >"$T/$BACKEND.$1.pid"
-}
-pid_of() { cat "$T/$BACKEND.$1.pid"; }
-# wait_leader: $L, the leader as a live monitor sees itself (10 s).
-wait_leader() {
-	local i x
-	for i in $(seq 1 200); do
-		for x in $NAMES; do
-			kill -0 "$(pid_of "$x")" 2>/dev/null || continue
-			"$MAPMON" -m "$(addr "$x")" -k "$D/keyring" \
-			    --connect-timeout 2 -f json quorum_status \
-			    >"$T/qs" 2>/dev/null || continue
-			if [ "$("$JG" quorum_leader_name <"$T/qs")" = "$x" ]
-			then
-				L=$x
-				return 0
-			fi
-		done
-		sleep 0.05
-	done
-	return 1
-}
-
 run_backend() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	mkdir -p "$D"
-	set -- $(free_ports)
-	ADDR_a=127.0.0.1:$1
-	ADDR_b=127.0.0.1:$2
-	ADDR_c=127.0.0.1:$3
-	ALL=$ADDR_a,$ADDR_b,$ADDR_c
-	for x in $NAMES; do
-		cat >"$D/$x.conf" <<EOF
-[mon]
-name = $x
-data = $D/$x
-bind = $(addr "$x")
-mon_host = a=$ADDR_a,b=$ADDR_b,c=$ADDR_c
-election_timeout = 300ms
-propose_interval = 5ms
-[store]
-backend = $BACKEND
-[auth]
-keyring = $D/keyring
-[log]
-file = $D/$x.log
-EOF
-	done
-	"$MAPMOND" -c "$D/a.conf" --mkfs >/dev/null 2>"$T/err" &&
-	    "$MAPMOND" -c "$D/b.conf" --mkfs --monmap "$D/a/monmap" \
-		--keyring "$D/keyring" >/dev/null 2>>"$T/err" &&
-	    "$MAPMOND" -c "$D/c.conf" --mkfs --monmap "$D/a/monmap" \
-		--keyring "$D/keyring" >/dev/null 2>>"$T/err"
+	set_backend "$1"
+	pick_addrs
+	write_confs
+	mkfs_quorum $NAMES >/dev/null 2>"$T/err"
 	check "mkfs of three monitors" [ $? -eq 0 ]
 	for x in $NAMES; do start "$x"; done
 	check "they elect a leader" wait_leader
 	ok=0
-	mm osd create && mm osd create && mm osd pool create lin1 4 &&
-	    mm osd pool create lin2 4 && ok=1
+	# mm's outcome is in rc.
+	mm osd create && [ "$rc" -eq 0 ] && mm osd create && [ "$rc" -eq 0 ] &&
+	    mm osd pool create lin1 4 && [ "$rc" -eq 0 ] &&
+	    mm osd pool create lin2 4 && [ "$rc" -eq 0 ] && ok=1
 	check "two OSDs and two pools to write to" [ "$ok" -eq 1 ]
 
 	python3 "$LINCLIENTS" "$MAPMON" "$ALL" "$D/keyring" "$SECONDS_RUN" \
@@ -173,19 +90,8 @@ EOF
 	check "the history is linearizable ($(tail -n 1 "$D/check"))" \
 	    [ "$rc" -eq 0 ]
 	DIAG=
-	for x in $NAMES; do
-		kill "$(pid_of "$x")" 2>/dev/null
-	done
-	for x in $NAMES; do
-		i=0
-		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
-		do
-			sleep 0.05
-			i=$((i + 1))
-		done
-	done
-	check "no sanitizer report from a monitor" \
-	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	stop_all $NAMES
+	check_sanitizers "no sanitizer report from a monitor"
 }
 
 for be in lmdb leveldb; do

@@ -45,35 +45,20 @@ if [ -z "${MAPMON_PARTITION_NS:-}" ]; then
 	    bash "$0" "$@"
 fi
 
-TAP_PER_BACKEND=1
 MAPMON=$(realpath "$top_builddir/tools/mapmon")
 MAPMOND=$(realpath "$top_builddir/daemon/mapmond")
 STORE=$(realpath "$top_builddir/tools/mapmon-store")
 JG=$(realpath "$top_builddir/test/lib/json_get")
-NAMES="a b c"
 PORT=6789
-
-T=$(mktemp -d /tmp/mon_partition.XXXXXX) || exit 99
-WPID=
-cleanup() {
-	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
-	for f in "$T"/*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-	done
-	# PARTITION_KEEP=1 keeps the monitors' logs and stores to look at.
-	[ -n "${PARTITION_KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
-}
-trap cleanup EXIT
-check_diag() {
-	local x
-	printf 'out: %s\nerr: %s\n' "$(head -c 600 "$T/out")" \
-	    "$(head -c 300 "$T/err")"
-	for x in $NAMES; do
-		printf 'log %s: %s\n' "$x" \
-		    "$(grep -v ' net \| mon 1 ' "$D/$x.log" 2>/dev/null |
-			tail -n 4)"
-	done
-}
+QUORUM_TMP=mon_partition
+QUORUM_BG=WPID
+KEEP_VAR=PARTITION_KEEP
+DIAG_SKIP=' net \| mon 1 '
+MON_CONF="propose_interval = 5ms
+max_pg_per_osd = 1000000"
+LOG_CONF="debug_mon = 1/5"
+METRICS=no
+. "$top_srcdir/test/lib/quorum_lib.sh"
 
 # The namespaces; any failure skips the whole script, with the reason.
 net_setup() {
@@ -94,6 +79,8 @@ net_setup() {
 net_setup >"$T/err" 2>&1 ||
     skip_all "cannot build the network namespaces: $(head -n 1 "$T/err")"
 
+# addr, ALL, mm1 and start stand for quorum_lib.sh's loopback ones: each
+# monitor in its namespace, at 10.99.0.N:$PORT.
 idx() { case $1 in a) echo 1 ;; b) echo 2 ;; c) echo 3 ;; esac; }
 ip_of() { echo "10.99.0.$(idx "$1")"; }
 addr() { echo "$(ip_of "$1"):$PORT"; }
@@ -114,7 +101,6 @@ start() {
 	    2>>"$D/$1.stderr" &
 	echo $! >"$T/$BACKEND.$1.pid"
 }
-pid_of() { cat "$T/$BACKEND.$1.pid"; }
 # leader_of X: the leader monitor X knows, or nothing.
 leader_of() {
 	mm1 "$1" -f json quorum_status && "$JG" quorum_leader_name <"$T/out"
@@ -133,47 +119,12 @@ wait_leader_among() {
 	done
 	return 1
 }
-# no_leader X: monitor X knows no leader (within 10 s).
-no_leader() {
-	local i
-	for i in $(seq 1 200); do
-		mm1 "$1" -f json quorum_status &&
-		    [ -z "$("$JG" quorum_leader_name <"$T/out")" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# in_quorum N: the leader counts N monitors in quorum (within 10 s).
-in_quorum() {
-	local i
-	for i in $(seq 1 200); do
-		mm1 "$L" -f json quorum_status &&
-		    [ "$("$JG" quorum.# <"$T/out")" = "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-applied() {
-	mm1 "$1" -f json quorum_status && "$JG" raft.applied_index <"$T/out"
-}
 # caught_up X N: monitor X has applied index N at least (within 10 s).
 caught_up() {
 	local i a
 	for i in $(seq 1 200); do
 		a=$(applied "$1")
 		[ -n "$a" ] && [ "$a" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# converged: the three have applied the same index (within 10 s).
-converged() {
-	local i a b c
-	for i in $(seq 1 200); do
-		a=$(applied a)
-		b=$(applied b)
-		c=$(applied c)
-		[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] && return 0
 		sleep 0.05
 	done
 	return 1
@@ -314,28 +265,8 @@ link_cut() {
 }
 
 run_backend() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	mkdir -p "$D"
-	for x in $NAMES; do
-		cat >"$D/$x.conf" <<EOF
-[mon]
-name = $x
-data = $D/$x
-bind = $(addr "$x")
-mon_host = a=$(addr a),b=$(addr b),c=$(addr c)
-election_timeout = 300ms
-propose_interval = 5ms
-max_pg_per_osd = 1000000
-[store]
-backend = $BACKEND
-[auth]
-keyring = $D/keyring
-[log]
-file = $D/$x.log
-debug_mon = 1/5
-EOF
-	done
+	set_backend "$1"
+	write_confs
 	check "mkfs of a" "$MAPMOND" -c "$D/a.conf" --mkfs
 	check "mkfs of b and c from a's monmap and keyring" \
 	    sh -c '"$0" -c "$1/b.conf" --mkfs --monmap "$1/a/monmap" \
@@ -369,24 +300,8 @@ EOF
 		check "every acknowledged pool is on mon.$x" [ -z "$DIAG" ]
 		DIAG=
 	done
-	for x in $NAMES; do kill "$(pid_of "$x")"; done
-	for x in $NAMES; do
-		i=0
-		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
-		do
-			sleep 0.05
-			i=$((i + 1))
-		done
-		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
-		check "mapmon-store verify passes on mon.$x" \
-		    "$STORE" -c "$D/$x.conf" verify
-	done
-	check "the stores of a and b are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/b.dump"
-	check "the stores of a and c are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/c.dump"
-	check "a monitor's log has no sanitizer report" \
-	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	stores_agree $NAMES
+	check_sanitizers
 }
 
 for be in lmdb leveldb; do

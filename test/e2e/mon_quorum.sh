@@ -38,185 +38,22 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/tap_lib.sh"
-TAP_PER_BACKEND=1
-MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/daemon/mapmond
-STORE=$top_builddir/tools/mapmon-store
-JG=$top_builddir/test/lib/json_get
 HUNT=$top_builddir/test/e2e/hunt_listen
 BENCH=$top_builddir/tools/mapmon-bench
 KILLS=${QUORUM_KILLS:-5}
 ELECTION_TIMEOUT=${QUORUM_ELECTION_TIMEOUT:-300ms}
-NAMES="a b c"
-
-T=$(mktemp -d /tmp/mon_quorum.XXXXXX) || exit 99
-WPID=
-HPID=
-WATCHPID=
-SIMPID=
-cleanup() {
-	[ -n "$SIMPID" ] && kill "$SIMPID" 2>/dev/null
-	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
-	[ -n "$HPID" ] && kill "$HPID" 2>/dev/null
-	[ -n "$WATCHPID" ] && kill "$WATCHPID" 2>/dev/null
-	for f in "$T"/*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-	done
-	# QUORUM_KEEP=1 keeps the monitors' logs and stores to look at.
-	[ -n "${QUORUM_KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
-}
-trap cleanup EXIT
-check_diag() {
-	local x
-	[ -n "${DIAG:-}" ] && printf 'diag: %s\n' "$DIAG"
-	printf 'out: %s\nerr: %s\n' "$(head -c 600 "$T/out")" \
-	    "$(head -c 300 "$T/err")"
-	for x in $NAMES; do
-		printf 'log %s: %s\n' "$x" \
-		    "$(grep -v ' net ' "$T/$BACKEND/$x.log" 2>/dev/null |
-			tail -n 4)"
-	done
-}
+QUORUM_TMP=mon_quorum
+QUORUM_BG="SIMPID WPID HPID WATCHPID"
+MON_CONF="propose_interval = 5ms
+max_pg_per_osd = 1000000"
+LOG_CONF="debug_mon = 1/5"
+. "$top_srcdir/test/lib/quorum_lib.sh"
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 
-# Three ports P whose P+1 (the raft port) is free too, below the kernel's
-# range of ephemeral ports, so that no other program's connection takes
-# one between this pick and the monitor's bind.
-free_ports() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < 3:
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)'
-}
-
-# mm ARGS...: mapmon ARGS against all three, stdout in $T/out, stderr in
-# $T/err, $rc.
-mm() {
-	"$MAPMON" -m "$ALL" -k "$D/keyring" --connect-timeout 5 "$@" \
-	    >"$T/out" 2>"$T/err"
-	rc=$?
-}
-# mm1 NAME ARGS...: the same against monitor NAME only.
-mm1() {
-	local x=$1
-	shift
-	"$MAPMON" -m "$(addr "$x")" -k "$D/keyring" --connect-timeout 5 \
-	    "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-addr() { eval echo "\$ADDR_$1"; }
-# metrics X: monitor X's /metrics into $T/out (the port it logged).
-metrics() {
-	local port
-	port=$(sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' \
-	    "$D/$1.log" | tail -n 1)
-	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
-	printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
-	sed '1,/^\r$/d' <&3 >"$T/out"
-	exec 3<&-
-}
-start() {
-	local i=0 old
-	# A monitor killed a moment ago holds its store until it has exited.
-	if [ -e "$T/$BACKEND.$1.pid" ]; then
-		old=$(cat "$T/$BACKEND.$1.pid")
-		while kill -0 "$old" 2>/dev/null && [ $i -lt 200 ]; do
-			sleep 0.05
-			i=$((i + 1))
-		done
-	fi
-	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
-	echo $! >"$T/$BACKEND.$1.pid"
-}
-pid_of() { cat "$T/$BACKEND.$1.pid"; }
-# leader: the leader's name as the live monitors see it, or nothing.
-leader() {
-	local x l
-	for x in $NAMES; do
-		kill -0 "$(pid_of "$x")" 2>/dev/null || continue
-		mm1 "$x" -f json quorum_status || continue
-		l=$("$JG" quorum_leader_name <"$T/out")
-		if [ -n "$l" ] && [ "$l" = "$x" ]; then
-			echo "$l"
-			return 0
-		fi
-	done
-	return 1
-}
-wait_leader() {
-	local i
-	for i in $(seq 1 200); do
-		L=$(leader) && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# no_leader X: monitor X knows no leader (within 10 s).
-no_leader() {
-	local i
-	for i in $(seq 1 200); do
-		if mm1 "$1" -f json quorum_status &&
-		    [ -z "$("$JG" quorum_leader_name <"$T/out")" ]; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	return 1
-}
 # knows_leader X: monitor X names a leader (within 10 s).
-knows_leader() {
-	local i
-	for i in $(seq 1 200); do
-		if mm1 "$1" -f json quorum_status &&
-		    [ -n "$("$JG" quorum_leader_name <"$T/out")" ]; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	return 1
-}
-# in_quorum N: the leader counts N monitors in quorum.
-in_quorum() {
-	local i
-	for i in $(seq 1 200); do
-		if mm1 "$L" -f json quorum_status &&
-		    [ "$("$JG" quorum.# <"$T/out")" = "$1" ]; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	return 1
-}
-# applied X: monitor X's applied index.
-applied() {
-	mm1 "$1" -f json quorum_status && "$JG" raft.applied_index <"$T/out"
-}
-# converged: the three have applied the same index.
-converged() {
-	local i a b c
-	for i in $(seq 1 200); do
-		a=$(applied a)
-		b=$(applied b)
-		c=$(applied c)
-		[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+names_leader() { ! qs_is "$1" quorum_leader_name ""; }
+knows_leader() { within 200 names_leader "$1"; }
 
 # The writer: pools w1, w2, ... through any monitor; an acknowledged one
 # goes to $1.  A retry of one whose outcome is unknown is safe: creating
@@ -312,35 +149,9 @@ check_subscribers() {
 }
 
 run_backend() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	mkdir -p "$D"
-	set -- $(free_ports)
-	ADDR_a=127.0.0.1:$1
-	ADDR_b=127.0.0.1:$2
-	ADDR_c=127.0.0.1:$3
-	ALL=$ADDR_a,$ADDR_b,$ADDR_c
-	for x in $NAMES; do
-		cat >"$D/$x.conf" <<EOF
-[mon]
-name = $x
-data = $D/$x
-bind = $(addr "$x")
-mon_host = a=$ADDR_a,b=$ADDR_b,c=$ADDR_c
-election_timeout = $ELECTION_TIMEOUT
-propose_interval = 5ms
-max_pg_per_osd = 1000000
-[store]
-backend = $BACKEND
-[auth]
-keyring = $D/keyring
-[log]
-file = $D/$x.log
-debug_mon = 1/5
-[metrics]
-bind = 127.0.0.1:0
-EOF
-	done
+	set_backend "$1"
+	pick_addrs
+	write_confs
 	check "mkfs of the first monitor" \
 	    "$MAPMOND" -c "$D/a.conf" --mkfs
 	check "mkfs of b from a's monmap and keyring" \
@@ -405,12 +216,7 @@ EOF
 	check "the leader logs that c refuses its link" \
 	    grep -q "quorum: link to mon\.c at $(addr c | sed 's/:[0-9]*$//'):[0-9]*: refused us: authentication as mon\. failed" \
 	    "$D/$L.log"
-	kill "$(pid_of c)"
-	i=0
-	while kill -0 "$(pid_of c)" 2>/dev/null && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	stop c
 	start c
 	check "three monitors elect a leader" wait_leader
 	check "the real c knows the leader" knows_leader c
@@ -582,26 +388,8 @@ EOF
 		check "every acknowledged pool is on mon.$x" [ -z "$DIAG" ]
 		DIAG=
 	done
-	for x in $NAMES; do
-		kill "$(pid_of "$x")"
-	done
-	for x in $NAMES; do
-		i=0
-		while kill -0 "$(pid_of "$x")" 2>/dev/null && [ $i -lt 200 ]
-		do
-			sleep 0.05
-			i=$((i + 1))
-		done
-		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
-		check "mapmon-store verify passes on mon.$x" \
-		    "$STORE" -c "$D/$x.conf" verify
-	done
-	check "the stores of a and b are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/b.dump"
-	check "the stores of a and c are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/c.dump"
-	check "a monitor's log has no sanitizer report" \
-	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	stores_agree $NAMES
+	check_sanitizers
 	check "nor hunt_listen's or mapmon -w's" \
 	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/hunt.err \
 		"$0"/watch.err' "$D"
