@@ -21,12 +21,21 @@
  *   "Q"                     with several monitors: the index and term of the
  *                           last replicated entry applied, written by the
  *                           same commit (mon_quorum.h)
+ *   "S" be32 osd            the capacity (statfs.h) the OSD's beacons last
+ *                           gave, as committed (mon_record.h): one record
+ *                           per OSD that sent one, put by the commit that
+ *                           carries a change of it, deleted by the commit
+ *                           that removes the OSD; loaded at start, so that
+ *                           a restarted monitor or a new leader knows every
+ *                           OSD's capacity at once (mon_capacity.h)
  *
  * Store format note: the "A" family came with authentication.  A store
  * made before it holds no entities; mapmond then starts with none, and
  * with [auth] required nobody can connect until one is made (mapmond(8),
  * AUTHENTICATION, says how).  Older mapmon ignores the family at start
- * (`mapmon-store verify' of an older mapmon calls it unknown).
+ * (`mapmon-store verify' of an older mapmon calls it unknown).  So with
+ * the "S" family: a store made before it holds no capacity, which the
+ * OSDs' next beacons give; an older mapmon ignores the family at start.
  *
  * No value read at start or written per commit is over KEYS_VALUE_MAX: there
  * is no whole-pgmap value; the biggest are the full osdmap (about 60 bytes an
@@ -53,8 +62,10 @@
 #define KEYS_MUTES 'H'
 #define KEYS_AUTH 'A'
 #define KEYS_QUORUM 'Q'
+#define KEYS_STATFS 'S'
 
 #define KEYS_EPOCH_LEN 5
+#define KEYS_STATFS_LEN 5
 #define KEYS_PG_LEN 9
 #define KEYS_PGINC_LEN 13
 #define KEYS_LOG_LEN 9
@@ -64,6 +75,14 @@ keys_epoch(uint8_t *k, char kind, uint32_t epoch)
 {
 	k[0] = (uint8_t)kind;
 	enc_put_be32(k + 1, epoch);
+}
+
+/* The key of OSD id's capacity record ("S" be32 id). */
+static inline void
+keys_statfs(uint8_t *k, int32_t id)
+{
+	k[0] = KEYS_STATFS;
+	enc_put_be32(k + 1, (uint32_t)id);
 }
 
 static inline void

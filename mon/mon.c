@@ -58,6 +58,7 @@ mon_params_defaults(struct mon_params *p)
 	p->osd_pool_default_size = 3;
 	p->allow_pool_delete = 0;
 	p->allow_pool_size_one = 0;
+	p->capacity_interval_ms = 5000;
 }
 
 char *
@@ -610,8 +611,8 @@ mon_tick_cb(evutil_socket_t fd, short what, void *arg)
 /*
  * Read the committed state from m->store into m's empty maps: the commit
  * record, the monmap, the full osdmap of the committed epoch, the PGs, the
- * cluster log, the mutes and the auth entities.  0, or -1 with *cause
- * naming the record.
+ * cluster log, the mutes, the auth entities and the OSDs' capacities.  0,
+ * or -1 with *cause naming the record.
  */
 static int
 mon_load_state(struct mon *m, mon_progress_cb *progress, void *parg,
@@ -675,6 +676,8 @@ mon_load_state(struct mon *m, mon_progress_cb *progress, void *parg,
 	if (mon_load_clog(m, cause) == -1 || mon_mute_load(m, cause) == -1)
 		return -1;
 	if (mon_auth_load(m, cause) == -1)
+		return -1;
+	if (mon_capacity_load(m, cause) == -1)
 		return -1;
 	return 0;
 }

@@ -70,6 +70,12 @@ struct mon_params {
 	int64_t osd_pool_default_size;	 /* a new pool's, when not given */
 	int allow_pool_delete;		 /* mon_allow_pool_delete */
 	int allow_pool_size_one;	 /* mon_allow_pool_size_one */
+	/*
+	 * Changed OSD capacities wait at most this for a commit to carry
+	 * them (mon_capacity.h); no configuration key: 5 s, as Ceph's
+	 * mgr_stats_period.
+	 */
+	int64_t capacity_interval_ms;
 };
 void mon_params_defaults(struct mon_params *);
 

@@ -81,6 +81,7 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 		m->perf.osdmap_epochs++;
 		mon_capacity_commit(m, &p->inc);
 	}
+	mon_capacity_apply(m, p);
 	if (p->pgmap_version != 0) {
 		m->pgmap.version = p->pgmap_version;
 		m->pgmap.stamp = p->rec.stamp;
@@ -226,6 +227,8 @@ mon_apply_undo(struct mon *m, struct mon_proposal *p)
 	/* OSDs it marked down or out are up or in again: look again. */
 	mon_live_poke(m);
 	mon_apply_answer(p, rc, why);
+	/* Its capacities are still to be written, by the next commit. */
+	mon_capacity_unseal(m, p);
 	if (pending != NULL) {
 		mon_apply_answer(pending, rc, why);
 		mon_proposal_free(pending);

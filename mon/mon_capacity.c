@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "common/log.h"
 #include "common/mapmon.h"
+#include "mon/keys.h"
 #include "mon/mon_priv.h"
+#include "mon/mon_quorum.h"
 
 /* The figures one OSD gives, and its headroom per unit of weight. */
 static void
@@ -163,6 +167,7 @@ mon_capacity_osd(struct mon *m, int32_t id)
 void
 mon_capacity_commit(struct mon *m, const struct osdmap_inc *inc)
 {
+	struct mon_osd_live *l;
 	uint32_t k, n;
 	size_t i;
 	int32_t id;
@@ -171,9 +176,12 @@ mon_capacity_commit(struct mon *m, const struct osdmap_inc *inc)
 		id = inc->removed_osds[i];
 		if (id >= 0 && (uint32_t)id < m->nlive &&
 		    osdmap_osd(&m->osdmap, id) == NULL) {
-			m->live[id].has_statfs = 0;
-			memset(&m->live[id].statfs, 0,
-			    sizeof m->live[id].statfs);
+			/* Its "S" record goes in the same commit. */
+			l = &m->live[id];
+			l->has_statfs = l->has_committed = 0;
+			l->cap_dirty = 0;
+			memset(&l->statfs, 0, sizeof l->statfs);
+			memset(&l->committed, 0, sizeof l->committed);
 		}
 		mon_capacity_osd(m, id);
 	}
@@ -188,13 +196,222 @@ mon_capacity_commit(struct mon *m, const struct osdmap_inc *inc)
 		mon_capacity_osd(m, (int32_t)k);
 }
 
+/* Ceph's mgr_stats_period: the capacity timer went off. */
+static void
+mon_capacity_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mon *m = arg;
+
+	(void)fd;
+	(void)what;
+	if (m->ncap_dirty > 0 && !m->stopped)
+		mon_stage_capacity(m);
+}
+
+/* The timer runs while some capacity waits for a commit. */
+static void
+mon_capacity_arm(struct mon *m)
+{
+	struct timeval tv;
+	int64_t ms = m->params.capacity_interval_ms;
+
+	if (m->ncap_dirty == 0 || m->stopped)
+		return;
+	if (m->cap_timer == NULL &&
+	    (m->cap_timer = evtimer_new(m->base, mon_capacity_timer_cb, m)) ==
+		NULL)
+		fatalx("cannot make the capacity timer");
+	if (evtimer_pending(m->cap_timer, NULL))
+		return;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(m->cap_timer, &tv);
+}
+
+/* OSD id's capacity waits for the next seal. */
+static void
+mon_capacity_dirty(struct mon *m, int32_t id)
+{
+	struct mon_osd_live *l = mon_osd_live(m, id);
+
+	if (l->cap_dirty)
+		return;
+	if (m->ncap_dirty == m->capcap_dirty) {
+		m->capcap_dirty = m->capcap_dirty ? m->capcap_dirty * 2 : 64;
+		m->cap_dirty = xreallocarray(m->cap_dirty, m->capcap_dirty,
+		    sizeof *m->cap_dirty);
+	}
+	m->cap_dirty[m->ncap_dirty++] = id;
+	l->cap_dirty = 1;
+}
+
+void
+mon_capacity_beacon(struct mon *m, int32_t id, const struct statfs_osd *st)
+{
+	struct mon_osd_live *l = mon_osd_live(m, id);
+	struct mon_quorum_info qi;
+
+	/*
+	 * Only the leader's beacons make the capacity (a monitor out of
+	 * quorum runs them itself): what no commit carries would be this
+	 * monitor's alone.
+	 */
+	if (mon_quorum_info(m, &qi) == 0 && qi.role != MON_QUORUM_LEADER)
+		return;
+	if (!l->has_statfs || !mon_capacity_statfs_equal(&l->statfs, st)) {
+		l->statfs = *st;
+		l->has_statfs = 1;
+		mon_capacity_osd(m, id);
+		if (!l->has_committed ||
+		    !mon_capacity_statfs_equal(&l->committed, st))
+			mon_capacity_dirty(m, id);
+	}
+	/* Again at each beacon: a leader not yet ready dropped its commit. */
+	mon_capacity_arm(m);
+}
+
+void
+mon_capacity_seal(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_osd_live *l;
+	size_t i;
+	int32_t id;
+
+	if (m->ncap_dirty == 0)
+		return;
+	p->statfs = xreallocarray(p->statfs, p->nstatfs + m->ncap_dirty,
+	    sizeof *p->statfs);
+	for (i = 0; i < m->ncap_dirty; i++) {
+		id = m->cap_dirty[i];
+		l = &m->live[id];
+		/* Listed twice (removed and made again), or removed. */
+		if (!l->cap_dirty)
+			continue;
+		l->cap_dirty = 0;
+		if (!l->has_statfs || osdmap_osd(&m->work, id) == NULL)
+			continue;
+		p->statfs[p->nstatfs].id = id;
+		p->statfs[p->nstatfs].st = l->statfs;
+		p->nstatfs++;
+	}
+	m->ncap_dirty = 0;
+}
+
+void
+mon_capacity_apply(struct mon *m, const struct mon_proposal *p)
+{
+	const struct mon_capacity_change *c;
+	struct mon_osd_live *l;
+	size_t i;
+
+	for (i = 0; i < p->nstatfs; i++) {
+		c = &p->statfs[i];
+		if (osdmap_osd(&m->osdmap, c->id) == NULL)
+			continue;
+		l = mon_osd_live(m, c->id);
+		l->committed = c->st;
+		l->has_committed = 1;
+		if (l->cap_dirty)
+			continue; /* a newer beacon: the next commit's */
+		l->statfs = c->st;
+		l->has_statfs = 1;
+		mon_capacity_osd(m, c->id);
+	}
+}
+
+void
+mon_capacity_unseal(struct mon *m, const struct mon_proposal *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstatfs; i++)
+		if (osdmap_osd(&m->work, p->statfs[i].id) != NULL)
+			mon_capacity_dirty(m, p->statfs[i].id);
+	mon_capacity_arm(m);
+}
+
+void
+mon_capacity_follow(struct mon *m)
+{
+	struct mon_osd_live *l;
+	uint32_t k;
+
+	for (k = 0; k < m->nlive; k++) {
+		l = &m->live[k];
+		l->cap_dirty = 0;
+		if (l->has_statfs == l->has_committed &&
+		    (!l->has_statfs ||
+			mon_capacity_statfs_equal(&l->statfs, &l->committed)))
+			continue;
+		l->statfs = l->committed;
+		l->has_statfs = l->has_committed;
+		mon_capacity_osd(m, (int32_t)k);
+	}
+	m->ncap_dirty = 0;
+	if (m->cap_timer != NULL)
+		evtimer_del(m->cap_timer);
+}
+
+int
+mon_capacity_load(struct mon *m, char **cause)
+{
+	struct store_iter *it;
+	struct mon_osd_live *l;
+	struct statfs_osd st;
+	uint8_t lo[1] = { KEYS_STATFS }, hi[1] = { KEYS_STATFS + 1 };
+	const void *key, *val;
+	size_t klen, vlen;
+	char *why = NULL;
+	int32_t id;
+	int rc;
+
+	if ((it = store_iter_new(m->store, lo, 1, hi, 1, &why)) == NULL) {
+		*cause = why;
+		return -1;
+	}
+	while ((rc = store_iter_next(it, &key, &klen, &val, &vlen)) == 1) {
+		id = (int32_t)(klen == KEYS_STATFS_LEN ?
+			enc_get_be32((const uint8_t *)key + 1) :
+			0);
+		if (klen != KEYS_STATFS_LEN || id < 0 || id >= OSDMAP_MAX_OSD ||
+		    mon_record_statfs_decode(val, vlen, &st, &why) == -1) {
+			store_key_corrupt(cause, store_path(m->store), key,
+			    klen, "%s",
+			    why != NULL ? why : "not the key of an OSD");
+			free(why);
+			store_iter_free(it);
+			return -1;
+		}
+		/*
+		 * The removal of an OSD deletes its record in the same
+		 * commit: one of an OSD the map lacks is a store made
+		 * otherwise (`mapmon-store verify' names it); not counted.
+		 */
+		if (osdmap_osd(&m->osdmap, id) == NULL)
+			continue;
+		l = mon_osd_live(m, id);
+		l->statfs = l->committed = st;
+		l->has_statfs = l->has_committed = 1;
+	}
+	if (rc < 0) {
+		xasprintf(cause, "%s: scanning the capacities: %s",
+		    store_path(m->store),
+		    store_iter_cause(it) ? store_iter_cause(it) :
+					   store_strerror(rc));
+		store_iter_free(it);
+		return -1;
+	}
+	store_iter_free(it);
+	return 0;
+}
+
 void
 mon_capacity_open(struct mon *m)
 {
 	const struct osdmap *om = &m->osdmap;
 	uint32_t k;
 
-	/* Nothing is known of the stores yet; the weights are. */
+	/* The weights, and the capacities mon_capacity_load() read. */
 	for (k = 0; k < om->max_osd; k++)
 		mon_capacity_osd(m, (int32_t)k);
 	if (om->struct_v >= OSDMAP_STRUCT_V)
@@ -218,6 +435,10 @@ mon_capacity_open(struct mon *m)
 void
 mon_capacity_clear(struct mon *m)
 {
+	mon_event_free(&m->cap_timer);
+	free(m->cap_dirty);
+	m->cap_dirty = NULL;
+	m->ncap_dirty = m->capcap_dirty = 0;
 	free(m->cap.osd);
 	free(m->cap.tree);
 	memset(&m->cap, 0, sizeof m->cap);

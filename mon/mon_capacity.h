@@ -23,6 +23,20 @@
  *             full_ratio) x total) divided by the OSD's share of the
  *             weight.
  * A removed OSD's capacity is forgotten when the removal commits.
+ *
+ * Every monitor has the same figures (mapmond(8), "Capacity"), as Ceph's
+ * monitors have the same osd_stat in their replicated PGMap.  Beacons go
+ * to the leader (a follower forwards them); it counts a beacon's capacity
+ * at once, and carries the capacities changed since the last seal in the
+ * next commit: in whatever commit comes next, or, when nothing else
+ * commits, in a commit of their own once capacity_interval_ms (5 s, Ceph's
+ * mgr_stats_period) has passed since the first of them: at most one small
+ * commit every 5 s, and no store write per beacon.  Every monitor applies
+ * them from the commit and writes them in its store in the same
+ * transaction ("S" records, mon/keys.h), loaded at start: a restarted
+ * monitor and a new leader know every OSD's capacity at once.  So a
+ * follower's figures lag the leader's by at most that interval and a
+ * commit.  With one monitor the same commits persist them.
  */
 #ifndef MON_CAPACITY_H
 #define MON_CAPACITY_H
@@ -33,6 +47,7 @@
 #include "map/statfs.h"
 
 struct mon;
+struct mon_proposal;
 
 /* An OSD's fullness, worst last. */
 enum mon_full_state {
@@ -66,6 +81,43 @@ struct mon_capacity {
 	double *tree;
 };
 
+/* An OSD's capacity carried by a commit. */
+struct mon_capacity_change {
+	int32_t id;
+	struct statfs_osd st;
+};
+
+/*
+ * A beacon of OSD id gave st: counted at once; when it changed, the next
+ * commit carries it (the capacity timer is armed).
+ */
+void mon_capacity_beacon(struct mon *, int32_t id, const struct statfs_osd *st);
+/* At seal: the changed capacities of the OSDs of m->work go in p. */
+void mon_capacity_seal(struct mon *, struct mon_proposal *p);
+/*
+ * p is committed: its capacities are the committed ones, and counted
+ * unless a newer beacon of the OSD waits for the next commit.  After
+ * mon_capacity_commit() of its map.
+ */
+void mon_capacity_apply(struct mon *, const struct mon_proposal *p);
+/*
+ * p will not commit (a failed store write, a refused replication): its
+ * capacities wait for the next commit again.
+ */
+void mon_capacity_unseal(struct mon *, const struct mon_proposal *p);
+/*
+ * This monitor no longer leads: what it counted of beacons not committed
+ * gives way to the committed capacities (the new leader's commits bring
+ * the newer ones); nothing waits to be carried.
+ */
+void mon_capacity_follow(struct mon *);
+/*
+ * At start, after the committed osdmap is loaded: the "S" records into
+ * the live records (before mon_capacity_open()).  0, or -1 with *cause
+ * naming a corrupt record.
+ */
+int mon_capacity_load(struct mon *, char **cause);
+
 /* Recompute what OSD id adds, from its live record and the committed map. */
 void mon_capacity_osd(struct mon *, int32_t id);
 /*
@@ -76,7 +128,7 @@ void mon_capacity_osd(struct mon *, int32_t id);
 void mon_capacity_commit(struct mon *, const struct osdmap_inc *inc);
 /*
  * At start, once the pipeline runs: the figures of the loaded map (its
- * OSDs' weights; no capacity is known yet).  And a map read from an older
+ * OSDs' weights, and the capacities mon_capacity_load() read).  And a map read from an older
  * record format
  * (osdmap struct_v) is upgraded by the first commit, an epoch that sets its
  * full ratios and writes the map whole in the new format (a version 2 map's

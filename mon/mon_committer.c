@@ -308,6 +308,18 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	}
 	if (p->pgmap_version != 0)
 		mon_committer_pginc(c, p);
+	for (i = 0; i < p->nstatfs; i++) {
+		mon_record_statfs_encode(&p->statfs[i].st, &c->enc);
+		keys_statfs(key, p->statfs[i].id);
+		mon_committer_put(c, p, key, KEYS_STATFS_LEN);
+	}
+	/* A removed OSD's capacity goes with it (none is put above). */
+	for (i = 0; p->has_inc && i < p->inc.nremoved_osds; i++) {
+		if (osdmap_osd(&p->osdmap, p->inc.removed_osds[i]) != NULL)
+			continue;
+		keys_statfs(key, p->inc.removed_osds[i]);
+		store_batch_delete(c->batch, key, KEYS_STATFS_LEN);
+	}
 	for (i = 0; i < p->nlog; i++) {
 		mon_record_log_encode(&p->log[i], &c->enc);
 		keys_log(key, p->log[i].seq);

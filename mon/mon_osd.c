@@ -197,7 +197,6 @@ mon_osd_beacon(struct mon *m, int32_t id, const struct statfs_osd *statfs,
     mon_done_cb *done, void *arg)
 {
 	const struct osdmap_osd *o;
-	struct mon_osd_live *l;
 
 	if ((o = mon_osd_get(m, id, done, arg)) == NULL)
 		return;
@@ -208,12 +207,9 @@ mon_osd_beacon(struct mon *m, int32_t id, const struct statfs_osd *statfs,
 		    id);
 		return;
 	}
-	l = mon_osd_seen(m, id);
-	if (statfs != NULL) {
-		l->statfs = *statfs;
-		l->has_statfs = 1;
-		mon_capacity_osd(m, id);
-	}
+	mon_osd_seen(m, id);
+	if (statfs != NULL)
+		mon_capacity_beacon(m, id, statfs);
 	mon_now(done, arg, 0, NULL, "beacon from osd.%d", id);
 }
 

@@ -119,6 +119,14 @@ struct mon_proposal {
 	/* The monmap after this proposal, when a monitor is added or removed. */
 	int has_monmap;
 	struct monmap monmap;
+	/*
+	 * OSD capacities changed since the last commit (mon_capacity.h),
+	 * taken at seal; capacity_due: made by the capacity timer alone,
+	 * to carry them when nothing else commits.
+	 */
+	struct mon_capacity_change *statfs;
+	size_t nstatfs;
+	int capacity_due;
 
 	struct mon_waiter *waiters;
 	size_t nwaiters;
@@ -172,13 +180,23 @@ struct mon_failure_report {
  * Ceph's monitor keeps it: when the OSD last sent a beacon or a PG report
  * (or booted), the capacity its last beacon carried, the failure reports
  * about it and why it was last marked down.  A restart starts every clock
- * afresh (mapmond(8), "LIVENESS").  mon->live[id], grown as ids report.
+ * afresh (mapmond(8), "LIVENESS"); the capacity alone is committed and
+ * loaded at start (mon_capacity.h).  mon->live[id], grown as ids report.
  */
 struct mon_osd_live {
 	int64_t last_report_mono; /* 0: nothing since the start */
 	int64_t last_report;	  /* the same, wall clock, us */
 	int has_statfs;
 	struct statfs_osd statfs; /* of the last beacon that had one */
+	/*
+	 * The capacity as committed (replicated, and in the store's "S"
+	 * record): what every monitor has.  statfs is newer only on the
+	 * leader, for an OSD whose beacon changed it since (cap_dirty, and
+	 * listed in mon->cap_dirty until the next seal takes it).
+	 */
+	int has_committed;
+	struct statfs_osd committed;
+	uint8_t cap_dirty;
 
 	/* Failure reports about this OSD, one per reporter (mon_live.c). */
 	struct mon_failure_report *reports;
@@ -295,6 +313,11 @@ struct mon {
 	int64_t report_check_mono;   /* no beacon timeout before this */
 	int64_t out_check;	     /* no automatic out before this (wall) */
 	struct mon_capacity cap;     /* mon_capacity.h */
+	/* OSDs whose capacity changed since the last seal (mon_capacity.c). */
+	int32_t *cap_dirty;
+	size_t ncap_dirty;
+	size_t capcap_dirty;
+	struct event *cap_timer; /* carries them when nothing else commits */
 
 	struct mon_quorum *quorum; /* several monitors: mon_quorum.c */
 };
@@ -402,6 +425,11 @@ void mon_stage_health(struct mon *);
  * retry timer instead.
  */
 void mon_stage_propose(struct mon *);
+/*
+ * The capacity timer (mon_capacity.c): a commit for the capacities that
+ * changed, when nothing else commits; it seals as any other.
+ */
+void mon_stage_capacity(struct mon *);
 /* Make and free the staging's timers; -1 with *cause when they cannot be. */
 int mon_stage_init(struct mon *, char **cause);
 void mon_stage_clear(struct mon *);

@@ -54,6 +54,7 @@ mon_proposal_free(struct mon_proposal *p)
 		free(p->newpgs[i].pgs);
 	free(p->newpgs);
 	free(p->removed_pools);
+	free(p->statfs);
 	for (i = 0; i < p->nlog; i++)
 		free(p->log[i].message);
 	free(p->log);
@@ -138,7 +139,8 @@ mon_proposal_empty(const struct mon_proposal *p)
 {
 	return !p->has_inc && p->npgs == 0 && p->nnewpgs == 0 &&
 	    p->nremoved_pools == 0 && p->nlog == 0 && !p->has_mutes &&
-	    p->nauth == 0 && !p->has_monmap;
+	    p->nauth == 0 && !p->has_monmap && p->nstatfs == 0 &&
+	    !p->capacity_due;
 }
 
 const struct pg_stat *

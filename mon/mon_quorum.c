@@ -32,7 +32,11 @@
 
 /* The entry's header: "MQE" and a format version. */
 #define MON_QUORUM_MAGIC 0x4d514531u /* "MQE1" */
-#define MON_QUORUM_FORMAT 2	     /* 2: the monmap may follow the trims */
+/*
+ * 2: the monmap may follow the trims; 3: then the OSD capacities the
+ * commit carries (mon_capacity.h).
+ */
+#define MON_QUORUM_FORMAT 3
 #define MON_QUORUM_REC_V 1
 /* A snapshot's descriptor: "MQS1" and a format version. */
 #define MON_QUORUM_SNAP_MAGIC 0x4d515331u /* "MQS1" */
@@ -148,6 +152,8 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 		m->inflight = NULL;
 		m->quorum->stats.unknown_outcomes += p->nwaiters > 0;
 		mon_quorum_answer(p, inflight_rc, inflight_why);
+		/* Sent again if this monitor still leads (harmless twice). */
+		mon_capacity_unseal(m, p);
 		mon_proposal_recycle(m, p);
 	}
 	if (m->pending != NULL) {
@@ -294,6 +300,15 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 		enc_buf_put_bytes(b, tmp.data, tmp.len);
 		enc_buf_reset(&tmp);
 	}
+	enc_buf_put_u32(b, (uint32_t)p->nstatfs);
+	for (i = 0; i < p->nstatfs; i++) {
+		enc_buf_put_u32(b, (uint32_t)p->statfs[i].id);
+		enc_buf_reset(&tmp);
+		mon_record_statfs_encode(&p->statfs[i].st, &tmp);
+		enc_buf_put_u32(b, (uint32_t)tmp.len);
+		enc_buf_put_bytes(b, tmp.data, tmp.len);
+	}
+	enc_buf_reset(&tmp);
 	/* The engine takes entries of whole 8-byte words. */
 	while (b->len % 8 != 0)
 		enc_buf_put_u8(b, 0);
@@ -438,6 +453,28 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 		if (monmap_decode(v, vlen, &p->monmap, &why) == -1)
 			goto bad;
 	}
+	if (format >= 3) {
+		n = enc_get_u32(&r);
+		/* Each takes 12 bytes at least: never sized from n alone. */
+		if (n > r.left / 12)
+			goto short_;
+		p->statfs = xcalloc(n + 1, sizeof *p->statfs);
+		for (i = 0; i < n; i++) {
+			struct mon_capacity_change *c = &p->statfs[i];
+
+			c->id = (int32_t)enc_get_u32(&r);
+			if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
+				goto short_;
+			if (c->id < 0 || c->id >= OSDMAP_MAX_OSD) {
+				xasprintf(&why, "capacity of osd.%d", c->id);
+				goto bad;
+			}
+			if (mon_record_statfs_decode(v, vlen, &c->st, &why) ==
+			    -1)
+				goto bad;
+			p->nstatfs++;
+		}
+	}
 	while (!r.failed && r.left > 0 && r.left < 8)
 		if (enc_get_u8(&r) != 0)
 			goto short_;
@@ -541,6 +578,7 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		m->inflight = NULL;
 		mon_quorum_answer(p, -EFBIG, why);
 		free(why);
+		mon_capacity_unseal(m, p);
 		mon_proposal_recycle(m, p);
 		mon_quorum_drop(m, 0, -EFBIG,
 		    "refused with the commit before "
@@ -563,6 +601,7 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		free(cause);
 		m->inflight = NULL;
 		mon_quorum_answer(p, -EAGAIN, why);
+		mon_capacity_unseal(m, p);
 		mon_proposal_recycle(m, p);
 		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
 		free(why);
@@ -1042,6 +1081,12 @@ mon_quorum_set_role(struct mon *m, enum mon_quorum_role role, uint64_t term,
 		    "retry)");
 		free(why);
 	}
+	/*
+	 * The capacities of beacons this monitor took as leader and no
+	 * entry committed give way to the committed ones.
+	 */
+	if (was_leader && role != MON_QUORUM_LEADER)
+		mon_capacity_follow(m);
 }
 
 /*

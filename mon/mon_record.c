@@ -10,12 +10,14 @@
 #include <openssl/crypto.h>
 
 #include "common/mapmon.h"
+#include "map/statfs.h"
 #include "mon/mon_record.h"
 
 #define MON_RECORD_COMMIT_V 1
 #define MON_RECORD_LOG_V 1
 #define MON_RECORD_MUTES_V 1
 #define MON_RECORD_AUTH_V 1
+#define MON_RECORD_STATFS_V 1
 
 void
 mon_record_commit_encode(const struct mon_rec *r, struct enc_buf *b)
@@ -257,4 +259,53 @@ fail:
 		free(v[i].summary);
 	free(v);
 	return -1;
+}
+
+void
+mon_record_statfs_encode(const struct statfs_osd *st, struct enc_buf *b)
+{
+	size_t start = enc_buf_record_begin(b, MON_RECORD_STATFS_V, 1);
+
+	enc_buf_put_u64(b, st->total);
+	enc_buf_put_u64(b, st->used);
+	enc_buf_put_u64(b, st->avail);
+	enc_buf_put_u64(b, st->data);
+	enc_buf_put_u64(b, st->omap);
+	enc_buf_put_u64(b, st->meta);
+	enc_buf_record_end(b, start);
+}
+
+int
+mon_record_statfs_decode(const void *p, size_t len, struct statfs_osd *st,
+    char **cause)
+{
+	struct enc_reader rd, body;
+	const char *why;
+
+	memset(st, 0, sizeof *st);
+	enc_reader_init(&rd, p, len);
+	if (enc_reader_record(&rd, MON_RECORD_STATFS_V, &body, &why) == -1) {
+		xasprintf(cause, "capacity record: %s", why);
+		return -1;
+	}
+	st->total = enc_get_u64(&body);
+	st->used = enc_get_u64(&body);
+	st->avail = enc_get_u64(&body);
+	st->data = enc_get_u64(&body);
+	st->omap = enc_get_u64(&body);
+	st->meta = enc_get_u64(&body);
+	if (!enc_reader_body_ok(&body) || rd.left != 0) {
+		xasprintf(cause, "capacity record: corrupt");
+		return -1;
+	}
+	/* What statfs_from_json() refuses of a beacon. */
+	if (st->used > st->total || st->avail > st->total) {
+		xasprintf(cause,
+		    "capacity record: used %llu or avail %llu "
+		    "over total %llu",
+		    (unsigned long long)st->used, (unsigned long long)st->avail,
+		    (unsigned long long)st->total);
+		return -1;
+	}
+	return 0;
 }

@@ -95,6 +95,16 @@ void mon_record_auth_encode(const struct mon_auth_entity *e, struct enc_buf *b);
 int mon_record_auth_decode(const char *name, const void *p, size_t len,
     struct mon_auth_entity *e, char **cause);
 
+/*
+ * The capacity record ("S" + the OSD's id): the statfs of its last beacon
+ * as committed.  The decoder refuses a record whose figures statfs.h
+ * forbids (used or avail over total).
+ */
+struct statfs_osd;
+void mon_record_statfs_encode(const struct statfs_osd *st, struct enc_buf *b);
+int mon_record_statfs_decode(const void *p, size_t len, struct statfs_osd *st,
+    char **cause);
+
 /* Free what an entity holds, wipe its key, and zero it. */
 void mon_auth_entity_clear(struct mon_auth_entity *e);
 

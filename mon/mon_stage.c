@@ -482,6 +482,8 @@ mon_stage_seal(struct mon *m)
 	evtimer_del(m->propose_timer);
 	if (m->room != NULL)
 		m->room(m->room_arg);
+	/* Whatever commits carries the capacities changed meanwhile. */
+	mon_capacity_seal(m, p);
 
 	if (p->has_inc) {
 		/* From here on the hierarchy is shared: changed on a copy. */
@@ -539,10 +541,11 @@ mon_stage_seal(struct mon *m)
 
 	p->want_pg_text = m->want_pg_text && p->pgmap_version != 0;
 
-	dout(LOG_COMMIT, 10, "seal proposal %llu: %zu ops, %zu pgs, %zu new "
-	    "pools, epoch %u, version %llu", (unsigned long long)p->seq,
-	    p->ops, p->npgs, p->nnewpgs, r->osdmap_epoch,
-	    (unsigned long long)r->pgmap_version);
+	dout(LOG_COMMIT, 10,
+	    "seal proposal %llu: %zu ops, %zu pgs, %zu new "
+	    "pools, %zu capacities, epoch %u, version %llu",
+	    (unsigned long long)p->seq, p->ops, p->npgs, p->nnewpgs, p->nstatfs,
+	    r->osdmap_epoch, (unsigned long long)r->pgmap_version);
 	p->sealed_mono = stamp_mono();
 	m->inflight = p;
 	/* Several monitors: committed once its entry is (mon_quorum.h). */
@@ -614,6 +617,13 @@ mon_stage_propose(struct mon *m)
 		tv.tv_usec = (left % 1000) * 1000;
 		evtimer_add(m->propose_timer, &tv);
 	}
+}
+
+void
+mon_stage_capacity(struct mon *m)
+{
+	mon_stage_pending(m)->capacity_due = 1;
+	mon_stage_propose(m);
 }
 
 void

@@ -10,6 +10,8 @@
  *  - every PG of every pool of the latest osdmap has its record, and there
  *    is no other PG record;
  *  - every auth entity has a good name and caps that parse;
+ *  - every OSD capacity record decodes and is of an OSD of the newest
+ *    osdmap (a removal deletes it in the same commit);
  *  - the derived figures built as the monitor builds them at cold start
  *    equal a recount.
  * Each problem is reported once, as one line naming the key.
@@ -26,6 +28,7 @@
 #include "mon/mon_record.h"
 #include "mon/mon_quorum.h"
 #include "mon/mon_verify.h"
+#include "map/statfs.h"
 
 struct verify {
 	struct store *s;
@@ -275,6 +278,34 @@ verify_auth(struct verify *v, const uint8_t *k, size_t klen, const void *val,
 	mon_auth_entity_clear(&e);
 }
 
+/* Capacity records: the key of an OSD the map has, a good statfs. */
+static void
+verify_statfs(struct verify *v, const uint8_t *k, size_t klen, const void *val,
+    size_t vlen, void *arg)
+{
+	struct statfs_osd st;
+	char *cause = NULL;
+	int32_t id;
+
+	(void)arg;
+	v->n->capacities++;
+	if (klen != KEYS_STATFS_LEN) {
+		verify_problem(v, k, klen, "key of the wrong length");
+		return;
+	}
+	id = (int32_t)enc_get_be32(k + 1);
+	if (mon_record_statfs_decode(val, vlen, &st, &cause) == -1) {
+		verify_problem(v, k, klen, "%s", cause);
+		free(cause);
+		return;
+	}
+	if (osdmap_osd(&v->osdmap, id) == NULL)
+		verify_problem(v, k, klen,
+		    "capacity of osd.%d, which osdmap "
+		    "epoch %u does not have",
+		    id, v->osdmap.epoch);
+}
+
 /* PG records: decode; each belongs to a pool of the map; count per pool. */
 struct verify_pgs {
 	uint64_t *seen;		/* per pool of v->osdmap */
@@ -423,6 +454,7 @@ mon_verify(struct store *s, mon_verify_cb *cb, void *arg,
 	}
 
 	verify_scan(&v, KEYS_AUTH, verify_auth, NULL);
+	verify_scan(&v, KEYS_STATFS, verify_statfs, NULL);
 
 	memset(&pgs, 0, sizeof pgs);
 	pgs.seen = xcalloc(v.osdmap.npools + 1, sizeof *pgs.seen);

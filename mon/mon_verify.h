@@ -11,6 +11,7 @@
 struct mon_verify_counts {
 	uint64_t osdmaps, incrementals, pgincs, log_entries, pgs;
 	uint64_t auth_entities;
+	uint64_t capacities; /* "S" records */
 	uint64_t problems;
 	uint32_t osdmap_epoch;
 	uint64_t pgmap_version;

@@ -367,7 +367,7 @@ cmd_scan(struct tool *t, int argc, mapmon_unused char **argv)
  */
 static const uint8_t verify_mon_prefixes[] = { KEYS_COMMIT, KEYS_MONMAP,
 	KEYS_OSDMAP, KEYS_OSDMAP_INC, KEYS_PG, KEYS_PGINC, KEYS_LOG, KEYS_MUTES,
-	KEYS_AUTH, KEYS_QUORUM };
+	KEYS_AUTH, KEYS_QUORUM, KEYS_STATFS };
 
 struct verify_report {
 	const char *path;
@@ -515,6 +515,7 @@ verify_store(struct store *s, int quiet, uint64_t *records)
 		    c.pgmap_version, c.pgs, c.pgincs);
 		printf("cluster log entries: %" PRIu64 "\n", c.log_entries);
 		printf("auth entities: %" PRIu64 "\n", c.auth_entities);
+		printf("osd capacities: %" PRIu64 "\n", c.capacities);
 	}
 	if (vr.problems == 0) {
 		verify_derived(s, &vr);

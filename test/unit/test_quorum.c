@@ -18,6 +18,8 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "mon/mon.h"
+#include "map/statfs.h"
+#include "mon/keys.h"
 #include "mon/mon_quorum.h"
 
 #ifndef TEST_BACKEND
@@ -1081,4 +1083,154 @@ Test(quorum, entries_committed_during_a_copy_apply_on_top_of_it)
 	cr_assert_eq(mon_osdmap(mons[1])->npools, 4);
 	close_mons();
 	assert_stores_equal();
+}
+
+/* Write a on the leader and be the engine until it is answered, rc 0. */
+static void
+drive_ok(struct answer *a)
+{
+	drive(a);
+	cr_assert_eq(a->rc, 0, "%s", a->status);
+	json_decref(a->data);
+	memset(a, 0, sizeof *a);
+}
+
+/* The `df' of monitor k, as text (the caller frees it). */
+static char *
+df_text(int k)
+{
+	json_t *df = mon_df_json(mons[k]);
+	char *s = json_dumps(df, JSON_SORT_KEYS | JSON_COMPACT);
+
+	json_decref(df);
+	return s;
+}
+
+static uint64_t
+df_total(int k)
+{
+	json_t *df = mon_df_json(mons[k]);
+	uint64_t total = (uint64_t)json_integer_value(
+	    json_object_get(json_object_get(df, "stats"), "total_bytes"));
+
+	json_decref(df);
+	return total;
+}
+
+/* Be the engine until the follower's `df' says total bytes. */
+static void
+drive_until_total(uint64_t total)
+{
+	size_t done = 0;
+	int i;
+
+	for (i = 0; df_total(1) != total && i < 4000; i++) {
+		if (done < nentries)
+			done = commit_all(done);
+		turn();
+	}
+	cr_assert_eq(df_total(1), total, "the follower's df: %llu bytes",
+	    (unsigned long long)df_total(1));
+	commit_all(done);
+}
+
+/*
+ * Issue 18: the OSDs' capacity, which only the leader's beacons give, is
+ * carried by commits to the follower and into both stores; a restarted
+ * follower has it at once, and an OSD's removal takes it everywhere.
+ */
+Test(quorum, the_capacity_of_the_leaders_beacons_is_on_every_monitor)
+{
+	struct statfs_osd st = { .total = 1000ULL << 30,
+		.used = 100ULL << 30,
+		.avail = 900ULL << 30 };
+	struct answer a = { 0 };
+	char *t0, *t1;
+	int32_t id = 1;
+	int k;
+
+	params.capacity_interval_ms = 50;
+	for (k = 0; k < NMON; k++)
+		mon_set_params(mons[k], &params);
+	lead();
+	for (k = 0; k < 2; k++) {
+		mon_osd_create(mons[0], -1, answer_cb, &a);
+		drive_ok(&a);
+		mon_osd_boot(mons[0], k, "127.0.0.1:6800", answer_cb, &a);
+		drive_ok(&a);
+	}
+
+	/* Nothing else commits: the capacity timer's commit carries it. */
+	mon_osd_beacon(mons[0], 0, &st, answer_cb, &a);
+	cr_assert(a.done && a.rc == 0, "%s", a.status);
+	memset(&a, 0, sizeof a);
+	cr_assert_eq(df_total(0), st.total, "the leader counts it at once");
+	cr_assert_eq(df_total(1), 0);
+	drive_until_total(st.total);
+
+	/* Another change goes with the next commit, a pool's here. */
+	st.used = st.total - st.avail;
+	mon_osd_beacon(mons[0], 1, &st, answer_cb, &a);
+	memset(&a, 0, sizeof a);
+	mon_pool_create(mons[0], "rbd", 8, 0, 0, NULL, answer_cb, &a);
+	drive_ok(&a);
+	cr_assert_eq(df_total(1), 2 * st.total);
+	t0 = df_text(0);
+	t1 = df_text(1);
+	cr_assert_str_eq(t1, t0);
+	free(t1);
+
+	/* A restarted follower has it from its store. */
+	mon_stop(mons[1], INT64_MAX);
+	mon_free(mons[1]);
+	open_mon(1);
+	t1 = df_text(1);
+	cr_assert_str_eq(t1, t0, "after a restart: %s", t1);
+	free(t0);
+	free(t1);
+
+	/* A leader that steps down forgets what no commit carried. */
+	st.avail /= 2;
+	st.used = st.total - st.avail;
+	mon_osd_beacon(mons[0], 0, &st, answer_cb, &a);
+	memset(&a, 0, sizeof a);
+	t0 = df_text(0);
+	t1 = df_text(1);
+	cr_assert_str_neq(t0, t1, "the beacon did not count on the leader");
+	free(t0);
+	free(t1);
+	mon_quorum_set_role(mons[0], MON_QUORUM_FOLLOWER, 2, "b",
+	    "127.0.0.1:6790");
+	t0 = df_text(0);
+	t1 = df_text(1);
+	cr_assert_str_eq(t0, t1, "the stepped-down leader: %s", t0);
+	free(t0);
+	free(t1);
+	lead();
+
+	/* A removed OSD's capacity is gone everywhere, its record too. */
+	mon_osd_down(mons[0], &id, 1, answer_cb, &a);
+	drive_ok(&a);
+	mon_osd_rm(mons[0], &id, 1, answer_cb, &a);
+	drive_ok(&a);
+	for (k = 0; k < NMON; k++)
+		cr_assert_eq(df_total(k), st.total, "monitor %d", k);
+	close_mons();
+	assert_stores_equal();
+	{
+		struct store *s = open_store(1);
+		uint8_t key[KEYS_STATFS_LEN];
+		void *val;
+		size_t vlen;
+		char *cause = NULL;
+
+		keys_statfs(key, 1);
+		cr_assert_eq(store_get(s, key, sizeof key, &val, &vlen, &cause),
+		    STORE_NOTFOUND);
+		keys_statfs(key, 0);
+		cr_assert_eq(store_get(s, key, sizeof key, &val, &vlen, &cause),
+		    0, "%s", cause ? cause : "?");
+		free(val);
+		store_close(s);
+	}
 }
