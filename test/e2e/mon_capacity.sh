@@ -19,110 +19,28 @@
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/tap_lib.sh"
-TAP_PER_BACKEND=1
-MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/daemon/mapmond
-STORE=$top_builddir/tools/mapmon-store
-JG=$top_builddir/test/lib/json_get
-NAMES="a b c"
+QUORUM_TMP=mon_capacity
+KEEP_VAR=CAPACITY_KEEP
+MON_CONF="propose_interval = 5ms"
+METRICS=no
+. "$top_srcdir/test/lib/quorum_lib.sh"
 GIB=1073741824
-
-T=$(mktemp -d /tmp/mon_capacity.XXXXXX) || exit 99
-cleanup() {
-	for f in "$T"/*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-	done
-	[ -n "${CAPACITY_KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
-}
-trap cleanup EXIT
-check_diag() {
-	local x
-	[ -n "${DIAG:-}" ] && printf 'diag: %s\n' "$DIAG"
-	printf 'out: %s\nerr: %s\n' "$(head -c 600 "$T/out")" \
-	    "$(head -c 300 "$T/err")"
-	for x in $NAMES; do
-		printf 'log %s: %s\n' "$x" \
-		    "$(grep -v ' net ' "$D/$x.log" 2>/dev/null | tail -n 4)"
-	done
-}
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 
-# Three ports P whose P+1 (the raft port) is free too (as mon_quorum.sh).
-free_ports() {
-	python3 -c '
-import random, socket
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-out = []
-while len(out) < 3:
-    p = random.randrange(10000, lo - 1)
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok and all(abs(p - q) > 1 for q in out):
-        out.append(p)
-print(*out)'
-}
-
-addr() { eval echo "\$ADDR_$1"; }
-# mm1 NAME ARGS...: mapmon ARGS against monitor NAME only.
-mm1() {
-	local x=$1
-	shift
-	"$MAPMON" -m "$(addr "$x")" -k "$D/keyring" --connect-timeout 5 \
-	    "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	return $rc
-}
-start() {
-	"$MAPMOND" -c "$D/$1.conf" -f 2>>"$D/$1.stderr" &
-	echo $! >"$T/$BACKEND.$1.pid"
-}
-pid_of() { cat "$T/$BACKEND.$1.pid"; }
-alive() { kill -0 "$(pid_of "$1")" 2>/dev/null; }
-stop() {
-	local i=0
-	kill "-${2:-TERM}" "$(pid_of "$1")"
-	while alive "$1" && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-leader() {
-	local x
-	for x in $NAMES; do
-		alive "$x" || continue
-		mm1 "$x" -f json quorum_status || continue
-		if [ "$("$JG" quorum_leader_name <"$T/out")" = "$x" ]; then
-			echo "$x"
-			return 0
-		fi
-	done
-	return 1
-}
-wait_leader() {
-	local i
-	for i in $(seq 1 200); do
-		L=$(leader) && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # The capacity figures of monitor X, one line per command, in $D/X.cap:
 # df, osd df, and of status the usage and whether OSD_NEARFULL is raised.
 figures() {
 	local x=$1
 	: >"$D/$x.cap"
-	mm1 "$x" -f json df || return 1
+	mm1 "$x" -f json df
+	[ "$rc" -eq 0 ] || return 1
 	cat "$T/out" >>"$D/$x.cap"
-	mm1 "$x" -f json osd df || return 1
+	mm1 "$x" -f json osd df
+	[ "$rc" -eq 0 ] || return 1
 	cat "$T/out" >>"$D/$x.cap"
-	mm1 "$x" -f json status || return 1
+	mm1 "$x" -f json status
+	[ "$rc" -eq 0 ] || return 1
 	for k in pgmap.bytes_total pgmap.bytes_used pgmap.bytes_avail \
 	    health.checks.OSD_NEARFULL.summary.message; do
 		echo "$k=$("$JG" "$k" <"$T/out")" >>"$D/$x.cap"
@@ -150,7 +68,8 @@ same_as() {
 now_same_as() {
 	local i
 	for i in $(seq 1 100); do
-		mm1 "$2" -f json quorum_status && break
+		mm1 "$2" -f json quorum_status
+		[ "$rc" -eq 0 ] && break
 		sleep 0.05
 	done
 	figures "$2" && cmp -s "$D/$1.ref" "$D/$2.cap"
@@ -164,36 +83,11 @@ beacon() {
 }
 
 run_backend() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	mkdir -p "$D"
-	set -- $(free_ports)
-	ADDR_a=127.0.0.1:$1
-	ADDR_b=127.0.0.1:$2
-	ADDR_c=127.0.0.1:$3
-	for x in $NAMES; do
-		cat >"$D/$x.conf" <<EOF
-[mon]
-name = $x
-data = $D/$x
-bind = $(addr "$x")
-mon_host = a=$ADDR_a,b=$ADDR_b,c=$ADDR_c
-election_timeout = 300ms
-propose_interval = 5ms
-[store]
-backend = $BACKEND
-[auth]
-keyring = $D/keyring
-[log]
-file = $D/$x.log
-EOF
-	done
-	check "mkfs of a" "$MAPMOND" -c "$D/a.conf" --mkfs
-	for x in b c; do
-		check "mkfs of $x from a's monmap and keyring" \
-		    "$MAPMOND" -c "$D/$x.conf" --mkfs --monmap "$D/a/monmap" \
-		    --keyring "$D/keyring"
-	done
+	set_backend "$1"
+	pick_addrs
+	write_confs
+	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
+	check "mkfs of the three monitors" [ $? -eq 0 ]
 	for x in $NAMES; do
 		start "$x"
 	done
@@ -204,8 +98,8 @@ EOF
 	    tail -n 1)
 
 	for i in 0 1 2; do
-		mm1 "$L" osd create "$i" && mm1 "$L" osd boot "$i" \
-		    "127.0.0.1:680$i"
+		mm1 "$L" osd create "$i"
+		[ "$rc" -eq 0 ] && mm1 "$L" osd boot "$i" "127.0.0.1:680$i"
 		check "osd.$i made and booted" [ "$rc" -eq 0 ]
 	done
 	# Through a follower: forwarded, as an OSD's beacon may be.
@@ -224,7 +118,7 @@ EOF
 
 	# The leader dies; nobody beacons again.
 	OLD=$L
-	stop "$OLD" KILL
+	kill -KILL "$(pid_of "$OLD")"
 	check "the survivors elect a new leader" wait_leader
 	check "the new leader $L has every capacity at once" \
 	    now_same_as "$OLD" "$L"
@@ -236,7 +130,8 @@ EOF
 	    now_same_as "$OLD" "$OLD"
 
 	# osd.2 removed: its capacity is gone everywhere.
-	mm1 "$L" osd down 2 && mm1 "$L" osd rm 2
+	mm1 "$L" osd down 2
+	[ "$rc" -eq 0 ] && mm1 "$L" osd rm 2
 	check "osd.2 down and removed" [ "$rc" -eq 0 ]
 	figures "$L"
 	cp "$D/$L.cap" "$D/$L.ref"
@@ -244,26 +139,15 @@ EOF
 	    grep -q "^pgmap.bytes_total=$((200 * GIB))$" "$D/$L.ref"
 	check "and neither does any monitor" same_as "$L" $NAMES
 
-	for x in $NAMES; do
-		stop "$x"
-	done
-	for x in $NAMES; do
-		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
-		check "mapmon-store verify passes on mon.$x" \
-		    "$STORE" -c "$D/$x.conf" verify
-	done
-	DIAG=$(grep -c '^S' "$D/a.dump")
+	stores_agree $NAMES
+	"$STORE" -c "$D/a.conf" dump --full >"$T/out" 2>"$T/err"
+	DIAG=$(grep -c '^S' "$T/out")
 	check "the store holds a capacity record per OSD left (2)" \
 	    [ "$DIAG" = 2 ]
 	"$STORE" -c "$D/a.conf" verify >"$T/out" 2>&1
 	check "verify counts them" grep -q "^osd capacities: 2$" "$T/out"
-	check "the stores of a and b are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/b.dump"
-	check "the stores of a and c are identical record for record" \
-	    cmp -s "$D/a.dump" "$D/c.dump"
 	DIAG=
-	check "no monitor's stderr has a sanitizer report" \
-	    sh -c '! grep -q "Sanitizer\|runtime error" "$0"/*.stderr' "$D"
+	check_sanitizers "no monitor's stderr has a sanitizer report"
 }
 
 for be in ${CAPACITY_BACKENDS:-lmdb leveldb}; do
