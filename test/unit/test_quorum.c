@@ -451,6 +451,9 @@ Test(quorum, an_idempotent_answer_waits_for_what_it_stands_on)
 	cr_assert_neq(b.rc, 0, "the retry was told the pool exists: %s",
 	    b.status);
 	cr_assert_eq(mon_osdmap(mons[0])->npools, 0);
+	/* What the answers carried (a refusal names the leader). */
+	json_decref(a.data);
+	json_decref(b.data);
 
 	/* Leading again, with the entry lost: the pool is made anew. */
 	for (i = 0; i < (int)nentries; i++)
