@@ -37,7 +37,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Debian 12 packages the build needs, and what the tests add.
 packages="build-essential autoconf automake pkg-config libevent-dev
 liblmdb-dev libleveldb-dev libjansson-dev libsystemd-dev libssl-dev
-libuv1-dev"
+libuv1-dev libzstd-dev"
 # The monitors' consensus engine, C-Raft: 0.22.1 (the maintained cowsql
 # fork) comes from the backports suite of Debian 12, pinned so that it
 # alone comes from there (enable_raft_backports); bookworm main's 0.15.0

@@ -75,6 +75,11 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "128", .min = 1, .max = 1000000,
 	    .help = "entries kept behind a snapshot; a monitor further behind "
 		    "copies a store" },
+	[CONF_MON_COMPRESS_ENTRIES] = {
+	    .section = "mon", .name = "compress_entries", .type = CONF_BOOL,
+	    .def = "true", .runtime = 1,
+	    .help = "replicated entries of 4 KiB or more compressed "
+		    "(Zstandard) where that makes them smaller" },
 	[CONF_MON_SYNC_CHUNK_SIZE] = {
 	    .section = "mon", .name = "sync_chunk_size", .type = CONF_SIZE,
 	    .def = "1M", .min = 4 * KIB, .max = 64 * MIB, .runtime = 1,

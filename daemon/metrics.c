@@ -221,6 +221,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m)
 	metrics_one(out, "quorum_entry_bytes_total", "counter",
 	    "Bytes of the entries this monitor proposed.",
 	    in.entry_bytes_total);
+	metrics_one(out, "quorum_entry_raw_bytes_total", "counter",
+	    "Bytes of those entries' encodings before compression.",
+	    in.entry_raw_bytes_total);
 	metrics_one(out, "quorum_entry_bytes_max", "gauge",
 	    "The largest entry this monitor proposed, in bytes.",
 	    in.entry_bytes_max);

@@ -1452,6 +1452,10 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		    json_integer((json_int_t)info.entries_sealed));
 		json_object_set_new(r, "entry_bytes_max",
 		    json_integer((json_int_t)info.entry_bytes_max));
+		json_object_set_new(r, "entry_bytes_total",
+		    json_integer((json_int_t)info.entry_bytes_total));
+		json_object_set_new(r, "entry_raw_bytes_total",
+		    json_integer((json_int_t)info.entry_raw_bytes_total));
 		json_object_set_new(r, "proposals_split",
 		    json_integer((json_int_t)info.proposals_split));
 		json_object_set_new(r, "parts_dropped",

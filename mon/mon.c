@@ -59,6 +59,7 @@ mon_params_defaults(struct mon_params *p)
 	p->allow_pool_delete = 0;
 	p->allow_pool_size_one = 0;
 	p->capacity_interval_ms = 5000;
+	p->compress_entries = 1;
 }
 
 char *

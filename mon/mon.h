@@ -76,6 +76,8 @@ struct mon_params {
 	 * mgr_stats_period.
 	 */
 	int64_t capacity_interval_ms;
+	/* Replicated entries compressed where smaller (mon_quorum.c). */
+	int compress_entries;
 };
 void mon_params_defaults(struct mon_params *);
 

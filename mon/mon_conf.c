@@ -64,4 +64,5 @@ mon_conf_params(const struct conf *c, struct mon_params *p)
 	p->osd_pool_default_size = conf_int(c, CONF_MON_OSD_POOL_DEFAULT_SIZE);
 	p->allow_pool_delete = (int)conf_int(c, CONF_MON_ALLOW_POOL_DELETE);
 	p->allow_pool_size_one = (int)conf_int(c, CONF_MON_ALLOW_POOL_SIZE_ONE);
+	p->compress_entries = (int)conf_int(c, CONF_MON_COMPRESS_ENTRIES);
 }

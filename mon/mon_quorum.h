@@ -168,9 +168,10 @@ struct mon_quorum_info {
 	uint64_t entries_sealed;  /* entries this monitor proposed */
 	uint64_t entry_bytes_max; /* the largest of them */
 	uint64_t entry_bytes_total;
-	uint64_t refused_big;	  /* over MON_QUORUM_PARTS_MAX entries */
-	uint64_t proposals_split; /* proposed as several entries */
-	uint64_t parts_dropped;	  /* parts of proposals never whole */
+	uint64_t entry_raw_bytes_total; /* before compression */
+	uint64_t refused_big;		/* over MON_QUORUM_PARTS_MAX entries */
+	uint64_t proposals_split;	/* proposed as several entries */
+	uint64_t parts_dropped;		/* parts of proposals never whole */
 	uint64_t unknown_outcomes;
 	uint64_t syncs;	    /* stores copied in since the start */
 	int syncing;	    /* a copy of the store is awaited */

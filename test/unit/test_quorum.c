@@ -785,8 +785,8 @@ Test(quorum, a_store_behind_the_snapshot_is_replaced_by_a_copy)
 /*
  * Big proposals: a pool of 8192 PGs and an OSD booting under them, whose
  * commit re-places every PG (each PG's stat, some 460 bytes, goes in the
- * entry): far over MON_QUORUM_ENTRY_MAX, so it goes as several parts.
- * Returns the index (0-based) of the boot's first entry; the boot's
+ * entry): far over MON_QUORUM_ENTRY_MAX, so it goes as several parts
+ * (uncompressed: compressed, it would fit one entry).  Returns the index (0-based) of the boot's first entry; the boot's
  * entries are captured, not committed, *a answers the boot.
  */
 static size_t
@@ -797,6 +797,7 @@ propose_big_boot(struct answer *a)
 	int i, k;
 
 	params.max_pg_per_osd = 1000000;
+	params.compress_entries = 0;
 	for (k = 0; k < NMON; k++)
 		mon_set_params(mons[k], &params);
 	lead();
@@ -866,6 +867,56 @@ Test(quorum, a_proposal_over_the_entry_limit_goes_in_parts_applied_once)
 		    mon_osdmap(mons[0])->epoch);
 	}
 	cr_assert_eq(quorum_stat(0, 3), 1);
+	close_mons();
+	assert_stores_equal();
+}
+
+/*
+ * The same boot compressed (the default): one entry, "MQZ1", far smaller
+ * than the parts it would be, which the follower decompresses to the
+ * leader's store.
+ */
+Test(quorum, a_big_proposal_goes_compressed_and_applies_alike)
+{
+	struct answer a = { 0 }, c = { 0 }, p = { 0 };
+	struct mon_quorum_info in;
+	size_t first;
+	int i, k;
+
+	params.max_pg_per_osd = 1000000;
+	for (k = 0; k < NMON; k++)
+		mon_set_params(mons[k], &params);
+	lead();
+	mon_osd_create(mons[0], -1, answer_cb, &c);
+	drive(&c);
+	json_decref(c.data);
+	mon_pool_create(mons[0], "big", 8192, 0, 0, NULL, answer_cb, &p);
+	drive(&p);
+	cr_assert_eq(p.rc, 0, "%s", p.status);
+	json_decref(p.data);
+	first = nentries;
+	mon_osd_boot(mons[0], 0, "127.0.0.1:6800", answer_cb, &a);
+	for (i = 0; nentries == first && i < 4000; i++)
+		turn();
+	cr_assert_eq(nentries - first, 1, "the boot is %zu entries",
+	    nentries - first);
+	cr_assert_eq(memcmp(entries[first].buf, "MQZ1", 4), 0);
+	cr_assert_eq(mon_quorum_info(mons[0], &in), 0);
+	cr_assert_gt(in.entry_raw_bytes_total, 8 * in.entry_bytes_total,
+	    "%llu bytes for %llu before compression",
+	    (unsigned long long)in.entry_bytes_total,
+	    (unsigned long long)in.entry_raw_bytes_total);
+	cr_assert_lt(entries[first].len, 1024 * 1024);
+	commit_all(first);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	for (k = 0; k < NMON; k++) {
+		cr_assert_eq(quorum_stat(k, 0), first + 1);
+		cr_assert_neq(mon_osdmap(mons[k])->osds[0].up, 0);
+		cr_assert_eq(mon_osdmap(mons[k])->epoch,
+		    mon_osdmap(mons[0])->epoch);
+	}
 	close_mons();
 	assert_stores_equal();
 }
