@@ -79,7 +79,7 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .section = "mon", .name = "compress_entries", .type = CONF_BOOL,
 	    .def = "true", .runtime = 1,
 	    .help = "replicated entries of 4 KiB or more compressed "
-		    "(Zstandard) where that makes them smaller" },
+		    "(Zstandard) when smaller" },
 	[CONF_MON_SYNC_CHUNK_SIZE] = {
 	    .section = "mon", .name = "sync_chunk_size", .type = CONF_SIZE,
 	    .def = "1M", .min = 4 * KIB, .max = 64 * MIB, .runtime = 1,
