@@ -1158,6 +1158,7 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	char *dir = NULL, *marker = NULL, self_raft[MONMAP_ADDR_MAX];
 	size_t i;
 	int rv;
+	unsigned heartbeat_ms;
 
 	if (quorum_self != NULL) {
 		xasprintf(cause, "one quorum engine per process");
@@ -1231,9 +1232,17 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 		goto fail_loop;
 	}
 	raft_set_election_timeout(&q->raft, (unsigned)q->election_ms);
-	raft_set_heartbeat_timeout(&q->raft,
-	    (unsigned)(q->election_ms / 10 > 0 ? q->election_ms / 10 : 1));
+	heartbeat_ms = q->election_ms / 10 > 0 ? (unsigned)q->election_ms / 10 : 1;
+	raft_set_heartbeat_timeout(&q->raft, heartbeat_ms);
 	raft_set_pre_vote(&q->raft, true);
+	/*
+	 * A monitor that was down is connected to again every heartbeat,
+	 * not every second (C-Raft's default): a restarted follower hears
+	 * its leader, and is back in quorum, that much sooner
+	 * (bench/quorum/restart.sh).  A refused connection costs little,
+	 * and the transport logs it once in a while only.
+	 */
+	raft_uv_set_connect_retry_delay(&q->io, heartbeat_ms);
 	/*
 	 * A follower the leader probes (after an election, a rejection or a
 	 * restart) gets every entry in flight again at each heartbeat until
