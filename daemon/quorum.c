@@ -1232,7 +1232,8 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 		goto fail_loop;
 	}
 	raft_set_election_timeout(&q->raft, (unsigned)q->election_ms);
-	heartbeat_ms = q->election_ms / 10 > 0 ? (unsigned)q->election_ms / 10 : 1;
+	heartbeat_ms = q->election_ms / 10 > 0 ? (unsigned)q->election_ms / 10 :
+						 1;
 	raft_set_heartbeat_timeout(&q->raft, heartbeat_ms);
 	raft_set_pre_vote(&q->raft, true);
 	/*

@@ -86,12 +86,16 @@ run() {
 			curl -s "http://127.0.0.1:$port/metrics" >"$S/$n.metrics"
 			grep -q '^mapmon_quorum_leader 1$' "$S/$n.metrics" || continue
 			echo "leader mon.$n:"
-			grep -E '^mapmon_quorum_(entry_bytes_max|entry_bytes_total|entries_proposed_total|proposals_split_total|parts_dropped_total|loop_slice_max_seconds) ' "$S/$n.metrics"
+			grep -E '^mapmon_quorum_(entry_bytes_max|entry_bytes_total|entry_raw_bytes_total|leader_changes_total|entries_proposed_total|proposals_split_total|parts_dropped_total|loop_slice_max_seconds) ' "$S/$n.metrics"
 		done
 	fi
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	PIDS=
 }
-run single a
-run three a b c
+for setup in ${SETUPS:-single three}; do
+	case $setup in
+	single) run single a ;;
+	three) run three a b c ;;
+	esac
+done

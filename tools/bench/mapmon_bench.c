@@ -51,6 +51,7 @@ usage(int code)
 	    "                    [--hosts H] [--racks R] [--fail-host "
 	    "HOST@S]... "
 	    "[--revive-host HOST@S]...\n"
+	    "                    [--probe ADDR] [--probe-ms MS]\n"
 	    "       mapmon-bench ingest [options]\n"
 	    "       mapmon-bench filesize [options]\n"
 	    "       mapmon-bench handshake [options]\n"
@@ -328,6 +329,37 @@ sim_main_conf(const char *path, int *grace_ms, int *beacon_ms)
 	return 0;
 }
 
+/*
+ * The `status' probe's latencies while the simulator ran: one line, or
+ * -1 when a probe was refused or its connection lost.
+ */
+static int
+sim_main_probe_report(struct bench_probe *probe, const char *addr)
+{
+	const double *sent, *ms;
+	double *v;
+	size_t n;
+	int failed = 0;
+
+	n = bench_probe_stop(probe, &sent, &ms, &failed);
+	if (n == 0) {
+		fprintf(stderr,
+		    "mapmon-bench: osd-sim: status on %s: no "
+		    "answer\n",
+		    addr);
+		return -1;
+	}
+	v = xreallocarray(NULL, n, sizeof *v);
+	memcpy(v, ms, n * sizeof *v);
+	printf("osd-sim: status on %s: %zu answers, p50 %.2f ms, p99 %.2f "
+	       "ms, max %.2f ms%s\n",
+	    addr, n, bench_percentile(v, n, 50), bench_percentile(v, n, 99),
+	    bench_percentile(v, n, 100),
+	    failed ? " (then refused or disconnected: probing stopped)" : "");
+	free(v);
+	return failed ? -1 : 0;
+}
+
 static int
 osd_sim_main(int argc, char **argv)
 {
@@ -349,6 +381,8 @@ osd_sim_main(int argc, char **argv)
 		{ "fail-host", required_argument, NULL, 'f' },
 		{ "revive-host", required_argument, NULL, 'r' },
 		{ "control", required_argument, NULL, 'C' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "probe-ms", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct osd_sim_params p;
 	struct sim_main sm;
@@ -356,7 +390,9 @@ osd_sim_main(int argc, char **argv)
 	struct sim_ctl_at *at = NULL;
 	struct event *sig_int, *sig_term, *dur_ev = NULL;
 	struct timeval tv;
-	const char *control = NULL, *conf_path = NULL;
+	const char *control = NULL, *conf_path = NULL, *probe_addr = NULL;
+	struct bench_probe *probe = NULL;
+	int probe_ms = 100;
 	size_t nat = 0, i;
 	int grace_given = 0, beacon_given = 0;
 	long duration = 0;
@@ -444,6 +480,13 @@ osd_sim_main(int argc, char **argv)
 			break;
 		case 'C':
 			control = optarg;
+			break;
+		case 'P':
+			probe_addr = optarg;
+			break;
+		case 'p':
+			probe_ms = (int)bench_arg_long("--probe-ms", optarg, 1,
+			    60000);
 			break;
 		case 'q':
 			sm.verbose = 0;
@@ -556,9 +599,19 @@ osd_sim_main(int argc, char **argv)
 		tv.tv_usec = 0;
 		evtimer_add(sm.status_ev, &tv);
 	}
-	event_base_dispatch(sm.base);
+	if (probe_addr != NULL &&
+	    (probe = bench_probe_start(probe_addr, probe_ms, &cause)) == NULL) {
+		fprintf(stderr, "mapmon-bench: osd-sim: --probe %s: %s\n",
+		    probe_addr, cause);
+		free(cause);
+		sm.rc = 1;
+	} else
+		event_base_dispatch(sm.base);
 	if (sm.verbose > 1)
 		sim_main_status(&sm);
+	if (probe != NULL && sim_main_probe_report(probe, probe_addr) == -1)
+		sm.rc = 1;
+	bench_probe_free(probe);
 
 	sim_ctl_free(ctl);
 	osd_sim_free(sm.sim);
