@@ -145,14 +145,27 @@ cmd_mon_stat(struct cmd_req *r, json_t *cmd)
 	    mm->nmons > 0 ? mm->mons[0].name : "");
 }
 
+/* Ceph's mon dump: the monmap, and the ranks in quorum ("quorum"). */
 void
 cmd_mon_dump(struct cmd_req *r, json_t *cmd)
 {
 	const struct monmap *mm = mon_monmap(r->ctx->mon);
+	json_t *o = monmap_to_json(mm), *quorum = json_array();
+	struct mon_quorum_view v;
+	size_t i;
 
 	(void)cmd;
-	cmd_replyf(r, 0, monmap_to_json(mm), "dumped monmap epoch %u",
-	    mm->epoch);
+	/* One monitor is its own quorum; several serve the leader's view. */
+	if (mon_quorum_get_view(r->ctx->mon, &v) == -1) {
+		memset(&v, 0, sizeof v);
+		v.in[0] = mm->nmons > 0;
+	}
+	for (i = 0; i < mm->nmons && i < MONMAP_MAX_MONS; i++)
+		if (v.in[i])
+			json_array_append_new(quorum,
+			    json_integer((json_int_t)i));
+	json_object_set_new(o, "quorum", quorum);
+	cmd_replyf(r, 0, o, "dumped monmap epoch %u", mm->epoch);
 }
 
 void

@@ -98,6 +98,9 @@ struct quorum {
 	int (*io_start)(struct raft_io *, unsigned, raft_io_tick_cb,
 	    raft_io_recv_cb);
 	raft_io_recv_cb io_recv;
+	/* The transport's listen and accept, wrapped to see who connects. */
+	int (*tr_listen)(struct raft_uv_transport *, raft_uv_accept_cb);
+	raft_uv_accept_cb tr_accept;
 
 	int last_state;
 	raft_id last_leader;
@@ -1145,6 +1148,34 @@ quorum_io_start(struct raft_io *io, unsigned msecs, raft_io_tick_cb tick,
 	return q->io_start(io, msecs, tick, quorum_recv);
 }
 
+/*
+ * A monitor connected to this one anew.  Each monitor sends its messages
+ * on connections of its own, so a restarted follower's first reply to
+ * its leader comes on a new one: the leader replicates its view again,
+ * as what the follower had applied of it was in memory only, and a quick
+ * restart (within the election timeout) leaves the leader's view as it
+ * was, so no change of it would.
+ */
+static void
+quorum_accept(struct raft_uv_transport *t, raft_id id, const char *address,
+    struct uv_stream_s *stream)
+{
+	struct quorum *q = quorum_self;
+
+	if (!q->closed && raft_state(&q->raft) == RAFT_LEADER)
+		mon_quorum_view_resend(q->m);
+	q->tr_accept(t, id, address, stream);
+}
+
+static int
+quorum_listen(struct raft_uv_transport *t, raft_uv_accept_cb cb)
+{
+	struct quorum *q = quorum_self;
+
+	q->tr_accept = cb;
+	return q->tr_listen(t, quorum_accept);
+}
+
 /* ---- life ---- */
 
 struct quorum *
@@ -1221,6 +1252,8 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	}
 	q->io_start = q->io.start;
 	q->io.start = quorum_io_start;
+	q->tr_listen = q->transport.listen;
+	q->transport.listen = quorum_listen;
 	q->fsm.version = 1;
 	q->fsm.data = q;
 	q->fsm.apply = quorum_fsm_apply;
@@ -1415,9 +1448,12 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 	struct mon_quorum_view v;
 	struct mon_quorum_info info;
 	json_t *o = json_object(), *ranks = json_array(), *names = json_array();
+	const char *view;
 	size_t i;
 
-	quorum_view(q, &v);
+	/* What every monitor in quorum serves alike: the leader's view. */
+	if (mon_quorum_get_view(q->m, &v) == -1)
+		quorum_view(q, &v);
 	for (i = 0; i < q->npeers; i++)
 		if (v.in[i]) {
 			json_array_append_new(ranks, json_integer((int)i));
@@ -1430,10 +1466,12 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 	json_object_set_new(o, "quorum", ranks);
 	json_object_set_new(o, "quorum_names", names);
 	json_object_set_new(o, "quorum_leader_name",
-	    json_string(v.leader >= 0 ? q->peers[v.leader].name : ""));
+	    json_string(v.leader >= 0 && (size_t)v.leader < q->npeers ?
+		    q->peers[v.leader].name :
+		    ""));
 	json_object_set_new(o, "quorum_age",
-	    json_integer(v.leader >= 0 ?
-		    (json_int_t)((stamp_now() - q->quorum_since) / 1000000) :
+	    json_integer(v.leader >= 0 && v.since > 0 ?
+		    (json_int_t)((stamp_now() - v.since) / 1000000) :
 		    0));
 	json_object_set_new(o, "monmap", monmap_to_json(mm));
 	if (mon_quorum_info(q->m, &info) == 0) {
@@ -1444,10 +1482,16 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		json_object_set_new(r, "state",
 		    json_string(quorum_state_name(
 			raft_state((struct raft *)&q->raft))));
-		json_object_set_new(r, "view",
-		    json_string(v.complete ?
-			    "leader" :
-			    "follower: knows itself and the leader"));
+		if (v.leader < 0)
+			view = "none: no leader known (out of quorum)";
+		else if (v.leader == v.self)
+			view = "leader";
+		else if (v.complete)
+			view = "follower: the leader's, replicated";
+		else
+			view = "follower: knows itself and the leader (the "
+			       "leader's view not received yet)";
+		json_object_set_new(r, "view", json_string(view));
 		json_object_set_new(r, "commit_index",
 		    json_integer((json_int_t)info.committed_index));
 		json_object_set_new(r, "applied_index",

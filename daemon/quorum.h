@@ -54,8 +54,9 @@ void quorum_free(struct quorum *);
 
 /*
  * Ceph's quorum_status JSON ("election_epoch", "quorum", "quorum_names",
- * "quorum_leader_name", "quorum_age", "monmap") plus "raft": term, commit
- * and applied index, the longest loop slice.  A new reference.
+ * "quorum_leader_name", "quorum_age", "monmap", from the view this
+ * monitor serves: mon_quorum_get_view()) plus "raft": term, which view it
+ * is, commit and applied index, the longest loop slice.  A new reference.
  */
 json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 

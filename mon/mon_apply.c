@@ -227,8 +227,9 @@ mon_apply_undo(struct mon *m, struct mon_proposal *p)
 	/* OSDs it marked down or out are up or in again: look again. */
 	mon_live_poke(m);
 	mon_apply_answer(p, rc, why);
-	/* Its capacities are still to be written, by the next commit. */
+	/* Its capacities and view are still to be written, by the next. */
 	mon_capacity_unseal(m, p);
+	mon_quorum_view_unseal(m, p);
 	if (pending != NULL) {
 		mon_apply_answer(pending, rc, why);
 		mon_proposal_free(pending);

@@ -734,8 +734,9 @@ mon_health_auth_insecure(const struct mon_health_in *in,
 }
 
 /*
- * Monitors out of quorum, as Ceph's "1/3 mons down, quorum a,b": only the
- * leader sees every monitor (mon_quorum.h), so only its view raises it.
+ * Monitors out of quorum, as Ceph's "1/3 mons down, quorum a,b": from the
+ * leader's view, which every monitor in quorum serves once replicated
+ * (mon_quorum.h); a follower that has not received it raises nothing.
  */
 static int
 mon_health_mon_down(const struct mon_health_in *in, struct mon_health_check *c)

@@ -25,6 +25,7 @@
 #include "mon/mon.h"
 #include "mon/mon_capacity.h"
 #include "mon/mon_pgindex.h"
+#include "mon/mon_quorum.h"
 #include "mon/mon_record.h"
 #include "map/pgmap.h"
 #include "map/placement.h"
@@ -127,6 +128,13 @@ struct mon_proposal {
 	struct mon_capacity_change *statfs;
 	size_t nstatfs;
 	int capacity_due;
+	/*
+	 * The leader's view of the quorum (mon_quorum.h), taken at seal when
+	 * it changed; view_due: a commit made to carry it alone.
+	 */
+	int has_view;
+	struct mon_quorum_view view;
+	int view_due;
 
 	struct mon_waiter *waiters;
 	size_t nwaiters;
@@ -430,6 +438,11 @@ void mon_stage_propose(struct mon *);
  * changed, when nothing else commits; it seals as any other.
  */
 void mon_stage_capacity(struct mon *);
+/*
+ * The leader's view of the quorum changed (mon_quorum.c): a commit to
+ * carry it, sealed as any other.
+ */
+void mon_stage_view(struct mon *);
 /* Make and free the staging's timers; -1 with *cause when they cannot be. */
 int mon_stage_init(struct mon *, char **cause);
 void mon_stage_clear(struct mon *);
@@ -665,8 +678,10 @@ int mon_quorum_holds(struct mon *);
 int mon_quorum_seal(struct mon *, struct mon_proposal *p);
 /* Between commits: start the next committed entry; 1 if one started. */
 int mon_quorum_pump(struct mon *);
-/* p is applied: its index is the applied one. */
+/* p is applied: its index is the applied one, its view the leader's. */
 void mon_quorum_applied_one(struct mon *, const struct mon_proposal *p);
+/* p will not commit: the view it carried waits for the next commit. */
+void mon_quorum_view_unseal(struct mon *, const struct mon_proposal *p);
 /* The committer: the "Q" record of p into enc (p->raft_index != 0). */
 void mon_quorum_record_encode(const struct mon_proposal *p,
     struct enc_buf *enc);

@@ -35,9 +35,10 @@
 #define MON_QUORUM_MAGIC 0x4d514531u /* "MQE1" */
 /*
  * 2: the monmap may follow the trims; 3: then the OSD capacities the
- * commit carries (mon_capacity.h).
+ * commit carries (mon_capacity.h); 4: then the leader's view of the
+ * quorum, when it carries one (mon_quorum.h).
  */
-#define MON_QUORUM_FORMAT 3
+#define MON_QUORUM_FORMAT 4
 #define MON_QUORUM_REC_V 1
 /* A snapshot's descriptor: "MQS1" and a format version. */
 #define MON_QUORUM_SNAP_MAGIC 0x4d515331u /* "MQS1" */
@@ -76,6 +77,11 @@
 #define MON_QUORUM_Z_LEVEL 1
 /* The largest whole entry a compressed one may hold. */
 #define MON_QUORUM_RAW_MAX ((size_t)MON_QUORUM_PARTS_MAX * MON_QUORUM_ENTRY_MAX)
+/*
+ * A view commit that could not be replicated (the leader still leads) is
+ * tried again this much later, not at once: no loop of refusals.
+ */
+#define MON_QUORUM_VIEW_RETRY_MS 200
 
 struct mon_quorum_entry {
 	uint64_t index;
@@ -123,11 +129,56 @@ struct mon_quorum {
 	uint64_t sync_from; /* the copy must hold this entry */
 
 	struct mon_quorum_info stats;
-	struct mon_quorum_view view;
+	struct mon_quorum_view view; /* the engine's (mon_quorum_set_view) */
+	/*
+	 * The leader's view as last applied from a commit (has_lview), and,
+	 * on the leader, whether its own changed since a seal carried it;
+	 * view_ev stages the commit that carries it, on a later loop turn.
+	 */
+	struct mon_quorum_view lview;
+	int has_lview;
+	int view_dirty;
+	struct event *view_ev;
 
 	mon_quorum_applied_cb *applied_cb;
 	void *applied_arg;
 };
+
+static void mon_quorum_view_cb(evutil_socket_t, short, void *);
+
+/* This monitor leads and the engine gave it its view, to replicate. */
+static int
+mon_quorum_view_ours(const struct mon_quorum *q)
+{
+	return q->role == MON_QUORUM_LEADER && q->view.complete &&
+	    q->view.leader >= 0 && q->view.leader == q->view.self;
+}
+
+/* Stage the commit that carries the leader's view, ms from now. */
+static void
+mon_quorum_view_arm(struct mon *m, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	if (m->quorum->view_ev != NULL && !m->stopped)
+		evtimer_add(m->quorum->view_ev, &tv);
+}
+
+static void
+mon_quorum_view_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mon *m = arg;
+	struct mon_quorum *q = m->quorum;
+
+	(void)fd;
+	(void)what;
+	/*
+	 * Not ready yet: mon_quorum_become_ready() arms it again; a pending
+	 * proposal would be dropped meanwhile.
+	 */
+	if (q->view_dirty && q->ready && mon_quorum_view_ours(q) && !m->stopped)
+		mon_stage_view(m);
+}
 
 /*
  * Answer p's writers rc and why; a refusal of a follower that knows its
@@ -175,6 +226,7 @@ mon_quorum_drop(struct mon *m, int drop_inflight, int rc, const char *why,
 		mon_quorum_answer(p, inflight_rc, inflight_why);
 		/* Sent again if this monitor still leads (harmless twice). */
 		mon_capacity_unseal(m, p);
+		mon_quorum_view_unseal(m, p);
 		mon_proposal_recycle(m, p);
 	}
 	if (m->pending != NULL) {
@@ -330,6 +382,16 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 		enc_buf_put_bytes(b, tmp.data, tmp.len);
 	}
 	enc_buf_reset(&tmp);
+	enc_buf_put_u8(b, (uint8_t)(p->has_view != 0));
+	if (p->has_view) {
+		enc_buf_put_u64(b, p->view.term);
+		enc_buf_put_u32(b, (uint32_t)p->view.leader);
+		enc_buf_put_u64(b, (uint64_t)p->view.since);
+		enc_buf_put_u32(b, (uint32_t)p->view.nin);
+		for (i = 0; i < MONMAP_MAX_MONS; i++)
+			if (p->view.in[i])
+				enc_buf_put_u32(b, (uint32_t)i);
+	}
 	/* The engine takes entries of whole 8-byte words. */
 	while (b->len % 8 != 0)
 		enc_buf_put_u8(b, 0);
@@ -494,6 +556,38 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 			    -1)
 				goto bad;
 			p->nstatfs++;
+		}
+	}
+	if (format >= 4 && (p->has_view = enc_get_u8(&r))) {
+		struct mon_quorum_view *w = &p->view;
+		uint32_t lead, rank;
+
+		w->term = enc_get_u64(&r);
+		lead = enc_get_u32(&r);
+		w->since = (int64_t)enc_get_u64(&r);
+		n = enc_get_u32(&r);
+		if (r.failed)
+			goto short_;
+		if (lead >= MONMAP_MAX_MONS || n > MONMAP_MAX_MONS) {
+			xasprintf(&why, "view of %u monitors led by rank %u", n,
+			    lead);
+			goto bad;
+		}
+		w->self = -1;
+		w->leader = (int)lead;
+		w->complete = 1;
+		for (i = 0; i < n; i++) {
+			rank = enc_get_u32(&r);
+			if (r.failed)
+				goto short_;
+			if (rank >= MONMAP_MAX_MONS || w->in[rank]) {
+				xasprintf(&why,
+				    "view: rank %u twice or over %d", rank,
+				    MONMAP_MAX_MONS - 1);
+				goto bad;
+			}
+			w->in[rank] = 1;
+			w->nin++;
 		}
 	}
 	while (!r.failed && r.left > 0 && r.left < 8)
@@ -694,6 +788,15 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 
 	if (q == NULL)
 		return 0;
+	/*
+	 * Whatever commits carries the leader's view when it changed (once
+	 * the engine gave it: until then it waits).
+	 */
+	if (q->view_dirty && mon_quorum_view_ours(q)) {
+		p->has_view = 1;
+		p->view = q->view;
+		q->view_dirty = 0;
+	}
 	mon_quorum_encode(q, p, &b);
 	q->stats.entry_raw_bytes_total += b.len;
 	if (b.len > MON_QUORUM_RAW_MAX)
@@ -716,6 +819,7 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		mon_quorum_answer(p, -EFBIG, why);
 		free(why);
 		mon_capacity_unseal(m, p);
+		mon_quorum_view_unseal(m, p);
 		mon_proposal_recycle(m, p);
 		mon_quorum_drop(m, 0, -EFBIG,
 		    "refused with the commit before "
@@ -739,6 +843,7 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		m->inflight = NULL;
 		mon_quorum_answer(p, -EAGAIN, why);
 		mon_capacity_unseal(m, p);
+		mon_quorum_view_unseal(m, p);
 		mon_proposal_recycle(m, p);
 		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
 		free(why);
@@ -1082,6 +1187,10 @@ mon_quorum_applied_one(struct mon *m, const struct mon_proposal *p)
 
 	if (q == NULL || p->raft_index == 0)
 		return;
+	if (p->has_view) {
+		q->lview = p->view;
+		q->has_lview = 1;
+	}
 	q->applied_index = p->raft_index;
 	q->applied_term = p->raft_term;
 	if (q->applied_cb != NULL)
@@ -1186,6 +1295,13 @@ mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 		free(q);
 		return -1;
 	}
+	q->view_ev = evtimer_new(m->base, mon_quorum_view_cb, m);
+	if (q->view_ev == NULL) {
+		xasprintf(cause, "cannot make the quorum's event");
+		mon_event_free(&q->pump_ev);
+		free(q);
+		return -1;
+	}
 	q->view.leader = -1;
 	m->quorum = q;
 	/* Nothing staged before now is sealed by this monitor alone. */
@@ -1256,6 +1372,9 @@ mon_quorum_become_ready(struct mon *m)
 	m->start_mono = now;
 	mon_live_poke(m);
 	osdmap_copy(&m->work, &m->osdmap);
+	/* The followers learn this leader's view from its first commit. */
+	q->view_dirty = 1;
+	mon_quorum_view_arm(m, 0);
 	log_info("leading in term %llu from entry %llu",
 	    (unsigned long long)q->term, (unsigned long long)q->applied_index);
 	mon_stage_health(m);
@@ -1395,11 +1514,72 @@ mon_quorum_set_applied_cb(struct mon *m, mon_quorum_applied_cb *cb, void *arg)
 	m->quorum->applied_arg = arg;
 }
 
+/* What a view commit carries is the same in a and b. */
+static int
+mon_quorum_view_same(const struct mon_quorum_view *a,
+    const struct mon_quorum_view *b)
+{
+	return a->leader == b->leader && a->term == b->term &&
+	    a->since == b->since && a->nin == b->nin &&
+	    memcmp(a->in, b->in, sizeof a->in) == 0;
+}
+
 void
 mon_quorum_set_view(struct mon *m, const struct mon_quorum_view *v)
 {
-	if (m->quorum != NULL)
-		m->quorum->view = *v;
+	struct mon_quorum *q = m->quorum;
+	int changed;
+
+	if (q == NULL)
+		return;
+	changed = !mon_quorum_view_same(&q->view, v);
+	q->view = *v;
+	if (changed && v->complete && q->role == MON_QUORUM_LEADER) {
+		q->view_dirty = 1;
+		mon_quorum_view_arm(m, 0);
+	}
+}
+
+void
+mon_quorum_view_resend(struct mon *m)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || q->role != MON_QUORUM_LEADER)
+		return;
+	q->view_dirty = 1;
+	mon_quorum_view_arm(m, 0);
+}
+
+void
+mon_quorum_view_unseal(struct mon *m, const struct mon_proposal *p)
+{
+	struct mon_quorum *q = m->quorum;
+
+	if (q == NULL || !p->has_view || q->role != MON_QUORUM_LEADER)
+		return;
+	q->view_dirty = 1;
+	mon_quorum_view_arm(m, MON_QUORUM_VIEW_RETRY_MS);
+}
+
+/*
+ * The view served (mon_quorum.h): on a follower the leader's, when it is
+ * of the leader and term this monitor knows and counts this monitor in.
+ */
+static void
+mon_quorum_served(const struct mon_quorum *q, struct mon_quorum_view *out)
+{
+	const struct mon_quorum_view *l = &q->lview;
+
+	*out = q->view;
+	if (q->role != MON_QUORUM_FOLLOWER || out->leader < 0 ||
+	    !q->has_lview || l->term != out->term || l->leader != out->leader ||
+	    out->self < 0 || out->self >= MONMAP_MAX_MONS || !l->in[out->self])
+		return;
+	out->complete = 1;
+	out->since = l->since;
+	out->nin = l->nin;
+	memcpy(out->in, l->in, sizeof out->in);
 }
 
 const char *
@@ -1417,7 +1597,7 @@ mon_quorum_get_view(const struct mon *m, struct mon_quorum_view *out)
 {
 	if (m->quorum == NULL)
 		return -1;
-	*out = m->quorum->view;
+	mon_quorum_served(m->quorum, out);
 	return 0;
 }
 
@@ -1438,6 +1618,7 @@ mon_quorum_clear(struct mon *m)
 	ZSTD_freeCCtx(q->zc);
 	ZSTD_freeDCtx(q->zd);
 	mon_event_free(&q->pump_ev);
+	mon_event_free(&q->view_ev);
 	free(q->leader);
 	free(q->leader_addr);
 	free(q);
@@ -1454,6 +1635,7 @@ mon_quorum_stop(struct mon *m)
 	q->ready = 0;
 	q->barrier_done = 0;
 	evtimer_del(q->pump_ev);
+	evtimer_del(q->view_ev);
 	mon_quorum_drop(m, 1, -ESHUTDOWN, "the monitor is stopping", -ETIMEDOUT,
 	    "outcome unknown: the monitor stopped before the "
 	    "change was known committed (it may still be applied; retry)");
@@ -1462,13 +1644,13 @@ mon_quorum_stop(struct mon *m)
 void
 mon_quorum_status(const struct mon *m, json_t *st)
 {
-	const struct mon_quorum_view *v;
+	struct mon_quorum_view view, *v = &view;
 	json_t *q, *names;
 	size_t i;
 
 	if (m->quorum == NULL)
 		return;
-	v = &m->quorum->view;
+	mon_quorum_served(m->quorum, v);
 	q = json_array();
 	names = json_array();
 	for (i = 0; i < m->monmap.nmons && i < MONMAP_MAX_MONS; i++) {

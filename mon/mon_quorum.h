@@ -101,22 +101,38 @@ int mon_quorum_commit(struct mon *, uint64_t index, const void *buf, size_t len,
 void mon_quorum_failed(struct mon *, uint64_t seq, const char *why);
 
 /*
- * Who is in quorum as this monitor sees it, from the engine (the daemon
- * refreshes it): the leader hears every follower, so its view is
- * complete; a follower knows itself and the leader only.
+ * Who is in quorum.  The engine gives each monitor its own view (the
+ * daemon refreshes it): the leader hears every follower, so its view is
+ * complete; a follower hears the leader only.  So the leader replicates
+ * its view (the ranks in quorum, the term, when it was elected) in a
+ * commit whenever it changes, when it becomes ready, and when a monitor
+ * connects to it anew (a restart: what a follower applied is kept in
+ * memory only); every monitor applies it, in log order.  What is served
+ * (mon_quorum_get_view()): the leader's own view on the leader; on a
+ * follower the leader's last replicated view when it is of the leader
+ * and term the follower knows and counts the follower in, else (none
+ * yet, or one from before this monitor was heard again) its own partial
+ * view; with no leader known, none (out of quorum).
  */
 struct mon_quorum_view {
 	int self;		 /* this monitor's rank */
 	int leader;		 /* its rank, -1: none known (no quorum) */
-	int complete;		 /* the leader's view */
+	int complete;		 /* the leader's view (its own or replicated) */
 	uint64_t term;		 /* the election epoch */
 	int64_t since;		 /* stamp_now() the leader was elected */
 	size_t nin;		 /* ranks in quorum */
 	int in[MONMAP_MAX_MONS]; /* 1: rank i is */
 };
+/* The engine's view of this monitor (a leader's is then replicated). */
 void mon_quorum_set_view(struct mon *, const struct mon_quorum_view *);
-/* 0 and the view; -1 with one monitor. */
+/* 0 and the view served (above); -1 with one monitor. */
 int mon_quorum_get_view(const struct mon *, struct mon_quorum_view *out);
+/*
+ * A monitor connected to the leader anew (restarted, or its link broke):
+ * the leader replicates its view again, as the follower may have lost
+ * it.  Nothing on a monitor that does not lead.
+ */
+void mon_quorum_view_resend(struct mon *);
 /*
  * This monitor's name in the monmap, for what its health says of itself
  * (its disk): the first monitor's with one monitor, or before the engine

@@ -627,6 +627,13 @@ mon_stage_capacity(struct mon *m)
 }
 
 void
+mon_stage_view(struct mon *m)
+{
+	mon_stage_pending(m)->view_due = 1;
+	mon_stage_propose(m);
+}
+
+void
 mon_propose_now(struct mon *m)
 {
 	if (mon_quorum_holds(m))

@@ -997,6 +997,11 @@ Test(cmd, status_health_version_mon)
 	d = ok("{\"prefix\":\"mon dump\"}");
 	cr_assert_eq(jint(d, "epoch"), 1);
 	cr_assert_eq(json_array_size(json_object_get(d, "mons")), 1);
+	/* Ceph's mon dump names the ranks in quorum: one monitor's own. */
+	cr_assert_eq(json_array_size(json_object_get(d, "quorum")), 1);
+	cr_assert_eq(
+	    json_integer_value(json_array_get(json_object_get(d, "quorum"), 0)),
+	    0);
 	json_decref(d);
 	refused(-EINVAL, "mon dump: unknown argument 'epoch'",
 	    "{\"prefix\":\"mon dump\",\"epoch\":1}");

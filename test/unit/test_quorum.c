@@ -1288,3 +1288,189 @@ Test(quorum, the_capacity_of_the_leaders_beacons_is_on_every_monitor)
 		store_close(s);
 	}
 }
+
+/* The MON_DOWN summary monitor k's health gives, or "" (none). */
+static void
+mon_down_of(int k, char *out, size_t len)
+{
+	json_t *h = mon_health_json(mons[k], 0), *sum;
+
+	sum = json_object_get(
+	    json_object_get(json_object_get(h, "checks"), "MON_DOWN"),
+	    "summary");
+	snprintf(out, len, "%s",
+	    sum != NULL ? json_string_value(json_object_get(sum, "message")) :
+			  "");
+	json_decref(h);
+}
+
+/* The quorum names `status' of monitor k gives, joined by commas. */
+static void
+status_quorum_of(int k, char *out, size_t len, uint64_t *epoch)
+{
+	json_t *st = mon_status_json(mons[k]), *n;
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	json_array_foreach(json_object_get(st, "quorum_names"), i, n)
+		off += (size_t)snprintf(out + off, len - off, "%s%s",
+		    i ? "," : "", json_string_value(n));
+	*epoch = (uint64_t)json_integer_value(
+	    json_object_get(st, "election_epoch"));
+	json_decref(st);
+}
+
+/* The engine's view of a monitor: leader rank 0 in term, ranks in. */
+static void
+engine_view(int k, uint64_t term, int64_t since, int complete, const int *in)
+{
+	struct mon_quorum_view v;
+	int i;
+
+	memset(&v, 0, sizeof v);
+	v.self = k;
+	v.leader = 0;
+	v.complete = complete;
+	v.term = term;
+	v.since = since;
+	for (i = 0; i < 3; i++) {
+		v.in[i] = in[i];
+		v.nin += (size_t)in[i];
+	}
+	mon_quorum_set_view(mons[k], &v);
+}
+
+/* Be the engine until the follower serves a view of n ranks. */
+static void
+drive_until_view(size_t n, int complete)
+{
+	struct mon_quorum_view v;
+	size_t done = 0;
+	int i;
+
+	for (i = 0; i < 4000; i++) {
+		cr_assert_eq(mon_quorum_get_view(mons[1], &v), 0);
+		if (v.nin == n && v.complete == complete)
+			break;
+		if (done < nentries)
+			done = commit_all(done);
+		turn();
+	}
+	cr_assert(v.nin == n && v.complete == complete,
+	    "the follower serves %zu ranks (complete %d), not %zu", v.nin,
+	    v.complete, n);
+	commit_all(done);
+}
+
+/*
+ * Issue 18: a follower hears its leader only, so it serves the leader's
+ * view, replicated in commits: the same quorum, election epoch, age and
+ * MON_DOWN as the leader; none once it knows no leader; and after a
+ * restart (the view is in memory only) from the commit the leader makes
+ * when the monitor connects anew.
+ */
+Test(quorum, every_monitor_serves_the_leaders_view_of_the_quorum)
+{
+	static const int all[3] = { 1, 1, 1 }, ab[3] = { 1, 1, 0 };
+	const int64_t since = 1700000000000000LL;
+	struct mon_quorum_view v;
+	struct mon_quorum_info in;
+	char names[64], down[128];
+	uint64_t epoch;
+	size_t n;
+
+	engine_view(1, 1, since + 5000000, 0, ab);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "a,b", "before any view commit: its own");
+	cr_assert_eq(mon_quorum_get_view(mons[1], &v), 0);
+	cr_assert_eq(v.complete, 0);
+
+	lead();
+	engine_view(0, 1, since, 1, all);
+	drive_until_view(3, 1);
+	for (n = 0; n < NMON; n++) {
+		status_quorum_of((int)n, names, sizeof names, &epoch);
+		cr_assert_str_eq(names, "a,b,c", "monitor %zu: %s", n, names);
+		cr_assert_eq(epoch, 1);
+		mon_down_of((int)n, down, sizeof down);
+		cr_assert_str_eq(down, "", "monitor %zu: %s", n, down);
+	}
+	cr_assert_eq(mon_quorum_get_view(mons[1], &v), 0);
+	cr_assert_eq(v.since, since, "the leader's election, for the age");
+	cr_assert_eq(v.self, 1);
+	cr_assert_eq(v.leader, 0);
+
+	/* c goes: the leader's view, then the follower's, say so. */
+	engine_view(0, 1, since, 1, ab);
+	drive_until_view(2, 1);
+	for (n = 0; n < NMON; n++) {
+		status_quorum_of((int)n, names, sizeof names, &epoch);
+		cr_assert_str_eq(names, "a,b", "monitor %zu: %s", n, names);
+		mon_down_of((int)n, down, sizeof down);
+		cr_assert_str_eq(down, "1/3 mons down, quorum a,b",
+		    "monitor %zu: '%s'", n, down);
+	}
+	/* An unchanged view makes no commit. */
+	n = nentries;
+	engine_view(0, 1, since, 1, ab);
+	turn();
+	cr_assert_eq(nentries, n);
+
+	/* c is back. */
+	engine_view(0, 1, since, 1, all);
+	drive_until_view(3, 1);
+	mon_down_of(1, down, sizeof down);
+	cr_assert_str_eq(down, "");
+
+	/* No leader known: out of quorum, no view of the old one. */
+	mon_quorum_set_role(mons[1], MON_QUORUM_NONE, 2, NULL, NULL);
+	memset(&v, 0, sizeof v);
+	v.self = 1;
+	v.leader = -1;
+	v.term = 2;
+	mon_quorum_set_view(mons[1], &v);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "", "out of quorum: %s", names);
+	mon_down_of(1, down, sizeof down);
+	cr_assert_str_eq(down, "");
+	/* The same leader and term again: its view is still the last. */
+	mon_quorum_set_role(mons[1], MON_QUORUM_FOLLOWER, 1, "a",
+	    "127.0.0.1:6788");
+	engine_view(1, 1, since + 9000000, 0, ab);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "a,b,c");
+
+	/*
+	 * A restarted follower has no view (memory only) until the leader,
+	 * which it connects to anew, replicates it again.
+	 */
+	mon_stop(mons[1], INT64_MAX);
+	mon_free(mons[1]);
+	open_mon(1);
+	engine_view(1, 1, since + 9000000, 0, ab);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "a,b", "restarted: %s", names);
+	mon_quorum_view_resend(mons[0]);
+	drive_until_view(3, 1);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "a,b,c");
+
+	/* A view that leaves the follower out is not its to serve. */
+	engine_view(0, 1, since, 1, (const int[3]){ 1, 0, 1 });
+	drive_until_view(2, 0);
+	status_quorum_of(1, names, sizeof names, &epoch);
+	cr_assert_str_eq(names, "a,b", "counted out: its own view, %s", names);
+
+	/* Another term: the old term's view is not served. */
+	engine_view(0, 1, since, 1, all);
+	drive_until_view(3, 1);
+	mon_quorum_set_role(mons[1], MON_QUORUM_FOLLOWER, 3, "a",
+	    "127.0.0.1:6788");
+	engine_view(1, 3, since + 9000000, 0, ab);
+	cr_assert_eq(mon_quorum_get_view(mons[1], &v), 0);
+	cr_assert(v.complete == 0 && v.nin == 2, "term 3 with term 1's view");
+
+	cr_assert_eq(mon_quorum_info(mons[1], &in), 0);
+	close_mons();
+	assert_stores_equal();
+}
