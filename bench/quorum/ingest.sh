@@ -13,10 +13,11 @@ set -u
 B=${1:?usage: ingest.sh BUILD BACKEND [SECONDS] [SETUPS]}
 BE=${2:?usage: ingest.sh BUILD BACKEND [SECONDS] [SETUPS]}
 SECS=${3:-20}
+SETUP=${4:-three}
 . "$(dirname "$0")/lib.sh"
 set -- $(free_ports 3)
 A=127.0.0.1:$1 BB=127.0.0.1:$2 C=127.0.0.1:$3
-case ${4:-three} in
+case $SETUP in
 single)
 	write_conf a "$A" ""
 	names=a all=$A probe=$A ;;
@@ -42,11 +43,11 @@ export MAPMON_KEYRING=$D/keyring
     --duration 300 || exit 1
 L=$($M quorum_status -f json 2>/dev/null | python3 -c 'import json,sys
 print(json.load(sys.stdin).get("quorum_leader_name") or "a")')
-[ "${4:-three}" = single ] || for f in a b c; do
+[ "$SETUP" = single ] || for f in a b c; do
 	[ "$f" != "$L" ] && break
 done
 case ${f:-a} in a) probe=$A ;; b) probe=$BB ;; c) probe=$C ;; esac
-echo "ingest ($BE, ${4:-three}): $SECS s, status probed on mon.${f:-a} (leader mon.$L); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ingest ($BE, $SETUP): $SECS s, status probed on mon.${f:-a} (leader mon.$L); load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$B/tools/mapmon-bench" osd-sim -v -m "$all" --osds 256 --interval 0 \
     --duration "$SECS" --probe "$probe" --probe-ms 10 >"$D/sim" 2>&1
 rc=$?

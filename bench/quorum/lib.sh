@@ -5,7 +5,7 @@
 # OSD).  BENCHMARKS.md, "A quorum of monitors".
 D=$(mktemp -d /tmp/quorum-bench.XXXXXX) || exit 1
 PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; rm -rf "$D"' EXIT
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; [ -n "${QUORUM_BENCH_KEEP:-}" ] && echo "kept $D" || rm -rf "$D"' EXIT
 # free_ports N and mkfs_quorum FIRST OTHER... (its status: a caller
 # exits on failure) are the tests' (test/lib/quorum_lib.sh).
 MAPMOND=$B/daemon/mapmond
