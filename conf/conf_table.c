@@ -62,7 +62,7 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 		    "one: alone)" },
 	[CONF_MON_ELECTION_TIMEOUT] = {
 	    .section = "mon", .name = "election_timeout",
-	    .type = CONF_DURATION, .def = "500ms", .min = 50, .max = 60 * SEC,
+	    .type = CONF_DURATION, .def = "1s", .min = 50, .max = 60 * SEC,
 	    .help = "a follower hearing no leader for 1 to 2 times this "
 		    "calls an election" },
 	[CONF_MON_SNAPSHOT_THRESHOLD] = {

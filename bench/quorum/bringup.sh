@@ -16,7 +16,7 @@ B=${1:?usage: bringup.sh BUILD BACKEND}
 BE=${2:?usage: bringup.sh BUILD BACKEND}
 D=$(mktemp -d /tmp/bringup.XXXXXX) || exit 1
 PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; rm -rf "$D"' EXIT
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; [ -n "${QUORUM_BENCH_KEEP:-}" ] && echo "kept $D" || rm -rf "$D"' EXIT
 # free_ports N: the tests' (test/lib/quorum_lib.sh).
 . "$(dirname "$0")/../../test/lib/quorum_lib.sh"
 # run SETUP NAMES...: one bring-up with the monitors NAMES.
