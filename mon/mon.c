@@ -533,15 +533,20 @@ mon_load_clog(struct mon *m, char **cause)
 		mon_clog_append(m, &e);
 		free(e.message);
 	}
-	if (rc < 0) {
-		xasprintf(cause, "%s: scanning the cluster log: %s",
-		    store_path(m->store), store_iter_cause(it) ?
-		    store_iter_cause(it) : store_strerror(rc));
-		store_iter_free(it);
-		return -1;
-	}
+	return mon_scan_end(m, it, rc, "the cluster log", cause);
+}
+
+int
+mon_scan_end(struct mon *m, struct store_iter *it, int rc, const char *what,
+    char **cause)
+{
+	if (rc < 0)
+		xasprintf(cause, "%s: scanning %s: %s", store_path(m->store),
+		    what,
+		    store_iter_cause(it) ? store_iter_cause(it) :
+					   store_strerror(rc));
 	store_iter_free(it);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -386,16 +386,7 @@ mon_auth_load(struct mon *m, char **cause)
 		m->auth[at] = e;
 		m->nauth++;
 	}
-	if (rc < 0) {
-		xasprintf(cause, "%s: scanning the auth entities: %s",
-		    store_path(m->store),
-		    store_iter_cause(it) ? store_iter_cause(it) :
-					   store_strerror(rc));
-		store_iter_free(it);
-		return -1;
-	}
-	store_iter_free(it);
-	return 0;
+	return mon_scan_end(m, it, rc, "the auth entities", cause);
 }
 
 json_t *

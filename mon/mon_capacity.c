@@ -393,16 +393,7 @@ mon_capacity_load(struct mon *m, char **cause)
 		l->statfs = l->committed = st;
 		l->has_statfs = l->has_committed = 1;
 	}
-	if (rc < 0) {
-		xasprintf(cause, "%s: scanning the capacities: %s",
-		    store_path(m->store),
-		    store_iter_cause(it) ? store_iter_cause(it) :
-					   store_strerror(rc));
-		store_iter_free(it);
-		return -1;
-	}
-	store_iter_free(it);
-	return 0;
+	return mon_scan_end(m, it, rc, "the capacities", cause);
 }
 
 void

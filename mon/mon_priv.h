@@ -352,6 +352,13 @@ mon_event_free(struct event **ev)
 /* A new pending proposal, taking the kept PG arrays if there are some. */
 struct mon_proposal *mon_proposal_new(struct mon *);
 /* Free p and all it holds (NULL: nothing). */
+/*
+ * The end of a scan of the store at start: frees it, and when rc (the
+ * iterator's last) says it failed, -1 with *cause naming the store and
+ * what was being read ("the auth entities"); else 0.
+ */
+int mon_scan_end(struct mon *, struct store_iter *it, int rc, const char *what,
+    char **cause);
 void mon_proposal_free(struct mon_proposal *p);
 /*
  * Keep p's PG arrays for the next proposal when they are larger than those

@@ -70,12 +70,7 @@ run_backend() {
 compress_entries = false" ;;
 	*) MON_CONF=$MON_BASE ;;
 	esac
-	set_backend "$1"
-	pick_addrs
-	write_confs
-	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
-	check "mkfs of the three monitors" [ $? -eq 0 ]
-	for x in $NAMES; do start "$x"; done
+	quorum_up "$1" "mkfs of the three monitors"
 	check "three monitors elect a leader, all in quorum" wait_full_quorum
 	mm1 "$L" osd pool create big "$PGS"
 	check "a pool of $PGS PGs, before any OSD" [ "$rc" -eq 0 ]

@@ -83,14 +83,7 @@ beacon() {
 }
 
 run_backend() {
-	set_backend "$1"
-	pick_addrs
-	write_confs
-	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
-	check "mkfs of the three monitors" [ $? -eq 0 ]
-	for x in $NAMES; do
-		start "$x"
-	done
+	quorum_up "$1" "mkfs of the three monitors"
 	check "three monitors elect a leader" wait_leader
 	F1=$(for x in $NAMES; do [ "$x" != "$L" ] && echo "$x"; done |
 	    head -n 1)

@@ -37,12 +37,7 @@ lists() {
 }
 
 run_backend() {
-	set_backend "$1"
-	pick_addrs
-	write_confs
-	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
-	check "five monitors made from one monmap" [ $? -eq 0 ]
-	for x in $NAMES; do start "$x"; done
+	quorum_up "$1" "five monitors made from one monmap"
 	check "five monitors elect a leader" wait_leader
 	check "the leader counts five in quorum" in_quorum 5
 	mm1 "$L" status

@@ -44,12 +44,7 @@ copied() {
 }
 
 run_backend() {
-	set_backend "$1"
-	pick_addrs
-	write_confs
-	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
-	check "three monitors made" [ $? -eq 0 ]
-	for x in $NAMES; do start "$x"; done
+	quorum_up "$1" "three monitors made"
 	check "three monitors elect a leader" wait_leader
 	check "the leader counts three in quorum" in_quorum 3
 

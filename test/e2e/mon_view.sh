@@ -113,14 +113,7 @@ others() {
 }
 
 run_backend() {
-	set_backend "$1"
-	pick_addrs
-	write_confs
-	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
-	check "mkfs of the three monitors" [ $? -eq 0 ]
-	for x in $NAMES; do
-		start "$x"
-	done
+	quorum_up "$1" "mkfs of the three monitors"
 	check "three monitors elect a leader" wait_leader
 	check "every monitor says quorum a,b,c alike, no MON_DOWN" \
 	    agree a,b,c "[0,1,2]" "" $NAMES

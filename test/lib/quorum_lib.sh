@@ -31,6 +31,8 @@
 #                        $T/out, stderr in $T/err, the exit status in rc
 #                        (the function's own status is 0, whatever rc)
 #   metrics X            monitor X's /metrics into $T/out
+#   quorum_up BACKEND DESC  set_backend, pick_addrs, write_confs, the
+#                        monitors made (TAP check DESC) and started
 #   start X, stop X, stop_all X..., pid_of X
 #   leader, wait_leader (sets L), no_leader X, in_quorum N, applied X,
 #   raft X KEY, same_applied X..., converged [TRIES]
@@ -274,6 +276,18 @@ all_applied() {
 same_applied() { within 200 all_applied "$@"; }
 # converged [TRIES]: all of NAMES, within TRIES (200) times 50 ms.
 converged() { within "${1:-200}" all_applied $NAMES; }
+
+# quorum_up BACKEND DESC: the monitors of NAMES on BACKEND, made from one
+# monmap (a TAP check named DESC) and started.
+quorum_up() {
+	local x
+	set_backend "$1"
+	pick_addrs
+	write_confs
+	mkfs_quorum $NAMES >"$T/out" 2>"$T/err"
+	check "$2" [ $? -eq 0 ]
+	for x in $NAMES; do start "$x"; done
+}
 
 stores_agree() {
 	local x

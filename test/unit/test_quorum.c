@@ -785,19 +785,18 @@ Test(quorum, a_store_behind_the_snapshot_is_replaced_by_a_copy)
 /*
  * Big proposals: a pool of 8192 PGs and an OSD booting under them, whose
  * commit re-places every PG (each PG's stat, some 460 bytes, goes in the
- * entry): far over MON_QUORUM_ENTRY_MAX, so it goes as several parts
- * (uncompressed: compressed, it would fit one entry).  Returns the index (0-based) of the boot's first entry; the boot's
- * entries are captured, not committed, *a answers the boot.
+ * entry).  Returns the index (0-based) of the boot's first entry, once
+ * some are captured (not committed); *a answers the boot.
  */
 static size_t
-propose_big_boot(struct answer *a)
+boot_under_big_pool(struct answer *a, int compress)
 {
 	struct answer c = { 0 }, p = { 0 };
 	size_t first;
 	int i, k;
 
 	params.max_pg_per_osd = 1000000;
-	params.compress_entries = 0;
+	params.compress_entries = compress;
 	for (k = 0; k < NMON; k++)
 		mon_set_params(mons[k], &params);
 	lead();
@@ -813,6 +812,19 @@ propose_big_boot(struct answer *a)
 	mon_osd_boot(mons[0], 0, "127.0.0.1:6800", answer_cb, a);
 	for (i = 0; nentries == first && i < 4000; i++)
 		turn();
+	return first;
+}
+
+/*
+ * That boot uncompressed: far over MON_QUORUM_ENTRY_MAX, so it goes as
+ * several parts (compressed, it would fit one entry).
+ */
+static size_t
+propose_big_boot(struct answer *a)
+{
+	size_t first = boot_under_big_pool(a, 0);
+	int i;
+
 	cr_assert_eq(nsplit, 1, "the boot was not split (%zu entries)",
 	    nentries - first);
 	cr_assert_geq(nentries - first, 3, "%zu parts", nentries - first);
@@ -878,26 +890,12 @@ Test(quorum, a_proposal_over_the_entry_limit_goes_in_parts_applied_once)
  */
 Test(quorum, a_big_proposal_goes_compressed_and_applies_alike)
 {
-	struct answer a = { 0 }, c = { 0 }, p = { 0 };
+	struct answer a = { 0 };
 	struct mon_quorum_info in;
 	size_t first;
-	int i, k;
+	int k;
 
-	params.max_pg_per_osd = 1000000;
-	for (k = 0; k < NMON; k++)
-		mon_set_params(mons[k], &params);
-	lead();
-	mon_osd_create(mons[0], -1, answer_cb, &c);
-	drive(&c);
-	json_decref(c.data);
-	mon_pool_create(mons[0], "big", 8192, 0, 0, NULL, answer_cb, &p);
-	drive(&p);
-	cr_assert_eq(p.rc, 0, "%s", p.status);
-	json_decref(p.data);
-	first = nentries;
-	mon_osd_boot(mons[0], 0, "127.0.0.1:6800", answer_cb, &a);
-	for (i = 0; nentries == first && i < 4000; i++)
-		turn();
+	first = boot_under_big_pool(&a, 1);
 	cr_assert_eq(nentries - first, 1, "the boot is %zu entries",
 	    nentries - first);
 	cr_assert_eq(memcmp(entries[first].buf, "MQZ1", 4), 0);
