@@ -88,10 +88,10 @@ agree_once() {
 		return 1
 	done
 }
-# agree ...: agree_once within 20 s (a try asks each monitor five
+# agree ...: agree_once within 60 s (a try asks each monitor five
 # times: counted in seconds, not tries).
 agree() {
-	local end=$((SECONDS + 20))
+	local end=$((SECONDS + 60))
 	while [ $SECONDS -lt $end ]; do
 		agree_once "$@" && return 0
 		sleep 0.1
