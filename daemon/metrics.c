@@ -233,6 +233,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m)
 	metrics_one(out, "quorum_parts_dropped_total", "counter",
 	    "Part entries dropped here: their commit never had its last part.",
 	    in.parts_dropped);
+	metrics_one(out, "quorum_appends_dropped_total", "counter",
+	    "Entry messages to a follower dropped, not sent: it was behind.",
+	    st.appends_dropped);
 	metrics_one(out, "quorum_outcome_unknown_total", "counter",
 	    "Proposals whose writers were told the outcome is unknown.",
 	    in.unknown_outcomes);

@@ -1514,6 +1514,9 @@ quorum_status_json(const struct quorum *q, const struct monmap *mm)
 		    json_integer((json_int_t)info.proposals_split));
 		json_object_set_new(r, "parts_dropped",
 		    json_integer((json_int_t)info.parts_dropped));
+		json_object_set_new(r, "appends_dropped",
+		    json_integer((json_int_t)quorum_transport_appends_dropped(
+			&q->transport)));
 		json_object_set_new(r, "snapshots",
 		    json_integer((json_int_t)q->stats.snapshots));
 		json_object_set_new(r, "snapshot_entry",
@@ -1539,4 +1542,5 @@ void
 quorum_stats(const struct quorum *q, struct quorum_stats *out)
 {
 	*out = q->stats;
+	out->appends_dropped = quorum_transport_appends_dropped(&q->transport);
 }

@@ -102,7 +102,8 @@ struct quorum_stats {
 	uint64_t leader_changes;
 	uint64_t uv_slice_max_us;
 	uint64_t uv_runs;
-	uint64_t snapshots; /* taken by this monitor since the start */
+	uint64_t snapshots;	  /* taken by this monitor since the start */
+	uint64_t appends_dropped; /* quorum_transport_appends_dropped() */
 	int is_leader;
 };
 void quorum_stats(const struct quorum *, struct quorum_stats *out);

@@ -7,9 +7,22 @@
  * peer connection its bytes travel through.  raft_uv uses each connection
  * one way (the connecting side writes, the accepting side reads), but the
  * relay carries both ways.  Back-pressure goes through: a peer whose
- * output passes its high water stops the reading of the socketpair, so
- * the engine's own writes queue (and raft_uv drops the oldest when a
- * peer is unreachable), and the same the other way.
+ * output passes its high water stops the reading of the peer.  The other
+ * way, the engine's socketpair is always read, and its messages are told
+ * apart (raft_uv's wire format: a 16-byte preamble, byte 0 the type,
+ * bytes 8..15 the header's length, little endian; then the header; then
+ * for AppendEntries the entries, whose lengths the header lists, and for
+ * InstallSnapshot the snapshot, after its configuration): an
+ * AppendEntries that carries entries is dropped whole, never sent, while
+ * the peer's output holds more than QT_DROP_WATER.  C-Raft sends a
+ * follower it probes (after a rejection or an election) every entry in
+ * flight again at each heartbeat, up to 4 MiB each time: queued behind a
+ * follower slower than that (a loaded machine, a large bring-up), the
+ * copies grew without bound and the follower fell further behind the
+ * longer it tried (test/e2e/mon_bigentry.sh under ASan).  Dropping is
+ * what the engine is built for (a lost message is sent again, from what
+ * the follower answers); heartbeats, answers, votes and snapshots always
+ * pass.
  */
 #include "config.h"
 
@@ -36,6 +49,11 @@
 
 /* What the engine has not read, before its peer is no longer read. */
 #define QT_HIGH_WATER (4 * 1024 * 1024)
+/* Unsent to a peer, past which the engine's entries to it are dropped. */
+#define QT_DROP_WATER (2 * 1024 * 1024)
+/* raft_uv's message preamble; a header longer than this is not raft_uv's. */
+#define QT_PREAMBLE 16
+#define QT_HEADER_MAX (1024 * 1024)
 /* A refusal of the same monitor for the same cause: once per window. */
 #define QT_LOG_QUIET_MS 10000
 
@@ -50,7 +68,10 @@ struct qt_link {
 	raft_uv_connect_cb cb;
 	raft_id id;
 	char address[MONMAP_ADDR_MAX];
-	int closing; /* the peer went: close bev once written */
+	int closing;	   /* the peer went: close bev once written */
+	uint64_t msg_left; /* of the engine's message being passed on */
+	int msg_drop;	   /* ... or being dropped */
+	int opaque;	   /* not raft_uv's format: passed on as it comes */
 };
 
 struct qt_seen {
@@ -77,6 +98,7 @@ struct qt {
 	raft_uv_transport_close_cb close_cb;
 	int closed;
 	struct qt_seen seen[2 * MONMAP_MAX_MONS];
+	uint64_t appends_dropped;
 };
 
 static void qt_link_free(struct qt_link *);
@@ -139,27 +161,116 @@ qt_log_link(struct qt *qt, const struct qt_link *k, int err, const char *why)
 
 /* ---- the relay ---- */
 
-/* The engine wrote: into the peer, sealed. */
+static uint64_t
+qt_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * The length of the engine's message that starts in[0..n): 0 while its
+ * preamble and header are not all there, -1 when it is not raft_uv's
+ * format.  *entries: whether it is an AppendEntries with entries.
+ */
+static int64_t
+qt_message_len(struct evbuffer *in, size_t n, int *entries)
+{
+	const uint8_t *p, *h;
+	uint64_t hlen, payload = 0, count, i, conf;
+
+	*entries = 0;
+	if (n < QT_PREAMBLE)
+		return 0;
+	p = evbuffer_pullup(in, QT_PREAMBLE);
+	hlen = qt_le64(p + 8);
+	if (hlen == 0 || hlen > QT_HEADER_MAX)
+		return -1;
+	if (n < QT_PREAMBLE + hlen)
+		return 0;
+	p = evbuffer_pullup(in, (ev_ssize_t)(QT_PREAMBLE + hlen));
+	h = p + QT_PREAMBLE;
+	switch (p[0]) {
+	case RAFT_APPEND_ENTRIES:
+		/*
+		 * term, prev index, prev term, commit; count; then 16 bytes
+		 * each: term, type, 3 unused, the length (32 bits).
+		 */
+		if (hlen < 40)
+			return -1;
+		count = qt_le64(h + 32);
+		if (count > (hlen - 40) / 16)
+			return -1;
+		for (i = 0; i < count; i++)
+			payload += qt_le64(h + 40 + 16 * i + 8) >> 32;
+		*entries = count > 0;
+		break;
+	case RAFT_INSTALL_SNAPSHOT:
+		/* term, last index, last term, conf index; conf; data. */
+		if (hlen < 48)
+			return -1;
+		conf = qt_le64(h + 32);
+		if (conf > hlen - 48)
+			return -1;
+		payload = qt_le64(h + 40 + conf);
+		break;
+	default:
+		break;
+	}
+	return (int64_t)(QT_PREAMBLE + hlen + payload);
+}
+
+/*
+ * The engine wrote: into the peer, sealed, message by message; entries
+ * dropped while the peer is behind (the header comment).
+ */
 static void
 qt_pipe_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct qt_link *k = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	size_t n;
+	int64_t len;
+	int entries;
 	uint8_t *p;
-	int rc;
 
 	while ((n = evbuffer_get_length(in)) > 0) {
+		if (k->msg_left == 0 && !k->opaque) {
+			if ((len = qt_message_len(in, n, &entries)) == 0)
+				break;
+			if (len < 0) {
+				p = evbuffer_pullup(in, QT_PREAMBLE);
+				log_warnx("quorum: link to mon.%s: the engine "
+					  "wrote what is not raft_uv's message "
+					  "format (preamble %016llx %016llx): "
+					  "passed on unparsed",
+				    qt_mon_name(k->qt, k->id),
+				    (unsigned long long)qt_le64(p),
+				    (unsigned long long)qt_le64(p + 8));
+				k->opaque = 1;
+				continue;
+			}
+			k->msg_left = (uint64_t)len;
+			k->msg_drop = entries && k->peer != NULL &&
+			    peer_pending(k->peer) > QT_DROP_WATER;
+			if (k->msg_drop)
+				k->qt->appends_dropped++;
+		}
+		if (!k->opaque && n > k->msg_left)
+			n = (size_t)k->msg_left;
 		if (n > PEER_MAX_FRAME / 4)
 			n = PEER_MAX_FRAME / 4;
-		p = evbuffer_pullup(in, (ev_ssize_t)n);
-		rc = k->peer != NULL ? peer_send(k->peer, p, n) : -1;
-		evbuffer_drain(in, n);
-		if (rc == 1) {
-			/* Until the peer's output is written. */
-			bufferevent_disable(bev, EV_READ);
-			break;
+		if (!k->msg_drop && k->peer != NULL) {
+			p = evbuffer_pullup(in, (ev_ssize_t)n);
+			(void)peer_send(k->peer, p, n);
 		}
+		evbuffer_drain(in, n);
+		if (!k->opaque)
+			k->msg_left -= n;
 	}
 }
 
@@ -198,17 +309,6 @@ qt_peer_data(void *arg, const uint8_t *p, size_t len)
 	if (evbuffer_get_length(bufferevent_get_output(k->bev)) > QT_HIGH_WATER)
 		peer_set_reading(k->peer, 0);
 	k->qt->kick(k->qt->kick_arg);
-}
-
-static void
-qt_peer_drained(void *arg)
-{
-	struct qt_link *k = arg;
-
-	if (k->bev != NULL) {
-		bufferevent_enable(k->bev, EV_READ);
-		qt_pipe_read_cb(k->bev, k);
-	}
 }
 
 static void
@@ -330,7 +430,6 @@ qt_peer_ready(void *arg, struct peer *p)
 static const struct peer_ops qt_peer_ops = {
 	.ready = qt_peer_ready,
 	.data = qt_peer_data,
-	.drained = qt_peer_drained,
 	.closed = qt_peer_closed,
 };
 
@@ -564,6 +663,14 @@ quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
 	t->connect = qt_connect;
 	t->close = qt_close;
 	return 0;
+}
+
+uint64_t
+quorum_transport_appends_dropped(const struct raft_uv_transport *t)
+{
+	const struct qt *qt = t->impl;
+
+	return qt != NULL ? qt->appends_dropped : 0;
 }
 
 void

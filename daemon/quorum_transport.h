@@ -35,6 +35,12 @@ int quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
     const char *raft_addr, int keepalive_ms, void (*kick)(void *), void *arg,
     char **cause);
 
+/*
+ * AppendEntries messages with entries the engine sent that were dropped,
+ * not sent: their peer was behind (quorum_transport.c).
+ */
+uint64_t quorum_transport_appends_dropped(const struct raft_uv_transport *t);
+
 /* Free what quorum_transport_init() made, after the engine closed t. */
 void quorum_transport_free(struct raft_uv_transport *t);
 

@@ -149,6 +149,7 @@ run_backend() {
 	check "a write after the leader's removal" [ "$rc" -eq 0 ]
 	check "the two converge" same_applied $LEFT
 
+	check_relay
 	stores_agree $LEFT
 
 	# Of two, the leader removed: the last one is a quorum of its own.

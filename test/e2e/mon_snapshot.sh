@@ -91,6 +91,7 @@ run_backend() {
 	    [ "$(raft "$R" stores_copied)" = 0 ]
 	check "the three monitors converge again" converged
 
+	check_relay
 	stores_agree $NAMES
 	check "no copy is left in a data directory" \
 	    sh -c '[ -z "$(find "$0" -maxdepth 2 -name store.sync -o \
