@@ -526,6 +526,12 @@ cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
 	return ctx;
 }
 
+const struct forward *
+cmd_forwarder(const struct cmd_ctx *ctx)
+{
+	return ctx->fwd;
+}
+
 /* A proposal was sealed: the PG reports held back are read again. */
 static void
 cmd_room(void *arg)

@@ -50,6 +50,7 @@ struct mon;
 struct server;
 struct cmd_ctx;
 struct cmd_entry;
+struct forward;
 
 /*
  * Apply the runtime keys of the running config (log levels, monitor
@@ -70,6 +71,9 @@ struct cmd_ctx *cmd_new(struct event_base *base, struct mon *m,
 
 /* The server to answer through; set once it exists, before requests. */
 void cmd_set_server(struct cmd_ctx *, struct server *);
+
+/* Its forwarding to the leader (forward.h), for the metrics. */
+const struct forward *cmd_forwarder(const struct cmd_ctx *);
 
 /*
  * Shut down in two steps.  cmd_stop(): end the listings being written

@@ -978,7 +978,7 @@ mapmond_listen(const struct conf *c)
 	if (*bind == '\0')
 		return 0;
 	if ((mapmond_metrics = metrics_new(mapmond_base, bind, mapmond_mon,
-	    mapmond_server, &cause)) == NULL) {
+		 mapmond_server, cmd_forwarder(mapmond_cmd), &cause)) == NULL) {
 		log_warnx("%s", cause);
 		free(cause);
 		return -1;

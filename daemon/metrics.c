@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/mapmon.h"
 #include "conf/conf.h"
+#include "daemon/forward.h"
 #include "daemon/metrics.h"
 #include "daemon/quorum.h"
 #include "mon/mon_quorum.h"
@@ -35,6 +36,7 @@ struct metrics {
 	struct evhttp *http;
 	struct mon *mon;
 	struct server *srv;
+	const struct forward *fwd;
 	uint16_t port;
 	uint64_t scrapes;
 };
@@ -194,8 +196,9 @@ metrics_server(struct evbuffer *out, struct server *srv)
 
 /* Several monitors (quorum.h): the engine's figures. */
 static void
-metrics_quorum(struct evbuffer *out, struct mon *m)
+metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 {
+	struct forward_stats fs;
 	struct quorum *q = quorum_current();
 	struct quorum_stats st;
 	struct mon_quorum_info in;
@@ -243,11 +246,27 @@ metrics_quorum(struct evbuffer *out, struct mon *m)
 	    "The longest single turn of the engine's loop.");
 	evbuffer_add_printf(out, "mapmon_quorum_loop_slice_max_seconds %.6f\n",
 	    (double)st.uv_slice_max_us / 1e6);
+	if (fwd == NULL)
+		return;
+	forward_stats(fwd, &fs);
+	metrics_one(out, "forward_writes_total", "counter",
+	    "Writes this monitor sent on to the leader.", fs.forwarded);
+	metrics_one(out, "forward_outcome_unknown_total", "counter",
+	    "Forwarded writes answered ETIMEDOUT: the outcome unknown.",
+	    fs.unknown);
+	metrics_one(out, "forward_linearizable_reads_total", "counter",
+	    "Reads that asked the leader for its commit index first.",
+	    fs.read_indexes);
+	metrics_family(out, "forward_apply_wait_max_seconds", "gauge",
+	    "The longest wait, after the leader answered a forwarded write, "
+	    "for this monitor to apply it.");
+	evbuffer_add_printf(out, "mapmon_forward_apply_wait_max_seconds %.6f\n",
+	    (double)fs.apply_wait_us_max / 1e6);
 }
 
 void
-metrics_format(struct mon *m, struct server *srv, uint64_t scrapes,
-    struct evbuffer *out)
+metrics_format(struct mon *m, struct server *srv, const struct forward *fwd,
+    uint64_t scrapes, struct evbuffer *out)
 {
 	struct mon_perf p;
 	const struct osdmap *om = mon_osdmap(m);
@@ -283,7 +302,7 @@ metrics_format(struct mon *m, struct server *srv, uint64_t scrapes,
 	    (uint64_t)mon_health_status(m));
 	if (srv != NULL)
 		metrics_server(out, srv);
-	metrics_quorum(out, m);
+	metrics_quorum(out, m, fwd);
 	metrics_one(out, "log_entries_gathered_total", "counter",
 	    "Debug log entries gathered into the in-memory ring.",
 	    log_gathered_count());
@@ -322,7 +341,7 @@ metrics_request(struct evhttp_request *req, void *arg)
 		return;
 	}
 	mt->scrapes++;
-	metrics_format(mt->mon, mt->srv, mt->scrapes, out);
+	metrics_format(mt->mon, mt->srv, mt->fwd, mt->scrapes, out);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
 	evhttp_send_reply(req, HTTP_OK, "OK", out);
@@ -331,7 +350,7 @@ metrics_request(struct evhttp_request *req, void *arg)
 
 struct metrics *
 metrics_new(struct event_base *base, const char *bind, struct mon *m,
-    struct server *srv, char **cause)
+    struct server *srv, const struct forward *fwd, char **cause)
 {
 	struct metrics *mt;
 	struct evhttp_bound_socket *bs;
@@ -348,6 +367,7 @@ metrics_new(struct event_base *base, const char *bind, struct mon *m,
 	mt = xcalloc(1, sizeof *mt);
 	mt->mon = m;
 	mt->srv = srv;
+	mt->fwd = fwd;
 	if ((mt->http = evhttp_new(base)) == NULL)
 		fatalx("evhttp_new failed");
 	evhttp_set_max_headers_size(mt->http, METRICS_MAX_HEADERS);

@@ -42,19 +42,20 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+struct forward;
 struct metrics;
 struct mon;
 struct server;
 
 /*
  * Listen on bind ("HOST:PORT", port 0 picks a free one, see
- * metrics_port()) and serve /metrics about m and srv (srv may be NULL: no
- * connection figures) on base.  Returns the endpoint, or NULL with *cause
- * naming the address and the reason (caller frees).  m and srv must outlive
- * it.
+ * metrics_port()) and serve /metrics about m, srv (may be NULL: no
+ * connection figures) and fwd (may be NULL: no forwarding figures) on
+ * base.  Returns the endpoint, or NULL with *cause naming the address and
+ * the reason (caller frees).  m, srv and fwd must outlive it.
  */
 struct metrics *metrics_new(struct event_base *base, const char *bind,
-    struct mon *m, struct server *srv, char **cause);
+    struct mon *m, struct server *srv, const struct forward *fwd, char **cause);
 
 /* The port bound (the one chosen when bind gave port 0). */
 uint16_t metrics_port(const struct metrics *);
@@ -63,10 +64,10 @@ uint16_t metrics_port(const struct metrics *);
 void metrics_free(struct metrics *);
 
 /*
- * Append the whole exposition text for m and srv (srv may be NULL) to out.
- * scrapes is the value shown as mapmon_scrapes_total.
+ * Append the whole exposition text for m, srv and fwd (either may be NULL)
+ * to out.  scrapes is the value shown as mapmon_scrapes_total.
  */
-void metrics_format(struct mon *m, struct server *srv, uint64_t scrapes,
-    struct evbuffer *out);
+void metrics_format(struct mon *m, struct server *srv,
+    const struct forward *fwd, uint64_t scrapes, struct evbuffer *out);
 
 #endif /* METRICS_H */
