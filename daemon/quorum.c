@@ -57,6 +57,7 @@ struct quorum_peer {
 	char addr[MONMAP_ADDR_MAX]; /* for clients */
 	char raft_addr[MONMAP_ADDR_MAX];
 	int64_t heard_mono; /* last raft message from it */
+	int64_t gone_mono;  /* when a link to it last ended */
 };
 
 struct quorum_req {
@@ -104,6 +105,9 @@ struct quorum {
 
 	int last_state;
 	raft_id last_leader;
+	/* The leader's link closed: elections come sooner until it is heard. */
+	raft_id lost_leader;
+	int64_t lost_mono;
 	uint64_t last_term;
 	int64_t quorum_since; /* stamp_now() of the last change */
 	struct raft_barrier barrier;
@@ -389,8 +393,10 @@ quorum_peers_refresh(struct quorum *q, char **cause)
 			p->id = q->started ? quorum_name_id(p->name) :
 					     (raft_id)(i + 1);
 		for (j = 0; j < nold; j++)
-			if (strcmp(old[j].name, p->name) == 0)
+			if (strcmp(old[j].name, p->name) == 0) {
 				p->heard_mono = old[j].heard_mono;
+				p->gone_mono = old[j].gone_mono;
+			}
 	}
 	q->npeers = mm->nmons;
 	q->monmap_epoch = mm->epoch;
@@ -679,6 +685,66 @@ quorum_role_check(struct quorum *q)
 	}
 }
 
+/*
+ * A link to the leader ended or could not be made (quorum_transport.h):
+ * its process is gone, most likely (the kernel closed its sockets), and
+ * waiting out the election timeout would cost one to two of them, as
+ * C-Raft's followers refuse votes while they still know a leader, so the
+ * election waits for the later of the two survivors' timeouts
+ * (BENCHMARKS.md).  The follower's timeout is cut to a quarter until the
+ * leader is heard from again or another leads: a live leader's next
+ * heartbeat puts it back, and while the others still hear it, they refuse
+ * this follower's pre-vote, so no term is spent.
+ */
+static void
+quorum_link_lost(void *arg, raft_id id)
+{
+	struct quorum *q = arg;
+	raft_id lid = 0;
+	const char *laddr = NULL;
+	struct quorum_peer *lp;
+	unsigned ms;
+
+	/* Out of the leader's view of the quorum until heard again. */
+	if ((lp = quorum_peer_of(q, id)) != NULL)
+		lp->gone_mono = stamp_mono();
+	if (q->closed || !q->started || q->lost_leader != 0 ||
+	    raft_state(&q->raft) != RAFT_FOLLOWER)
+		return;
+	raft_leader(&q->raft, &lid, &laddr);
+	if (lid == 0 || lid != id)
+		return;
+	ms = q->election_ms / 4 > 0 ? (unsigned)q->election_ms / 4 : 1;
+	q->lost_leader = id;
+	q->lost_mono = stamp_mono();
+	raft_set_election_timeout(&q->raft, ms);
+	log_info("quorum: the link to the leader mon.%s ended: an election "
+		 "after %u to %u ms unless it is heard from again",
+	    lp != NULL ? lp->name : "?", ms, 2 * ms);
+	quorum_kick(q);
+}
+
+/* The leader is heard again, or another leads: the full timeout again. */
+static void
+quorum_link_lost_check(struct quorum *q)
+{
+	raft_id lid = 0;
+	const char *laddr = NULL;
+	const struct quorum_peer *lp;
+
+	if (q->lost_leader == 0)
+		return;
+	raft_leader(&q->raft, &lid, &laddr);
+	lp = quorum_peer_of(q, lid);
+	if (raft_state(&q->raft) != RAFT_LEADER &&
+	    (lid == 0 ||
+		(lid == q->lost_leader &&
+		    (lp == NULL || lp->heard_mono <= q->lost_mono))))
+		return;
+	q->lost_leader = 0;
+	raft_set_election_timeout(&q->raft, (unsigned)q->election_ms);
+}
+
 static void quorum_view(const struct quorum *, struct mon_quorum_view *);
 
 /* One non-blocking turn of libuv's loop; its slice is measured. */
@@ -701,6 +767,7 @@ quorum_run(struct quorum *q)
 	if ((uint64_t)us > q->stats.uv_slice_max_us)
 		q->stats.uv_slice_max_us = (uint64_t)us;
 	q->in_run = 0;
+	quorum_link_lost_check(q);
 	quorum_role_check(q);
 	if (q->closed)
 		return;
@@ -1246,6 +1313,7 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 		(int)(q->election_ms / 3 > 1000 ? q->election_ms / 3 : 1000),
 		quorum_kick_cb, q, cause) == -1)
 		goto fail_loop;
+	quorum_transport_set_lost(&q->transport, quorum_link_lost, q);
 	if ((rv = raft_uv_init(&q->io, &q->loop, dir, &q->transport)) != 0) {
 		xasprintf(cause, "raft log in %s: %s", dir, raft_strerror(rv));
 		goto fail_loop;
@@ -1432,10 +1500,13 @@ quorum_view(const struct quorum *q, struct mon_quorum_view *out)
 	for (i = 0; i < q->npeers; i++) {
 		/*
 		 * The leader hears every follower within a heartbeat; a
-		 * follower hears only the leader.
+		 * follower hears only the leader.  A monitor whose link
+		 * ended is out at once, until heard again: a killed one's
+		 * sockets close with it.
 		 */
 		if ((int)i == q->self || (int)i == out->leader ||
 		    (q->peers[i].heard_mono != 0 &&
+			q->peers[i].heard_mono > q->peers[i].gone_mono &&
 			now - q->peers[i].heard_mono <= fresh))
 			out->in[i] = 1;
 		out->nin += out->in[i];

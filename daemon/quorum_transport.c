@@ -91,6 +91,8 @@ struct qt {
 	int keepalive_ms;
 	void (*kick)(void *);
 	void *kick_arg;
+	void (*lost)(void *, raft_id); /* quorum_transport_set_lost() */
+	void *lost_arg;
 	raft_uv_accept_cb accept_cb;
 	struct peer_listener *listener;
 	LIST_HEAD(, qt_link) links;
@@ -392,6 +394,8 @@ qt_peer_closed(void *arg, int err, const char *why)
 
 	k->peer = NULL;
 	qt_log_link(k->qt, k, err, why);
+	if (k->qt->lost != NULL && !k->qt->closed)
+		k->qt->lost(k->qt->lost_arg, k->id);
 	if (req != NULL) {
 		k->req = NULL;
 		qt_link_free(k);
@@ -663,6 +667,16 @@ quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
 	t->connect = qt_connect;
 	t->close = qt_close;
 	return 0;
+}
+
+void
+quorum_transport_set_lost(struct raft_uv_transport *t,
+    void (*lost)(void *, raft_id), void *arg)
+{
+	struct qt *qt = t->impl;
+
+	qt->lost = lost;
+	qt->lost_arg = arg;
 }
 
 uint64_t

@@ -36,6 +36,14 @@ int quorum_transport_init(struct raft_uv_transport *t, uv_loop_t *loop,
     char **cause);
 
 /*
+ * lost(arg, id) is called when a link to the monitor of raft id ends (the
+ * peer closed it, reset it, or went silent) or cannot be made, before the
+ * engine sees its end close.
+ */
+void quorum_transport_set_lost(struct raft_uv_transport *t,
+    void (*lost)(void *, raft_id), void *arg);
+
+/*
  * AppendEntries messages with entries the engine sent that were dropped,
  * not sent: their peer was behind (quorum_transport.c).
  */

@@ -10,7 +10,9 @@
 # entry limit and go as part entries (mapmon-protocol(7), REPLICATED
 # ENTRIES).  Prints, per set-up, the time, the PG updates per second
 # (osd-sim's count over the time), and on three the leader's entry
-# metrics.  BENCHMARKS.md, "Bring-up on three monitors".
+# metrics.  MON_EXTRA: lines added to each monitor's [mon] section (e.g.
+# "election_timeout = 800ms"); SETUPS: "single three" unless set.
+# BENCHMARKS.md, "Bring-up on three monitors".
 set -u
 B=${1:?usage: bringup.sh BUILD BACKEND}
 BE=${2:?usage: bringup.sh BUILD BACKEND}
@@ -42,6 +44,7 @@ run() {
 			[ $# -gt 1 ] && echo "mon_host = $hosts"
 			echo "max_pg_per_osd = 1000000"
 			echo "max_pgs = 300000"
+			[ -n "${MON_EXTRA:-}" ] && printf '%s\n' "$MON_EXTRA"
 			echo "[store]"
 			echo "backend = $BE"
 			echo "[auth]"

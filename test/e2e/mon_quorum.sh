@@ -356,7 +356,8 @@ run_backend() {
 		check "kill $k: writes are acknowledged again" \
 		    [ "$(wc -l <"$D/acked")" -gt "$before" ]
 		t1=$(sed -n "$((before + 1))p" "$D/acked.at")
-		echo "# kill $k of mon.$old: next acknowledged write after" \
+		echo "# kill $k of mon.$old at $(date -u -d "@$((t0 / 1000000000))" +%T).$(printf %03d $((t0 / 1000000 % 1000))):" \
+		    "next acknowledged write after" \
 		    "$(( (${t1:-$(date +%s%N)} - t0) / 1000000 )) ms"
 		mm1 "$L" health detail
 		check "kill $k: MON_DOWN names mon.$old" \
