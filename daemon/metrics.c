@@ -60,6 +60,15 @@ metrics_one(struct evbuffer *out, const char *name, const char *type,
 	    (unsigned long long)v);
 }
 
+/* A gauge of one sample in seconds, from microseconds. */
+static void
+metrics_seconds(struct evbuffer *out, const char *name, const char *help,
+    uint64_t us)
+{
+	metrics_family(out, name, "gauge", help);
+	evbuffer_add_printf(out, "mapmon_%s %.6f\n", name, (double)us / 1e6);
+}
+
 /* A label value with \\, \" and \n escaped, as the format wants. */
 static void
 metrics_label(struct evbuffer *out, const char *v)
@@ -242,10 +251,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "quorum_outcome_unknown_total", "counter",
 	    "Proposals whose writers were told the outcome is unknown.",
 	    in.unknown_outcomes);
-	metrics_family(out, "quorum_loop_slice_max_seconds", "gauge",
-	    "The longest single turn of the engine's loop.");
-	evbuffer_add_printf(out, "mapmon_quorum_loop_slice_max_seconds %.6f\n",
-	    (double)st.uv_slice_max_us / 1e6);
+	metrics_seconds(out, "quorum_loop_slice_max_seconds",
+	    "The longest single turn of the engine's loop.",
+	    st.uv_slice_max_us);
 	if (fwd == NULL)
 		return;
 	forward_stats(fwd, &fs);
@@ -257,11 +265,10 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "forward_linearizable_reads_total", "counter",
 	    "Reads that asked the leader for its commit index first.",
 	    fs.read_indexes);
-	metrics_family(out, "forward_apply_wait_max_seconds", "gauge",
+	metrics_seconds(out, "forward_apply_wait_max_seconds",
 	    "The longest wait, after the leader answered a forwarded write, "
-	    "for this monitor to apply it.");
-	evbuffer_add_printf(out, "mapmon_forward_apply_wait_max_seconds %.6f\n",
-	    (double)fs.apply_wait_us_max / 1e6);
+	    "for this monitor to apply it.",
+	    fs.apply_wait_us_max);
 }
 
 void

@@ -57,7 +57,6 @@ struct quorum_peer {
 	char addr[MONMAP_ADDR_MAX]; /* for clients */
 	char raft_addr[MONMAP_ADDR_MAX];
 	int64_t heard_mono; /* last raft message from it */
-	int64_t gone_mono;  /* when a link to it last ended */
 };
 
 struct quorum_req {
@@ -395,7 +394,6 @@ quorum_peers_refresh(struct quorum *q, char **cause)
 		for (j = 0; j < nold; j++)
 			if (strcmp(old[j].name, p->name) == 0) {
 				p->heard_mono = old[j].heard_mono;
-				p->gone_mono = old[j].gone_mono;
 			}
 	}
 	q->npeers = mm->nmons;
@@ -702,12 +700,9 @@ quorum_link_lost(void *arg, raft_id id)
 	struct quorum *q = arg;
 	raft_id lid = 0;
 	const char *laddr = NULL;
-	struct quorum_peer *lp;
+	const struct quorum_peer *lp;
 	unsigned ms;
 
-	/* Out of the leader's view of the quorum until heard again. */
-	if ((lp = quorum_peer_of(q, id)) != NULL)
-		lp->gone_mono = stamp_mono();
 	if (q->closed || !q->started || q->lost_leader != 0 ||
 	    raft_state(&q->raft) != RAFT_FOLLOWER)
 		return;
@@ -718,6 +713,7 @@ quorum_link_lost(void *arg, raft_id id)
 	q->lost_leader = id;
 	q->lost_mono = stamp_mono();
 	raft_set_election_timeout(&q->raft, ms);
+	lp = quorum_peer_of(q, id);
 	log_info("quorum: the link to the leader mon.%s ended: an election "
 		 "after %u to %u ms unless it is heard from again",
 	    lp != NULL ? lp->name : "?", ms, 2 * ms);
@@ -1500,13 +1496,10 @@ quorum_view(const struct quorum *q, struct mon_quorum_view *out)
 	for (i = 0; i < q->npeers; i++) {
 		/*
 		 * The leader hears every follower within a heartbeat; a
-		 * follower hears only the leader.  A monitor whose link
-		 * ended is out at once, until heard again: a killed one's
-		 * sockets close with it.
+		 * follower hears only the leader.
 		 */
 		if ((int)i == q->self || (int)i == out->leader ||
 		    (q->peers[i].heard_mono != 0 &&
-			q->peers[i].heard_mono > q->peers[i].gone_mono &&
 			now - q->peers[i].heard_mono <= fresh))
 			out->in[i] = 1;
 		out->nin += out->in[i];

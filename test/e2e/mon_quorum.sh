@@ -58,6 +58,13 @@ knows_leader() { within 200 names_leader "$1"; }
 # The writer: pools w1, w2, ... through any monitor; an acknowledged one
 # goes to $1.  A retry of one whose outcome is unknown is safe: creating
 # an existing pool is answered 0, as Ceph does.
+# mon_down X: the leader's health detail says MON_DOWN of mon.X.
+mon_down() {
+	mm1 "$L" health detail
+	grep -q "MON_DOWN: 1/3 mons down, quorum" "$T/out" &&
+	    grep -q "mon\.$1 (rank" "$T/out"
+}
+
 writer() {
 	local i=0 acked=$1
 	while [ ! -e "$T/stop" ]; do
@@ -359,10 +366,8 @@ run_backend() {
 		echo "# kill $k of mon.$old at $(date -u -d "@$((t0 / 1000000000))" +%T).$(printf %03d $((t0 / 1000000 % 1000))):" \
 		    "next acknowledged write after" \
 		    "$(( (${t1:-$(date +%s%N)} - t0) / 1000000 )) ms"
-		mm1 "$L" health detail
-		check "kill $k: MON_DOWN names mon.$old" \
-		    sh -c 'grep -q "MON_DOWN: 1/3 mons down, quorum" "$0" &&
-			grep -q "mon\\.$1 (rank" "$0"' "$T/out" "$old"
+		# Out of quorum once not heard for an election timeout.
+		check "kill $k: MON_DOWN names mon.$old" within 100 mon_down "$old"
 		start "$old"
 		check "kill $k: mon.$old rejoins" in_quorum 3
 	done
