@@ -392,9 +392,8 @@ quorum_peers_refresh(struct quorum *q, char **cause)
 			p->id = q->started ? quorum_name_id(p->name) :
 					     (raft_id)(i + 1);
 		for (j = 0; j < nold; j++)
-			if (strcmp(old[j].name, p->name) == 0) {
+			if (strcmp(old[j].name, p->name) == 0)
 				p->heard_mono = old[j].heard_mono;
-			}
 	}
 	q->npeers = mm->nmons;
 	q->monmap_epoch = mm->epoch;
