@@ -1470,7 +1470,8 @@ cmd_read_index_cb(void *arg, int rc, uint64_t index, const char *why)
 	struct cmd_req *r = arg;
 
 	if (rc != 0)
-		cmd_reply(r, rc, why, NULL);
+		cmd_reply(r, rc, why,
+		    rc == -EAGAIN ? json_pack("{s:b}", "retry", 1) : NULL);
 	else
 		cmd_reply(r, 0, NULL,
 		    json_pack("{s:I}", "index", (json_int_t)index));
@@ -1487,7 +1488,7 @@ cmd_read_index(struct cmd_req *r, json_t *cmd)
 	}
 	if (quorum_read_index(quorum_current(), cmd_read_index_cb, r) == -1)
 		cmd_reply(r, -EAGAIN, "no quorum: the engine is not running",
-		    NULL);
+		    json_pack("{s:b}", "retry", 1));
 }
 
 void

@@ -104,11 +104,19 @@ forward_list_del(struct forward_req *r)
 	}
 }
 
-/* r's answer is known: give it on the next loop turn. */
+/*
+ * r's answer is known: give it on the next loop turn.  An EAGAIN here
+ * (no leader known or reachable, the leader's refusal of the envelope)
+ * changed nothing: it says "retry": true, for clients that wait for a
+ * quorum (mapmon-protocol(7), FORWARDING).
+ */
 static void
 forward_ready(struct forward_req *r, int rc, const char *status, json_t *data)
 {
 	struct forward *f = r->f;
+
+	if (rc == -EAGAIN && data == NULL)
+		data = json_pack("{s:b}", "retry", 1);
 
 	forward_list_del(r);
 	r->rc = rc;

@@ -181,9 +181,10 @@ mon_quorum_view_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * Answer p's writers rc and why; a refusal of a follower that knows its
- * leader carries {"leader": NAME, "leader_addr": ADDR}, which clients
- * follow (mapmon-protocol(7)).
+ * Answer p's writers rc and why.  Every EAGAIN here comes of the quorum's
+ * state and changed nothing: it carries "retry": true, and a follower's
+ * that knows its leader {"leader": NAME, "leader_addr": ADDR} too, which
+ * clients follow (mapmon-protocol(7)).
  */
 static void
 mon_quorum_answer_to(const struct mon_quorum *q, struct mon_proposal *p, int rc,
@@ -196,8 +197,10 @@ mon_quorum_answer_to(const struct mon_quorum *q, struct mon_proposal *p, int rc,
 		data = NULL;
 		if (rc == -EAGAIN && q != NULL &&
 		    q->role == MON_QUORUM_FOLLOWER && q->leader_addr != NULL)
-			data = json_pack("{s:s, s:s}", "leader", q->leader,
-			    "leader_addr", q->leader_addr);
+			data = json_pack("{s:s, s:s, s:b}", "leader", q->leader,
+			    "leader_addr", q->leader_addr, "retry", 1);
+		else if (rc == -EAGAIN)
+			data = json_pack("{s:b}", "retry", 1);
 		p->waiters[i].done(p->waiters[i].arg, rc, why, data);
 	}
 	/* The caller frees p, and with it each waiter's status and data. */

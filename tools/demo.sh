@@ -326,7 +326,8 @@ Three monitors replicate every change; mon.$leader leads now (pid $lpid).
 Kill it while -w runs: the other two elect a leader within a couple of
 seconds, -w says it lost its monitor and carries on through another, the
 simulated OSDs keep reporting, and every command still answers (a change
-sent to a follower is forwarded to the leader):
+sent to a follower is forwarded to the leader; one sent during the
+election waits for the new leader):
 
     $m quorum_status
     kill $lpid

@@ -425,8 +425,68 @@ mapmon_next_mon(void)
 	return 1;
 }
 
-/* Redirections followed for one command, at most. */
+/* Redirections followed for one command in one round, at most. */
 #define MAPMON_MAX_REDIRECTS 4
+/* Pauses between rounds of a command refused for want of a quorum. */
+#define MAPMON_PAUSE_FIRST_MS 50
+#define MAPMON_PAUSE_MAX_MS 1000
+
+static void
+mapmon_on_pause(evutil_socket_t fd, short events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	*(int *)arg = 1;
+	event_base_loopbreak(sess.base);
+}
+
+/*
+ * A refusal that changed nothing and came of the quorum's state (an
+ * election, no leader known or reachable): the monitor marks it
+ * "retry": true (mapmon-protocol(7), FORWARDING).
+ */
+static int
+mapmon_retryable(const struct mapmon_wait *w)
+{
+	return w->rc == -EAGAIN &&
+	    json_is_true(json_object_get(w->data, "retry"));
+}
+
+/*
+ * Wait *pause_ms (doubled for the next round, up to a second), then start
+ * a round of the monitors again from the first.  Returns 0 when the
+ * deadline passed meanwhile.
+ */
+static int
+mapmon_next_round(int *pause_ms)
+{
+	struct timeval tv;
+	struct event *ev;
+	int over = 0;
+
+	tv.tv_sec = *pause_ms / 1000;
+	tv.tv_usec = (*pause_ms % 1000) * 1000;
+	if ((ev = evtimer_new(sess.base, mapmon_on_pause, &over)) == NULL) {
+		fprintf(stderr, "mapmon: libevent cannot make a timer\n");
+		mapmon_exit(MAPMON_EXIT_SOFTWARE);
+	}
+	evtimer_add(ev, &tv);
+	while (!over && !sess.timed_out)
+		if (event_base_loop(sess.base, EVLOOP_ONCE) == -1)
+			break;
+	event_free(ev);
+	if (sess.timed_out || !over)
+		return 0;
+	if (*pause_ms < MAPMON_PAUSE_MAX_MS)
+		*pause_ms = *pause_ms * 2 < MAPMON_PAUSE_MAX_MS ?
+		    *pause_ms * 2 :
+		    MAPMON_PAUSE_MAX_MS;
+	/* One monitor whose connection still stands is asked again on it. */
+	if (sess.naddrs <= 1 && sess.conn_err == 0)
+		return 1;
+	sess.tried = 0;
+	return mapmon_next_mon();
+}
 
 /*
  * Send cmd and wait for its reply.  Returns the reply's rc, with *data (a
@@ -435,23 +495,37 @@ mapmon_next_mon(void)
  * monitor with too many connections).  With several monitors (-m A,B,C,
  * [mon] mon_host), one that cannot be reached is passed over for the next;
  * a follower's EAGAIN naming its leader sends the command there, and one
- * out of quorum to the next monitor (mapmon(8), MONITORS).
+ * out of quorum to the next monitor.  When every monitor has refused for
+ * want of a quorum, the round starts again after a pause, as Ceph's client
+ * waits for a quorum, until the deadline; then the last such refusal is
+ * the answer (mapmon(8), DESCRIPTION).
  */
 static int
 mapmon_call(const json_t *cmd, json_t **data, const char **status)
 {
-	struct mapmon_wait *w;
+	struct mapmon_wait *w, *last = NULL;
 	const char *leader;
-	int redirects = 0;
+	int redirects = 0, pause_ms = MAPMON_PAUSE_FIRST_MS;
 
 	for (;;) {
 		if (mapmon_try_call(cmd, &w) == -1) {
-			if (sess.timed_out)
+			if (sess.timed_out && last == NULL)
 				mapmon_timed_out();
-			if (sess.conn_err != -EACCES && mapmon_next_mon())
+			if (!sess.timed_out && sess.conn_err != -EACCES &&
+			    mapmon_next_mon())
 				continue;
-			mapmon_conn_failed(sess.conn_err, sess.conn_msg);
+			if (last == NULL)
+				mapmon_conn_failed(sess.conn_err,
+				    sess.conn_msg);
+			if (!sess.timed_out && mapmon_next_round(&pause_ms)) {
+				redirects = 0;
+				continue;
+			}
+			w = last;
+			break;
 		}
+		if (mapmon_retryable(w))
+			last = w;
 		/*
 		 * EAGAIN: a leader named (by a monitor older than
 		 * forwarding) is followed; a monitor out of quorum, or
@@ -468,6 +542,10 @@ mapmon_call(const json_t *cmd, json_t **data, const char **status)
 			}
 			if (leader == NULL && mapmon_next_mon())
 				continue;
+		}
+		if (mapmon_retryable(w) && mapmon_next_round(&pause_ms)) {
+			redirects = 0;
+			continue;
 		}
 		break;
 	}

@@ -202,7 +202,7 @@ partition() {
 		check "$what mon.$x isolated: mon.$L still leads" \
 		    wait_leader_among $others
 	fi
-	mm1 "$x" osd pool create "iso$x" 4
+	mm1 "$x" --connect-timeout 1 osd pool create "iso$x" 4
 	check "$what mon.$x isolated refuses a write: EAGAIN, no quorum" \
 	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
 	mm1 "$x" status
@@ -244,7 +244,7 @@ link_cut() {
 	route add "$x" "$L"
 	route add "$L" "$x"
 	check "link mon.$x-mon.$L cut: mon.$x knows no leader" no_leader "$x"
-	mm1 "$x" osd pool create "cut$x" 4
+	mm1 "$x" --connect-timeout 1 osd pool create "cut$x" 4
 	check "link mon.$x-mon.$L cut: mon.$x refuses a write: EAGAIN" \
 	    sh -c '[ "$0" -eq 11 ] && grep -q "no quorum" "$1"' "$rc" "$T/err"
 	check "link mon.$x-mon.$L cut: the writer's writes are acknowledged" \

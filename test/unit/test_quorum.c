@@ -376,6 +376,7 @@ Test(quorum, a_follower_refuses_writes_naming_the_leader)
 	cr_assert_str_eq(
 	    json_string_value(json_object_get(a.data, "leader_addr")),
 	    "127.0.0.1:6788");
+	cr_assert(json_is_true(json_object_get(a.data, "retry")));
 	json_decref(a.data);
 	cr_assert_eq(nentries, 0);
 	cr_assert_eq(mon_osdmap(mons[1])->npools, 0);
@@ -390,7 +391,10 @@ Test(quorum, out_of_quorum_refuses_and_a_new_leader_waits_for_its_barrier)
 	wait_for(&a);
 	cr_assert_eq(a.rc, -EAGAIN);
 	cr_assert(strstr(a.status, "no quorum") != NULL, "%s", a.status);
-	cr_assert_null(a.data);
+	/* Nothing changed: a client may send it again (mapmon-protocol(7)). */
+	cr_assert(json_is_true(json_object_get(a.data, "retry")));
+	cr_assert_null(json_object_get(a.data, "leader_addr"));
+	json_decref(a.data);
 
 	/* Elected, its barrier not back: still refused. */
 	mon_quorum_set_role(mons[0], MON_QUORUM_LEADER, 3, "a",
@@ -399,6 +403,8 @@ Test(quorum, out_of_quorum_refuses_and_a_new_leader_waits_for_its_barrier)
 	wait_for(&b);
 	cr_assert_eq(b.rc, -EAGAIN);
 	cr_assert(strstr(b.status, "just elected") != NULL, "%s", b.status);
+	cr_assert(json_is_true(json_object_get(b.data, "retry")));
+	json_decref(b.data);
 	cr_assert_eq(nentries, 0);
 }
 
@@ -550,6 +556,8 @@ Test(quorum, a_refused_proposal_is_answered_and_changes_nothing)
 	cr_assert_eq(a.rc, -EAGAIN);
 	cr_assert(strstr(a.status, "not the leader (test)") != NULL, "%s",
 	    a.status);
+	cr_assert(json_is_true(json_object_get(a.data, "retry")));
+	json_decref(a.data);
 	/* The working map forgot it: the same pool is made again. */
 	mon_pool_create(mons[0], "rbd", 16, 0, 0, NULL, answer_cb, &b);
 	drive(&b);
