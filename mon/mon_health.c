@@ -338,6 +338,183 @@ mon_health_osd_down(const struct mon_health_in *in,
 }
 
 /*
+ * OSD_<TYPE>_DOWN (OSD_HOST_DOWN, OSD_RACK_DOWN, ..., OSD_ROOT_DOWN), as
+ * Ceph's OSDMap::check_health raises them: a bucket is down when every OSD
+ * under it is down (one at least); it is reported when an OSD in and down
+ * lies under it or under a down bucket above it, so a host of OSDs all out
+ * and down beside up hosts says nothing.  Summary "2 hosts (4 osds) down";
+ * detail "host h1 (root=default) (2 osds) is down", the location left out
+ * for the top type, buckets in Ceph's order (ids from -1 down).
+ */
+struct mon_subtree {
+	uint32_t osds, down, down_in; /* OSDs under it, and of them */
+	int reported;
+};
+
+static void
+mon_subtree_count(const struct crush *cr, const struct osdmap *om, int32_t id,
+    struct mon_subtree *st, size_t nst)
+{
+	struct crush_bucket_info bi;
+	struct mon_subtree *me = &st[-(id + 1)];
+	const struct osdmap_osd *o;
+	size_t i;
+	int32_t item;
+
+	if (crush_bucket_get(cr, id, &bi) != 0)
+		return;
+	for (i = 0; i < bi.nitems; i++) {
+		item = bi.items[i];
+		if (item < 0) {
+			if ((size_t) - (item + 1) >= nst)
+				continue;
+			mon_subtree_count(cr, om, item, st, nst);
+			me->osds += st[-(item + 1)].osds;
+			me->down += st[-(item + 1)].down;
+			me->down_in += st[-(item + 1)].down_in;
+			continue;
+		}
+		me->osds++;
+		o = (uint32_t)item < om->max_osd ? &om->osds[item] : NULL;
+		/* One crush knows but the osdmap does not is down too. */
+		if (o == NULL || !o->exists || !o->up) {
+			me->down++;
+			if (o != NULL && o->exists && o->in)
+				me->down_in++;
+		}
+	}
+}
+
+static void
+mon_subtree_report(const struct crush *cr, int32_t id, int above,
+    struct mon_subtree *st, size_t nst)
+{
+	struct crush_bucket_info bi;
+	struct mon_subtree *me = &st[-(id + 1)];
+	size_t i;
+
+	if (crush_bucket_get(cr, id, &bi) != 0)
+		return;
+	me->reported = me->osds > 0 && me->down == me->osds &&
+	    (above || me->down_in > 0);
+	for (i = 0; i < bi.nitems; i++)
+		if (bi.items[i] < 0 && (size_t) - (bi.items[i] + 1) < nst)
+			mon_subtree_report(cr, bi.items[i], me->reported, st,
+			    nst);
+}
+
+/* "root=default,rack=r1": where bucket id sits, from the top down. */
+static void
+mon_subtree_location(const struct crush *cr, int32_t id, char *buf, size_t len)
+{
+	struct crush_bucket_info bi;
+	int32_t chain[32];
+	size_t n = 0, off = 0;
+
+	buf[0] = '\0';
+	while (n < nitems(chain) && crush_bucket_get(cr, id, &bi) == 0 &&
+	    bi.parent != 0) {
+		chain[n++] = bi.parent;
+		id = bi.parent;
+	}
+	while (n > 0 && off < len) {
+		if (crush_bucket_get(cr, chain[--n], &bi) != 0)
+			break;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
+		    off > 0 ? "," : "", crush_type_name(bi.type), bi.name);
+	}
+}
+
+static int
+mon_health_subtree_down(const struct mon_health_in *in,
+    struct mon_health_check *c, int type)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	const struct crush *cr = om->crush;
+	struct crush_bucket_info bi;
+	struct mon_subtree *st;
+	int32_t *ids, low = 0;
+	size_t nids, nst, i;
+	uint32_t k, nbuckets = 0, nosds = 0;
+	char where[256];
+	int any = 0;
+
+	if (cr == NULL)
+		return 0;
+	for (k = 0; k < om->max_osd && !any; k++)
+		any = om->osds[k].exists && om->osds[k].in && !om->osds[k].up;
+	if (!any || (nids = crush_bucket_count(cr)) == 0)
+		return 0;
+	ids = xcalloc(nids, sizeof *ids);
+	nids = crush_bucket_ids(cr, ids, nids);
+	for (i = 0; i < nids; i++)
+		if (ids[i] < low)
+			low = ids[i];
+	nst = (size_t) - (int64_t)low;
+	st = xcalloc(nst, sizeof *st);
+	for (i = 0; i < nids; i++)
+		if (crush_bucket_get(cr, ids[i], &bi) == 0 && bi.parent == 0) {
+			mon_subtree_count(cr, om, ids[i], st, nst);
+			mon_subtree_report(cr, ids[i], 0, st, nst);
+		}
+	for (i = 0; i < nst; i++) {
+		if (!st[i].reported ||
+		    crush_bucket_get(cr, -(int32_t)i - 1, &bi) != 0 ||
+		    bi.type != type)
+			continue;
+		nbuckets++;
+		nosds += st[i].osds;
+		c->count++;
+		if (type == CRUSH_TYPE_ROOT) {
+			mon_health_detail(c, "%s %s (%u osds) is down",
+			    crush_type_name(type), bi.name, st[i].osds);
+			continue;
+		}
+		mon_subtree_location(cr, bi.id, where, sizeof where);
+		mon_health_detail(c, "%s %s (%s) (%u osds) is down",
+		    crush_type_name(type), bi.name, where, st[i].osds);
+	}
+	free(st);
+	free(ids);
+	if (nbuckets == 0)
+		return 0;
+	mon_health_summary(c, "%u %s%s (%u osds) down", nbuckets,
+	    crush_type_name(type), nbuckets > 1 ? "s" : "", nosds);
+	return 1;
+}
+
+static int
+mon_health_host_down(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_subtree_down(in, c, CRUSH_TYPE_HOST);
+}
+
+static int
+mon_health_rack_down(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_subtree_down(in, c, CRUSH_TYPE_RACK);
+}
+
+static int
+mon_health_room_down(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_subtree_down(in, c, CRUSH_TYPE_ROOM);
+}
+
+static int
+mon_health_datacenter_down(const struct mon_health_in *in,
+    struct mon_health_check *c)
+{
+	return mon_health_subtree_down(in, c, CRUSH_TYPE_DATACENTER);
+}
+
+static int
+mon_health_root_down(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	return mon_health_subtree_down(in, c, CRUSH_TYPE_ROOT);
+}
+
+/*
  * mapmon's part of TOO_FEW_OSDS (mapmond(8), PLACEMENT): OSDs enough, but
  * a pool's rule finds fewer failure domains (hosts, racks) with an OSD up
  * and in than its size, so its PGs are undersized however long one waits.
@@ -784,9 +961,14 @@ static const struct {
 	{ "MON_DOWN", MON_HEALTH_WARN, mon_health_mon_down },
 	{ "OSDMAP_FLAGS", MON_HEALTH_WARN, mon_health_osdmap_flags },
 	{ "OSD_BACKFILLFULL", MON_HEALTH_WARN, mon_health_osd_backfillfull },
+	{ "OSD_DATACENTER_DOWN", MON_HEALTH_WARN, mon_health_datacenter_down },
 	{ "OSD_DOWN", MON_HEALTH_WARN, mon_health_osd_down },
 	{ "OSD_FULL", MON_HEALTH_ERR, mon_health_osd_full },
+	{ "OSD_HOST_DOWN", MON_HEALTH_WARN, mon_health_host_down },
 	{ "OSD_NEARFULL", MON_HEALTH_WARN, mon_health_osd_nearfull },
+	{ "OSD_RACK_DOWN", MON_HEALTH_WARN, mon_health_rack_down },
+	{ "OSD_ROOM_DOWN", MON_HEALTH_WARN, mon_health_room_down },
+	{ "OSD_ROOT_DOWN", MON_HEALTH_WARN, mon_health_root_down },
 	{ "OSD_SCRUB_ERRORS", MON_HEALTH_ERR, mon_health_scrub_errors },
 	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
 	{ "PG_DAMAGED", MON_HEALTH_ERR, mon_health_pg_damaged },

@@ -3494,6 +3494,10 @@ Test(mon, mutes_as_cephs)
 	cr_assert_eq(health_mute("OSD_DOWN", NULL, 0, st, sizeof st), 0, "%s",
 	    st);
 	cr_assert_str_eq(st, "");
+	/* Its host (of one OSD) is down too: Ceph's OSD_HOST_DOWN. */
+	cr_assert_eq(mon_health_status(mon), 1);
+	cr_assert_eq(health_mute("OSD_HOST_DOWN", NULL, 0, st, sizeof st), 0,
+	    "%s", st);
 	h = mon_health_json(mon, 0);
 	cr_assert_str_eq(json_string_value(json_object_get(h, "status")),
 	    "HEALTH_OK");
@@ -3601,7 +3605,18 @@ Test(mon, health_updates_are_logged_once_a_period)
 		settle();
 	}
 	cr_assert(log_has("Health check update: 3 osds down (OSD_DOWN)"));
-	cr_assert_eq(log_count("Health check update"), 1);
+	/* And their hosts, one OSD each (Ceph's OSD_HOST_DOWN), once too. */
+	end = stamp_mono() + 12 * 1000000;
+	while (stamp_mono() < end &&
+	    !log_has("Health check update: 3 hosts (3 osds) down "
+		     "(OSD_HOST_DOWN)")) {
+		turn();
+		settle();
+	}
+	cr_assert_eq(log_count("Health check update: 3 osds down"), 1);
+	cr_assert_eq(log_count("Health check update: 3 hosts (3 osds) down"),
+	    1);
+	cr_assert_eq(log_count("Health check update"), 2);
 }
 
 /* The PGs of a stuck type, for threshold seconds (mon_pg_dump_stuck_walk). */
@@ -3709,7 +3724,8 @@ Test(mon, log_tail_as_cephs)
 	    "127.0.0.1:6788");
 	json_decref(a);
 	a = mon_log_tail_json(mon, 20, MON_LOG_WARN, 1);
-	cr_assert_eq(json_array_size(a), 1);
+	/* OSD_DOWN's and its host's OSD_HOST_DOWN's "Health check failed". */
+	cr_assert_eq(json_array_size(a), 2);
 	json_array_foreach(a, i, e)
 		cr_assert_str_eq(
 		    json_string_value(json_object_get(e, "severity")), "WRN");
@@ -4419,6 +4435,55 @@ Test(mon, a_3_way_pool_on_3_hosts_never_puts_two_copies_on_one_host)
 	pgs_on_distinct_hosts(3);
 	cr_assert_not(health_check("TOO_FEW_OSDS", 0, sum, line, sizeof sum));
 	cr_assert_eq(host_of(2), host_of(3), "a location-less boot stays");
+	check_derived();
+}
+
+/*
+ * OSD_<TYPE>_DOWN as Ceph's OSDMap::check_health: a host whose OSDs are
+ * all down (one down is not enough), the root once every OSD is, with
+ * Ceph's summary and detail words; a host of OSDs out and down under an up
+ * root says nothing.
+ */
+Test(mon, a_subtree_of_osds_all_down_is_named_as_cephs)
+{
+	char sum[256], line[256];
+	int32_t h1[2] = { 2, 3 }, all[6] = { 0, 1, 2, 3, 4, 5 };
+	struct answer a = { 0 };
+
+	make_hosts(3);
+	cr_assert_eq(osd_down(2), 0);
+	settle();
+	cr_assert(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+	cr_assert_not(health_check("OSD_HOST_DOWN", 0, sum, line, sizeof sum),
+	    "one OSD of two down: its host is up");
+
+	cr_assert_eq(osd_down(3), 0);
+	settle();
+	cr_assert(health_check("OSD_HOST_DOWN", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "1 host (2 osds) down");
+	cr_assert_str_eq(line, "host h1 (root=default) (2 osds) is down");
+	cr_assert_not(health_check("OSD_ROOT_DOWN", 0, sum, line, sizeof sum));
+
+	/* Out and down: not counted, nor is its host reported. */
+	mon_osd_out(mon, h1, 2, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	settle();
+	cr_assert_not(health_check("OSD_HOST_DOWN", 0, sum, line, sizeof sum));
+	cr_assert_not(health_check("OSD_DOWN", 0, sum, line, sizeof sum));
+
+	/* Every OSD down: the root, and under it every host. */
+	memset(&a, 0, sizeof a);
+	mon_osd_down(mon, all, 6, answer_cb, &a);
+	wait_for(&a);
+	json_decref(a.data);
+	settle();
+	cr_assert(health_check("OSD_ROOT_DOWN", 0, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "1 root (6 osds) down");
+	cr_assert_str_eq(line, "root default (6 osds) is down");
+	cr_assert(health_check("OSD_HOST_DOWN", 2, sum, line, sizeof sum));
+	cr_assert_str_eq(sum, "3 hosts (6 osds) down");
+	cr_assert_str_eq(line, "host h2 (root=default) (2 osds) is down");
 	check_derived();
 }
 
