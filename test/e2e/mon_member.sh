@@ -10,8 +10,10 @@
 #     two go on taking writes; again: "does not exist or has already been
 #     removed" (0);
 #   - `mon add` of it again; another `mon add` before it votes: EBUSY;
-#     made afresh with `mapmond --mkfs --join`, it copies a store with the
-#     pools, becomes a voter (three in quorum) and converges;
+#     made afresh with `mapmond --mkfs --join`, it is killed -9 half way
+#     through copying the store (4 KiB chunks), started again copies it
+#     afresh to the end, with the pools, becomes a voter (three in quorum)
+#     and converges;
 #   - `mon rm` of the leader: it stops, the two others elect and serve;
 #     their stores are identical record for record and pass
 #     `mapmon-store verify`;
@@ -28,7 +30,8 @@ QUORUM_TMP=mon_member
 MON_CONF="propose_interval = 5ms
 snapshot_threshold = 8
 snapshot_trailing = 4
-max_pg_per_osd = 1000000"
+max_pg_per_osd = 1000000
+sync_chunk_size = 4K"
 . "$top_srcdir/test/lib/quorum_lib.sh"
 lsan_pass_libraft
 
@@ -54,6 +57,9 @@ run_backend() {
 		    made=$((made + 1))
 	done
 	check "12 pools made" [ "$made" -eq 12 ]
+	# And one of 4,096 PGs, so that a copy takes hundreds of chunks.
+	mm osd pool create big 4096
+	check "a pool of 4096 PGs made" [ "$rc" -eq 0 ]
 
 	# Ceph's answers to an add of what is there.
 	mm mon add "$L" "$(addr "$L")"
@@ -113,6 +119,19 @@ run_backend() {
 	"$MAPMOND" -c "$D/$F.conf" --mkfs --join "$ALL" \
 	    --keyring "$D/keyring" >"$T/out" 2>"$T/err"
 	check "mapmond --mkfs --join makes mon.$F" [ $? -eq 0 ]
+	# Killed half way through its copy (hundreds of 4 KiB chunks), it
+	# copies afresh when started again.
+	start "$F"
+	i=0
+	until grep -qs "sync: copying the store of the monitor" "$D/$F.log" ||
+	    [ $i -ge 1000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -KILL "$(pid_of "$F")"
+	check "mon.$F killed -9 during its store copy" \
+	    sh -c 'grep -q "sync: copying the store of the monitor" "$0" &&
+		! grep -q "records in [0-9]* chunks from" "$0"' "$D/$F.log"
 	start "$F"
 	wait_leader
 	check "mon.$F joins: the leader counts three in quorum" in_quorum 3
@@ -122,6 +141,9 @@ run_backend() {
 	    sh -c '[ "$(grep -c "^p[0-9]*$" "$0")" -eq 12 ] &&
 		grep -qx afterrm "$0"' "$T/out"
 	check "mon.$F copied a store" [ "$(raft "$F" stores_copied)" -ge 1 ]
+	# (A later snapshot may copy the store again: at least one.)
+	check "mon.$F's copy after the kill went to its end" \
+	    [ "$(grep -c "records in [0-9]* chunks from" "$D/$F.log")" -ge 1 ]
 	mm1 "$L" -f json mon dump
 	check "mon dump: epoch 3, three monitors" \
 	    sh -c '[ "$("$1" epoch <"$0")" = 3 ] &&
