@@ -44,7 +44,8 @@ TABLE=$(cat <<'EOF'
 0	err	^added bucket r2 type rack to location {root=default}$	osd crush add-bucket r2 rack root=default	seen
 0	err	^moved item id -[0-9]* name 'h5' to location {rack=r2} in crush map$	osd crush move h5 rack=r2	seen
 0	err	^no need to move item id -[0-9]* name 'h5' to location {rack=r2} in crush map$	osd crush move h5 rack=r2	seen
-40	err	^Error ELOOP: 	osd crush move r2 rack=r2	seen: ELOOP (mapmon says why)
+22	err	^Error EINVAL: cannot move 'r2' under itself$	osd crush move r2 rack=r2	CrushWrapper::insert_item: EINVAL, r2 in its own subtree (mapmon says why)
+40	err	^Error ELOOP: cannot move 'r2' under 'h5': 'h5' is beneath 'r2'$	osd crush move r2 host=h5	CrushWrapper::insert_item: ELOOP, cannot form loop (mapmon says why)
 22	err	^Error EINVAL: 	osd crush move r1 host=h2	mapmon: a rack under a host
 39	err	^Error ENOTEMPTY: bucket 'r2' is not empty	osd crush rm r2	seen: ENOTEMPTY (mapmon says why)
 0	err	^device 'nosuch' does not appear in the crush map$	osd crush rm nosuch	seen
