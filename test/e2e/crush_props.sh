@@ -284,6 +284,18 @@ $(wc -l <"$T/dmn") PGs ($short short; osd.10 out, 4 and 12 .. 17 down, 8 \
 at 0.6)" eval '[ -s "$T/ref" ] && cmp -s "$T/dmn" "$T/ref"'
 		check "(f) ... every PG compared, and some short" eval \
 		    '[ "$(wc -l <"$T/dmn")" = 2560 ] && [ "$short" -ge 1024 ]'
+		# pg dump's up sets are the monitor's `pg map' (sent raw, so
+		# the CLI does not compute it): 16 PGs of each pool.
+		local pg up same=0
+		for pg in $(awk '{ split($1, p, "."); if (n[p[1]]++ < 16)
+		    print $1 }' "$T/s6"); do
+			up=$("$MAPMON" -m "$ADDR" -f json raw \
+			    "{\"prefix\":\"pg map\",\"pgid\":\"$pg\"}" |
+			    "$JG" up | tr -d '[] \n')
+			grep -qx "$pg $up" "$T/s6" && same=$((same + 1))
+		done
+		check "(f) ... and pg dump's up sets are the monitor's pg map \
+($same of 48 PGs)" test "$same" = 48
 	else
 		ok "(f) # SKIP python3 is not installed"
 	fi
