@@ -1048,8 +1048,13 @@ crush_loc_check(const struct crush *c, int32_t item, int itype,
 			    "'%s' in the location is an OSD, not a bucket",
 			    name);
 		b = crush_bucket_by_name(c, name);
+		/*
+		 * As Ceph's CrushWrapper::insert_item: a location bucket
+		 * whose subtree holds the item (itself) is EINVAL; one the
+		 * item's subtree holds (a descendant) is ELOOP.
+		 */
 		if ((b != NULL && b->id == item) || strcmp(name, iname) == 0)
-			return crush_fail(cause, ELOOP,
+			return crush_fail(cause, EINVAL,
 			    "cannot move '%s' under itself", iname);
 		if (b != NULL && item < 0 && crush_is_under(c, b->id, item))
 			return crush_fail(cause, ELOOP,

@@ -206,8 +206,9 @@ int crush_bucket_add(struct crush *, const char *name, const char *type,
 /*
  * crush_move: `osd crush move NAME TYPE=NAME...`: a bucket, or an OSD
  * ("osd.N", keeping its weight), to the location.  Moving a bucket under
- * itself or its own descendant is -ELOOP; a location type not above the
- * bucket's is -EINVAL.  Already there: 0, nothing changes.
+ * itself is -EINVAL, under its own descendant -ELOOP (Ceph's insert_item);
+ * a location type not above the bucket's is -EINVAL.  Already there: 0,
+ * nothing changes.
  */
 int crush_move(struct crush *, const char *name, const char *const *loc,
     size_t nloc, char **cause);

@@ -4,11 +4,18 @@ mapmon-protocol(7), PLACEMENT, alone, as a second implementation to check
 the library against (test/unit/crush_ref.sh).
 
     crush_ref.py MAPFILE
+    crush_ref.py CRUSHDUMP OSDDUMP
 
 MAPFILE is JSON: {"crush": the `osd crush dump` of the hierarchy,
 "osds": [{"osd", "up", "in", "weight"}...] as `osd dump` has them,
 "queries": [{"rule", "pool", "seed", "size"}...]}.  Prints one line per
 query, "RULE POOL.SEEDHEX SIZE -> [a,b,c]", the up set the page defines.
+
+The second form reads a monitor's `-f json osd crush dump` and `-f json
+osd dump` as they are (test/e2e/crush_props.sh) and queries every PG of
+every pool of the osdmap, seeds 0 .. pg_num - 1 at the pool's size and
+crush_rule; it prints one line per PG, "POOL.SEEDHEX [a,b,c]", in the
+order of the pools and seeds.
 Python's integers are unbounded, so every 64-bit step below is masked.
 """
 
@@ -192,18 +199,45 @@ def fixed16(x):
     return 0 if x <= 0 else math.floor(x * 65536 + 0.5)
 
 
+def osd_states(osds):
+    states = {}
+    for o in osds:
+        r = fixed16(o["weight"]) if o["in"] else 0
+        states[o["osd"]] = (bool(o["up"]), r)
+    return states
+
+
+def every_pg(crush_file, osd_file):
+    """The up set of every PG of the osdmap's pools, as `pg map` has it."""
+    with open(crush_file) as f:
+        h = Hierarchy(json.load(f))
+    with open(osd_file) as f:
+        osdmap = json.load(f)
+    prepare(h)
+    states = osd_states(osdmap["osds"])
+    out = []
+    for p in osdmap["pools"]:
+        for seed in range(p["pg_num"]):
+            s = up_set(h, states, p["crush_rule"], p["pool"], seed,
+                       p["size"])
+            out.append("%d.%x [%s]" % (p["pool"], seed,
+                                       ",".join(str(x) for x in s)))
+    sys.stdout.write("".join(line + "\n" for line in out))
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3:
+        return every_pg(sys.argv[1], sys.argv[2])
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: crush_ref.py MAPFILE\n")
+        sys.stderr.write("usage: crush_ref.py MAPFILE\n"
+                         "       crush_ref.py CRUSHDUMP OSDDUMP\n")
         return 2
     with open(sys.argv[1]) as f:
         doc = json.load(f)
     h = Hierarchy(doc["crush"])
     prepare(h)
-    states = {}
-    for o in doc["osds"]:
-        r = fixed16(o["weight"]) if o["in"] else 0
-        states[o["osd"]] = (bool(o["up"]), r)
+    states = osd_states(doc["osds"])
     out = []
     for q in doc["queries"]:
         s = up_set(h, states, q["rule"], q["pool"], q["seed"], q["size"])

@@ -93,7 +93,10 @@ fmt_id_list(const json_t *a)
 
 /*
  * A table: cells added row by row, printed with columns as wide as their
- * widest cell, numbers right-aligned as ceph's tables have them.
+ * widest cell, numbers right-aligned as ceph's tables have them.  With
+ * text_table, as Ceph's TextTable prints one (src/common/TextTable.cc,
+ * columns defined with a heading alignment of LEFT): every heading
+ * left-aligned, and the last column padded to its width as the others.
  */
 struct fmt_table {
 	size_t ncols;
@@ -101,6 +104,7 @@ struct fmt_table {
 	const int *right;	/* per column */
 	char **cells;
 	size_t ncells;
+	int text_table;
 };
 
 static void
@@ -115,6 +119,7 @@ fmt_table_print(FILE *f, struct fmt_table *t)
 {
 	size_t *w, c, i, len;
 	const char *s;
+	int right;
 
 	w = xcalloc(t->ncols, sizeof *w);
 	for (c = 0; c < t->ncols; c++)
@@ -125,11 +130,12 @@ fmt_table_print(FILE *f, struct fmt_table *t)
 	for (i = 0; i < t->ncells + t->ncols; i++) {
 		c = i % t->ncols;
 		s = i < t->ncols ? t->heads[c] : t->cells[i - t->ncols];
-		if (c + 1 == t->ncols)
-			fprintf(f, "%*s\n", t->right[c] ? (int)w[c] : 0, s);
+		right = t->right[c] && !(t->text_table && i < t->ncols);
+		if (c + 1 == t->ncols && !right && !t->text_table)
+			fprintf(f, "%s\n", s);
 		else
-			fprintf(f, t->right[c] ? "%*s  " : "%-*s  ",
-			    (int)w[c], s);
+			fprintf(f, right ? "%*s%s" : "%-*s%s", (int)w[c], s,
+			    c + 1 == t->ncols ? "\n" : "  ");
 	}
 	for (i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
@@ -417,7 +423,10 @@ fmt_tree_row(struct fmt_table *t, const json_t *n, int states)
 
 /*
  * `osd tree' (states) and `osd crush tree': Ceph's columns (its
- * OSDTreePlainDumper), the stray OSDs last.
+ * OSDTreePlainDumper and CrushTreePlainDumper, TextTables whose headings
+ * are left-aligned and whose every row is padded to the full width, as
+ * ceph 16.2.15 prints `ID  CLASS  WEIGHT   TYPE NAME ...'), the stray OSDs
+ * last.
  */
 static void
 fmt_osd_tree(FILE *f, const json_t *d, int states)
@@ -425,7 +434,7 @@ fmt_osd_tree(FILE *f, const json_t *d, int states)
 	static const char *const heads[] = { "ID", "CLASS", "WEIGHT",
 		"TYPE NAME", "STATUS", "REWEIGHT", "PRI-AFF" };
 	static const int right[] = { 1, 1, 1, 0, 1, 1, 1 };
-	struct fmt_table t = { states ? 7 : 4, heads, right, NULL, 0 };
+	struct fmt_table t = { states ? 7 : 4, heads, right, NULL, 0, 1 };
 	json_t *n;
 	size_t i;
 
@@ -634,7 +643,7 @@ fmt_df(FILE *f, const json_t *d)
 	static const char *const pool_heads[] = { "POOL", "ID", "PGS", "STORED",
 		"OBJECTS", "USED", "%USED", "MAX AVAIL" };
 	static const int pool_right[] = { 0, 1, 1, 1, 1, 1, 1, 1 };
-	struct fmt_table t = { nitems(raw_heads), raw_heads, raw_right, NULL,
+	struct fmt_table t = { nitems(raw_heads), raw_heads, raw_right, NULL, 0,
 		0 };
 	const json_t *stats = json_object_get(d, "stats"), *c, *st;
 	const char *name;
@@ -663,7 +672,7 @@ fmt_df(FILE *f, const json_t *d)
 
 	fprintf(f, "\n--- POOLS ---\n");
 	t = (struct fmt_table){ nitems(pool_heads), pool_heads, pool_right,
-		NULL, 0 };
+		NULL, 0, 0 };
 	json_array_foreach(json_object_get(d, "pools"), i, p) {
 		st = json_object_get(p, "stats");
 		fmt_table_add(&t, xstrdup(fmt_str(p, "name")));
@@ -687,7 +696,7 @@ fmt_osd_df(FILE *f, const json_t *d)
 		"REWEIGHT", "SIZE", "RAW USE", "DATA", "OMAP", "META", "AVAIL",
 		"%USE", "VAR", "PGS", "STATUS" };
 	static const int right[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-	struct fmt_table t = { nitems(heads), heads, right, NULL, 0 };
+	struct fmt_table t = { nitems(heads), heads, right, NULL, 0, 0 };
 	const json_t *sum = json_object_get(d, "summary");
 	json_t *n;
 	size_t i;

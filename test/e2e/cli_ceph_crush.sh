@@ -44,7 +44,8 @@ TABLE=$(cat <<'EOF'
 0	err	^added bucket r2 type rack to location {root=default}$	osd crush add-bucket r2 rack root=default	seen
 0	err	^moved item id -[0-9]* name 'h5' to location {rack=r2} in crush map$	osd crush move h5 rack=r2	seen
 0	err	^no need to move item id -[0-9]* name 'h5' to location {rack=r2} in crush map$	osd crush move h5 rack=r2	seen
-40	err	^Error ELOOP: 	osd crush move r2 rack=r2	seen: ELOOP (mapmon says why)
+22	err	^Error EINVAL: cannot move 'r2' under itself$	osd crush move r2 rack=r2	CrushWrapper::insert_item: EINVAL, r2 in its own subtree (mapmon says why)
+40	err	^Error ELOOP: cannot move 'r2' under 'h5': 'h5' is beneath 'r2'$	osd crush move r2 host=h5	CrushWrapper::insert_item: ELOOP, cannot form loop (mapmon says why)
 22	err	^Error EINVAL: 	osd crush move r1 host=h2	mapmon: a rack under a host
 39	err	^Error ENOTEMPTY: bucket 'r2' is not empty	osd crush rm r2	seen: ENOTEMPTY (mapmon says why)
 0	err	^device 'nosuch' does not appear in the crush map$	osd crush rm nosuch	seen
@@ -159,11 +160,21 @@ EOF
 	expect 22 "osd boot at a bad location" osd boot 3 127.0.0.1:6804 \
 	    host=h1 host=h2
 	expect 0 "osd crush tree" osd crush tree
-	check "osd crush tree: the hosts, indented" eval \
-	    'grep -q "^ *-[0-9]* *1\.00000      host h2$" "$T/out" &&
-	    grep -q "^ *-[0-9]* *2\.00000          host h1$" "$T/out" &&
-	    grep -q "^ *-[0-9]* *1\.00000      host host-3$" "$T/out" &&
-	    grep -q "^ *0 *1\.00000              osd\.0$" "$T/out"'
+	# Ceph's CrushTreePlainDumper: a TextTable, every heading
+	# left-aligned, every row padded to the full width, TYPE NAME too.
+	check "osd crush tree: the hosts, indented, as Ceph's TextTable" \
+	    text_table_is "$T/out" <<'EOF'
+ID  CLASS  WEIGHT   TYPE NAME
+-1         4.00000  root default
+-4         1.00000      host h2
+ 2         1.00000          osd.2
+-5         1.00000      host host-3
+ 3         1.00000          osd.3
+-3         2.00000      rack r1
+-2         2.00000          host h1
+ 0         1.00000              osd.0
+ 1         1.00000              osd.1
+EOF
 	expect 0 "osd pool create rbd 8" osd pool create rbd 8
 
 	E0=$(epoch)
@@ -189,8 +200,23 @@ EOF
 	# osd tree: Ceph's columns and JSON.
 	run osd out 3
 	expect 0 "osd tree" osd tree
-	check "osd tree: Ceph's header" eval 'head -1 "$T/out" |
-	    grep -q "^ID  CLASS  *WEIGHT  TYPE NAME  *STATUS  REWEIGHT  PRI-AFF$"'
+	# As ceph 16.2.15 prints it (outputs/ceph_osd_tree.plain): the
+	# headings left-aligned, "WEIGHT   TYPE NAME", every row padded.
+	check "osd tree: Ceph's columns, byte for byte" text_table_is \
+	    "$T/out" <<'EOF'
+ID  CLASS  WEIGHT   TYPE NAME          STATUS  REWEIGHT  PRI-AFF
+-1         3.89999  root default
+-4         1.00000      host h2
+ 2    ssd  1.00000          osd.2          up   1.00000  1.00000
+-6               0      host h3
+-7         0.89999      host h4
+ 3    ssd  0.89999          osd.3          up         0  1.00000
+-5               0      host host-3
+-3         2.00000      rack r1
+-2         2.00000          host h1
+ 0         1.00000              osd.0      up   1.00000  1.00000
+ 1         1.00000              osd.1      up   1.00000  1.00000
+EOF
 	check "osd tree: root default first, the OSDs under their host" eval \
 	    'sed -n 2p "$T/out" | grep -q "^-1 .* root default *$" &&
 	    grep -q "^ 3    ssd  0\.89999  *osd\.3  *up  *0  1\.00000$" "$T/out"'

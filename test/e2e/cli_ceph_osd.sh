@@ -247,8 +247,19 @@ EOF
 	check "osd getmap: the map's JSON" jis epoch "$EPOCH"
 	check "osd getmap: Ceph's status" err_has "^got osdmap epoch $EPOCH$"
 	expect 0 "osd tree" osd tree
-	check "osd tree: Ceph's columns" out_has \
-	    "^ID  CLASS  *WEIGHT  TYPE NAME  *STATUS  REWEIGHT  PRI-AFF$"
+	# As ceph 16.2.15 prints it (outputs/ceph_osd_tree.plain): the
+	# headings left-aligned, "WEIGHT   TYPE NAME", every row padded.
+	check "osd tree: Ceph's columns, byte for byte" text_table_is \
+	    "$T/out" <<'EOF'
+ID  CLASS  WEIGHT   TYPE NAME        STATUS  REWEIGHT  PRI-AFF
+-1         3.00000  root default
+-2         1.00000      host host-0
+ 0         1.00000          osd.0        up   0.50000  1.00000
+-3         1.00000      host host-1
+ 1         1.00000          osd.1        up   1.00000  1.00000
+-4         1.00000      host host-2
+ 2         1.00000          osd.2      down         0  1.00000
+EOF
 	expect 0 "osd tree down" osd tree down
 	check "osd tree down: osd.2 alone" test "$(grep -c osd "$T/out")" -eq 1
 	# Out: REWEIGHT 0, as Ceph's weightf_t writes it.

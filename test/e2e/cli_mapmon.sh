@@ -148,8 +148,17 @@ EOF
 	# osd tree
 	expect 0 "osd tree" osd tree
 	# Ceph's columns, PRI-AFF last (seen on ceph 16.2.15).
-	check "osd tree header" out_has \
-	    "^ID  CLASS  *WEIGHT  TYPE NAME  *STATUS  REWEIGHT  PRI-AFF$"
+	check "osd tree: Ceph's columns, byte for byte" text_table_is \
+	    "$T/out" <<'EOF'
+ID  CLASS  WEIGHT   TYPE NAME        STATUS  REWEIGHT  PRI-AFF
+-1         3.00000  root default
+-2         1.00000      host host-0
+ 0         1.00000          osd.0        up   1.00000  1.00000
+-3         1.00000      host host-1
+ 1         1.00000          osd.1        up   1.00000  1.00000
+-4         1.00000      host host-2
+ 2         1.00000          osd.2        up   1.00000  1.00000
+EOF
 	# Each OSD booted without a location is at a host of its own.
 	check "osd tree row" out_has \
 	    "^ 1  *1\.00000          osd\.1  *up  *1\.00000  1\.00000$"

@@ -11,6 +11,11 @@
 #   jis PATH VALUE       the value at PATH is VALUE
 #   jkeys PATH KEY...    the object at PATH has every KEY (a missing one is
 #                        said as a # comment)
+#   text_table_is FILE   FILE is, byte for byte, the table given on stdin
+#                        (without trailing blanks) as Ceph's TextTable
+#                        prints it: every line, the headings' too, padded
+#                        with blanks to the widest line (DIAG says where
+#                        it differs)
 #   start_daemon         mon_start (listen_lib.sh) of $CONF: sets DPID,
 #                        PORT and ADDR once it answers `status'
 #   stop_daemon          SIGTERM, and its exit status
@@ -38,6 +43,18 @@ jkeys() {
 	for k in "$@"; do
 		case $keys in *",$k,"*) ;; *) echo "# missing key $k at $path"; return 1;; esac
 	done
+}
+
+text_table_is() {
+	DIAG=$(diff <(sed 's/ *$//' "$1") -) || return 1
+	DIAG=$(awk '{ s = $0; sub(/ +$/, "", s)
+		if (length(s) > wide) wide = length(s)
+		if (NR == 1) w = length($0)
+		else if (length($0) != w) bad = bad " " NR }
+	    END { if (bad != "") print "lines not as wide as the first:" bad
+		if (w != wide) print "the first line is " w " wide, not " wide }' \
+	    "$1")
+	[ -z "$DIAG" ]
 }
 
 start_daemon() {

@@ -395,12 +395,13 @@ Test(crush, bad_input_refused_map_unchanged)
 	    ELOOP, "'h1' is beneath 'default'");
 	REFUSED(crush_move(c, "r1", (const char *[]){ "host=h2" }, 1, &why),
 	    ELOOP, "'h2' is beneath 'r1'");
-	REFUSED(crush_move(c, "r1", rack_r1, 1, &why), ELOOP, "under itself");
+	/* Ceph's insert_item: a bucket in its own subtree is EINVAL. */
+	REFUSED(crush_move(c, "r1", rack_r1, 1, &why), EINVAL, "under itself");
 	REFUSED(crush_move(c, "h1", (const char *[]){ "host=h2" }, 1, &why),
 	    EINVAL, "a host is not above a host");
 	REFUSED(crush_bucket_add(c, "h3", "host", (const char *[]){ "rack=h3" },
 		    1, &id, &why),
-	    ELOOP, "under itself");
+	    EINVAL, "under itself");
 	REFUSED(
 	    crush_move(c, "h1", (const char *[]){ "rack=default" }, 1, &why),
 	    EINVAL, "'default' is a root, not a rack");

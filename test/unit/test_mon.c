@@ -4606,9 +4606,11 @@ Test(mon, bad_crush_commands_commit_nothing)
 		{ { MON_CRUSH_ADD_BUCKET, "h0", "host", NULL, NULL, 0, NULL, 0,
 		      NULL, 0 },
 		    0, "bucket 'h0' already exists" },
+		/* Ceph's CrushWrapper::insert_item: r1 is in its own
+		 * subtree, EINVAL; under its own descendant, ELOOP (last). */
 		{ { MON_CRUSH_MOVE, "r1", NULL, NULL, NULL, 0, self, 1, NULL,
 		      0 },
-		    -ELOOP, "r1" },
+		    -EINVAL, "cannot move 'r1' under itself" },
 		{ { MON_CRUSH_MOVE, "r1", NULL, NULL, NULL, 0, under, 1, NULL,
 		      0 },
 		    -EINVAL, "r1" },
@@ -4642,6 +4644,8 @@ Test(mon, bad_crush_commands_commit_nothing)
 		{ { MON_CRUSH_SET_CLASS, NULL, NULL, NULL, "hdd", 0, NULL, 0,
 		      osds, 1 },
 		    -EBUSY, "already bound to class 'ssd'" },
+		{ { MON_CRUSH_MOVE, "r1", NULL, NULL, NULL, 0, h1, 1, NULL, 0 },
+		    -ELOOP, "'h0' is beneath 'r1'" },
 	};
 
 	make_hosts(2);
