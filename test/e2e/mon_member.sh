@@ -5,6 +5,8 @@
 #
 #   - three monitors with data; `mon add` of a monitor that is there
 #     answers 0, of its name or address elsewhere EEXIST, as Ceph;
+#   - a writer makes pools from before the follower's removal to after
+#     its join: every pool it had acknowledged is on all three;
 #   - `mon rm` of a follower: "removing mon.X at ADDR, there will be 2
 #     monitors", the monmap's epoch moves, the removed monitor stops, the
 #     two go on taking writes; again: "does not exist or has already been
@@ -27,6 +29,7 @@
 : "${top_srcdir:=.}"
 . "$top_srcdir/test/lib/tap_lib.sh"
 QUORUM_TMP=mon_member
+QUORUM_BG="WPID"
 MON_CONF="propose_interval = 5ms
 snapshot_threshold = 8
 snapshot_trailing = 4
@@ -78,6 +81,12 @@ run_backend() {
 	check "mon add of a bad address: EINVAL naming it" \
 	    sh -c '[ "$0" -eq 22 ] && grep -q "not-an-address" "$1"' \
 	    "$rc" "$T/err"
+
+	# A writer runs through the membership changes below, to the join.
+	: >"$D/acked"
+	rm -f "$T/stop"
+	pool_writer "$D/acked" &
+	WPID=$!
 
 	# A follower removed.
 	for x in $NAMES; do [ "$x" != "$L" ] && F=$x; done
@@ -150,6 +159,16 @@ run_backend() {
 		[ "$("$1" mons.# <"$0")" = 3 ]' "$T/out" "$JG"
 	mm osd pool create afteradd 4
 	check "a write with the three" [ "$rc" -eq 0 ]
+	touch "$T/stop"
+	wait "$WPID"
+	WPID=
+	check "the writer had writes acknowledged through the changes ($(wc -l <"$D/acked"))" \
+	    [ "$(wc -l <"$D/acked")" -gt 3 ]
+	check "the three converge after the writer" same_applied a b c
+	for x in $NAMES; do
+		check "mon.$x lists every pool the writer had acknowledged" \
+		    has_acked "$x"
+	done
 
 	# The leader removed.
 	wait_leader

@@ -55,33 +55,11 @@ command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 names_leader() { ! qs_is "$1" quorum_leader_name ""; }
 knows_leader() { within 200 names_leader "$1"; }
 
-# The writer: pools w1, w2, ... through any monitor; an acknowledged one
-# goes to $1.  A retry of one whose outcome is unknown is safe: creating
-# an existing pool is answered 0, as Ceph does.
 # mon_down X: the leader's health detail says MON_DOWN of mon.X.
 mon_down() {
 	mm1 "$L" health detail
 	grep -q "MON_DOWN: 1/3 mons down, quorum" "$T/out" &&
 	    grep -q "mon\.$1 (rank" "$T/out"
-}
-
-writer() {
-	local i=0 acked=$1
-	while [ ! -e "$T/stop" ]; do
-		i=$((i + 1))
-		while [ ! -e "$T/stop" ]; do
-			if "$MAPMON" -m "$ALL" -k "$D/keyring" \
-			    --connect-timeout 3 osd pool create "w$i" 4 \
-			    >/dev/null 2>&1; then
-				# When it was acknowledged: the kill runs'
-				# figure, not the time their polling saw it.
-				date +%s%N >>"$acked.at"
-				echo "w$i" >>"$acked"
-				break
-			fi
-			sleep 0.05
-		done
-	done
 }
 
 # The subscribers of the kill runs: each lost its monitor and carried on
@@ -344,7 +322,7 @@ run_backend() {
 	: >"$D/acked"
 	: >"$D/acked.at"
 	rm -f "$T/stop"
-	writer "$D/acked" &
+	pool_writer "$D/acked" &
 	WPID=$!
 	for k in $(seq 1 "$KILLS"); do
 		sleep 0.7

@@ -174,6 +174,32 @@ mm1() {
 	    "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 }
+# pool_writer ACKED: pools w1, w2, ... through any monitor of $ALL until
+# $T/stop exists; an acknowledged name goes to ACKED and the time it was
+# acknowledged (ns) to ACKED.at, the kill runs' figure.  A retry of one
+# whose outcome is unknown is safe: creating an existing pool is answered
+# 0, as Ceph does.
+pool_writer() {
+	local i=0 acked=$1
+	while [ ! -e "$T/stop" ]; do
+		i=$((i + 1))
+		while [ ! -e "$T/stop" ]; do
+			if "$MAPMON" -m "$ALL" -k "$D/keyring" \
+			    --connect-timeout 3 osd pool create "w$i" 4 \
+			    >/dev/null 2>&1; then
+				date +%s%N >>"$acked.at"
+				echo "w$i" >>"$acked"
+				break
+			fi
+			sleep 0.05
+		done
+	done
+}
+# has_acked X: monitor X lists every pool of $D/acked.
+has_acked() {
+	mm1 "$1" osd pool ls || return 1
+	[ -z "$(sort "$D/acked" | comm -23 - <(sort "$T/out"))" ]
+}
 # metrics X: at the port monitor X logged.
 metrics() {
 	local port
