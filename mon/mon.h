@@ -108,6 +108,15 @@ struct mon_commit_info {
 	 */
 	const char *pg_text;
 	size_t pg_text_len;
+	/*
+	 * The entities whose key stopped working with this commit: removed,
+	 * or given another key (auth rm, auth rotate, a store installed
+	 * from a snapshot).  Every monitor is told as it applies the
+	 * commit, the leader and each follower alike: the daemon closes its
+	 * own sessions of them.  Borrowed for the call.
+	 */
+	const char *const *auth_ended;
+	size_t nauth_ended;
 };
 typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
 

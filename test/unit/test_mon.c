@@ -2638,6 +2638,66 @@ Test(mon, auth_refusals_say_why_as_ceph_does)
 	json_decref(out);
 }
 
+/* The names a commit's notify said it ended, joined by spaces. */
+struct ended_seen {
+	char text[256];
+	int commits;
+};
+
+static void
+ended_cb(void *arg, const struct mon_commit_info *info)
+{
+	struct ended_seen *e = arg;
+	size_t i;
+
+	e->commits++;
+	for (i = 0; i < info->nauth_ended; i++) {
+		strncat(e->text, info->auth_ended[i],
+		    sizeof e->text - strlen(e->text) - 2);
+		strcat(e->text, " ");
+	}
+}
+
+/*
+ * Every monitor closes its own sessions of an entity as it applies the
+ * commit that removes it or gives it another key (mapmond(8),
+ * AUTHENTICATION): the notify, which a follower's apply calls as the
+ * leader's does, names exactly those; a caps change or a new entity ends
+ * nothing (the caps are checked at each request).
+ */
+Test(mon, auth_commits_name_the_entities_whose_key_they_end)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	static const char *const rw[] = { "mon", "allow rw" };
+	struct ended_seen seen;
+	struct answer a;
+
+	memset(&seen, 0, sizeof seen);
+	mon_set_notify(mon, ended_cb, &seen);
+	a = auth_do(AUTH_ADD, "client.a", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_ADD, "client.b", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_CAPS, "client.a", rw, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "", "adds and caps end nothing");
+	a = auth_do(AUTH_ROTATE, "client.a", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_expect_str_eq(seen.text, "client.a ");
+	a = auth_do(AUTH_RM, "client.b", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "client.a client.b ");
+	/* Removing what does not exist commits nothing, ends nothing. */
+	a = auth_do(AUTH_RM, "client.b", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_ADD, "client.c", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "client.a client.b ");
+	cr_expect_geq(seen.commits, 5);
+	mon_set_notify(mon, NULL, NULL);
+}
+
 Test(mon, auth_pending_entities_are_seen_by_the_next_writes)
 {
 	static const char *const p[] = { "mon", "allow profile osd" };
