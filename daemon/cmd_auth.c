@@ -81,12 +81,23 @@ cmd_auth_get_key(struct cmd_req *r, json_t *cmd)
 	cmd_answer_read(r, cmd, "entity", mon_auth_get_key_json);
 }
 
+/*
+ * The words only for the plain form, as Ceph's AuthMonitor says them (a
+ * "format" other than plain: none).
+ */
 void
 cmd_auth_ls(struct cmd_req *r, json_t *cmd)
 {
-	(void)cmd;
-	cmd_reply(r, 0,
-	    "installed auth entries:", mon_auth_ls_json(r->ctx->mon));
+	const char *format = json_string_value(json_object_get(cmd, "format"));
+	json_t *data = mon_auth_ls_json(r->ctx->mon);
+	const char *status = "";
+
+	if (format == NULL || strcmp(format, "plain") == 0)
+		status = json_array_size(json_object_get(data, "auth_dump")) >
+			0 ?
+		    "installed auth entries:" :
+		    "no installed auth entries!";
+	cmd_reply(r, 0, status, data);
 }
 
 void

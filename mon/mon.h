@@ -452,8 +452,10 @@ void mon_auth_rotate(struct mon *, const char *name, mon_done_cb *, void *);
 
 /*
  * The reads: `auth get' (a keyring array; -ENOENT), `auth get-key'
- * ({"key"}; -ENOENT) and `auth ls' ({"auth_dump": [...]}, rc 0).  0 with
- * *out, or a negative errno with *status; *status is the caller's.
+ * ({"key"}; -ENOENT) and `auth ls' ({"auth_dump": [...]}, rc 0: every
+ * entity but mon., as Ceph's lists the entities of AuthMonitor's database,
+ * which the monitors' own key is not in).  0 with *out, or a negative
+ * errno with *status; *status is the caller's.
  */
 int mon_auth_get_json(struct mon *, const char *name, json_t **out,
     char **status);

@@ -782,6 +782,11 @@ mon_auth_get_key_json(struct mon *m, const char *name, json_t **out,
 	return 0;
 }
 
+/*
+ * Not mon.: Ceph keeps the monitors' key in their keyring, not in
+ * AuthMonitor's database (Monitor.cc, extract_save_mon_key), so its
+ * `auth ls' never lists it; `auth get mon.' still gives it.
+ */
 json_t *
 mon_auth_ls_json(struct mon *m)
 {
@@ -789,6 +794,8 @@ mon_auth_ls_json(struct mon *m)
 	size_t i;
 
 	for (i = 0; i < m->nauth; i++)
-		json_array_append_new(a, mon_auth_entity_json(&m->auth[i]));
+		if (strcmp(m->auth[i].name, "mon.") != 0)
+			json_array_append_new(a,
+			    mon_auth_entity_json(&m->auth[i]));
 	return json_pack("{s:o}", "auth_dump", a);
 }

@@ -135,13 +135,25 @@ suite() {
 	check "with a new key" differ "$T/out" "$T/osd3.keyring"
 	cp "$T/out" "$T/osd3.rotated"
 
+	# Ceph's auth ls lists AuthMonitor's database, which the monitors'
+	# own key is not in (Monitor.cc, extract_save_mon_key): no mon.
 	expect 0 "auth ls" auth ls
-	check "auth ls lists as Ceph does" test "$(grep -v '^	' "$T/out" |
-	    tr '\n' ' ')" = "mon. osd.3 client.admin client.ro "
+	check "auth ls lists as Ceph does, without mon." test "$(grep -v \
+	    '^	' "$T/out" | tr '\n' ' ')" = "osd.3 client.admin client.ro "
 	check "with the key and the caps" grep -q '^	caps: \[mon\] allow rw$' \
 	    "$T/out"
+	check "and Ceph's words on stderr (AuthMonitor.cc, auth ls)" \
+	    test "$(cat "$T/err")" = "installed auth entries:"
 	expect 0 "auth ls -f json" -f json auth ls
-	check "{auth_dump: [...]}" test "$(jget auth_dump.1.entity)" = osd.3
+	check "{auth_dump: [...]}" test "$(jget auth_dump.0.entity)" = osd.3 \
+	    -a "$(jget auth_dump.#)" = 3
+	check "without mon." sh -c '! grep -q "\"mon\\.\"" "$0"' "$T/out"
+	check "and without the plain form's words (Ceph: plain only)" \
+	    test ! -s "$T/err"
+	expect 0 "auth get mon. still works" auth get mon.
+	check "its keyring" grep -q '^\[mon\.\]$' "$T/out"
+	expect 0 "auth get-key mon. still works" auth get-key mon.
+	check "its key" test "$(wc -c <"$T/out")" -eq 45
 
 	# What was committed survives a restart.
 	stop_daemon TERM

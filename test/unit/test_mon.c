@@ -2633,9 +2633,19 @@ Test(mon, auth_refusals_say_why_as_ceph_does)
 	    44);
 	json_decref(out);
 	free(status);
+	/* mon., client.admin, client.x: Ceph's auth ls leaves mon. out. */
 	out = mon_auth_ls_json(mon);
-	cr_expect_eq(json_array_size(json_object_get(out, "auth_dump")), 3);
+	cr_expect_eq(json_array_size(json_object_get(out, "auth_dump")), 2);
+	cr_expect_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(out, "auth_dump"), 0),
+		"entity")),
+	    "client.admin");
 	json_decref(out);
+	cr_expect_eq(mon_auth_get_json(mon, "mon.", &out, &status), 0,
+	    "auth get mon. still gives its keyring");
+	json_decref(out);
+	free(status);
 }
 
 /* The names a commit's notify said it ended, joined by spaces. */
