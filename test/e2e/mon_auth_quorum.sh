@@ -11,7 +11,9 @@
 #   - hunt_listen (the client library) as client.h, on a follower only:
 #     the entity removed through the leader, its session there ends and
 #     the old key is refused there;
-#   - the follower's log says it closed them.
+#   - the follower's log says it closed them;
+#   - an entity rotating its own key through a follower gets the answer
+#     (its new key) before its session there closes.
 # Without the close on apply, both subscribers on the follower carry on:
 # the leader alone closed its own sessions of the entity.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -86,6 +88,29 @@ run_backend() {
 	sleep 0.6 # the address's delay after a failure
 	as client.w "$D/w.new" "$F" status
 	check "the new key works on follower $F" [ "$rc" -eq 0 ]
+
+	# An entity that rotates its own key through follower F: the
+	# follower applies the commit before it has the leader's answer to
+	# pass on, and the session waits for it, so the new key is not lost.
+	mm1 "$L" auth get-or-create client.self mon 'allow *'
+	cp "$T/out" "$D/self.old"
+	chmod 600 "$D/self.old"
+	same_applied $NAMES
+	as client.self "$D/self.old" "$F" auth rotate client.self
+	cp "$T/out" "$D/self.new"
+	chmod 600 "$D/self.new"
+	DIAG="exit $rc: $(cat "$T/err")"
+	check "client.self rotating itself through follower $F gets its answer" \
+	    sh -c '[ "$0" -eq 0 ] && grep -q "^\[client.self\]$" "$1"' \
+	    "$rc" "$D/self.new"
+	DIAG=
+	check "... a new key" sh -c '! cmp -s "$0" "$1"' "$D/self.old" \
+	    "$D/self.new"
+	check "... and its session there closed after the answer" \
+	    lines_in "$D/$F.log" "auth: closed 1 connection of client.self"
+	sleep 0.6
+	as client.self "$D/self.new" "$F" status
+	check "... which works on follower $F" [ "$rc" -eq 0 ]
 
 	# Removal: hunt_listen on follower F only.
 	keyring client.h "$D/h.keyring"
