@@ -2708,6 +2708,49 @@ Test(mon, auth_commits_name_the_entities_whose_key_they_end)
 	mon_set_notify(mon, NULL, NULL);
 }
 
+/*
+ * A store installed whole (a follower's snapshot, mon_reload) is an apply
+ * too: the notify names the entities it removed or gave another key,
+ * whose sessions the daemon closes; one it adds ends nothing.
+ */
+Test(mon, a_reloaded_store_names_the_entities_whose_key_it_ends)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	struct store_options so;
+	struct ended_seen seen;
+	struct answer a;
+	char cmd[256], copy[128], *cause = NULL;
+
+	cr_assert_eq(auth_do(AUTH_ADD, "client.a", r, 2).rc, 0);
+	cr_assert_eq(auth_do(AUTH_ADD, "client.b", r, 2).rc, 0);
+	settle();
+	/* The store then: client.a with its first key, client.b. */
+	close_mon();
+	snprintf(copy, sizeof copy, "%s/then", tmpdir);
+	snprintf(cmd, sizeof cmd, "cp -r %s/store %s", tmpdir, copy);
+	cr_assert_eq(system(cmd), 0);
+	open_mon();
+	/* Now: client.a rotated, client.b removed, client.c added. */
+	a = auth_do(AUTH_ROTATE, "client.a", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert_eq(auth_do(AUTH_RM, "client.b", NULL, 0).rc, 0);
+	cr_assert_eq(auth_do(AUTH_ADD, "client.c", r, 2).rc, 0);
+	settle();
+
+	memset(&seen, 0, sizeof seen);
+	mon_set_notify(mon, ended_cb, &seen);
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	cr_assert_eq(mon_reload(mon, copy, &so, &cause), 0, "%s", cause);
+	cr_expect_eq(seen.commits, 1);
+	cr_expect_str_eq(seen.text, "client.a client.c ",
+	    "client.a has its first key again, client.c is gone");
+	cr_expect_not_null(mon_auth_find(mon, "client.b"));
+	mon_set_notify(mon, NULL, NULL);
+}
+
 Test(mon, auth_pending_entities_are_seen_by_the_next_writes)
 {
 	static const char *const p[] = { "mon", "allow profile osd" };
