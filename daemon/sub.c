@@ -1,8 +1,8 @@
 /*
  * sub.c: subscriptions and their pushes (see sub.h).
  *
- * The monitor calls sub_notify() on the loop after each applied commit;
- * for each kind with subscribers the push is built and serialised once and
+ * The daemon calls sub_commit() on the loop after each applied commit
+ * (cmd.c hooks the monitor's notify); for each kind with subscribers the push is built and serialised once and
  * the same text is sent to every subscriber of that kind.  A subscriber the
  * server cuts (output past max_client_output, or a write stall) is dropped
  * when the server reports its connection closed.
