@@ -509,6 +509,20 @@ static const char *const cmd_type_names[] = {
 	[CMD_VALUE] = "value",
 };
 
+/*
+ * The monitor applied a commit (leader or follower alike): the sessions
+ * whose key it ended are closed first, then the subscribers are pushed
+ * what it changed (not those sessions: their rights ended with it).
+ */
+static void
+cmd_notify(void *arg, const struct mon_commit_info *info)
+{
+	struct cmd_ctx *ctx = arg;
+
+	cmd_auth_commit(ctx, info);
+	sub_commit(ctx->sub, info);
+}
+
 struct cmd_ctx *
 cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
     cmd_apply_cb *apply, void *apply_arg)
@@ -521,6 +535,7 @@ cmd_new(struct event_base *base, struct mon *m, struct conf *conf,
 	ctx->apply = apply;
 	ctx->apply_arg = apply_arg;
 	ctx->sub = sub_new(base, m);
+	mon_set_notify(m, cmd_notify, ctx);
 	ctx->fwd = forward_new(base, m);
 	cmd_admin_init(ctx);
 	return ctx;
@@ -563,6 +578,7 @@ cmd_stop(struct cmd_ctx *ctx, int64_t deadline)
 		return -1;
 	mon_set_room(ctx->mon, NULL, NULL);
 	cmd_sync_free();
+	mon_set_notify(ctx->mon, NULL, NULL);
 	sub_free(ctx->sub);
 	ctx->sub = NULL;
 	forward_free(ctx->fwd);

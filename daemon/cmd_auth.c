@@ -4,8 +4,8 @@
  * pairs), checked by the table; the monitor core checks the names and the
  * caps, and answers as Ceph's AuthMonitor does.  Once the removal of an
  * entity or a new key of it is committed, its open connections are
- * closed: the old key stops working at once, for sessions made with it
- * too.
+ * closed on every monitor as it applies the commit (cmd_auth_commit):
+ * the old key stops working at once, for sessions made with it too.
  */
 #include "config.h"
 
@@ -81,65 +81,54 @@ cmd_auth_get_key(struct cmd_req *r, json_t *cmd)
 	cmd_answer_read(r, cmd, "entity", mon_auth_get_key_json);
 }
 
+/*
+ * The words only for the plain form, as Ceph's AuthMonitor says them (a
+ * "format" other than plain: none).
+ */
 void
 cmd_auth_ls(struct cmd_req *r, json_t *cmd)
 {
-	(void)cmd;
-	cmd_reply(r, 0,
-	    "installed auth entries:", mon_auth_ls_json(r->ctx->mon));
-}
+	const char *format = json_string_value(json_object_get(cmd, "format"));
+	json_t *data = mon_auth_ls_json(r->ctx->mon);
+	const char *status = "";
 
-/* A request whose commit ends the sessions of an entity. */
-struct cmd_auth_end {
-	struct cmd_req *r;
-	char *name;
-};
-
-/*
- * The answer goes first, then the sessions are closed: one that asked
- * about itself still gets its reply (its connection closes once that has
- * been written).
- */
-static void
-cmd_auth_end_done(void *arg, int rc, const char *status, json_t *data)
-{
-	struct cmd_auth_end *a = arg;
-	struct server *srv = a->r->ctx->server;
-	size_t n;
-
-	cmd_reply(a->r, rc, status, data);
-	if (rc == 0 && srv != NULL &&
-	    (n = server_close_entity(srv, a->name)) > 0)
-		log_info("auth: closed %zu connection%s of %s", n,
-		    n == 1 ? "" : "s", a->name);
-	free(a->name);
-	free(a);
-}
-
-static struct cmd_auth_end *
-cmd_auth_end_new(struct cmd_req *r, const char *name)
-{
-	struct cmd_auth_end *a = xcalloc(1, sizeof *a);
-
-	a->r = r;
-	a->name = xstrdup(name);
-	return a;
+	if (format == NULL || strcmp(format, "plain") == 0)
+		status = json_array_size(json_object_get(data, "auth_dump")) >
+			0 ?
+		    "installed auth entries:" :
+		    "no installed auth entries!";
+	cmd_reply(r, 0, status, data);
 }
 
 void
 cmd_auth_rm(struct cmd_req *r, json_t *cmd)
 {
-	const char *name = cmd_get_str(cmd, "entity");
-
-	mon_auth_rm(r->ctx->mon, name, cmd_auth_end_done,
-	    cmd_auth_end_new(r, name));
+	mon_auth_rm(r->ctx->mon, cmd_get_str(cmd, "entity"), cmd_done, r);
 }
 
 void
 cmd_auth_rotate(struct cmd_req *r, json_t *cmd)
 {
-	const char *name = cmd_get_str(cmd, "entity");
+	mon_auth_rotate(r->ctx->mon, cmd_get_str(cmd, "entity"), cmd_done, r);
+}
 
-	mon_auth_rotate(r->ctx->mon, name, cmd_auth_end_done,
-	    cmd_auth_end_new(r, name));
+/*
+ * Every monitor closes its own sessions of an entity whose key a commit
+ * ended, as it applies it: the leader that took the command and each
+ * follower alike.  The writers of the commit are answered before the
+ * notify: one that asked about itself on this monitor still gets its
+ * reply (its connection closes once that has been written).
+ */
+void
+cmd_auth_commit(struct cmd_ctx *ctx, const struct mon_commit_info *info)
+{
+	size_t i, n;
+
+	if (ctx->server == NULL)
+		return;
+	for (i = 0; i < info->nauth_ended; i++)
+		if ((n = server_close_entity(ctx->server,
+			 info->auth_ended[i])) > 0)
+			log_info("auth: closed %zu connection%s of %s", n,
+			    n == 1 ? "" : "s", info->auth_ended[i]);
 }

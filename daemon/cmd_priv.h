@@ -223,6 +223,11 @@ json_t *cmd_counters_json(void);
 /* cmd_auth.c: the auth commands. */
 cmd_exec_fn cmd_auth_add, cmd_auth_get_or_create, cmd_auth_get,
     cmd_auth_get_key, cmd_auth_ls, cmd_auth_caps, cmd_auth_rm, cmd_auth_rotate;
+/*
+ * A commit was applied (on the leader or a follower): this monitor's
+ * sessions of the entities it removed or gave another key are closed.
+ */
+void cmd_auth_commit(struct cmd_ctx *, const struct mon_commit_info *);
 
 /* cmd_member.c: `mon add', `mon rm'. */
 cmd_exec_fn cmd_mon_add, cmd_mon_rm;

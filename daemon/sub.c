@@ -1,8 +1,8 @@
 /*
  * sub.c: subscriptions and their pushes (see sub.h).
  *
- * The monitor calls sub_notify() on the loop after each applied commit;
- * for each kind with subscribers the push is built and serialised once and
+ * The daemon calls sub_commit() on the loop after each applied commit
+ * (cmd.c hooks the monitor's notify); for each kind with subscribers the push is built and serialised once and
  * the same text is sent to every subscriber of that kind.  A subscriber the
  * server cuts (output past max_client_output, or a write stall) is dropped
  * when the server reports its connection closed.
@@ -86,7 +86,6 @@ struct sub {
 	struct pg_text snap_text; /* the loop's writer of snapshot chunks */
 };
 
-static void sub_notify(void *, const struct mon_commit_info *);
 static void sub_health_tick(evutil_socket_t, short, void *);
 
 int
@@ -112,7 +111,6 @@ sub_new(struct event_base *base, struct mon *m)
 	if ((s->health_timer = event_new(base, -1, EV_PERSIST,
 	    sub_health_tick, s)) == NULL)
 		fatalx("cannot make the health timer");
-	mon_set_notify(m, sub_notify, s);
 	return s;
 }
 
@@ -139,7 +137,6 @@ sub_free(struct sub *s)
 
 	if (s == NULL)
 		return;
-	mon_set_notify(s->mon, NULL, NULL);
 	mon_want_pg_text(s->mon, 0);
 	while ((o = TAILQ_FIRST(&s->list)) != NULL) {
 		TAILQ_REMOVE(&s->list, o, entry);
@@ -313,10 +310,9 @@ sub_push_pgmap_text(struct sub *s, const struct mon_commit_info *info)
 	free(text);
 }
 
-static void
-sub_notify(void *arg, const struct mon_commit_info *info)
+void
+sub_commit(struct sub *s, const struct mon_commit_info *info)
 {
-	struct sub *s = arg;
 	struct sub_pgs p;
 
 	if (s->n[SUB_OSDMAP] > 0 && info->inc != NULL)

@@ -50,6 +50,7 @@
 #include <event2/event.h>
 
 struct mon;
+struct mon_commit_info;
 struct server;
 struct sub;
 struct sub_one;
@@ -75,10 +76,15 @@ struct sub_one;
 
 enum sub_what { SUB_OSDMAP, SUB_PGMAP, SUB_LOG, SUB_HEALTH, SUB_NWHAT };
 
-/* Subscriptions of monitor m's changes; hooks m's notify.  Never fails. */
+/*
+ * Subscriptions of monitor m's changes, told of each applied commit by
+ * sub_commit() (the caller hooks m's notify: cmd.c).  Never fails.
+ */
 struct sub *sub_new(struct event_base *, struct mon *m);
 void sub_set_server(struct sub *, struct server *);
-/* Unhook from the monitor and free every subscription. */
+/* A commit was applied: push it to the subscribers (a mon_notify_cb's). */
+void sub_commit(struct sub *, const struct mon_commit_info *);
+/* Free every subscription (the caller has unhooked the notify). */
 void sub_free(struct sub *);
 
 /* "osdmap" -> SUB_OSDMAP; -1 for an unknown name. */

@@ -741,6 +741,9 @@ mon_reload(struct mon *m, const char *dir, const struct store_options *opts,
 {
 	char *path = xstrdup(store_path(m->store));
 	int64_t t0 = stamp_mono();
+	/* The entities before: whose key the new store ends (the notify). */
+	struct mon_auth_entity *old_auth = m->auth;
+	size_t old_nauth = m->nauth;
 	int rc;
 
 	/* Nothing in flight: the committer ends, the store is closed. */
@@ -759,6 +762,8 @@ mon_reload(struct mon *m, const char *dir, const struct store_options *opts,
 	m->mutes = NULL;
 	m->nmutes = 0;
 	mon_clog_clear(m);
+	m->auth = NULL;
+	m->nauth = 0;
 	mon_auth_clear(m);
 	store_close(m->store);
 	m->store = NULL;
@@ -792,20 +797,29 @@ mon_reload(struct mon *m, const char *dir, const struct store_options *opts,
 	    (unsigned long long)m->pgmap.sums.num_pgs,
 	    (long long)(stamp_mono() - t0) / 1000);
 	free(path);
+	mon_auth_ended_since(m, old_auth, old_nauth);
 	if (m->notify != NULL) {
 		struct mon_commit_info info;
 
 		/*
 		 * No incremental and no PG list leads from the old state
 		 * to this one: subscribers hear of the health only, and
-		 * the next commits as usual (mapmond(8), SNAPSHOTS).
+		 * the next commits as usual (mapmond(8), SNAPSHOTS); the
+		 * sessions of entities the new store removed or gave
+		 * another key end.
 		 */
 		memset(&info, 0, sizeof info);
+		info.auth_ended = (const char *const *)m->auth_ended;
+		info.nauth_ended = m->nauth_ended;
 		m->notify(m->notify_arg, &info);
 	}
+	mon_auth_ended_clear(m);
 	return 0;
 fail:
 	free(path);
+	/* Unusable now (the caller stops): the old entities are freed. */
+	mon_auth_ended_since(m, old_auth, old_nauth);
+	mon_auth_ended_clear(m);
 	return -1;
 }
 

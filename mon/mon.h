@@ -108,6 +108,15 @@ struct mon_commit_info {
 	 */
 	const char *pg_text;
 	size_t pg_text_len;
+	/*
+	 * The entities whose key stopped working with this commit: removed,
+	 * or given another key (auth rm, auth rotate, a store installed
+	 * from a snapshot).  Every monitor is told as it applies the
+	 * commit, the leader and each follower alike: the daemon closes its
+	 * own sessions of them.  Borrowed for the call.
+	 */
+	const char *const *auth_ended;
+	size_t nauth_ended;
 };
 typedef void mon_notify_cb(void *arg, const struct mon_commit_info *);
 
@@ -443,8 +452,10 @@ void mon_auth_rotate(struct mon *, const char *name, mon_done_cb *, void *);
 
 /*
  * The reads: `auth get' (a keyring array; -ENOENT), `auth get-key'
- * ({"key"}; -ENOENT) and `auth ls' ({"auth_dump": [...]}, rc 0).  0 with
- * *out, or a negative errno with *status; *status is the caller's.
+ * ({"key"}; -ENOENT) and `auth ls' ({"auth_dump": [...]}, rc 0: every
+ * entity but mon., as Ceph's lists the entities of AuthMonitor's database,
+ * which the monitors' own key is not in).  0 with *out, or a negative
+ * errno with *status; *status is the caller's.
  */
 int mon_auth_get_json(struct mon *, const char *name, json_t **out,
     char **status);

@@ -148,8 +148,11 @@ mon_apply_finish(struct mon *m, struct mon_proposal *p)
 			info.pg_text = (const char *)p->pg_text.data;
 			info.pg_text_len = p->pg_text.len;
 		}
+		info.auth_ended = (const char *const *)m->auth_ended;
+		info.nauth_ended = m->nauth_ended;
 		m->notify(m->notify_arg, &info);
 	}
+	mon_auth_ended_clear(m);
 }
 
 void

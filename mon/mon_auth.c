@@ -302,6 +302,43 @@ mon_auth_view(const struct mon *m, const char *name)
 	return mon_auth_find(m, name);
 }
 
+/* name's key stopped working: its sessions are to end (the notify). */
+static void
+mon_auth_ended(struct mon *m, const char *name)
+{
+	m->auth_ended = xreallocarray(m->auth_ended, m->nauth_ended + 1,
+	    sizeof *m->auth_ended);
+	m->auth_ended[m->nauth_ended++] = xstrdup(name);
+}
+
+void
+mon_auth_ended_clear(struct mon *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nauth_ended; i++)
+		free(m->auth_ended[i]);
+	free(m->auth_ended);
+	m->auth_ended = NULL;
+	m->nauth_ended = 0;
+}
+
+void
+mon_auth_ended_since(struct mon *m, struct mon_auth_entity *old, size_t nold)
+{
+	const struct mon_auth_entity *now;
+	size_t i;
+
+	for (i = 0; i < nold; i++) {
+		now = mon_auth_find(m, old[i].name);
+		if (now == NULL ||
+		    CRYPTO_memcmp(now->key, old[i].key, MON_AUTH_KEY_LEN) != 0)
+			mon_auth_ended(m, old[i].name);
+		mon_auth_entity_clear(&old[i]);
+	}
+	free(old);
+}
+
 void
 mon_auth_apply(struct mon *m, const struct mon_proposal *p)
 {
@@ -312,6 +349,12 @@ mon_auth_apply(struct mon *m, const struct mon_proposal *p)
 	for (i = 0; i < p->nauth; i++) {
 		c = &p->auth[i];
 		at = mon_auth_search(m, c->e.name, &found);
+		/* Removed, or another key (rotate): its sessions end. */
+		if (found &&
+		    (c->removed ||
+			CRYPTO_memcmp(m->auth[at].key, c->e.key,
+			    MON_AUTH_KEY_LEN) != 0))
+			mon_auth_ended(m, c->e.name);
 		if (c->removed) {
 			if (!found)
 				continue;
@@ -344,6 +387,7 @@ mon_auth_clear(struct mon *m)
 	free(m->auth);
 	m->auth = NULL;
 	m->nauth = 0;
+	mon_auth_ended_clear(m);
 }
 
 int
@@ -738,6 +782,11 @@ mon_auth_get_key_json(struct mon *m, const char *name, json_t **out,
 	return 0;
 }
 
+/*
+ * Not mon.: Ceph keeps the monitors' key in their keyring, not in
+ * AuthMonitor's database (Monitor.cc, extract_save_mon_key), so its
+ * `auth ls' never lists it; `auth get mon.' still gives it.
+ */
 json_t *
 mon_auth_ls_json(struct mon *m)
 {
@@ -745,6 +794,8 @@ mon_auth_ls_json(struct mon *m)
 	size_t i;
 
 	for (i = 0; i < m->nauth; i++)
-		json_array_append_new(a, mon_auth_entity_json(&m->auth[i]));
+		if (strcmp(m->auth[i].name, "mon.") != 0)
+			json_array_append_new(a,
+			    mon_auth_entity_json(&m->auth[i]));
 	return json_pack("{s:o}", "auth_dump", a);
 }

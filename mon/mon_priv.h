@@ -311,6 +311,9 @@ struct mon {
 	/* The committed auth entities, in Ceph's order (mon_auth.c). */
 	struct mon_auth_entity *auth;
 	size_t nauth;
+	/* The entities whose key the commit being applied ended (notify). */
+	char **auth_ended;
+	size_t nauth_ended;
 
 	/* Liveness (mon_live.c). */
 	int32_t *failing; /* the OSDs with failure reports */
@@ -618,8 +621,19 @@ void mon_auth_entity_copy(struct mon_auth_entity *dst,
     const struct mon_auth_entity *src);
 /* Fill e's allow and osd from its name and caps (both checked before). */
 void mon_auth_entity_derive(struct mon_auth_entity *e);
-/* p is durable: its auth changes go into the committed entities. */
+/*
+ * p is durable: its auth changes go into the committed entities, and the
+ * names of those it removes or gives another key into m->auth_ended.
+ */
 void mon_auth_apply(struct mon *, const struct mon_proposal *p);
+/*
+ * After a reload: into m->auth_ended, each entity of old[0..nold) that is
+ * gone or has another key now; then old is freed.
+ */
+void mon_auth_ended_since(struct mon *, struct mon_auth_entity *old,
+    size_t nold);
+/* Forget m->auth_ended (once the notify has seen it). */
+void mon_auth_ended_clear(struct mon *);
 /* Cold start: every "A" record; -1 with *cause naming a bad one. */
 int mon_auth_load(struct mon *, char **cause);
 /* Free the committed entities. */

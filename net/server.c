@@ -72,6 +72,11 @@
 #include "net/tls.h"
 
 #define SERVER_LINGER_MS 1000	   /* closing: flush and drain, at most */
+/*
+ * A connection whose entity's key ended (server_close_entity) waits this
+ * long at most for the answers to its requests in flight.
+ */
+#define SERVER_ENDING_MS 10000
 #define SERVER_PAUSE_MS 1000	   /* accept pause when out of descriptors */
 #define SERVER_ACCEPTS_PER_WAKE 64 /* fairness toward open connections */
 #define SERVER_MAX_READ (256 * 1024)
@@ -139,6 +144,13 @@ struct conn {
 	int held_binary; /* its next frame is a binary request held back */
 	TAILQ_ENTRY(conn) hentry; /* srv->heldq, while held_binary */
 	size_t inflight;	/* requests dispatched, not yet answered */
+	/*
+	 * Its entity's key ended with requests in flight: nothing more is
+	 * read or pushed, and it closes once they are answered, or at
+	 * ending_due (stamp_mono) at the latest.
+	 */
+	int ending;
+	int64_t ending_due;
 	int64_t active_us;	/* last frame in or out (stamp_mono) */
 	char *peer;		/* "ADDR:PORT" or "ADDR:PORT (NAME)" */
 
@@ -299,7 +311,7 @@ conn_update_read(struct conn *c)
 {
 	if (!conn_open(c))
 		return;
-	if (c->throttled || c->waiting || c->held_binary ||
+	if (c->throttled || c->waiting || c->held_binary || c->ending ||
 	    c->state == CONN_AUTH_WAIT)
 		bufferevent_disable(c->bev, EV_READ);
 	else
@@ -1224,8 +1236,9 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	memset(&h, 0, sizeof h);
-	while (c->state == CONN_HELLO || c->state == CONN_AUTH ||
-	    c->state == CONN_READY) {
+	while ((c->state == CONN_HELLO || c->state == CONN_AUTH ||
+		   c->state == CONN_READY) &&
+	    !c->ending) {
 		len = evbuffer_get_length(in);
 		if (len < FRAME_HEADER_SIZE)
 			break;
@@ -1343,6 +1356,9 @@ conn_answered(struct conn *c)
 		c->inflight--;
 	if (c->inflight == 0)
 		c->active_us = stamp_mono();
+	/* Closed on the next loop turn, once this answer is queued. */
+	if (c->inflight == 0 && c->ending && c->state == CONN_READY)
+		server_timer_add(c->timer, 0);
 }
 
 /* The JSON text of a status (the caller frees it). */
@@ -1548,6 +1564,14 @@ conn_timer_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 
 	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
 		conn_kill(c);
+		return;
+	}
+	if (c->ending) {
+		idle_ms = (c->ending_due - stamp_mono()) / 1000;
+		if (c->inflight == 0 || idle_ms <= 0)
+			conn_close_flushed(c);
+		else
+			server_timer_add(c->timer, idle_ms);
 		return;
 	}
 	if (timeout <= 0)
@@ -2105,7 +2129,7 @@ server_push(struct server *srv, uint64_t conn_id, uint64_t sub_id,
 	char *s;
 	size_t len;
 
-	if ((c = server_find(srv, conn_id)) == NULL) {
+	if ((c = server_find(srv, conn_id)) == NULL || c->ending) {
 		json_decref(obj);
 		return -1;
 	}
@@ -2123,7 +2147,7 @@ server_push_raw(struct server *srv, uint64_t conn_id, uint64_t sub_id,
 {
 	struct conn *c;
 
-	if ((c = server_find(srv, conn_id)) == NULL)
+	if ((c = server_find(srv, conn_id)) == NULL || c->ending)
 		return -1;
 	c->subscriber = 1;
 	return conn_send(c, FRAME_PUSH, sub_id, json_text, len, 0);
@@ -2217,12 +2241,31 @@ server_close_entity(struct server *srv, const char *name)
 	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
 		if (c->entity == NULL || strcmp(c->entity, name) != 0 ||
-		    !conn_open(c))
+		    !conn_open(c) || c->ending)
 			continue;
+		n++;
+		if (c->inflight > 0 && c->state == CONN_READY) {
+			/*
+			 * Its answers first (a follower passes on the
+			 * leader's answer to a write only once it has
+			 * applied it: that of the rotation itself, whose
+			 * new key the client must get), then closed.
+			 */
+			dout(LOG_NET, 1,
+			    "%s: the key of %s changed: closing "
+			    "once %zu request%s answered",
+			    c->peer, name, c->inflight,
+			    c->inflight == 1 ? " is" : "s are");
+			c->ending = 1;
+			c->ending_due = stamp_mono() +
+			    (int64_t)SERVER_ENDING_MS * 1000;
+			conn_update_read(c);
+			server_timer_add(c->timer, SERVER_ENDING_MS);
+			continue;
+		}
 		dout(LOG_NET, 1, "%s: closing: the key of %s changed", c->peer,
 		    name);
 		conn_close_flushed(c);
-		n++;
 	}
 	return n;
 }

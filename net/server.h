@@ -328,8 +328,11 @@ const char *server_entity(const struct server *, uint64_t conn_id);
 /*
  * Close every connection authenticated as name (its key changed or it was
  * removed), each once what is queued for it has been written: a reply
- * queued just before, to the connection that asked, still reaches it.
- * Returns how many.
+ * queued just before, to the connection that asked, still reaches it.  A
+ * connection with requests in flight (a write a follower forwarded and
+ * answers once it has applied it) is read no more and pushed nothing, and
+ * closes once they are answered, or after 10 s at the latest.  Returns
+ * how many.
  */
 size_t server_close_entity(struct server *, const char *name);
 

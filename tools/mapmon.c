@@ -1403,6 +1403,11 @@ main(int argc, char **argv)
 	c = mapmon_match(words, n, &sess.cmd);
 	if (opts.linearizable)
 		json_object_set_new(sess.cmd, "linearizable", json_true());
+	/* As Ceph's CLI: the monitor words some answers for the form. */
+	if (opts.format != FORMAT_PLAIN)
+		json_object_set_new(sess.cmd, "format",
+		    json_string(
+			opts.format == FORMAT_JSON ? "json" : "json-pretty"));
 	if (strcmp(c->prefix, "pg map") == 0)
 		mapmon_pg_map(sess.cmd);
 	rc = mapmon_call(sess.cmd, &data, &status);

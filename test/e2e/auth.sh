@@ -14,8 +14,9 @@
 # without auth refuses to start (with allow_insecure: AUTH_INSECURE).
 #
 # And TLS ([net]): a plain client is refused with one line, the right CA
-# connects (and caps still apply), a wrong CA fails, as does TLS against
-# a plain monitor; a certificate that cannot be read stops the start.
+# connects (and caps still apply), a TLS 1.1 client is refused by the
+# server, a wrong CA fails, as does TLS against a plain monitor; a
+# certificate that cannot be read stops the start.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/test/lib/ops_lib.sh"
 JSON_GET=$top_builddir/test/lib/json_get
@@ -135,13 +136,25 @@ suite() {
 	check "with a new key" differ "$T/out" "$T/osd3.keyring"
 	cp "$T/out" "$T/osd3.rotated"
 
+	# Ceph's auth ls lists AuthMonitor's database, which the monitors'
+	# own key is not in (Monitor.cc, extract_save_mon_key): no mon.
 	expect 0 "auth ls" auth ls
-	check "auth ls lists as Ceph does" test "$(grep -v '^	' "$T/out" |
-	    tr '\n' ' ')" = "mon. osd.3 client.admin client.ro "
+	check "auth ls lists as Ceph does, without mon." test "$(grep -v \
+	    '^	' "$T/out" | tr '\n' ' ')" = "osd.3 client.admin client.ro "
 	check "with the key and the caps" grep -q '^	caps: \[mon\] allow rw$' \
 	    "$T/out"
+	check "and Ceph's words on stderr (AuthMonitor.cc, auth ls)" \
+	    test "$(cat "$T/err")" = "installed auth entries:"
 	expect 0 "auth ls -f json" -f json auth ls
-	check "{auth_dump: [...]}" test "$(jget auth_dump.1.entity)" = osd.3
+	check "{auth_dump: [...]}" test "$(jget auth_dump.0.entity)" = osd.3 \
+	    -a "$(jget auth_dump.#)" = 3
+	check "without mon." sh -c '! grep -q "\"mon\\.\"" "$0"' "$T/out"
+	check "and without the plain form's words (Ceph: plain only)" \
+	    test ! -s "$T/err"
+	expect 0 "auth get mon. still works" auth get mon.
+	check "its keyring" grep -q '^\[mon\.\]$' "$T/out"
+	expect 0 "auth get-key mon. still works" auth get-key mon.
+	check "its key" test "$(wc -c <"$T/out")" -eq 45
 
 	# What was committed survives a restart.
 	stop_daemon TERM
@@ -422,6 +435,25 @@ tls() {
 	check "tls: in one line saying why" test "$(wc -l <"$T/err")" -eq 1 -a \
 	    -n "$(grep 'speaks TLS only' "$T/err")"
 	expect 0 "tls: the right CA connects" --tls-ca "$c/ca.pem" osd stat
+	# TLS 1.1: the monitor's minimum is 1.2 (net/tls.c).  OpenSSL 3's
+	# default security level would make s_client itself refuse 1.1 (it
+	# rejects the server's legacy signature), so SECLEVEL=0: the client
+	# offers TLS 1.1 alone and would complete it, and the refusal is the
+	# server's, a protocol_version alert (70) received in reply to the
+	# ClientHello, with no cipher agreed.
+	s_client -tls1_1
+	DIAG=$(head -c 600 "$T/s_client")
+	check "tls: a TLS 1.1 client fails the handshake (s_client exits 1)" \
+	    test "$st" -eq 1
+	check "tls: refused by the server: its alert protocol version (70)" \
+	    sh -c 'grep -q "alert protocol version.*SSL alert number 70" "$0" &&
+		grep -q "Cipher is (NONE)" "$0"' "$T/s_client"
+	s_client -tls1_2
+	DIAG=$(head -c 600 "$T/s_client")
+	check "tls: the same client with TLS 1.2 completes it (exit 0)" \
+	    sh -c '[ "$1" -eq 0 ] && grep -q "Protocol *: TLSv1.2" "$0"' \
+	    "$T/s_client" "$st"
+	DIAG=
 	expect 0 "tls: by name too" -m "localhost:$PORT" --tls-ca "$c/ca.pem" \
 	    status
 	expect 0 "tls: -c CONF gives [net] tls_ca" -c "$conf" osd stat
@@ -462,6 +494,16 @@ tls() {
 	    "a key that is not the certificate's"
 	badstart "$conf" "$c/mon.pem" "" "tls_cert and tls_key go together" \
 	    "a certificate without its key"
+}
+
+# s_client VERSION: openssl s_client with only that TLS version (-tls1_1,
+# -tls1_2) and SECLEVEL=0 at $ADDR, trusting the test CA: its output in
+# $T/s_client, its exit status in st.
+s_client() {
+	echo | timeout 10 openssl s_client -connect "$ADDR" "$1" \
+	    -cipher 'DEFAULT:@SECLEVEL=0' -CAfile "$T/tls/ca.pem" \
+	    >"$T/s_client" 2>&1
+	st=$?
 }
 
 # badstart CONF CERT KEY MESSAGE WHAT: mapmond with these exits 1, saying

@@ -52,6 +52,8 @@ struct asrv {
 	uint16_t port;
 	char addr[32];
 	atomic_int executed; /* requests handed to the daemon side */
+	/* A "hold" request, answered by a later "release" (server thread). */
+	uint64_t held_conn, held_req;
 };
 
 static int
@@ -81,6 +83,17 @@ asrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		    json_string_value(json_object_get(cmd, "entity")));
 		server_reply(as->srv, conn, req, 0, "closed",
 		    json_pack("{s:I}", "closed", (json_int_t)n));
+		return;
+	}
+	if (prefix != NULL && strcmp(prefix, "hold") == 0) {
+		as->held_conn = conn;
+		as->held_req = req;
+		return;
+	}
+	if (prefix != NULL && strcmp(prefix, "release") == 0) {
+		server_reply(as->srv, as->held_conn, as->held_req, 0,
+		    "released", NULL);
+		server_reply(as->srv, conn, req, 0, "ok", NULL);
 		return;
 	}
 	if (prefix != NULL && strcmp(prefix, "big") == 0) {
@@ -712,6 +725,50 @@ Test(auth_net, sessions_of_an_entity_are_closed_on_demand, .timeout = 30)
 	json_decref(r);
 	rs_close(&a);
 	rs_close(&b);
+	rs_close(&c);
+	asrv_stop(as);
+}
+
+/*
+ * A session whose entity's key ends with a request in flight (a follower
+ * answers a forwarded write once it has applied it: the rotation of the
+ * entity's own key among them) gets that answer, then is closed; nothing
+ * it sends meanwhile is executed.
+ */
+Test(auth_net, a_closed_session_gets_the_answers_in_flight_first, .timeout = 30)
+{
+	struct asrv *as = asrv_start(1, 0);
+	struct raw_session a, c;
+	uint8_t f[256];
+	json_t *r;
+
+	cr_assert_eq(rs_handshake(&a, as->port, "osd.3", KEY_3, ACIPHERS), 0);
+	cr_assert_eq(rs_handshake(&c, as->port, "client.k", KEY_K, ACIPHERS),
+	    0);
+	rs_send(&a, f, rs_seal(&a, 1, "{\"prefix\":\"hold\"}", f));
+	/* Its "hold" reaches the server before the key ends. */
+	while (atomic_load(&as->executed) < 1)
+		usleep(1000);
+	rs_send(&c, f,
+	    rs_seal(&c, 1, "{\"prefix\":\"close\",\"entity\":\"osd.3\"}", f));
+	cr_expect_eq(rs_reply(&c, 1, &r), 0);
+	cr_expect_eq(json_integer_value(
+			 json_object_get(json_object_get(r, "data"), "closed")),
+	    1);
+	json_decref(r);
+	/* Sent after its key ended: never executed. */
+	rs_send(&a, f, rs_seal(&a, 2, "{\"prefix\":\"echo\"}", f));
+	usleep(100000);
+	cr_expect_eq(atomic_load(&as->executed), 2, "hold and close only");
+	rs_send(&c, f, rs_seal(&c, 2, "{\"prefix\":\"release\"}", f));
+	cr_expect_eq(rs_reply(&c, 2, NULL), 0);
+	cr_expect_eq(rs_reply(&a, 1, &r), 0, "the answer in flight arrives");
+	cr_expect_str_eq(json_string_value(json_object_get(r, "status")),
+	    "released");
+	json_decref(r);
+	cr_expect(raw_eof(a.fd), "then the session is closed");
+	cr_expect_eq(atomic_load(&as->executed), 3, "its echo never ran");
+	rs_close(&a);
 	rs_close(&c);
 	asrv_stop(as);
 }

@@ -1926,6 +1926,87 @@ Test(cmd, pg_report_binary)
 	}
 }
 
+/* A binary PG report as osd (its u32 id), of PG 1.0 with primary primary. */
+static void
+pgreport_one(struct enc_buf *b, uint32_t osd, int32_t primary)
+{
+	struct pg_stat st;
+
+	enc_buf_reset(b);
+	enc_buf_put_u16(b, FRAME_BINARY_PG_REPORT);
+	enc_buf_put_u32(b, osd);
+	enc_buf_put_u32(b, 1);
+	pg_stat_init(&st, (struct pg_id){ 1, 0 });
+	st.state = PG_STATE_ACTIVE | PG_STATE_CLEAN;
+	st.reported_epoch = 10;
+	st.reported_seq = 1;
+	st.up_len = st.acting_len = 1;
+	st.up[0] = st.acting[0] = primary;
+	st.up_primary = st.acting_primary = primary;
+	pg_stat_encode(&st, b);
+}
+
+/*
+ * allow profile osd acts for its own id only (mapmond(8), AUTHENTICATION;
+ * Ceph's OSD profile lets an OSD send only its own messages): osd.3's key
+ * cannot send osd.5's PG report, in the binary form (the id at byte 2 of
+ * the body, checked before the body is decoded) as in the JSON form:
+ * EACCES, and the PG is as it was; its own report goes through.
+ */
+Test(cmd, pg_report_binary_only_for_its_own_osd)
+{
+	struct enc_buf b = { 0 };
+	struct aclient a;
+	uint8_t key[SEAL_KEY_LEN];
+	json_t *kr, *cmd;
+	char *cause = NULL;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		json_decref(ok("{\"prefix\":\"osd create\"}"));
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":3,"
+		       "\"addr\":\"127.0.0.1:6803\"}"));
+	json_decref(ok("{\"prefix\":\"osd boot\",\"id\":5,"
+		       "\"addr\":\"127.0.0.1:6805\"}"));
+	json_decref(ok("{\"prefix\":\"osd pool create\",\"pool\":\"rbd\","
+		       "\"pg_num\":1,\"size\":1}"));
+	kr = ok("{\"prefix\":\"auth get-or-create\",\"entity\":\"osd.3\","
+		"\"caps\":[\"mon\",\"allow profile osd\"]}");
+	cr_assert_eq(b64_decode_exact(jstr(json_array_get(kr, 0), "key"), key,
+			 sizeof key, &cause),
+	    0, "%s", cause);
+	json_decref(kr);
+
+	a_open(&a);
+	mclient_set_auth(a.c, "osd.3", key);
+	pgreport_one(&b, 5, 5);
+	binary_call(&a, b.data, b.len);
+	cr_expect_eq(a.rc, -EACCES, "binary report as osd.5: %d %s", a.rc,
+	    a.status);
+	cr_expect(strstr(a.status,
+		      "osd.3 may not run 'pg report': allow "
+		      "profile osd acts for osd.3 only") != NULL,
+	    "%s", a.status);
+	/* The JSON form beside it, on the same connection. */
+	cmd = json_pack("{s:s, s:i, s:[]}", "prefix", "pg report", "osd", 5,
+	    "pgs");
+	cr_assert_eq(mclient_request(a.c, cmd, a_reply, &a), 0);
+	json_decref(cmd);
+	cr_assert(a_wait(&a, 2, 0, 5000), "no reply to the JSON report");
+	cr_expect_eq(a.rc, -EACCES, "JSON report as osd.5: %d %s", a.rc,
+	    a.status);
+	cr_expect_eq(pgs_in_state("active+clean"), 0,
+	    "the refused report changed nothing");
+	/* Its own: accepted. */
+	pgreport_one(&b, 3, 3);
+	binary_call(&a, b.data, b.len);
+	cr_expect_eq(a.rc, 0, "binary report as osd.3: %d %s", a.rc, a.status);
+	cr_expect_eq(jint(a.data, "accepted"), 1);
+	cr_expect_eq(pgs_in_state("active+clean"), 1);
+	a_close(&a);
+	enc_buf_free(&b);
+}
+
 /*
  * Backpressure (mapmond(8), STORE AND COLD START): with propose_max_ops 4,
  * the first report of 8 PGs is sealed at once, the next fills the pending

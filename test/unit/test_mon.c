@@ -2633,9 +2633,122 @@ Test(mon, auth_refusals_say_why_as_ceph_does)
 	    44);
 	json_decref(out);
 	free(status);
+	/* mon., client.admin, client.x: Ceph's auth ls leaves mon. out. */
 	out = mon_auth_ls_json(mon);
-	cr_expect_eq(json_array_size(json_object_get(out, "auth_dump")), 3);
+	cr_expect_eq(json_array_size(json_object_get(out, "auth_dump")), 2);
+	cr_expect_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(out, "auth_dump"), 0),
+		"entity")),
+	    "client.admin");
 	json_decref(out);
+	cr_expect_eq(mon_auth_get_json(mon, "mon.", &out, &status), 0,
+	    "auth get mon. still gives its keyring");
+	json_decref(out);
+	free(status);
+}
+
+/* The names a commit's notify said it ended, joined by spaces. */
+struct ended_seen {
+	char text[256];
+	int commits;
+};
+
+static void
+ended_cb(void *arg, const struct mon_commit_info *info)
+{
+	struct ended_seen *e = arg;
+	size_t i;
+
+	e->commits++;
+	for (i = 0; i < info->nauth_ended; i++) {
+		strncat(e->text, info->auth_ended[i],
+		    sizeof e->text - strlen(e->text) - 2);
+		strcat(e->text, " ");
+	}
+}
+
+/*
+ * Every monitor closes its own sessions of an entity as it applies the
+ * commit that removes it or gives it another key (mapmond(8),
+ * AUTHENTICATION): the notify, which a follower's apply calls as the
+ * leader's does, names exactly those; a caps change or a new entity ends
+ * nothing (the caps are checked at each request).
+ */
+Test(mon, auth_commits_name_the_entities_whose_key_they_end)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	static const char *const rw[] = { "mon", "allow rw" };
+	struct ended_seen seen;
+	struct answer a;
+
+	memset(&seen, 0, sizeof seen);
+	mon_set_notify(mon, ended_cb, &seen);
+	a = auth_do(AUTH_ADD, "client.a", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_ADD, "client.b", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_CAPS, "client.a", rw, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "", "adds and caps end nothing");
+	a = auth_do(AUTH_ROTATE, "client.a", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_expect_str_eq(seen.text, "client.a ");
+	a = auth_do(AUTH_RM, "client.b", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "client.a client.b ");
+	/* Removing what does not exist commits nothing, ends nothing. */
+	a = auth_do(AUTH_RM, "client.b", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	a = auth_do(AUTH_ADD, "client.c", r, 2);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	cr_expect_str_eq(seen.text, "client.a client.b ");
+	cr_expect_geq(seen.commits, 5);
+	mon_set_notify(mon, NULL, NULL);
+}
+
+/*
+ * A store installed whole (a follower's snapshot, mon_reload) is an apply
+ * too: the notify names the entities it removed or gave another key,
+ * whose sessions the daemon closes; one it adds ends nothing.
+ */
+Test(mon, a_reloaded_store_names_the_entities_whose_key_it_ends)
+{
+	static const char *const r[] = { "mon", "allow r" };
+	struct store_options so;
+	struct ended_seen seen;
+	struct answer a;
+	char cmd[256], copy[128], *cause = NULL;
+
+	cr_assert_eq(auth_do(AUTH_ADD, "client.a", r, 2).rc, 0);
+	cr_assert_eq(auth_do(AUTH_ADD, "client.b", r, 2).rc, 0);
+	settle();
+	/* The store then: client.a with its first key, client.b. */
+	close_mon();
+	snprintf(copy, sizeof copy, "%s/then", tmpdir);
+	snprintf(cmd, sizeof cmd, "cp -r %s/store %s", tmpdir, copy);
+	cr_assert_eq(system(cmd), 0);
+	open_mon();
+	/* Now: client.a rotated, client.b removed, client.c added. */
+	a = auth_do(AUTH_ROTATE, "client.a", NULL, 0);
+	cr_assert_eq(a.rc, 0, "%s", a.status);
+	json_decref(a.data);
+	cr_assert_eq(auth_do(AUTH_RM, "client.b", NULL, 0).rc, 0);
+	cr_assert_eq(auth_do(AUTH_ADD, "client.c", r, 2).rc, 0);
+	settle();
+
+	memset(&seen, 0, sizeof seen);
+	mon_set_notify(mon, ended_cb, &seen);
+	store_options_defaults(&so);
+	so.backend = TEST_BACKEND;
+	so.sync = STORE_SYNC_NONE;
+	cr_assert_eq(mon_reload(mon, copy, &so, &cause), 0, "%s", cause);
+	cr_expect_eq(seen.commits, 1);
+	cr_expect_str_eq(seen.text, "client.a client.c ",
+	    "client.a has its first key again, client.c is gone");
+	cr_expect_not_null(mon_auth_find(mon, "client.b"));
+	mon_set_notify(mon, NULL, NULL);
 }
 
 Test(mon, auth_pending_entities_are_seen_by_the_next_writes)
