@@ -394,11 +394,28 @@ static const struct cmd_entry cmd_table[] = {
 	    "dump the recent in-memory debug log", "log dump" },
 	{ "config show", { { 0 } }, CMD_READ, cmd_admin_config_show,
 	    "show the running config", "config show" },
-	{ "config get", { A_STR("key", 1) }, CMD_READ, cmd_admin_config_get,
-	    "get a config value", "config get KEY" },
-	{ "config set", { A_STR("key", 1), A_STR("value", 1) }, CMD_ADMIN,
-	    cmd_admin_config_set, "set a runtime config value",
-	    "config set KEY VALUE" },
+	/*
+	 * Ceph's forms (WHO NAME VALUE: ConfigMonitor) and mapmon's own
+	 * (SECTION.KEY VALUE, sent as "key"); cmd_admin.c tells them apart.
+	 */
+	{ "config get",
+	    { A_STR("who", 0), A_STR("name", 0), A_OPTSTR("key", "--key") },
+	    CMD_READ, cmd_admin_config_get,
+	    "get a config value (WHO: global, mon or mon.NAME), or WHO's "
+	    "values set with config set",
+	    "config get WHO [NAME] | config get SECTION.KEY" },
+	{ "config set",
+	    { A_STR("who", 0), A_STR("name", 0), A_STR("value", 0),
+		A_OPTSTR("key", "--key") },
+	    CMD_ADMIN, cmd_admin_config_set,
+	    "set a runtime config value (WHO: global, mon or mon.NAME)",
+	    "config set WHO NAME VALUE | config set SECTION.KEY VALUE" },
+	{ "config rm", { A_STR("who", 1), A_STR("name", 1) }, CMD_ADMIN,
+	    cmd_admin_config_rm,
+	    "undo config set: the value of the file, or the default",
+	    "config rm WHO NAME" },
+	{ "config dump", { { 0 } }, CMD_READ, cmd_admin_config_dump,
+	    "show the values set with config set", "config dump" },
 	{ "perf dump", { { 0 } }, CMD_READ, cmd_admin_perf_dump,
 	    "show performance counters", "perf dump" },
 	{ "store stat", { { 0 } }, CMD_READ, cmd_admin_store_stat,

@@ -111,6 +111,16 @@ struct cmd_ctx {
 	int compact_rc;
 	char *compact_cause;
 	int64_t compact_us;
+
+	/*
+	 * What `config set WHO NAME VALUE` changed (cmd_admin.c), per key:
+	 * the WHO it was set for, the value set and the value before, all
+	 * NULL for a key not set so.  A key whose value is no longer the one
+	 * set (SIGHUP read the file again) counts as not set.
+	 */
+	struct cmd_conf_set {
+		char *who, *value, *prior;
+	} * conf_sets;
 };
 
 /* One request being answered (freed by cmd_reply()). */
@@ -206,8 +216,8 @@ cmd_exec_fn cmd_mon_osd_ls, cmd_mon_osd_find, cmd_mon_osd_getmap,
 
 /* cmd_admin.c: the daemon's own commands. */
 cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,
-    cmd_admin_config_set, cmd_admin_perf_dump, cmd_admin_store_stat,
-    cmd_admin_store_compact;
+    cmd_admin_config_set, cmd_admin_config_rm, cmd_admin_config_dump,
+    cmd_admin_perf_dump, cmd_admin_store_stat, cmd_admin_store_compact;
 /*
  * The compaction thread's set-up and tear-down.  cmd_admin_free() stops a
  * running compaction before its next range and waits for it until

@@ -582,7 +582,13 @@ mapmon_print(const char *prefix, const json_t *cmd, const json_t *data)
 {
 	char *s;
 
-	if (opts.format == FORMAT_PLAIN) {
+	/*
+	 * Ceph's `config get WHO NAME` answers the value as text in every
+	 * format (ConfigMonitor::preprocess_command()).
+	 */
+	if (opts.format == FORMAT_PLAIN ||
+	    (strcmp(prefix, "config get") == 0 &&
+		json_object_get(cmd, "name") != NULL)) {
 		mapmon_fmt_plain(stdout, prefix, cmd, data);
 		return;
 	}

@@ -195,9 +195,78 @@ EOF
 	run -f json osd pool get p3 min_size
 	check "after size 1 then 3, min_size is 2" jis min_size 2
 
-	# Pool deletion once mon_allow_pool_delete is set, at run time.
-	expect 0 "config set mon.mon_allow_pool_delete true" \
-	    config set mon.mon_allow_pool_delete true
+	# config in Ceph's positional form, WHO NAME VALUE (real outputs:
+	# outputs/ceph_config_*; the rest ConfigMonitor::preprocess_command()
+	# and prepare_command()).
+	expect 0 "config get mon mon_osd_down_out_interval" \
+	    config get mon mon_osd_down_out_interval
+	check "config get: the value alone, in seconds (outputs: 600)" \
+	    test "$(cat "$T/out")" = 600
+	expect 0 "config set mon mon_osd_down_out_interval 300 (outputs)" \
+	    config set mon mon_osd_down_out_interval 300
+	check "config set: nothing printed (outputs)" \
+	    test ! -s "$T/out" -a ! -s "$T/err"
+	expect 0 "config get -f json after set" \
+	    -f json config get mon mon_osd_down_out_interval
+	check "config get -f json: the value as text (outputs: 300)" \
+	    test "$(cat "$T/out")" = 300
+	expect 0 "config get mon.a NAME: the monitor's id as WHO" \
+	    config get mon.a mon_osd_down_out_interval
+	check "config get mon.a: the same value" test "$(cat "$T/out")" = 300
+	check "config set took: mon.osd_down_out_interval is 5m" \
+	    eval '"$MAPMON" -m "$ADDR" config get mon.osd_down_out_interval | \
+	    grep -qx 5m'
+	expect 22 "config set of a value that does not parse (outputs)" \
+	    config set mon mon_osd_down_out_interval abc
+	check "config set abc: Ceph's words (outputs)" \
+	    err_has "^Error EINVAL: error parsing value: "
+	expect 22 "config set of an unknown option (outputs)" \
+	    config set mon no_such_option 1
+	check "config set no_such_option: Ceph's words (outputs)" \
+	    err_has "^Error EINVAL: unrecognized config option 'no_such_option'$"
+	expect 2 "config get of an unknown option (ConfigMonitor: ENOENT)" \
+	    config get mon no_such_option
+	check "config get no_such_option: Ceph's words" \
+	    err_has "^Error ENOENT: unrecognized key 'no_such_option'$"
+	expect 22 "config set of an unknown WHO (parse_mask(): EINVAL)" \
+	    config set frob mon_allow_pool_delete true
+	check "config set frob: Ceph's words" \
+	    err_has "^Error EINVAL: unrecognized config target 'frob'$"
+	expect 0 "config set global osd_pool_default_pg_num 16" \
+	    config set global osd_pool_default_pg_num 16
+	expect 0 "config dump" config dump
+	check "config dump: Ceph's columns (outputs)" \
+	    out_has "^WHO  *MASK  LEVEL     OPTION  *VALUE  RO$"
+	check "config dump: global first, as Ceph's sections" eval \
+	    'sed -n 2p "$T/out" | grep -q "^global  *advanced  osd_pool_default_pg_num  *16  *$"'
+	check "config dump: the mon row, WHO indented (indent_who())" \
+	    out_has "^  mon  *advanced  mon_osd_down_out_interval  *300  *$"
+	expect 0 "config dump -f json" -f json config dump
+	check "config dump json: Ceph's keys (outputs)" jkeys 1 section name \
+	    value level can_update_at_runtime mask
+	# Sorted as Ceph's: global, mon; by name (mon_allow_pool_size_one
+	# was set above in mapmon's own form).
+	check "config dump json: the option set for mon" test \
+	    "$(jget 2.section 2.name 2.value 2.can_update_at_runtime | \
+	    tr '\n' ' ')" = "mon mon_osd_down_out_interval 300 true "
+	expect 0 "config get mon: what is set" -f json config get mon
+	check "config get WHO json: an object by option name" \
+	    jis mon_osd_down_out_interval.value 300
+	expect 0 "config rm mon mon_osd_down_out_interval (outputs)" \
+	    config rm mon mon_osd_down_out_interval
+	check "config rm: nothing printed (outputs)" \
+	    test ! -s "$T/out" -a ! -s "$T/err"
+	run config get mon mon_osd_down_out_interval
+	check "config rm: the default again" test "$(cat "$T/out")" = 600
+	expect 0 "config rm of what is not set: 0 (ConfigMonitor)" \
+	    config rm mon mon_osd_down_out_interval
+	run -f json config dump
+	check "config dump: the removed option is gone" jis '#' 2
+
+	# Pool deletion once mon_allow_pool_delete is set, at run time, as
+	# every Ceph operator sets it.
+	expect 0 "config set mon mon_allow_pool_delete true" \
+	    config set mon mon_allow_pool_delete true
 	expect 0 "osd pool rm" osd pool rm dflt dflt \
 	    --yes-i-really-really-mean-it
 	check "osd pool rm: Ceph's words" err_has "^pool 'dflt' removed$"
