@@ -210,6 +210,8 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_health_mute,
     cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
     cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;
 /* cmd_mon.c: the commands of Ceph's that mapmon gained with them. */
+cmd_exec_fn cmd_mon_pool_app_enable, cmd_mon_pool_app_disable,
+    cmd_mon_pool_app_get;
 cmd_exec_fn cmd_mon_osd_ls, cmd_mon_osd_find, cmd_mon_osd_getmap,
     cmd_mon_osd_pause, cmd_mon_osd_unpause, cmd_mon_log, cmd_mon_fsid,
     cmd_mon_report;

@@ -471,6 +471,9 @@ fmt_osd_map(FILE *f, const json_t *d)
 static void
 fmt_pool_line(FILE *f, const json_t *p)
 {
+	json_t *apps, *v;
+	const char *app;
+	int first = 0;
 	json_int_t pgp = json_object_get(p, "pgp_num") != NULL ?
 	    fmt_int(p, "pgp_num") :
 	    fmt_int(p, "pg_num");
@@ -481,10 +484,18 @@ fmt_pool_line(FILE *f, const json_t *p)
 	    " min_size %" JSON_INTEGER_FORMAT
 	    " crush_rule %" JSON_INTEGER_FORMAT " pg_num %" JSON_INTEGER_FORMAT
 	    " pgp_num %" JSON_INTEGER_FORMAT
-	    " created_epoch %" JSON_INTEGER_FORMAT "\n",
+	    " created_epoch %" JSON_INTEGER_FORMAT,
 	    fmt_int(p, "pool"), fmt_str(p, "pool_name"), fmt_int(p, "size"),
 	    fmt_int(p, "min_size"), fmt_int(p, "crush_rule"),
 	    fmt_int(p, "pg_num"), pgp, fmt_int(p, "created_epoch"));
+	/* Ceph's pg_pool_t print(): " application rbd,rgw", last. */
+	apps = json_object_get(p, "application_metadata");
+	if (json_object_size(apps) > 0) {
+		fprintf(f, " application");
+		json_object_foreach(apps, app, v)
+			fprintf(f, "%s%s", first++ ? "," : " ", app);
+	}
+	fprintf(f, "\n");
 }
 
 /* An OSD's state words, "exists,up" (from its "state", else up). */
@@ -521,6 +532,9 @@ fmt_osd_dump(FILE *f, const json_t *d)
 	fprintf(f, "created %s\n", fmt_str(d, "created"));
 	fprintf(f, "modified %s\n", fmt_str(d, "modified"));
 	fprintf(f, "flags %s\n", fmt_str(d, "flags"));
+	if (json_object_get(d, "crush_version") != NULL)
+		fprintf(f, "crush_version %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(d, "crush_version"));
 	fprintf(f, "full_ratio %g\n", fmt_num(d, "full_ratio"));
 	fprintf(f, "backfillfull_ratio %g\n", fmt_num(d, "backfillfull_ratio"));
 	fprintf(f, "nearfull_ratio %g\n", fmt_num(d, "nearfull_ratio"));

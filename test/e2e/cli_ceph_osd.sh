@@ -75,6 +75,16 @@ TABLE=$(cat <<'EOF'
 0	err	^pool 'p2' does not exist; pool 'p3' does -- assuming successful rename$	osd pool rename p2 p3	outputs
 2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool rename nosuch p4	outputs
 17	err	^Error EEXIST: pool 'rbd' already exists$	osd pool rename p3 rbd	seen
+0	err	^enabled application 'rbd' on pool 'rbd'$	osd pool application enable rbd rbd	outputs
+0	err	^enabled application 'rbd' on pool 'rbd'$	osd pool application enable rbd rbd	prepare_command_pool_application(): enabled already
+1	err	^Error EPERM: Are you SURE? Pool 'rbd' already has an enabled application; pass --yes-i-really-mean-it to proceed anyway$	osd pool application enable rbd cephfs	outputs
+2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool application enable nosuch rbd	prepare_command_pool_application()
+0	err	^enabled application 'cephfs' on pool 'rbd'$	osd pool application enable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application()
+1	err	^Error EPERM: Are you SURE? Disabling an application within a pool might result in loss of application functionality; pass --yes-i-really-mean-it to proceed anyway$	osd pool application disable rbd cephfs	prepare_command_pool_application()
+0	err	^disable application 'cephfs' on pool 'rbd'$	osd pool application disable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application()
+0	err	^application 'cephfs' is not enabled on pool 'rbd'$	osd pool application disable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application(): idempotent
+2	err	^Error ENOENT: pool 'rbd' has no application 'cephfs'$	osd pool application get rbd cephfs	preprocess_command()
+2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool application get nosuch	preprocess_command()
 0	err	^marked down osd\.2\. $	osd down 2	prepare_command_impl()
 0	err	^osd\.2 is already down\. $	osd down 2	outputs
 0	err	^osd\.7 does not exist\. $	osd down 7	outputs
@@ -297,6 +307,45 @@ EOF
 	    "^osd\.0 up   in  weight 0\.5 up_from [0-9]* down_at 0 127\.0\.0\.1:6800 exists,up$"
 	run osd unset noout
 
+	# A pool's applications (enabled in the table above), as Ceph's
+	# pg_pool_t::dump() and print() and preprocess_command() show them.
+	expect 0 "osd pool application get rbd" -f json osd pool application \
+	    get rbd
+	check "application get POOL: {APP: {}}" test "$(cat "$T/out")" = \
+	    '{"rbd":{}}'
+	expect 0 "osd pool application get" -f json osd pool application get
+	check "application get: every pool by name" jis p3 '{}'
+	check "application get: rbd's" jis rbd.rbd '{}'
+	expect 0 "osd pool application get rbd rbd" osd pool application get \
+	    rbd rbd
+	check "application get POOL APP: its keys, as Ceph's json-pretty" \
+	    test "$(cat "$T/out")" = '{}'
+	run -f json osd dump
+	check "osd dump json: application_metadata (outputs)" jis \
+	    pools.0.application_metadata '{"rbd":{}}'
+	check "osd dump json: a pool without one (outputs)" jis \
+	    pools.1.application_metadata '{}'
+	check "osd dump json: crush_version (outputs)" jkeys . crush_version
+	CV=$(jget crush_version)
+	expect 0 "osd pool ls detail" osd pool ls detail
+	check "osd pool ls detail: Ceph's ' application rbd', last (outputs)" \
+	    out_has "^pool 1 'rbd' replicated .* application rbd$"
+	expect 0 "osd crush add-bucket: a new hierarchy" osd crush add-bucket \
+	    h9 host
+	run -f json osd dump
+	check "crush_version: one more for the hierarchy changed" jis \
+	    crush_version $((CV + 1))
+	expect 0 "osd crush add-bucket again: no change" osd crush add-bucket \
+	    h9 host
+	run osd dump
+	check "crush_version: the same when the hierarchy is (plain, outputs)" \
+	    out_has "^crush_version $((CV + 1))$"
+	check "osd dump: the pool line's application (outputs)" out_has \
+	    "^pool 1 'rbd' .* application rbd$"
+	expect 0 "osd crush rm h9: the hierarchy as it was" osd crush rm h9
+	run -f json osd dump
+	check "crush_version: one more again" jis crush_version $((CV + 2))
+
 	# osd boot without an address keeps the stored one.
 	expect 0 "osd boot 2 (no address)" osd boot 2
 	run -f json osd dump
@@ -383,6 +432,10 @@ EOF
 	    "$(jget pgp_num min_size | tr '\n' ' ')" = "4 1 "
 	expect 0 "after a restart: osd dump EPOCH" -f json osd dump "$EPOCH"
 	check "after a restart: that epoch" jis epoch "$EPOCH"
+	run -f json osd dump
+	check "after a restart: rbd's application, committed state" jis \
+	    pools.0.application_metadata '{"rbd":{}}'
+	check "after a restart: crush_version" jis crush_version $((CV + 2))
 	check "after a restart: mon_allow_pool_delete is the file's again" \
 	    eval '"$MAPMON" -m "$ADDR" osd pool rm q q \
 	    --yes-i-really-really-mean-it 2>&1 | grep -q "deletion is disabled"'
