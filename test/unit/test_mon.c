@@ -1334,6 +1334,7 @@ Test(mon, reports_move_pgs_to_active_clean_and_osd_down_makes_them_stale)
 {
 	const struct pgmap *pm;
 	struct answer a = { 0 };
+	json_t *h, *c;
 	uint64_t stale;
 
 	make_osds(4);
@@ -1346,6 +1347,29 @@ Test(mon, reports_move_pgs_to_active_clean_and_osd_down_makes_them_stale)
 	cr_assert_eq(pgmap_state_count(pm, PG_STATE_ACTIVE | PG_STATE_CLEAN),
 	    64);
 	cr_assert_eq(pm->sums.num_objects, 64 * 5);
+	/*
+	 * A pool with objects and no application: Ceph 16's POOL_APP check
+	 * (PGMap::get_health_checks()), until one is enabled.
+	 */
+	cr_assert_eq(mon_health_status(mon), 1);
+	h = mon_health_json(mon, 1);
+	c = json_object_get(json_object_get(h, "checks"),
+	    "POOL_APP_NOT_ENABLED");
+	cr_assert_not_null(c, "POOL_APP_NOT_ENABLED");
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(c, "summary"), "message")),
+	    "1 pool(s) do not have an application enabled");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(c, "detail"), 0), "message")),
+	    "application not enabled on pool 'rbd'");
+	json_decref(h);
+	mon_pool_application(mon, 1, "rbd", "rbd", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	json_decref(a.data);
+	a.done = 0;
+	settle();
 	cr_assert_eq(mon_health_status(mon), 0, "all active+clean is OK");
 	check_derived();
 
