@@ -364,6 +364,27 @@ EOF
 	expect 0 "osd getmap EPOCH" osd getmap "$EPOCH"
 	check "osd getmap: the map's JSON" jis epoch "$EPOCH"
 	check "osd getmap: Ceph's status" err_has "^got osdmap epoch $EPOCH$"
+	# -o FILE, as ceph's (ceph.in: the output file opened before the
+	# command, 'wb'; "can't open" and 1 when it cannot be; the status
+	# stays on standard error).
+	expect 0 "osd getmap -o FILE" osd getmap "$EPOCH" -o "$T/getmap.out"
+	check "-o: nothing on standard output" test ! -s "$T/out"
+	check "-o: the status on standard error" \
+	    err_has "^got osdmap epoch $EPOCH$"
+	check "-o: the map in FILE" eval \
+	    '[ "$("$JG" epoch <"$T/getmap.out")" = "$EPOCH" ]'
+	expect 0 "-o FILE again: truncated, then written" -o "$T/getmap.out" \
+	    -f json fsid
+	check "-o: FILE holds only the last output" eval \
+	    '"$JG" fsid <"$T/getmap.out" | grep -q "^[0-9a-f-]\{36\}$"'
+	expect 0 "-o -: standard output" -o - fsid
+	check "-o -: the fsid on standard output" \
+	    out_has "^[0-9a-f-]\{36\}$"
+	expect 1 "-o FILE that cannot be made: exit 1, as ceph" \
+	    -o "$T/nodir/x" osd set noout
+	check "-o: can't open" err_has "^mapmon: can't open $T/nodir/x: "
+	run -f json osd dump
+	check "-o: a command not sent when FILE cannot be made" jis flags ''
 	expect 0 "osd tree" osd tree
 	# As ceph 16.2.15 prints it (outputs/ceph_osd_tree.plain): the
 	# headings left-aligned, "WEIGHT   TYPE NAME", every row padded.
