@@ -85,11 +85,221 @@ cmd_admin_config_show(struct cmd_req *r, json_t *cmd)
 	cmd_replyf(r, 0, a, "%d keys", CONF_NKEYS);
 }
 
-/* The key named in cmd, or -1 after answering r. */
-static int
-cmd_admin_key(struct cmd_req *r, json_t *cmd)
+/*
+ * Ceph's names of the options that are mapmon's keys (the same option:
+ * src/common/options.cc), and the unit of Ceph's value where it differs
+ * (Ceph counts those durations in seconds; mapmon writes "10m").
+ */
+enum cmd_conf_unit { CMD_CONF_SAME, CMD_CONF_SECS, CMD_CONF_FSECS };
+static const struct {
+	const char *name;
+	enum conf_key key;
+	enum cmd_conf_unit unit;
+} cmd_conf_ceph[] = {
+	{ "mon_allow_pool_delete", CONF_MON_ALLOW_POOL_DELETE, CMD_CONF_SAME },
+	{ "mon_allow_pool_size_one", CONF_MON_ALLOW_POOL_SIZE_ONE,
+	    CMD_CONF_SAME },
+	{ "mon_osd_down_out_interval", CONF_MON_OSD_DOWN_OUT_INTERVAL,
+	    CMD_CONF_SECS },
+	{ "osd_heartbeat_grace", CONF_MON_OSD_HEARTBEAT_GRACE, CMD_CONF_SECS },
+	{ "mon_osd_min_down_reporters", CONF_MON_OSD_MIN_DOWN_REPORTERS,
+	    CMD_CONF_SAME },
+	{ "mon_osd_reporter_subtree_level", CONF_MON_OSD_REPORTER_SUBTREE_LEVEL,
+	    CMD_CONF_SAME },
+	{ "mon_osd_report_timeout", CONF_MON_OSD_REPORT_TIMEOUT,
+	    CMD_CONF_SECS },
+	{ "mon_osd_min_in_ratio", CONF_MON_OSD_MIN_IN_RATIO, CMD_CONF_SAME },
+	{ "mon_pg_stuck_threshold", CONF_MON_PG_STUCK_THRESHOLD,
+	    CMD_CONF_SECS },
+	{ "mon_data_size_warn", CONF_MON_DATA_SIZE_WARN, CMD_CONF_SAME },
+	{ "mon_data_avail_warn", CONF_MON_DATA_AVAIL_WARN, CMD_CONF_SAME },
+	{ "mon_data_avail_crit", CONF_MON_DATA_AVAIL_CRIT, CMD_CONF_SAME },
+	{ "mon_log_max", CONF_MON_LOG_MAX_ENTRIES, CMD_CONF_SAME },
+	{ "mon_min_osdmap_epochs", CONF_MON_MIN_EPOCHS, CMD_CONF_SAME },
+	{ "mon_max_pool_pg_num", CONF_MON_MAX_POOL_PG_NUM, CMD_CONF_SAME },
+	{ "mon_max_pg_per_osd", CONF_MON_MAX_PG_PER_OSD, CMD_CONF_SAME },
+	{ "mon_max_osd", CONF_MON_MAX_OSD, CMD_CONF_SAME },
+	{ "osd_pool_default_pg_num", CONF_MON_OSD_POOL_DEFAULT_PG_NUM,
+	    CMD_CONF_SAME },
+	{ "osd_pool_default_size", CONF_MON_OSD_POOL_DEFAULT_SIZE,
+	    CMD_CONF_SAME },
+	{ "paxos_propose_interval", CONF_MON_PROPOSE_INTERVAL, CMD_CONF_FSECS },
+	{ "mon_data", CONF_MON_DATA, CMD_CONF_SAME },
+	{ "log_file", CONF_LOG_FILE, CMD_CONF_SAME },
+	{ "log_max_recent", CONF_LOG_MAX_RECENT, CMD_CONF_SAME },
+	{ "debug_mon", CONF_LOG_DEBUG_MON, CMD_CONF_SAME },
+};
+
+/* The name config dump shows for k: Ceph's, else SECTION.KEY. */
+static const char *
+cmd_conf_name(enum conf_key k, char *buf, size_t len, enum cmd_conf_unit *u)
 {
-	const char *key = cmd_get_str(cmd, "key");
+	size_t i;
+
+	*u = CMD_CONF_SAME;
+	for (i = 0; i < nitems(cmd_conf_ceph); i++)
+		if (cmd_conf_ceph[i].key == k) {
+			*u = cmd_conf_ceph[i].unit;
+			return cmd_conf_ceph[i].name;
+		}
+	return conf_fullname(k, buf, len);
+}
+
+/*
+ * The key NAME names, in Ceph's form (ConfFile::normalize_key_name():
+ * '-' and ' ' are '_'): one of Ceph's names above, mapmon's SECTION.KEY,
+ * or a key name that only one section has; -1 for none.
+ */
+static int
+cmd_conf_lookup(const char *name, enum cmd_conf_unit *u)
+{
+	char norm[128], *p;
+	size_t i;
+	int k, found = -1;
+
+	*u = CMD_CONF_SAME;
+	snprintf(norm, sizeof norm, "%s", name);
+	for (p = norm; *p != '\0'; p++)
+		if (*p == '-' || *p == ' ')
+			*p = '_';
+	for (i = 0; i < nitems(cmd_conf_ceph); i++)
+		if (strcmp(cmd_conf_ceph[i].name, norm) == 0) {
+			*u = cmd_conf_ceph[i].unit;
+			return (int)cmd_conf_ceph[i].key;
+		}
+	if ((k = conf_find(norm)) != -1)
+		return k;
+	for (k = 0; k < CONF_NKEYS; k++)
+		if (strcmp(conf_options[k].name, norm) == 0) {
+			if (found != -1)
+				return -1;
+			found = k;
+		}
+	return found;
+}
+
+/* k's value as Ceph writes it (seconds where Ceph counts seconds). */
+static char *
+cmd_conf_value(const struct conf *c, enum conf_key k, enum cmd_conf_unit u)
+{
+	int64_t ms;
+	char *s;
+
+	if (u == CMD_CONF_SAME)
+		return conf_format(c, k);
+	ms = conf_int(c, k);
+	if (u == CMD_CONF_SECS && ms % 1000 == 0)
+		xasprintf(&s, "%lld", (long long)(ms / 1000));
+	else
+		xasprintf(&s, "%g", (double)ms / 1000);
+	return s;
+}
+
+/*
+ * VALUE in mapmon's form: a bare number of seconds where Ceph counts
+ * seconds becomes "Ns" ("Nms"); mapmon's own "10m" is taken as well.
+ * Caller frees.
+ */
+static char *
+cmd_conf_parse(const char *value, enum cmd_conf_unit u)
+{
+	char *end, *s;
+	double d;
+
+	if (u != CMD_CONF_SAME && *value != '\0') {
+		errno = 0;
+		d = strtod(value, &end);
+		if (*end == '\0' && errno == 0 && d >= 0 && d < 1e12 &&
+		    (u == CMD_CONF_FSECS ||
+			strspn(value, "0123456789") == strlen(value))) {
+			xasprintf(&s, "%lldms", (long long)(d * 1000 + 0.5));
+			return s;
+		}
+	}
+	return xstrdup(value);
+}
+
+/*
+ * Ceph's WHO, as ConfigMap::parse_mask() takes it: 1 for this monitor
+ * (global, mon, mon.NAME), 0 for another entity (mapmon keeps the
+ * monitors' config only, each in the monitor itself), -1 for no entity.
+ */
+static int
+cmd_conf_who(const struct cmd_ctx *ctx, const char *who)
+{
+	static const char *const types[] = { "mon", "mgr", "osd", "mds",
+		"client", NULL };
+	const char *dot;
+	size_t i, n;
+
+	if (strcmp(who, "global") == 0 || strcmp(who, "mon") == 0)
+		return 1;
+	if (strncmp(who, "mon.", 4) == 0 &&
+	    strcmp(who + 4, conf_str(ctx->conf, CONF_MON_NAME)) == 0)
+		return 1;
+	dot = strchr(who, '.');
+	n = dot != NULL ? (size_t)(dot - who) : strcspn(who, "/");
+	for (i = 0; types[i] != NULL; i++)
+		if (strlen(types[i]) == n && strncmp(who, types[i], n) == 0 &&
+		    (dot == NULL || dot[1] != '\0'))
+			return 0;
+	return -1;
+}
+
+/* cmd_conf_who(), answering r (EINVAL) when WHO is not this monitor. */
+static int
+cmd_conf_who_check(struct cmd_req *r, const char *who, const char *what)
+{
+	const char *me = conf_str(r->ctx->conf, CONF_MON_NAME);
+
+	switch (cmd_conf_who(r->ctx, who)) {
+	case 1:
+		return 0;
+	case 0:
+		cmd_replyf(r, -EINVAL, NULL,
+		    "mapmon keeps the config of its "
+		    "monitors only, each in the monitor itself: WHO is "
+		    "global, mon or mon.%s here, not '%.64s'",
+		    me, who);
+		return -1;
+	default:
+		cmd_replyf(r, -EINVAL, NULL, "unrecognized %s '%.64s'", what,
+		    who);
+		return -1;
+	}
+}
+
+/* Whether k holds a value config set put there (and SIGHUP left). */
+static int
+cmd_conf_is_set(const struct cmd_ctx *ctx, enum conf_key k)
+{
+	const struct cmd_conf_set *cs = &ctx->conf_sets[k];
+	char *cur;
+	int same;
+
+	if (cs->value == NULL)
+		return 0;
+	cur = conf_format(ctx->conf, k);
+	same = strcmp(cur, cs->value) == 0;
+	free(cur);
+	return same;
+}
+
+static void
+cmd_conf_forget(struct cmd_ctx *ctx, enum conf_key k)
+{
+	struct cmd_conf_set *cs = &ctx->conf_sets[k];
+
+	free(cs->who);
+	free(cs->value);
+	free(cs->prior);
+	memset(cs, 0, sizeof *cs);
+}
+
+/* The key named in key (SECTION.KEY), or -1 after answering r. */
+static int
+cmd_admin_key(struct cmd_req *r, const char *key)
+{
 	struct suggest sg;
 	char name[128];
 	int k, best = -1;
@@ -112,62 +322,303 @@ cmd_admin_key(struct cmd_req *r, json_t *cmd)
 	return -1;
 }
 
+/*
+ * mapmon's own form, SECTION.KEY: given as "key", or as Ceph's WHO alone
+ * when it is not a WHO of this monitor (`config get mon.propose_interval`).
+ */
+static const char *
+cmd_conf_own_key(struct cmd_ctx *ctx, json_t *cmd)
+{
+	const char *who = cmd_get_str(cmd, "who");
+
+	if (cmd_has(cmd, "key"))
+		return cmd_get_str(cmd, "key");
+	if (who != NULL && !cmd_has(cmd, "name") &&
+	    (conf_find(who) != -1 ||
+		(strchr(who, '.') != NULL && cmd_conf_who(ctx, who) != 1)))
+		return who;
+	return NULL;
+}
+
+/* One option of config dump and config get WHO, as Ceph's dump() writes. */
+static json_t *
+cmd_conf_entry(const struct cmd_ctx *ctx, enum conf_key k, const char *name,
+    enum cmd_conf_unit u)
+{
+	char *value = cmd_conf_value(ctx->conf, k, u);
+	json_t *o;
+
+	o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "section",
+	    ctx->conf_sets[k].who, "name", name, "value", value, "level",
+	    "advanced", "can_update_at_runtime", conf_options[k].runtime,
+	    "mask", "");
+	free(value);
+	return o;
+}
+
+static int
+cmd_conf_entry_cmp(const void *a, const void *b)
+{
+	const json_t *x = *(const json_t *const *)a;
+	const json_t *y = *(const json_t *const *)b;
+	const char *sx = json_string_value(json_object_get(x, "section"));
+	const char *sy = json_string_value(json_object_get(y, "section"));
+	int rx, ry;
+
+	/* Ceph's order: global, the type (mon), the ids (mon.a); by name. */
+	rx = strcmp(sx, "global") == 0 ? 0 : strchr(sx, '.') == NULL ? 1 : 2;
+	ry = strcmp(sy, "global") == 0 ? 0 : strchr(sy, '.') == NULL ? 1 : 2;
+	if (rx != ry)
+		return rx - ry;
+	if (strcmp(sx, sy) != 0)
+		return strcmp(sx, sy);
+	return strcmp(json_string_value(json_object_get(x, "name")),
+	    json_string_value(json_object_get(y, "name")));
+}
+
+/* The options config set holds, in Ceph's order of config dump. */
+static json_t *
+cmd_conf_entries(const struct cmd_ctx *ctx)
+{
+	json_t *list[CONF_NKEYS], *a;
+	enum cmd_conf_unit u;
+	char buf[128];
+	const char *name;
+	size_t n = 0, i;
+	int k;
+
+	for (k = 0; k < CONF_NKEYS; k++) {
+		if (!cmd_conf_is_set(ctx, (enum conf_key)k))
+			continue;
+		name = cmd_conf_name((enum conf_key)k, buf, sizeof buf, &u);
+		list[n++] = cmd_conf_entry(ctx, (enum conf_key)k, name, u);
+	}
+	qsort(list, n, sizeof list[0], cmd_conf_entry_cmp);
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, list[i]);
+	return a;
+}
+
 void
 cmd_admin_config_get(struct cmd_req *r, json_t *cmd)
 {
-	json_t *o;
+	const char *key, *who, *name;
+	enum cmd_conf_unit u;
+	json_t *o, *a, *e;
+	char *value;
+	size_t i;
 	int k;
 
-	if ((k = cmd_admin_key(r, cmd)) == -1)
+	if ((key = cmd_conf_own_key(r->ctx, cmd)) != NULL) {
+		if ((k = cmd_admin_key(r, key)) == -1)
+			return;
+		o = cmd_admin_key_json(r->ctx->conf, (enum conf_key)k, 0);
+		cmd_reply(r, 0, json_string_value(json_object_get(o, "value")),
+		    o);
 		return;
-	o = cmd_admin_key_json(r->ctx->conf, (enum conf_key)k, 0);
-	cmd_reply(r, 0, json_string_value(json_object_get(o, "value")), o);
+	}
+	if ((who = cmd_get_str(cmd, "who")) == NULL) {
+		cmd_reply(r, -EINVAL,
+		    "config get: missing WHO (usage: config "
+		    "get WHO [NAME])",
+		    NULL);
+		return;
+	}
+	if (cmd_conf_who_check(r, who, "entity") == -1)
+		return;
+	if ((name = cmd_get_str(cmd, "name")) == NULL) {
+		/* ConfigMonitor: WHO's values, an object by option name. */
+		a = cmd_conf_entries(r->ctx);
+		o = json_object();
+		json_array_foreach(a, i, e) {
+			json_object_set(o,
+			    json_string_value(json_object_get(e, "name")), e);
+			json_object_del(e, "name");
+		}
+		json_decref(a);
+		cmd_reply(r, 0, "", o);
+		return;
+	}
+	/* Ceph: "unrecognized key", ENOENT (ConfigMonitor, config get). */
+	if ((k = cmd_conf_lookup(name, &u)) == -1) {
+		cmd_replyf(r, -ENOENT, NULL, "unrecognized key '%.128s'", name);
+		return;
+	}
+	value = cmd_conf_value(r->ctx->conf, (enum conf_key)k, u);
+	o = json_pack("{s:s, s:s, s:b}", "name", name, "value", value,
+	    "runtime", conf_options[k].runtime);
+	free(value);
+	cmd_reply(r, 0, "", o);
+}
+
+/*
+ * Set key k to text (mapmon's form), as config set asked for WHO; 0, or
+ * an errno with *status (caller frees).  ceph_form: Ceph's words for a
+ * value that does not parse.
+ */
+static int
+cmd_conf_set_key(struct cmd_ctx *ctx, enum conf_key k, const char *text,
+    const char *who, int ceph_form, char **status)
+{
+	struct cmd_conf_set *cs = &ctx->conf_sets[k];
+	char name[128], *old, *cause = NULL;
+
+	conf_fullname(k, name, sizeof name);
+	if (!conf_options[k].runtime) {
+		xasprintf(status,
+		    "%s cannot change at run time; edit the file "
+		    "and restart",
+		    name);
+		return -EINVAL;
+	}
+	old = conf_format(ctx->conf, k);
+	if (conf_set(ctx->conf, k, text, &cause) == -1) {
+		if (ceph_form)
+			xasprintf(status, "error parsing value: %s", cause);
+		else
+			*status = xstrdup(cause);
+		free(cause);
+		free(old);
+		return -EINVAL;
+	}
+	/* A value the file would refuse next to the others is refused here. */
+	if (conf_check(ctx->conf, &cause) == -1) {
+		xasprintf(status, "%s = %s refused: %s", name, text, cause);
+		free(cause);
+		cause = NULL;
+		if (conf_set(ctx->conf, k, old, &cause) == -1) {
+			log_warnx("config set: cannot restore %s = '%s': %s",
+			    name, old, cause);
+			free(cause);
+		}
+		free(old);
+		return -EINVAL;
+	}
+	if (ctx->apply != NULL)
+		ctx->apply(ctx->apply_arg);
+	log_info("config set: %s changed from '%s' to '%s'", name, old, text);
+	/* What config rm goes back to: the value before the first set. */
+	if (!cmd_conf_is_set(ctx, k)) {
+		cmd_conf_forget(ctx, k);
+		cs->prior = old;
+	} else
+		free(old);
+	free(cs->who);
+	free(cs->value);
+	cs->who = xstrdup(who);
+	cs->value = conf_format(ctx->conf, k);
+	return 0;
 }
 
 void
 cmd_admin_config_set(struct cmd_req *r, json_t *cmd)
 {
 	struct cmd_ctx *ctx = r->ctx;
-	char name[128], *old, *cause = NULL;
+	const char *key, *who, *name, *value;
+	enum cmd_conf_unit u;
+	char fullname[128], *status = NULL, *text;
+	int k, rc;
+
+	who = cmd_get_str(cmd, "who");
+	name = cmd_get_str(cmd, "name");
+	value = cmd_get_str(cmd, "value");
+	/* mapmon's own form: SECTION.KEY VALUE (the CLI's WHO NAME). */
+	key = cmd_get_str(cmd, "key");
+	if (key == NULL && value == NULL && who != NULL && name != NULL &&
+	    (conf_find(who) != -1 || cmd_conf_who(ctx, who) == -1)) {
+		key = who;
+		value = name;
+	}
+	if (key != NULL) {
+		if (value == NULL) {
+			cmd_reply(r, -EINVAL,
+			    "config set: missing VALUE "
+			    "(usage: config set SECTION.KEY VALUE)",
+			    NULL);
+			return;
+		}
+		if ((k = cmd_admin_key(r, key)) == -1)
+			return;
+		conf_fullname((enum conf_key)k, fullname, sizeof fullname);
+		rc = cmd_conf_set_key(ctx, (enum conf_key)k, value, "mon", 0,
+		    &status);
+		if (rc != 0)
+			cmd_reply(r, rc, status, NULL);
+		else
+			cmd_replyf(r, 0,
+			    cmd_admin_key_json(ctx->conf, (enum conf_key)k, 0),
+			    "%s = %s", fullname, value);
+		free(status);
+		return;
+	}
+	if (who == NULL || name == NULL || value == NULL) {
+		cmd_reply(r, -EINVAL,
+		    "config set: missing argument (usage: "
+		    "config set WHO NAME VALUE)",
+		    NULL);
+		return;
+	}
+	/* Ceph's order of checks: the option, its value, then WHO. */
+	if ((k = cmd_conf_lookup(name, &u)) == -1) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "unrecognized config option "
+		    "'%.128s'",
+		    name);
+		return;
+	}
+	if (cmd_conf_who_check(r, who, "config target") == -1)
+		return;
+	text = cmd_conf_parse(value, u);
+	rc = cmd_conf_set_key(ctx, (enum conf_key)k, text, who, 1, &status);
+	free(text);
+	/* Ceph says nothing on success. */
+	cmd_reply(r, rc, rc != 0 ? status : "", NULL);
+	free(status);
+}
+
+void
+cmd_admin_config_rm(struct cmd_req *r, json_t *cmd)
+{
+	struct cmd_ctx *ctx = r->ctx;
+	struct cmd_conf_set *cs;
+	enum cmd_conf_unit u;
+	char fullname[128], *cause = NULL;
 	int k;
 
-	if ((k = cmd_admin_key(r, cmd)) == -1)
+	if (cmd_conf_who_check(r, cmd_get_str(cmd, "who"), "config target") ==
+	    -1)
 		return;
-	conf_fullname((enum conf_key)k, name, sizeof name);
-	if (!conf_options[k].runtime) {
-		cmd_replyf(r, -EINVAL, NULL, "%s cannot change at run time; "
-		    "edit the file and restart", name);
-		return;
-	}
-	old = conf_format(ctx->conf, (enum conf_key)k);
-	if (conf_set(ctx->conf, (enum conf_key)k, cmd_get_str(cmd, "value"),
-	    &cause) == -1) {
-		cmd_reply(r, -EINVAL, cause, NULL);
-		free(cause);
-		free(old);
+	/* Ceph: removing what is not set, or no option at all, is 0. */
+	k = cmd_conf_lookup(cmd_get_str(cmd, "name"), &u);
+	if (k == -1 || !cmd_conf_is_set(ctx, (enum conf_key)k)) {
+		if (k != -1)
+			cmd_conf_forget(ctx, (enum conf_key)k);
+		cmd_reply(r, 0, "", NULL);
 		return;
 	}
-	/* A value the file would refuse next to the others is refused here. */
-	if (conf_check(ctx->conf, &cause) == -1) {
-		cmd_replyf(r, -EINVAL, NULL, "%s = %s refused: %s", name,
-		    cmd_get_str(cmd, "value"), cause);
+	cs = &ctx->conf_sets[k];
+	conf_fullname((enum conf_key)k, fullname, sizeof fullname);
+	if (conf_set(ctx->conf, (enum conf_key)k, cs->prior, &cause) == -1) {
+		cmd_replyf(r, -EINVAL, NULL,
+		    "config rm: cannot restore %s = "
+		    "'%s': %s",
+		    fullname, cs->prior, cause);
 		free(cause);
-		cause = NULL;
-		if (conf_set(ctx->conf, (enum conf_key)k, old, &cause) == -1) {
-			log_warnx("config set: cannot restore %s = '%s': %s",
-			    name, old, cause);
-			free(cause);
-		}
-		free(old);
 		return;
 	}
 	if (ctx->apply != NULL)
 		ctx->apply(ctx->apply_arg);
-	log_info("config set: %s changed from '%s' to '%s'", name, old,
-	    cmd_get_str(cmd, "value"));
-	free(old);
-	cmd_replyf(r, 0, cmd_admin_key_json(ctx->conf, (enum conf_key)k, 0),
-	    "%s = %s", name, cmd_get_str(cmd, "value"));
+	log_info("config rm: %s back to '%s'", fullname, cs->prior);
+	cmd_conf_forget(ctx, (enum conf_key)k);
+	cmd_reply(r, 0, "", NULL);
+}
+
+void
+cmd_admin_config_dump(struct cmd_req *r, json_t *cmd)
+{
+	(void)cmd;
+	cmd_reply(r, 0, "", cmd_conf_entries(r->ctx));
 }
 
 void
@@ -355,6 +806,7 @@ cmd_admin_init(struct cmd_ctx *ctx)
 	if (ctx->compact_event == NULL ||
 	    event_add(ctx->compact_event, NULL) == -1)
 		fatalx("cannot add the compaction event");
+	ctx->conf_sets = xcalloc(CONF_NKEYS, sizeof *ctx->conf_sets);
 }
 
 int
@@ -362,7 +814,7 @@ cmd_admin_free(struct cmd_ctx *ctx, int64_t deadline)
 {
 	struct timespec ts;
 	int64_t left;
-	int error;
+	int error, k;
 
 	if (ctx->compact_running) {
 		atomic_store(&ctx->compact_stop, 1);
@@ -393,5 +845,9 @@ cmd_admin_free(struct cmd_ctx *ctx, int64_t deadline)
 	}
 	event_free(ctx->compact_event);
 	close(ctx->compact_fd);
+	for (k = 0; k < CONF_NKEYS; k++)
+		cmd_conf_forget(ctx, (enum conf_key)k);
+	free(ctx->conf_sets);
+	ctx->conf_sets = NULL;
 	return 0;
 }

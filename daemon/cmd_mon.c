@@ -531,6 +531,37 @@ cmd_mon_pool_set(struct cmd_req *r, json_t *cmd)
 }
 
 void
+cmd_mon_pool_app_enable(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_application(r->ctx->mon, 1, cmd_get_str(cmd, "pool"),
+	    cmd_get_str(cmd, "app"),
+	    json_is_true(json_object_get(cmd, "yes_i_really_mean_it")),
+	    cmd_done, r);
+}
+
+void
+cmd_mon_pool_app_disable(struct cmd_req *r, json_t *cmd)
+{
+	mon_pool_application(r->ctx->mon, 0, cmd_get_str(cmd, "pool"),
+	    cmd_get_str(cmd, "app"),
+	    json_is_true(json_object_get(cmd, "yes_i_really_mean_it")),
+	    cmd_done, r);
+}
+
+void
+cmd_mon_pool_app_get(struct cmd_req *r, json_t *cmd)
+{
+	json_t *out = NULL;
+	char *status = NULL;
+	int rc;
+
+	rc = mon_pool_application_get_json(r->ctx->mon,
+	    cmd_get_str(cmd, "pool"), cmd_get_str(cmd, "app"),
+	    cmd_get_str(cmd, "key"), &out, &status);
+	cmd_answer(r, rc, out, status);
+}
+
+void
 cmd_mon_pool_get(struct cmd_req *r, json_t *cmd)
 {
 	json_t *out = NULL;

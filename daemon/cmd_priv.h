@@ -111,6 +111,16 @@ struct cmd_ctx {
 	int compact_rc;
 	char *compact_cause;
 	int64_t compact_us;
+
+	/*
+	 * What `config set WHO NAME VALUE` changed (cmd_admin.c), per key:
+	 * the WHO it was set for, the value set and the value before, all
+	 * NULL for a key not set so.  A key whose value is no longer the one
+	 * set (SIGHUP read the file again) counts as not set.
+	 */
+	struct cmd_conf_set {
+		char *who, *value, *prior;
+	} * conf_sets;
 };
 
 /* One request being answered (freed by cmd_reply()). */
@@ -200,14 +210,16 @@ cmd_exec_fn cmd_mon_status, cmd_mon_health, cmd_mon_health_mute,
     cmd_mon_subscribe, cmd_mon_df, cmd_mon_osd_df, cmd_mon_osd_set_full_ratio,
     cmd_mon_osd_set_backfillfull_ratio, cmd_mon_osd_set_nearfull_ratio;
 /* cmd_mon.c: the commands of Ceph's that mapmon gained with them. */
+cmd_exec_fn cmd_mon_pool_app_enable, cmd_mon_pool_app_disable,
+    cmd_mon_pool_app_get;
 cmd_exec_fn cmd_mon_osd_ls, cmd_mon_osd_find, cmd_mon_osd_getmap,
     cmd_mon_osd_pause, cmd_mon_osd_unpause, cmd_mon_log, cmd_mon_fsid,
     cmd_mon_report;
 
 /* cmd_admin.c: the daemon's own commands. */
 cmd_exec_fn cmd_admin_log_dump, cmd_admin_config_show, cmd_admin_config_get,
-    cmd_admin_config_set, cmd_admin_perf_dump, cmd_admin_store_stat,
-    cmd_admin_store_compact;
+    cmd_admin_config_set, cmd_admin_config_rm, cmd_admin_config_dump,
+    cmd_admin_perf_dump, cmd_admin_store_stat, cmd_admin_store_compact;
 /*
  * The compaction thread's set-up and tear-down.  cmd_admin_free() stops a
  * running compaction before its next range and waits for it until

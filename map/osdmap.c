@@ -43,6 +43,7 @@ void
 osdmap_init(struct osdmap *m)
 {
 	memset(m, 0, sizeof *m);
+	m->crush_version = 1;
 	m->full_ratio = OSDMAP_FULL_RATIO;
 	m->backfillfull_ratio = OSDMAP_BACKFILLFULL_RATIO;
 	m->nearfull_ratio = OSDMAP_NEARFULL_RATIO;
@@ -543,8 +544,10 @@ osdmap_apply(struct osdmap *m, const struct osdmap_inc *inc, char **cause)
 		m->backfillfull_ratio = inc->new_backfillfull_ratio;
 	if (inc->new_nearfull_ratio >= 0)
 		m->nearfull_ratio = inc->new_nearfull_ratio;
-	if (inc->new_crush != NULL)
+	if (inc->new_crush != NULL) {
 		osdmap_set_crush(m, crush_hold(inc->new_crush));
+		m->crush_version++;
+	}
 	for (i = 0; i < inc->nremoved_osds; i++)
 		osdmap_remove_osd(m, inc->removed_osds[i]);
 	for (i = 0; i < inc->nosds; i++)
@@ -830,6 +833,72 @@ bad:
 	return -1;
 }
 
+/*
+ * Version 5: the pools' applications, as (pool id, count, names) for each
+ * pool.
+ */
+static void
+osdmap_apps_encode(const struct osdmap_pool *pools, size_t n, struct enc_buf *b)
+{
+	size_t i, k;
+
+	enc_buf_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		enc_buf_put_u32(b, pools[i].id);
+		for (k = 0; k < OSDMAP_POOL_APPS_MAX && pools[i].apps[k][0];
+		     k++)
+			;
+		enc_buf_put_u8(b, (uint8_t)k);
+		for (k = 0; k < OSDMAP_POOL_APPS_MAX && pools[i].apps[k][0];
+		     k++)
+			enc_buf_put_str(b, pools[i].apps[k]);
+	}
+}
+
+/*
+ * Read them into pools[0..n) (each pool named once; at most
+ * OSDMAP_POOL_APPS_MAX names, each 1 to OSDMAP_POOL_APP_LEN bytes, in
+ * order); 0, or -1 with r failed.
+ */
+static int
+osdmap_apps_decode(struct enc_reader *r, struct osdmap_pool *pools, size_t n)
+{
+	uint32_t count, id, k;
+	unsigned napps, a;
+	size_t i;
+	char *name;
+
+	count = enc_get_u32(r);
+	if (r->failed || count != n)
+		goto bad;
+	for (k = 0; k < count; k++) {
+		id = enc_get_u32(r);
+		for (i = 0; i < n && pools[i].id != id; i++)
+			;
+		napps = enc_get_u8(r);
+		if (r->failed || i == n || napps > OSDMAP_POOL_APPS_MAX)
+			goto bad;
+		memset(pools[i].apps, 0, sizeof pools[i].apps);
+		for (a = 0; a < napps; a++) {
+			if ((name = enc_get_str(r)) == NULL)
+				goto bad;
+			if (*name == '\0' ||
+			    strlen(name) > OSDMAP_POOL_APP_LEN ||
+			    (a > 0 &&
+				strcmp(pools[i].apps[a - 1], name) >= 0)) {
+				free(name);
+				goto bad;
+			}
+			memcpy(pools[i].apps[a], name, strlen(name) + 1);
+			free(name);
+		}
+	}
+	return 0;
+bad:
+	r->failed = 1;
+	return -1;
+}
+
 void
 osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 {
@@ -860,6 +929,9 @@ osdmap_encode(const struct osdmap *m, struct enc_buf *b)
 	osdmap_pgp_encode(m->pools, m->npools, b);
 	/* Version 4. */
 	osdmap_v4_encode(m->crush, m->pools, m->npools, b);
+	/* Version 5. */
+	enc_buf_put_u32(b, m->crush_version);
+	osdmap_apps_encode(m->pools, m->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -928,6 +1000,11 @@ osdmap_decode(const void *p, size_t len, struct osdmap *m, char **cause)
 		}
 		goto bad;
 	}
+	if (v >= 5) {
+		m->crush_version = enc_get_u32(&body);
+		if (osdmap_apps_decode(&body, m->pools, m->npools) == -1)
+			goto bad;
+	}
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -968,6 +1045,8 @@ osdmap_inc_encode(const struct osdmap_inc *inc, struct enc_buf *b)
 	osdmap_pgp_encode(inc->pools, inc->npools, b);
 	/* Version 4. */
 	osdmap_v4_encode(inc->new_crush, inc->pools, inc->npools, b);
+	/* Version 5. */
+	osdmap_apps_encode(inc->pools, inc->npools, b);
 	enc_buf_record_end(b, start);
 }
 
@@ -1046,6 +1125,8 @@ osdmap_inc_decode(const void *p, size_t len, struct osdmap_inc *inc,
 		}
 		inc->new_crush = c;
 	}
+	if (v >= 5 && osdmap_apps_decode(&body, inc->pools, inc->npools) == -1)
+		goto bad;
 	if (!enc_reader_body_ok(&body) || r.left != 0)
 		goto bad;
 	return 0;
@@ -1092,23 +1173,29 @@ osdmap_osd_to_json(const struct osdmap_osd *o)
 json_t *
 osdmap_pool_to_json(const struct osdmap_pool *p)
 {
+	json_t *apps = json_object();
+	size_t k;
+
+	/* Ceph's application_metadata: the apps, each with no keys here. */
+	for (k = 0; k < OSDMAP_POOL_APPS_MAX && p->apps[k][0]; k++)
+		json_object_set_new(apps, p->apps[k], json_object());
 	/* type 1: Ceph's replicated pool. */
 	return json_pack("{s:I, s:I, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I}",
+			 "s:I, s:o}",
 	    "pool", (json_int_t)p->id, "pool_id", (json_int_t)p->id,
 	    "pool_name", p->name, "type", 1, "size", (json_int_t)p->size,
 	    "min_size", (json_int_t)p->min_size, "crush_rule",
 	    (json_int_t)p->crush_rule, "pg_num", (json_int_t)p->pg_num,
 	    "pg_placement_num", (json_int_t)p->pgp_num, "pgp_num",
 	    (json_int_t)p->pgp_num, "created_epoch",
-	    (json_int_t)p->created_epoch);
+	    (json_int_t)p->created_epoch, "application_metadata", apps);
 }
 
 /* `osd dump' but the full ratios, which osdmap_to_json() adds. */
 static json_t *
 osdmap_to_json_maps(const struct osdmap *m)
 {
-	json_t *osds, *pools;
+	json_t *osds, *pools, *o;
 	char c[STAMP_BUFSIZE], mod[STAMP_BUFSIZE], flags[64];
 	uint32_t k;
 	size_t i;
@@ -1121,13 +1208,16 @@ osdmap_to_json_maps(const struct osdmap *m)
 	pools = json_array();
 	for (i = 0; i < m->npools; i++)
 		json_array_append_new(pools, osdmap_pool_to_json(&m->pools[i]));
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o}",
+	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:o, s:o}",
 	    "epoch", (json_int_t)m->epoch, "fsid", m->fsid, "created",
 	    stamp_format(m->created, c, sizeof c), "modified",
 	    stamp_format(m->modified, mod, sizeof mod), "flags",
 	    osdmap_flags_format(m->flags, flags, sizeof flags), "flags_set",
 	    osdmap_flags_json(m->flags), "pool_max", (json_int_t)m->pool_max,
 	    "max_osd", (json_int_t)m->max_osd, "pools", pools, "osds", osds);
+	json_object_set_new(o, "crush_version",
+	    json_integer((json_int_t)m->crush_version));
+	return o;
 }
 
 json_t *
@@ -1229,8 +1319,17 @@ osdmap_osd_from_json(json_t *j, struct osdmap_osd *o, char **cause)
 }
 
 static int
+osdmap_app_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int
 osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 {
+	json_t *apps, *v;
+	const char *app;
+	size_t k;
 	json_error_t err;
 	json_int_t id, size, min_size, pg_num, created, pgp_num = 0, rule = 0;
 	const char *name;
@@ -1256,6 +1355,25 @@ osdmap_pool_from_json(json_t *j, struct osdmap_pool *p, char **cause)
 		return -1;
 	}
 	memset(p, 0, sizeof *p);
+	/* An older monitor's pool has none; the names come sorted. */
+	if ((apps = json_object_get(j, "application_metadata")) != NULL) {
+		if (!json_is_object(apps) ||
+		    json_object_size(apps) > OSDMAP_POOL_APPS_MAX) {
+			xasprintf(cause, "pool %lld: bad application_metadata",
+			    (long long)id);
+			return -1;
+		}
+		k = 0;
+		json_object_foreach(apps, app, v) {
+			if (*app == '\0' || strlen(app) > OSDMAP_POOL_APP_LEN) {
+				xasprintf(cause, "pool %lld: bad application",
+				    (long long)id);
+				return -1;
+			}
+			memcpy(p->apps[k++], app, strlen(app) + 1);
+		}
+		qsort(p->apps, k, sizeof p->apps[0], osdmap_app_cmp);
+	}
 	p->id = (uint32_t)id;
 	snprintf(p->name, sizeof p->name, "%s", name);
 	p->size = (uint32_t)size;
@@ -1306,6 +1424,15 @@ osdmap_from_json(json_t *j, struct osdmap *m, char **cause)
 	}
 	m->epoch = (uint32_t)epoch;
 	m->pool_max = (uint32_t)pool_max;
+	/* An older monitor's map has none: 1. */
+	if ((v = json_object_get(j, "crush_version")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > UINT32_MAX) {
+			xasprintf(cause, "osdmap: bad crush_version");
+			goto bad;
+		}
+		m->crush_version = (uint32_t)json_integer_value(v);
+	}
 	snprintf(m->fsid, sizeof m->fsid, "%s", fsid);
 	json_array_foreach(osds, i, v) {
 		if (osdmap_osd_from_json(v, &o, cause) == -1)

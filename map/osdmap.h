@@ -39,6 +39,9 @@
 #define OSDMAP_MAX_OSD 65536		/* ids are 0 .. OSDMAP_MAX_OSD-1 */
 #define OSDMAP_POOL_SIZE_MAX 10		/* = PLACEMENT_MAX_SIZE */
 #define OSDMAP_PG_NUM_MAX 1048576	/* per pool */
+/* Ceph's MAX_POOL_APPLICATIONS and MAX_POOL_APPLICATION_LENGTH. */
+#define OSDMAP_POOL_APPS_MAX 4
+#define OSDMAP_POOL_APP_LEN 128
 
 /*
  * The full ratios' defaults, Ceph's: an OSD whose store is used past
@@ -57,9 +60,12 @@
  * decodes with pgp_num = pg_num); 4 appended the placement hierarchy
  * (crush.h) and each pool's crush_rule (a record of an older version
  * decodes without a hierarchy, placed flat, and with rule 0; the monitor
- * makes the hierarchy in its first commit: mapmond(8), UPGRADES).
+ * makes the hierarchy in its first commit: mapmond(8), UPGRADES); 5
+ * appended each pool's applications and, in the full map, crush_version
+ * (a record of an older version decodes with no application on any pool
+ * and crush_version 1).
  */
-#define OSDMAP_STRUCT_V 4
+#define OSDMAP_STRUCT_V 5
 
 struct osdmap_osd {
 	int32_t id;
@@ -87,6 +93,12 @@ struct osdmap_pool {
 	 */
 	uint32_t pgp_num;
 	uint32_t crush_rule; /* the id of its rule in the hierarchy */
+	/*
+	 * The applications enabled on it (`osd pool application enable'),
+	 * Ceph's application_metadata without its keys: sorted, the first
+	 * "" ends them, the rest of an array zeroed.
+	 */
+	char apps[OSDMAP_POOL_APPS_MAX][OSDMAP_POOL_APP_LEN + 1];
 };
 
 struct osdmap {
@@ -110,6 +122,11 @@ struct osdmap {
 	 * flat (placement.h) and every pool has rule 0.
 	 */
 	struct crush *crush;
+	/*
+	 * Ceph's crush_version: 1, and one more for each incremental that
+	 * carries a new hierarchy (as OSDMap::apply_incremental() counts).
+	 */
+	uint32_t crush_version;
 	/* The record version it was decoded from; 0 when built in memory. */
 	uint8_t struct_v;
 };

@@ -195,6 +195,8 @@ mon_mkfs_store(const char *data_dir, const struct store_options *opts,
 	snprintf(om.fsid, sizeof om.fsid, "%s", mm.fsid);
 	/* Ceph's first hierarchy: root default, rule replicated_rule. */
 	osdmap_set_crush(&om, crush_new_default());
+	/* The empty map's 1, and one for the incremental's hierarchy. */
+	om.crush_version++;
 	osdmap_inc_init(&inc, 1);
 	inc.modified = mm.created;
 	osdmap_inc_set_crush(&inc, om.crush);

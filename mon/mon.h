@@ -334,6 +334,16 @@ void mon_pool_delete(struct mon *, const char *name, const char *name2,
  * equals pgp_num takes pgp_num along.  "set pool 1 size to 3", also when
  * the value is already that (answered at once).
  */
+/*
+ * `osd pool application enable|disable POOL APP [--yes-i-really-mean-it]'
+ * (enable: 1), with Ceph's words and errnos (OSDMonitor::
+ * prepare_command_pool_application()): a second application needs sure
+ * (-EPERM), at most OSDMAP_POOL_APPS_MAX of OSDMAP_POOL_APP_LEN bytes;
+ * disable always needs sure; enabling what is enabled and disabling what
+ * is not answer 0 at once.
+ */
+void mon_pool_application(struct mon *, int enable, const char *name,
+    const char *app, int sure, mon_done_cb *done, void *arg);
 void mon_pool_set(struct mon *, const char *name, const char *key,
     const char *value, int sure, mon_done_cb *, void *);
 /*
@@ -545,6 +555,13 @@ json_t *mon_osd_stat_json(struct mon *);
 json_t *mon_df_json(struct mon *);
 json_t *mon_osd_df_json(struct mon *);
 json_t *mon_pool_ls_json(struct mon *, int detail);
+/*
+ * `osd pool application get [POOL [APP [KEY]]]', as Ceph's: every pool's
+ * applications by pool name, a pool's, an application's keys (none
+ * here), or -ENOENT (an unknown pool, an application not enabled, a key).
+ */
+int mon_pool_application_get_json(struct mon *, const char *pool,
+    const char *app, const char *key, json_t **out, char **status);
 /* key: size, min_size, pg_num, pgp_num, crush_rule or all. */
 int mon_pool_get_json(struct mon *, const char *name, const char *key,
     json_t **out, char **status);

@@ -725,6 +725,41 @@ mon_health_no_redundancy(const struct mon_health_in *in,
 }
 
 /*
+ * POOL_APP_NOT_ENABLED: the pools that hold objects and have no
+ * application enabled, as Ceph 16's PGMap::get_health_checks() (its
+ * "POOL_APP" check: num_objects > 0 and application_metadata empty), with
+ * its tip as the last detail line.  O(pools), from the pools' sums.
+ */
+static int
+mon_health_pool_app(const struct mon_health_in *in, struct mon_health_check *c)
+{
+	const struct osdmap *om = &in->m->osdmap;
+	const struct pgmap_pool *pp;
+	size_t i;
+
+	for (i = 0; i < om->npools; i++) {
+		if (om->pools[i].apps[0][0] != '\0')
+			continue;
+		pp = pgmap_pool(&in->m->pgmap, om->pools[i].id);
+		if (pp == NULL || pp->sums.num_objects == 0)
+			continue;
+		c->count++;
+		mon_health_detail(c, "application not enabled on pool '%s'",
+		    om->pools[i].name);
+	}
+	if (c->count == 0)
+		return 0;
+	mon_health_summary(c, "%u pool(s) do not have an application enabled",
+	    (unsigned)c->count);
+	mon_health_detail(c,
+	    "use 'ceph osd pool application enable "
+	    "<pool-name> <app-name>', where <app-name> is "
+	    "'cephfs', 'rbd', 'rgw', or freeform for custom "
+	    "applications.");
+	return 1;
+}
+
+/*
  * OSD_FULL, OSD_BACKFILLFULL, OSD_NEARFULL: Ceph's texts, from the OSDs'
  * fullness kept as beacons come (mon_capacity.h); each OSD in its worst.
  */
@@ -973,6 +1008,7 @@ static const struct {
 	{ "PG_AVAILABILITY", MON_HEALTH_WARN, mon_health_pg_availability },
 	{ "PG_DAMAGED", MON_HEALTH_ERR, mon_health_pg_damaged },
 	{ "PG_DEGRADED", MON_HEALTH_WARN, mon_health_pg_degraded },
+	{ "POOL_APP_NOT_ENABLED", MON_HEALTH_WARN, mon_health_pool_app },
 	{ "POOL_BACKFILLFULL", MON_HEALTH_WARN, mon_health_pool_backfillfull },
 	{ "POOL_FULL", MON_HEALTH_WARN, mon_health_pool_full },
 	{ "POOL_NEARFULL", MON_HEALTH_WARN, mon_health_pool_nearfull },

@@ -506,6 +506,162 @@ mon_pool_set(struct mon *m, const char *name, const char *key,
 	mon_stage_done(m, done, arg, status, NULL);
 }
 
+/* The index of app among p's applications, or -1. */
+static int
+mon_pool_app_find(const struct osdmap_pool *p, const char *app)
+{
+	int k;
+
+	for (k = 0; k < OSDMAP_POOL_APPS_MAX && p->apps[k][0]; k++)
+		if (strcmp(p->apps[k], app) == 0)
+			return k;
+	return -1;
+}
+
+static size_t
+mon_pool_app_count(const struct osdmap_pool *p)
+{
+	size_t k;
+
+	for (k = 0; k < OSDMAP_POOL_APPS_MAX && p->apps[k][0]; k++)
+		;
+	return k;
+}
+
+void
+mon_pool_application(struct mon *m, int enable, const char *name,
+    const char *app, int sure, mon_done_cb *done, void *arg)
+{
+	const struct osdmap_pool *cur;
+	struct osdmap_pool p;
+	char status[400];
+	size_t n, k;
+	int at;
+
+	if ((cur = mon_pool_get(m, name, done, arg)) == NULL)
+		return;
+	p = *cur;
+	at = mon_pool_app_find(&p, app);
+	n = mon_pool_app_count(&p);
+	if (enable) {
+		if (*app == '\0') {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "application name must be provided");
+			return;
+		}
+		if (at == -1 && n > 0 && !sure) {
+			mon_pool_refuse(done, arg, -EPERM,
+			    "Are you SURE? Pool '%s' already has an enabled "
+			    "application; pass --yes-i-really-mean-it to "
+			    "proceed anyway",
+			    p.name);
+			return;
+		}
+		if (at == -1 && n >= OSDMAP_POOL_APPS_MAX) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "too many enabled applications on pool '%s'; max "
+			    "%d",
+			    p.name, OSDMAP_POOL_APPS_MAX);
+			return;
+		}
+		if (strlen(app) > OSDMAP_POOL_APP_LEN) {
+			mon_pool_refuse(done, arg, -EINVAL,
+			    "application name '%.*s' too long; max length %d",
+			    OSDMAP_POOL_APP_LEN + 8, app, OSDMAP_POOL_APP_LEN);
+			return;
+		}
+		snprintf(status, sizeof status,
+		    "enabled application '%s' on pool '%s'", app, p.name);
+		/* Enabled already: Ceph's answer, and no new epoch. */
+		if (at != -1) {
+			mon_stage_noop(m, done, arg, status, NULL);
+			return;
+		}
+		/* Kept sorted, as Ceph's map of them. */
+		for (k = n; k > 0 && strcmp(p.apps[k - 1], app) > 0; k--)
+			memcpy(p.apps[k], p.apps[k - 1], sizeof p.apps[k]);
+		memset(p.apps[k], 0, sizeof p.apps[k]);
+		memcpy(p.apps[k], app, strlen(app) + 1);
+	} else {
+		if (!sure) {
+			mon_pool_refuse(done, arg, -EPERM,
+			    "Are you SURE? Disabling an application within a "
+			    "pool might result in loss of application "
+			    "functionality; pass --yes-i-really-mean-it to "
+			    "proceed anyway");
+			return;
+		}
+		if (at == -1) {
+			snprintf(status, sizeof status,
+			    "application '%.*s' is not enabled on pool '%s'",
+			    OSDMAP_POOL_APP_LEN + 8, app, p.name);
+			mon_stage_noop(m, done, arg, status, NULL);
+			return;
+		}
+		for (k = (size_t)at; k + 1 < n; k++)
+			memcpy(p.apps[k], p.apps[k + 1], sizeof p.apps[k]);
+		memset(p.apps[n - 1], 0, sizeof p.apps[n - 1]);
+		snprintf(status, sizeof status,
+		    "disable application '%s' on pool '%s'", app, p.name);
+	}
+	mon_stage_pool(m, &p);
+	mon_stage_log(m, MON_LOG_INFO, "%s", status);
+	mon_stage_done(m, done, arg, status, NULL);
+}
+
+/* A pool's applications, {APP: {}}: Ceph keeps keys; mapmon none. */
+static json_t *
+mon_pool_apps_json(const struct osdmap_pool *p)
+{
+	json_t *o = json_object();
+	size_t k;
+
+	for (k = 0; k < OSDMAP_POOL_APPS_MAX && p->apps[k][0]; k++)
+		json_object_set_new(o, p->apps[k], json_object());
+	return o;
+}
+
+int
+mon_pool_application_get_json(struct mon *m, const char *pool, const char *app,
+    const char *key, json_t **out, char **status)
+{
+	const struct osdmap_pool *p;
+	size_t i;
+
+	*out = NULL;
+	if (pool == NULL) {
+		*out = json_object();
+		for (i = 0; i < m->osdmap.npools; i++)
+			json_object_set_new(*out, m->osdmap.pools[i].name,
+			    mon_pool_apps_json(&m->osdmap.pools[i]));
+		xasprintf(status, "%zu pools", m->osdmap.npools);
+		return 0;
+	}
+	if ((p = osdmap_pool_by_name(&m->osdmap, pool)) == NULL) {
+		xasprintf(status, "unrecognized pool '%.*s'", 128, pool);
+		return -ENOENT;
+	}
+	if (app == NULL) {
+		*out = mon_pool_apps_json(p);
+		*status = xstrdup("");
+		return 0;
+	}
+	if (mon_pool_app_find(p, app) == -1) {
+		xasprintf(status, "pool '%s' has no application '%.*s'",
+		    p->name, OSDMAP_POOL_APP_LEN + 8, app);
+		return -ENOENT;
+	}
+	if (key == NULL) {
+		*out = json_object();
+		*status = xstrdup("");
+		return 0;
+	}
+	xasprintf(status,
+	    "application '%s' on pool '%s' does not have key '%.*s'", app,
+	    p->name, 128, key);
+	return -ENOENT;
+}
+
 int
 mon_pool_get_json(struct mon *m, const char *name, const char *key,
     json_t **out, char **status)

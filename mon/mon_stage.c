@@ -487,8 +487,15 @@ mon_stage_seal(struct mon *m)
 
 	if (p->has_inc) {
 		/* From here on the hierarchy is shared: changed on a copy. */
-		if (p->crush_changed)
+		/*
+		 * A new hierarchy counts in crush_version, as osdmap_apply()
+		 * counts it where the incremental is applied (followers,
+		 * clients).
+		 */
+		if (p->crush_changed) {
 			osdmap_inc_set_crush(&p->inc, m->work.crush);
+			m->work.crush_version++;
+		}
 		osdmap_copy(&p->osdmap, &m->work);
 		if (osdmap_inc_moves_pgs(&m->osdmap, &p->inc))
 			mon_stage_remap_creating(m, p);

@@ -240,6 +240,15 @@ for p in "rbd 64" "cephfs.data 32" "cephfs.meta 16"; do
 		exit 1
 	fi
 done
+# Each pool's application, as Ceph's rbd and fs tools enable them: a pool
+# with objects and none is POOL_APP_NOT_ENABLED (enabling it again is 0).
+for p in "rbd rbd" "cephfs.data cephfs" "cephfs.meta cephfs"; do
+	# shellcheck disable=SC2086
+	if ! mm osd pool application enable $p >/dev/null 2>"$dir/err"; then
+		echo "demo: osd pool application enable $p: $(cat "$dir/err")" >&2
+		exit 1
+	fi
+done
 
 say "starting $osds simulated OSDs on $hosts hosts (mapmon-bench osd-sim, log: $simlog)"
 [ -f "$simlog" ] && mv -f "$simlog" "$simlog.old"

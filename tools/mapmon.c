@@ -61,12 +61,13 @@ static struct {
 	int version;
 	int list_commands;
 	int list_args;
-	const char *name;    /* -n */
-	const char *keyring; /* -k */
-	const char *tls_ca;  /* --tls-ca */
-	int linearizable;    /* --linearizable */
+	const char *name;     /* -n */
+	const char *keyring;  /* -k */
+	const char *tls_ca;   /* --tls-ca */
+	int linearizable;     /* --linearizable */
+	const char *out_file; /* -o: stdout goes there ("-": stdout) */
 } opts = { NULL, NULL, FORMAT_PLAIN, MAPMON_DEFAULT_TIMEOUT_MS, 0, 0, 0, 0,
-	NULL, NULL, NULL, 0 };
+	NULL, NULL, NULL, 0, NULL };
 
 /* A reply waited for; kept until the session ends (see mapmon_call). */
 struct mapmon_wait {
@@ -105,8 +106,8 @@ mapmon_usage(FILE *f)
 	fprintf(f,
 	    "usage: mapmon [-c CONF] [-m HOST:PORT] [-n NAME] [-k KEYRING] "
 	    "[--tls-ca FILE]\n"
-	    "              [-f plain|json|json-pretty] [--connect-timeout S] "
-	    "COMMAND...\n"
+	    "              [-f plain|json|json-pretty] [-o FILE] "
+	    "[--connect-timeout S] COMMAND...\n"
 	    "       mapmon -s | -w | -h | -v | --version\n"
 	    "  -c CONF            config file for [mon] bind and [auth] "
 	    "keyring "
@@ -127,6 +128,9 @@ mapmon_usage(FILE *f)
 	    "                     $MAPMON_TLS_CA, else the config's [net] "
 	    "tls_ca)\n"
 	    "  -f FORMAT          plain (default), json or json-pretty\n"
+	    "  -o FILE            write the output to FILE (created or "
+	    "truncated first)\n"
+	    "                     instead of standard output\n"
 	    "  --connect-timeout S  give up after S seconds (default %d)\n"
 	    "  --linearizable     a read that sees every change acknowledged "
 	    "before it\n"
@@ -582,7 +586,13 @@ mapmon_print(const char *prefix, const json_t *cmd, const json_t *data)
 {
 	char *s;
 
-	if (opts.format == FORMAT_PLAIN) {
+	/*
+	 * Ceph's `config get WHO NAME` answers the value as text in every
+	 * format (ConfigMonitor::preprocess_command()).
+	 */
+	if (opts.format == FORMAT_PLAIN ||
+	    (strcmp(prefix, "config get") == 0 &&
+		json_object_get(cmd, "name") != NULL)) {
 		mapmon_fmt_plain(stdout, prefix, cmd, data);
 		return;
 	}
@@ -870,6 +880,9 @@ mapmon_parse_opts(int argc, char **argv, char **words)
 		} else if (mapmon_is_opt(a, NULL, "--tls-ca")) {
 			opts.tls_ca = mapmon_opt_value(argc, argv, &i, NULL,
 			    "--tls-ca");
+		} else if (mapmon_is_opt(a, "-o", "--out-file")) {
+			opts.out_file = mapmon_opt_value(argc, argv, &i, "-o",
+			    "--out-file");
 		} else if (mapmon_is_opt(a, "-f", "--format")) {
 			v = mapmon_opt_value(argc, argv, &i, "-f", "--format");
 			mapmon_set_format(v);
@@ -1356,6 +1369,17 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	words = sess.words = xcalloc((size_t)argc + 1, sizeof *words);
 	n = mapmon_parse_opts(argc, argv, words);
+	/*
+	 * -o FILE, as ceph's: opened before the command is sent (a file that
+	 * cannot be made stops it: exit 1), the output written there, the
+	 * status still on standard error; "-" is standard output.
+	 */
+	if (opts.out_file != NULL && strcmp(opts.out_file, "-") != 0 &&
+	    freopen(opts.out_file, "w", stdout) == NULL) {
+		fprintf(stderr, "mapmon: can't open %s: %s\n", opts.out_file,
+		    strerror(errno));
+		mapmon_exit(1);
+	}
 	if (opts.version) {
 		/* Ceph's line: "ceph version 16.2.15 ...". */
 		printf("mapmon version %s\n", PACKAGE_VERSION);

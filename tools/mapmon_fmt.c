@@ -471,6 +471,9 @@ fmt_osd_map(FILE *f, const json_t *d)
 static void
 fmt_pool_line(FILE *f, const json_t *p)
 {
+	json_t *apps, *v;
+	const char *app;
+	int first = 0;
 	json_int_t pgp = json_object_get(p, "pgp_num") != NULL ?
 	    fmt_int(p, "pgp_num") :
 	    fmt_int(p, "pg_num");
@@ -481,10 +484,18 @@ fmt_pool_line(FILE *f, const json_t *p)
 	    " min_size %" JSON_INTEGER_FORMAT
 	    " crush_rule %" JSON_INTEGER_FORMAT " pg_num %" JSON_INTEGER_FORMAT
 	    " pgp_num %" JSON_INTEGER_FORMAT
-	    " created_epoch %" JSON_INTEGER_FORMAT "\n",
+	    " created_epoch %" JSON_INTEGER_FORMAT,
 	    fmt_int(p, "pool"), fmt_str(p, "pool_name"), fmt_int(p, "size"),
 	    fmt_int(p, "min_size"), fmt_int(p, "crush_rule"),
 	    fmt_int(p, "pg_num"), pgp, fmt_int(p, "created_epoch"));
+	/* Ceph's pg_pool_t print(): " application rbd,rgw", last. */
+	apps = json_object_get(p, "application_metadata");
+	if (json_object_size(apps) > 0) {
+		fprintf(f, " application");
+		json_object_foreach(apps, app, v)
+			fprintf(f, "%s%s", first++ ? "," : " ", app);
+	}
+	fprintf(f, "\n");
 }
 
 /* An OSD's state words, "exists,up" (from its "state", else up). */
@@ -521,6 +532,9 @@ fmt_osd_dump(FILE *f, const json_t *d)
 	fprintf(f, "created %s\n", fmt_str(d, "created"));
 	fprintf(f, "modified %s\n", fmt_str(d, "modified"));
 	fprintf(f, "flags %s\n", fmt_str(d, "flags"));
+	if (json_object_get(d, "crush_version") != NULL)
+		fprintf(f, "crush_version %" JSON_INTEGER_FORMAT "\n",
+		    fmt_int(d, "crush_version"));
 	fprintf(f, "full_ratio %g\n", fmt_num(d, "full_ratio"));
 	fprintf(f, "backfillfull_ratio %g\n", fmt_num(d, "backfillfull_ratio"));
 	fprintf(f, "nearfull_ratio %g\n", fmt_num(d, "nearfull_ratio"));
@@ -1324,6 +1338,57 @@ fmt_mon_stat(FILE *f, const json_t *d)
 	fprintf(f, "\n");
 }
 
+/*
+ * `config dump` (a list) and `config get WHO` (an object by option name):
+ * Ceph's TextTable of ConfigMonitor, WHO indented by its kind in the dump
+ * (indent_who()), every column padded.
+ */
+static void
+fmt_config_table(FILE *f, const json_t *d)
+{
+	static const char *const heads[] = { "WHO", "MASK", "LEVEL", "OPTION",
+		"VALUE", "RO" };
+	static const int right[] = { 0, 0, 0, 0, 0, 0 };
+	struct fmt_table t = { nitems(heads), heads, right, NULL, 0, 1 };
+	const char *name, *who;
+	json_t *e;
+	size_t i;
+	char *s;
+
+	json_array_foreach(d, i, e) {
+		who = fmt_str(e, "section");
+		xasprintf(&s, "%s%s",
+		    strcmp(who, "global") == 0	 ? "" :
+			strchr(who, '.') == NULL ? "  " :
+						   "    ",
+		    who);
+		fmt_table_add(&t, s);
+		fmt_table_add(&t, xstrdup(fmt_str(e, "mask")));
+		fmt_table_add(&t, xstrdup(fmt_str(e, "level")));
+		fmt_table_add(&t, xstrdup(fmt_str(e, "name")));
+		fmt_table_add(&t, xstrdup(fmt_str(e, "value")));
+		fmt_table_add(&t,
+		    xstrdup(json_is_false(
+				json_object_get(e, "can_update_at_runtime")) ?
+			    "*" :
+			    ""));
+	}
+	if (json_is_object(d))
+		json_object_foreach((json_t *)d, name, e) {
+			fmt_table_add(&t, xstrdup(fmt_str(e, "section")));
+			fmt_table_add(&t, xstrdup(fmt_str(e, "mask")));
+			fmt_table_add(&t, xstrdup(fmt_str(e, "level")));
+			fmt_table_add(&t, xstrdup(name));
+			fmt_table_add(&t, xstrdup(fmt_str(e, "value")));
+			fmt_table_add(&t,
+			    xstrdup(json_is_false(json_object_get(e,
+					"can_update_at_runtime")) ?
+				    "*" :
+				    ""));
+		}
+	fmt_table_print(f, &t);
+}
+
 /* `config show`: "section.key = value" lines, from an object or a list. */
 static void
 fmt_config_show(FILE *f, const json_t *d)
@@ -1487,11 +1552,16 @@ mapmon_fmt_plain(FILE *f, const char *prefix, const json_t *cmd,
 	else if (strcmp(prefix, "log last") == 0) {
 		json_array_foreach(data, i, e)
 			mapmon_fmt_log_entry(f, e, "mon");
-	} else if (strcmp(prefix, "config get") == 0) {
+	} else if (strcmp(prefix, "config get") == 0 &&
+	    json_object_get(data, "value") == NULL)
+		fmt_config_table(f, data);
+	else if (strcmp(prefix, "config get") == 0) {
 		text = fmt_member(data, "value");
 		fprintf(f, "%s\n", text);
 		free(text);
-	} else if (strcmp(prefix, "config show") == 0)
+	} else if (strcmp(prefix, "config dump") == 0)
+		fmt_config_table(f, data);
+	else if (strcmp(prefix, "config show") == 0)
 		fmt_config_show(f, data);
 	else if (strcmp(prefix, "version") == 0 &&
 	    json_object_get(data, "version") != NULL)

@@ -75,6 +75,16 @@ TABLE=$(cat <<'EOF'
 0	err	^pool 'p2' does not exist; pool 'p3' does -- assuming successful rename$	osd pool rename p2 p3	outputs
 2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool rename nosuch p4	outputs
 17	err	^Error EEXIST: pool 'rbd' already exists$	osd pool rename p3 rbd	seen
+0	err	^enabled application 'rbd' on pool 'rbd'$	osd pool application enable rbd rbd	outputs
+0	err	^enabled application 'rbd' on pool 'rbd'$	osd pool application enable rbd rbd	prepare_command_pool_application(): enabled already
+1	err	^Error EPERM: Are you SURE? Pool 'rbd' already has an enabled application; pass --yes-i-really-mean-it to proceed anyway$	osd pool application enable rbd cephfs	outputs
+2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool application enable nosuch rbd	prepare_command_pool_application()
+0	err	^enabled application 'cephfs' on pool 'rbd'$	osd pool application enable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application()
+1	err	^Error EPERM: Are you SURE? Disabling an application within a pool might result in loss of application functionality; pass --yes-i-really-mean-it to proceed anyway$	osd pool application disable rbd cephfs	prepare_command_pool_application()
+0	err	^disable application 'cephfs' on pool 'rbd'$	osd pool application disable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application()
+0	err	^application 'cephfs' is not enabled on pool 'rbd'$	osd pool application disable rbd cephfs --yes-i-really-mean-it	prepare_command_pool_application(): idempotent
+2	err	^Error ENOENT: pool 'rbd' has no application 'cephfs'$	osd pool application get rbd cephfs	preprocess_command()
+2	err	^Error ENOENT: unrecognized pool 'nosuch'$	osd pool application get nosuch	preprocess_command()
 0	err	^marked down osd\.2\. $	osd down 2	prepare_command_impl()
 0	err	^osd\.2 is already down\. $	osd down 2	outputs
 0	err	^osd\.7 does not exist\. $	osd down 7	outputs
@@ -195,9 +205,78 @@ EOF
 	run -f json osd pool get p3 min_size
 	check "after size 1 then 3, min_size is 2" jis min_size 2
 
-	# Pool deletion once mon_allow_pool_delete is set, at run time.
-	expect 0 "config set mon.mon_allow_pool_delete true" \
-	    config set mon.mon_allow_pool_delete true
+	# config in Ceph's positional form, WHO NAME VALUE (real outputs:
+	# outputs/ceph_config_*; the rest ConfigMonitor::preprocess_command()
+	# and prepare_command()).
+	expect 0 "config get mon mon_osd_down_out_interval" \
+	    config get mon mon_osd_down_out_interval
+	check "config get: the value alone, in seconds (outputs: 600)" \
+	    test "$(cat "$T/out")" = 600
+	expect 0 "config set mon mon_osd_down_out_interval 300 (outputs)" \
+	    config set mon mon_osd_down_out_interval 300
+	check "config set: nothing printed (outputs)" \
+	    test ! -s "$T/out" -a ! -s "$T/err"
+	expect 0 "config get -f json after set" \
+	    -f json config get mon mon_osd_down_out_interval
+	check "config get -f json: the value as text (outputs: 300)" \
+	    test "$(cat "$T/out")" = 300
+	expect 0 "config get mon.a NAME: the monitor's id as WHO" \
+	    config get mon.a mon_osd_down_out_interval
+	check "config get mon.a: the same value" test "$(cat "$T/out")" = 300
+	check "config set took: mon.osd_down_out_interval is 5m" \
+	    eval '"$MAPMON" -m "$ADDR" config get mon.osd_down_out_interval | \
+	    grep -qx 5m'
+	expect 22 "config set of a value that does not parse (outputs)" \
+	    config set mon mon_osd_down_out_interval abc
+	check "config set abc: Ceph's words (outputs)" \
+	    err_has "^Error EINVAL: error parsing value: "
+	expect 22 "config set of an unknown option (outputs)" \
+	    config set mon no_such_option 1
+	check "config set no_such_option: Ceph's words (outputs)" \
+	    err_has "^Error EINVAL: unrecognized config option 'no_such_option'$"
+	expect 2 "config get of an unknown option (ConfigMonitor: ENOENT)" \
+	    config get mon no_such_option
+	check "config get no_such_option: Ceph's words" \
+	    err_has "^Error ENOENT: unrecognized key 'no_such_option'$"
+	expect 22 "config set of an unknown WHO (parse_mask(): EINVAL)" \
+	    config set frob mon_allow_pool_delete true
+	check "config set frob: Ceph's words" \
+	    err_has "^Error EINVAL: unrecognized config target 'frob'$"
+	expect 0 "config set global osd_pool_default_pg_num 16" \
+	    config set global osd_pool_default_pg_num 16
+	expect 0 "config dump" config dump
+	check "config dump: Ceph's columns (outputs)" \
+	    out_has "^WHO  *MASK  LEVEL     OPTION  *VALUE  RO$"
+	check "config dump: global first, as Ceph's sections" eval \
+	    'sed -n 2p "$T/out" | grep -q "^global  *advanced  osd_pool_default_pg_num  *16  *$"'
+	check "config dump: the mon row, WHO indented (indent_who())" \
+	    out_has "^  mon  *advanced  mon_osd_down_out_interval  *300  *$"
+	expect 0 "config dump -f json" -f json config dump
+	check "config dump json: Ceph's keys (outputs)" jkeys 1 section name \
+	    value level can_update_at_runtime mask
+	# Sorted as Ceph's: global, mon; by name (mon_allow_pool_size_one
+	# was set above in mapmon's own form).
+	check "config dump json: the option set for mon" test \
+	    "$(jget 2.section 2.name 2.value 2.can_update_at_runtime | \
+	    tr '\n' ' ')" = "mon mon_osd_down_out_interval 300 true "
+	expect 0 "config get mon: what is set" -f json config get mon
+	check "config get WHO json: an object by option name" \
+	    jis mon_osd_down_out_interval.value 300
+	expect 0 "config rm mon mon_osd_down_out_interval (outputs)" \
+	    config rm mon mon_osd_down_out_interval
+	check "config rm: nothing printed (outputs)" \
+	    test ! -s "$T/out" -a ! -s "$T/err"
+	run config get mon mon_osd_down_out_interval
+	check "config rm: the default again" test "$(cat "$T/out")" = 600
+	expect 0 "config rm of what is not set: 0 (ConfigMonitor)" \
+	    config rm mon mon_osd_down_out_interval
+	run -f json config dump
+	check "config dump: the removed option is gone" jis '#' 2
+
+	# Pool deletion once mon_allow_pool_delete is set, at run time, as
+	# every Ceph operator sets it.
+	expect 0 "config set mon mon_allow_pool_delete true" \
+	    config set mon mon_allow_pool_delete true
 	expect 0 "osd pool rm" osd pool rm dflt dflt \
 	    --yes-i-really-really-mean-it
 	check "osd pool rm: Ceph's words" err_has "^pool 'dflt' removed$"
@@ -228,6 +307,45 @@ EOF
 	    "^osd\.0 up   in  weight 0\.5 up_from [0-9]* down_at 0 127\.0\.0\.1:6800 exists,up$"
 	run osd unset noout
 
+	# A pool's applications (enabled in the table above), as Ceph's
+	# pg_pool_t::dump() and print() and preprocess_command() show them.
+	expect 0 "osd pool application get rbd" -f json osd pool application \
+	    get rbd
+	check "application get POOL: {APP: {}}" test "$(cat "$T/out")" = \
+	    '{"rbd":{}}'
+	expect 0 "osd pool application get" -f json osd pool application get
+	check "application get: every pool by name" jis p3 '{}'
+	check "application get: rbd's" jis rbd.rbd '{}'
+	expect 0 "osd pool application get rbd rbd" osd pool application get \
+	    rbd rbd
+	check "application get POOL APP: its keys, as Ceph's json-pretty" \
+	    test "$(cat "$T/out")" = '{}'
+	run -f json osd dump
+	check "osd dump json: application_metadata (outputs)" jis \
+	    pools.0.application_metadata '{"rbd":{}}'
+	check "osd dump json: a pool without one (outputs)" jis \
+	    pools.1.application_metadata '{}'
+	check "osd dump json: crush_version (outputs)" jkeys . crush_version
+	CV=$(jget crush_version)
+	expect 0 "osd pool ls detail" osd pool ls detail
+	check "osd pool ls detail: Ceph's ' application rbd', last (outputs)" \
+	    out_has "^pool 1 'rbd' replicated .* application rbd$"
+	expect 0 "osd crush add-bucket: a new hierarchy" osd crush add-bucket \
+	    h9 host
+	run -f json osd dump
+	check "crush_version: one more for the hierarchy changed" jis \
+	    crush_version $((CV + 1))
+	expect 0 "osd crush add-bucket again: no change" osd crush add-bucket \
+	    h9 host
+	run osd dump
+	check "crush_version: the same when the hierarchy is (plain, outputs)" \
+	    out_has "^crush_version $((CV + 1))$"
+	check "osd dump: the pool line's application (outputs)" out_has \
+	    "^pool 1 'rbd' .* application rbd$"
+	expect 0 "osd crush rm h9: the hierarchy as it was" osd crush rm h9
+	run -f json osd dump
+	check "crush_version: one more again" jis crush_version $((CV + 2))
+
 	# osd boot without an address keeps the stored one.
 	expect 0 "osd boot 2 (no address)" osd boot 2
 	run -f json osd dump
@@ -246,6 +364,27 @@ EOF
 	expect 0 "osd getmap EPOCH" osd getmap "$EPOCH"
 	check "osd getmap: the map's JSON" jis epoch "$EPOCH"
 	check "osd getmap: Ceph's status" err_has "^got osdmap epoch $EPOCH$"
+	# -o FILE, as ceph's (ceph.in: the output file opened before the
+	# command, 'wb'; "can't open" and 1 when it cannot be; the status
+	# stays on standard error).
+	expect 0 "osd getmap -o FILE" osd getmap "$EPOCH" -o "$T/getmap.out"
+	check "-o: nothing on standard output" test ! -s "$T/out"
+	check "-o: the status on standard error" \
+	    err_has "^got osdmap epoch $EPOCH$"
+	check "-o: the map in FILE" eval \
+	    '[ "$("$JG" epoch <"$T/getmap.out")" = "$EPOCH" ]'
+	expect 0 "-o FILE again: truncated, then written" -o "$T/getmap.out" \
+	    -f json fsid
+	check "-o: FILE holds only the last output" eval \
+	    '"$JG" fsid <"$T/getmap.out" | grep -q "^[0-9a-f-]\{36\}$"'
+	expect 0 "-o -: standard output" -o - fsid
+	check "-o -: the fsid on standard output" \
+	    out_has "^[0-9a-f-]\{36\}$"
+	expect 1 "-o FILE that cannot be made: exit 1, as ceph" \
+	    -o "$T/nodir/x" osd set noout
+	check "-o: can't open" err_has "^mapmon: can't open $T/nodir/x: "
+	run -f json osd dump
+	check "-o: a command not sent when FILE cannot be made" jis flags ''
 	expect 0 "osd tree" osd tree
 	# As ceph 16.2.15 prints it (outputs/ceph_osd_tree.plain): the
 	# headings left-aligned, "WEIGHT   TYPE NAME", every row padded.
@@ -314,6 +453,10 @@ EOF
 	    "$(jget pgp_num min_size | tr '\n' ' ')" = "4 1 "
 	expect 0 "after a restart: osd dump EPOCH" -f json osd dump "$EPOCH"
 	check "after a restart: that epoch" jis epoch "$EPOCH"
+	run -f json osd dump
+	check "after a restart: rbd's application, committed state" jis \
+	    pools.0.application_metadata '{"rbd":{}}'
+	check "after a restart: crush_version" jis crush_version $((CV + 2))
 	check "after a restart: mon_allow_pool_delete is the file's again" \
 	    eval '"$MAPMON" -m "$ADDR" osd pool rm q q \
 	    --yes-i-really-really-mean-it 2>&1 | grep -q "deletion is disabled"'

@@ -294,6 +294,24 @@ EOF
 	    2.0 2.1 2.2 2.3
 	check "an undersized PG" report active+undersized+degraded 0 1.6
 	check "an inconsistent PG" report active+clean+inconsistent 3 1.7
+
+	# Pools with objects and no application: Ceph 16's POOL_APP check
+	# (PGMap::get_health_checks(): num_objects > 0, no application), its
+	# tip the last detail line; gone once each has one.
+	expect 0 "health detail: pools with objects" health detail
+	check "POOL_APP_NOT_ENABLED: Ceph's summary" out_has \
+	    "^\[WRN\] POOL_APP_NOT_ENABLED: 2 pool(s) do not have an application enabled$"
+	check "POOL_APP_NOT_ENABLED: a line per pool" out_has \
+	    "^    application not enabled on pool 'one'$"
+	check "POOL_APP_NOT_ENABLED: Ceph's tip" out_has \
+	    "^    use 'ceph osd pool application enable <pool-name> <app-name>', where <app-name> is 'cephfs', 'rbd', 'rgw', or freeform for custom applications\.$"
+	expect 0 "osd pool application enable rbd rbd" \
+	    osd pool application enable rbd rbd
+	expect 0 "osd pool application enable one rgw" \
+	    osd pool application enable one rgw
+	run -f json health
+	check "POOL_APP_NOT_ENABLED: cleared by the applications" \
+	    jnokey checks POOL_APP_NOT_ENABLED
 	expect 0 "pg dump_stuck undersized degraded 0" -f json \
 	    pg dump_stuck undersized degraded 0
 	check "pg dump_stuck undersized: 1.6" jis stuck_pg_stats.0.pgid 1.6

@@ -553,7 +553,7 @@ EOF
 	    "auth config df fsid health log mon osd perf pg quorum_status report status store version watch raw help"
 	check "completion: a partial word" test "$(comp osd po)" = pool
 	check "completion: subcommands" test "$(comp osd pool "")" = \
-	    "create delete get ls rename rm set"
+	    "application create delete get ls rename rm set"
 	check "completion: after options" test "$(comp -f json pg d)" = \
 	    "dump dump_stuck"
 	check "completion: formats" test "$(comp -f js)" = "json json-pretty"

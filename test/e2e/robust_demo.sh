@@ -183,6 +183,14 @@ check "the PG stats keep changing (pgmap version $v1, then $v2)" \
 o1=$("$JG" num_objects <"$T/ps1")
 o2=$("$JG" num_objects <"$T/ps2")
 check "objects keep growing ($o1, then $o2)" test "${o2:-0}" -gt "${o1:-0}"
+# The pools hold objects: each has its application (as Ceph's tools
+# enable them), so Ceph 16's POOL_APP_NOT_ENABLED stays off.
+"$MAPMON" -m "$ADDR" -f json osd pool application get >"$T/apps" 2>&1
+check "each pool has its application" test "$(cat "$T/apps")" = \
+    '{"rbd":{"rbd":{}},"cephfs.data":{"cephfs":{}},"cephfs.meta":{"cephfs":{}}}'
+"$MAPMON" -m "$ADDR" -f json health >"$T/h1" 2>&1
+check "no POOL_APP_NOT_ENABLED, the pools holding objects" eval \
+    '! grep -q POOL_APP_NOT_ENABLED "$T/h1"'
 "$MAPMON" -m "$ADDR" pg map 1.0 >"$T/pgmap" 2>&1
 check "pg map 1.0 names an acting set" grep -q "acting" "$T/pgmap"
 "$MAPMON" -m "$ADDR" osd tree >"$T/tree" 2>&1

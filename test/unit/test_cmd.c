@@ -618,6 +618,9 @@ static const char *const every_prefix[] = {
 	"osd pool rm",
 	"osd pool set",
 	"osd pool get",
+	"osd pool application enable",
+	"osd pool application disable",
+	"osd pool application get",
 	"pg stat",
 	"pg dump",
 	"pg ls",
@@ -639,6 +642,8 @@ static const char *const every_prefix[] = {
 	"config show",
 	"config get",
 	"config set",
+	"config rm",
+	"config dump",
 	"perf dump",
 	"store stat",
 	"store compact",
@@ -1405,6 +1410,23 @@ Test(cmd, ceph_request_forms)
 	said("reweighted osd.1 to 0.5 (8000)",
 	    "{\"prefix\":\"osd reweight\","
 	    "\"id\":\"osd.1\",\"weight\":0.5}");
+	/* config set as Ceph's clients send it (MonCommands.h). */
+	said("",
+	    "{\"prefix\":\"config set\",\"who\":\"mon\","
+	    "\"name\":\"mon_allow_pool_delete\",\"value\":\"true\"}");
+	d = ok("{\"prefix\":\"config get\",\"who\":\"mon.a\","
+	       "\"name\":\"mon_allow_pool_delete\",\"format\":\"json\"}");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "value")),
+	    "true");
+	json_decref(d);
+	said("",
+	    "{\"prefix\":\"config rm\",\"who\":\"global\","
+	    "\"name\":\"mon-allow-pool-delete\"}");
+	d = ok("{\"prefix\":\"config get\",\"key\":"
+	       "\"mon.mon_allow_pool_delete\"}");
+	cr_assert_str_eq(json_string_value(json_object_get(d, "value")),
+	    "false");
+	json_decref(d);
 	refused(-EINVAL,
 	    "argument 'id' must be an osd id (N or osd.N), not "
 	    "'osd.x'",

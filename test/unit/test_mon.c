@@ -1334,6 +1334,7 @@ Test(mon, reports_move_pgs_to_active_clean_and_osd_down_makes_them_stale)
 {
 	const struct pgmap *pm;
 	struct answer a = { 0 };
+	json_t *h, *c;
 	uint64_t stale;
 
 	make_osds(4);
@@ -1346,6 +1347,29 @@ Test(mon, reports_move_pgs_to_active_clean_and_osd_down_makes_them_stale)
 	cr_assert_eq(pgmap_state_count(pm, PG_STATE_ACTIVE | PG_STATE_CLEAN),
 	    64);
 	cr_assert_eq(pm->sums.num_objects, 64 * 5);
+	/*
+	 * A pool with objects and no application: Ceph 16's POOL_APP check
+	 * (PGMap::get_health_checks()), until one is enabled.
+	 */
+	cr_assert_eq(mon_health_status(mon), 1);
+	h = mon_health_json(mon, 1);
+	c = json_object_get(json_object_get(h, "checks"),
+	    "POOL_APP_NOT_ENABLED");
+	cr_assert_not_null(c, "POOL_APP_NOT_ENABLED");
+	cr_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(c, "summary"), "message")),
+	    "1 pool(s) do not have an application enabled");
+	cr_assert_str_eq(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(c, "detail"), 0), "message")),
+	    "application not enabled on pool 'rbd'");
+	json_decref(h);
+	mon_pool_application(mon, 1, "rbd", "rbd", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	json_decref(a.data);
+	a.done = 0;
+	settle();
 	cr_assert_eq(mon_health_status(mon), 0, "all active+clean is OK");
 	check_derived();
 
@@ -3236,7 +3260,9 @@ Test(mon, full_ratios_keep_their_order_and_survive_a_restart)
 
 /*
  * An osdmap record (a full map or an incremental) of this version made one
- * of version v, as an older mapmon wrote it: version 4 appended the
+ * of version v, as an older mapmon wrote it: version 5 appended the full
+ * map's crush_version (4 bytes) and the pools' applications (a count,
+ * then an id, a count and the names each: none here), version 4 the
  * hierarchy (a byte, then its record when there is one) and the pools'
  * rules (a count, then an id and a rule each), version 3 the pools'
  * pgp_num (as many), version 2 the three ratios (24 bytes) before them.
@@ -3257,7 +3283,7 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 	    cause ? cause : "missing");
 	store_close(s);
 	v = val;
-	cr_assert_eq(v[0], 4);
+	cr_assert_eq(v[0], 5);
 	if (key[0] == KEYS_OSDMAP) {
 		osdmap_init(&om);
 		cr_assert_eq(osdmap_decode(val, vlen, &om, &cause), 0, "%s",
@@ -3274,7 +3300,9 @@ record_as_version(const uint8_t *key, size_t klen, int version)
 			crush_encode(inc.new_crush, &cb);
 		osdmap_inc_clear(&inc);
 	}
-	cut = 1 + cb.len + 4 + 8 * npools;
+	cut = (key[0] == KEYS_OSDMAP ? 4 : 0) + 4 + 5 * npools;
+	if (version < 4)
+		cut += 1 + cb.len + 4 + 8 * npools;
 	enc_buf_free(&cb);
 	if (version < 3)
 		cut += 4 + 8 * npools + (version < 2 ? 24 : 0);
@@ -3324,7 +3352,7 @@ Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1,
 	    "the first commit is the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 1 to 4: the "
+	cr_assert(log_has("osdmap upgraded from record version 1 to 5: the "
 			  "default full ratios, pgp_num = pg_num"));
 	/* The old incrementals still replay, changing no ratio. */
 	cr_assert_eq(mon_osdmap_inc_get(mon, epoch, &inc, &cause), 0, "%s",
@@ -4339,12 +4367,61 @@ Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 2 to 4: "
+	cr_assert(log_has("osdmap upgraded from record version 2 to 5: "
 			  "pgp_num = pg_num"));
 	close_mon();
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
+	check_derived();
+}
+
+/*
+ * A store of the release before applications (version 4 maps) opens with
+ * no application on any pool and crush_version 1, its first commit writes
+ * version 5, and a pool's applications are committed state from then on:
+ * they survive a restart (Ceph keeps them in pg_pool_t, in the osdmap).
+ */
+Test(mon, a_version_4_store_opens_and_keeps_applications_after)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	struct answer a = { 0 };
+	uint32_t epoch, e;
+
+	make_osds(2);
+	cr_assert_eq(pool_create("rbd", 8, 2), 0);
+	settle();
+	epoch = mon_osdmap(mon)->epoch;
+	close_mon();
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version(key, sizeof key, 4);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version(key, sizeof key, 4);
+	}
+	verify_store(8);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, 4);
+	cr_assert_eq(mon_osdmap(mon)->crush_version, 1);
+	cr_assert_str_eq(pool_named("rbd")->apps[0], "");
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
+	cr_assert(log_has("osdmap upgraded from record version 4 to 5"));
+
+	mon_pool_application(mon, 1, "rbd", "rbd", 0, answer_cb, &a);
+	wait_for(&a);
+	cr_assert_eq(a.rc, 0);
+	json_decref(a.data);
+	settle();
+	cr_assert_str_eq(pool_named("rbd")->apps[0], "rbd");
+	close_mon();
+	verify_store(8);
+	open_mon();
+	cr_assert_eq(mon_osdmap(mon)->struct_v, OSDMAP_STRUCT_V);
+	cr_assert_str_eq(pool_named("rbd")->apps[0], "rbd");
+	cr_assert_eq(mon_osdmap(mon)->crush_version, 1);
+	settle();
+	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 2, "upgraded once");
 	check_derived();
 }
 
@@ -4381,7 +4458,7 @@ Test(mon, a_version_3_store_gets_the_hierarchy_in_its_first_commit)
 	cr_assert_null(mon_osdmap(mon)->crush, "placed flat until the commit");
 	settle();
 	cr_assert_eq(mon_osdmap(mon)->epoch, epoch + 1, "the upgrade's epoch");
-	cr_assert(log_has("osdmap upgraded from record version 3 to 4"));
+	cr_assert(log_has("osdmap upgraded from record version 3 to 5"));
 	cr_assert(log_has("osdmap upgraded: the placement hierarchy holds 4 "
 			  "osds under root default, each at its own host "
 			  "(host-ID), and pools use rule replicated_rule; "));

@@ -48,21 +48,34 @@ sample(struct osdmap *m)
 
 /*
  * A record of this version made one of version v, as an older mapmon
- * wrote it: version 4 only appended the hierarchy (a byte, then c's record
- * when there is one) and the pools' rules (a count, then an id and a rule
- * each: 4 + 8 x npools bytes), version 3 the pools' pgp_num (as many),
- * version 2 the three ratios (24 bytes) before them.
+ * wrote it: version 5 appended the full map's crush_version (4 bytes) and
+ * the pools' applications (a count, then an id, a count and the names
+ * each: 4 + 5 x npools bytes for pools without one), version 4 the
+ * hierarchy (a byte, then c's record when there is one) and the pools'
+ * rules (a count, then an id and a rule each: 4 + 8 x npools bytes),
+ * version 3 the pools' pgp_num (as many), version 2 the three ratios (24
+ * bytes) before them.
  */
 static void
 as_version(struct enc_buf *b, int v, size_t npools, const struct crush *c)
 {
 	struct enc_buf cb = { 0 };
+	struct osdmap full;
+	char *cause = NULL;
 
 	cr_assert_eq(b->data[0], OSDMAP_STRUCT_V);
-	cr_assert_eq(OSDMAP_STRUCT_V, 4);
+	cr_assert_eq(OSDMAP_STRUCT_V, 5);
+	/* A full map, or else an incremental (no crush_version). */
+	osdmap_init(&full);
+	if (osdmap_decode(b->data, b->len, &full, &cause) == 0)
+		b->len -= 4;
+	free(cause);
+	osdmap_clear(&full);
+	b->len -= 4 + 5 * npools;
 	if (c != NULL)
 		crush_encode(c, &cb);
-	b->len -= 1 + cb.len + 4 + 8 * npools;
+	if (v < 4)
+		b->len -= 1 + cb.len + 4 + 8 * npools;
 	enc_buf_free(&cb);
 	if (v < 3)
 		b->len -= 4 + 8 * npools;
@@ -101,11 +114,11 @@ Test(osdmap, ratios_survive_the_record_exactly)
 	m.backfillfull_ratio = 0.93;
 	m.nearfull_ratio = 0.1;
 	osdmap_encode(&m, &b);
-	cr_assert_eq(b.data[0], 4, "written as version 4");
+	cr_assert_eq(b.data[0], 5, "written as version 5");
 	osdmap_init(&back);
 	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
 	    cause);
-	cr_assert_eq(back.struct_v, 4);
+	cr_assert_eq(back.struct_v, 5);
 	cr_assert_eq(back.full_ratio, 0.97);
 	cr_assert_eq(back.backfillfull_ratio, 0.93);
 	cr_assert_eq(back.nearfull_ratio, 0.1);
@@ -884,4 +897,81 @@ Test(osdmap, remap_refuses_what_can_move_any_pg)
 	cr_assert_null(osdmap_remap_new(&before, &after), "flat placement");
 	osdmap_clear(&after);
 	osdmap_clear(&before);
+}
+
+/*
+ * Version 5: a pool's applications (Ceph's application_metadata) and the
+ * map's crush_version go through the record, the incremental and the
+ * JSON; an incremental with a hierarchy counts one more crush_version,
+ * as Ceph's OSDMap::apply_incremental() does; a version 4 record reads
+ * with no application and crush_version 1.
+ */
+Test(osdmap, applications_and_crush_version_survive_the_record)
+{
+	struct osdmap m, back;
+	struct osdmap_inc inc, iback;
+	struct osdmap_pool p;
+	struct enc_buf b = { 0 };
+	json_t *j;
+	char *cause = NULL;
+
+	sample_crush(&m);
+	m.crush_version = 7;
+	p = *osdmap_pool(&m, 1);
+	snprintf(p.apps[0], sizeof p.apps[0], "cephfs");
+	snprintf(p.apps[1], sizeof p.apps[1], "rbd");
+	osdmap_set_pool(&m, &p);
+	osdmap_encode(&m, &b);
+	osdmap_init(&back);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.crush_version, 7);
+	cr_assert_str_eq(back.pools[0].apps[0], "cephfs");
+	cr_assert_str_eq(back.pools[0].apps[1], "rbd");
+	cr_assert_str_eq(back.pools[0].apps[2], "");
+
+	/* JSON: Ceph's keys, and back. */
+	j = osdmap_to_json(&m);
+	cr_assert_eq(json_integer_value(json_object_get(j, "crush_version")),
+	    7);
+	cr_assert_not_null(json_object_get(
+	    json_object_get(json_array_get(json_object_get(j, "pools"), 0),
+		"application_metadata"),
+	    "rbd"));
+	cr_assert_eq(osdmap_from_json(j, &back, &cause), 0, "%s", cause);
+	json_decref(j);
+	cr_assert_eq(back.crush_version, 7);
+	cr_assert_str_eq(back.pools[0].apps[1], "rbd");
+
+	/* An incremental: the pool's applications, one more crush_version. */
+	osdmap_inc_init(&inc, m.epoch + 1);
+	p.apps[1][0] = '\0';
+	osdmap_inc_set_pool(&inc, &p);
+	osdmap_inc_set_crush(&inc, m.crush);
+	enc_buf_free(&b);
+	osdmap_inc_encode(&inc, &b);
+	cr_assert_eq(osdmap_inc_decode(b.data, b.len, &iback, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(osdmap_apply(&m, &iback, &cause), 0, "%s", cause);
+	cr_assert_eq(m.crush_version, 8);
+	cr_assert_str_eq(osdmap_pool(&m, 1)->apps[0], "cephfs");
+	cr_assert_str_eq(osdmap_pool(&m, 1)->apps[1], "");
+	osdmap_inc_clear(&iback);
+	osdmap_inc_clear(&inc);
+
+	/* A version 4 record: none, and crush_version 1. */
+	p.apps[0][0] = '\0';
+	osdmap_set_pool(&m, &p);
+	enc_buf_free(&b);
+	osdmap_encode(&m, &b);
+	as_version(&b, 4, m.npools, m.crush);
+	cr_assert_eq(osdmap_decode(b.data, b.len, &back, &cause), 0, "%s",
+	    cause);
+	cr_assert_eq(back.struct_v, 4);
+	cr_assert_eq(back.crush_version, 1);
+	cr_assert_not_null(back.crush);
+	cr_assert_str_eq(back.pools[0].apps[0], "");
+	osdmap_clear(&back);
+	osdmap_clear(&m);
+	enc_buf_free(&b);
 }

@@ -355,11 +355,34 @@ Test(quorum, the_leaders_entries_make_the_same_store_on_both)
 	cr_assert_eq(c.rc, 0, "%s", c.status);
 	json_decref(c.data);
 
+	/*
+	 * A pool's application and a new hierarchy: the follower applies
+	 * them from the entry, crush_version counted as the leader counts
+	 * it as it seals (the stores compare equal below).
+	 */
+	memset(&c, 0, sizeof c);
+	mon_pool_application(mons[0], 1, "two", "rbd", 0, answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+	memset(&c, 0, sizeof c);
+	mon_crush_op(mons[0],
+	    &(struct mon_crush_req){ .op = MON_CRUSH_ADD_BUCKET,
+		.name = "h9",
+		.type = "host" },
+	    answer_cb, &c);
+	drive(&c);
+	cr_assert_eq(c.rc, 0, "%s", c.status);
+	json_decref(c.data);
+
 	/* The follower has what the leader has, PGs made by itself. */
 	om = mon_osdmap(mons[1]);
 	cr_assert_eq(om->epoch, mon_osdmap(mons[0])->epoch);
 	cr_assert_eq(om->npools, 2);
 	cr_assert_eq(om->max_osd, 1);
+	cr_assert_str_eq(osdmap_pool_by_name(om, "two")->apps[0], "rbd");
+	cr_assert_gt(om->crush_version, 1);
+	cr_assert_eq(om->crush_version, mon_osdmap(mons[0])->crush_version);
 	close_mons();
 	assert_stores_equal();
 }
