@@ -687,7 +687,7 @@ replay() {
 			    comm -23 <(echo "$got") <(echo "$x") |
 				sed 's/^/not listed: /'
 			    comm -13 <(echo "$got") <(echo "$x") | sed '/^$/d' |
-				sed 's/^/listed, gone: /'
+				sed 's/^/listed, not seen: /'
 			    check_diag)"
 		fi
 	done <<<"$STEPS"
@@ -749,7 +749,8 @@ unknown=
 for s in "${!XDIFF[@]}" "${!SKIP[@]}"; do
 	[ -n "${SEEN[$s]:-}" ] || unknown+=" $s"
 done
-check "every step of EXCEPTIONS is one of STEPS" test -z "$unknown"
+if [ -z "$unknown" ]; then ok "every step of EXCEPTIONS is one of STEPS"
+else notok "every step of EXCEPTIONS is one of STEPS" "none:$unknown"; fi
 
 echo "# $nsteps invocations of Ceph's session: $((nsteps - nskip)) run," \
     "$nskip skipped"
