@@ -455,7 +455,7 @@ EXCEPTIONS=$(cat <<'EOF'
 15,44,171	keys . cluster_snapshot,new_purged_snaps,new_removed_snaps	no snapshots
 15,44,171	keys . removed_snaps_queue	no snapshots
 15,44,171	keys . stretch_mode	no stretch mode
-15,44,171	keys . crush_version,flags_num,last_in_change,last_up_change	not implemented
+15,44,171	keys . flags_num,last_in_change,last_up_change	not implemented
 15,44,171	keys . osd_xinfo	not implemented
 15,44,171	keys osds.0 uuid	no OSD uuid: osd create, Ceph's osd new has one
 15,44,171	keys osds.0 last_clean_begin,last_clean_end,lost_at,up_thru	no peering intervals (up_thru, lost_at, clean intervals)
@@ -481,7 +481,7 @@ EXCEPTIONS=$(cat <<'EOF'
 15,44,171	keys pools.0 peering_crush_bucket_barrier,peering_crush_bucket_count	no stretch mode
 15,44,171	keys pools.0 peering_crush_bucket_mandatory_member	no stretch mode
 15,44,171	keys pools.0 peering_crush_bucket_target	no stretch mode
-15,44,171	keys pools.0 application_metadata,auid,create_time,expected_num_objects	not implemented
+15,44,171	keys pools.0 auid,create_time,expected_num_objects	not implemented
 15,44,171	keys pools.0 last_change,object_hash,options,stripe_width	not implemented
 46,169	keys . num_remapped_pgs,osd_in_since,osd_up_since	not implemented
 63,65	rc 95	no erasure coding: replicated pools only
@@ -504,7 +504,7 @@ EXCEPTIONS=$(cat <<'EOF'
 71	keys 0 peering_crush_bucket_barrier,peering_crush_bucket_count	no stretch mode
 71	keys 0 peering_crush_bucket_mandatory_member	no stretch mode
 71	keys 0 peering_crush_bucket_target	no stretch mode
-71	keys 0 application_metadata,auid,create_time,expected_num_objects	not implemented
+71	keys 0 auid,create_time,expected_num_objects	not implemented
 71	keys 0 last_change,object_hash,options,stripe_width	not implemented
 93	keys . bulk,pg_autoscale_mode	no PG autoscaling or merging
 93	keys . use_gmt_hitset	no cache tiering
@@ -526,14 +526,12 @@ EXCEPTIONS=$(cat <<'EOF'
 117,175	keys stuck_pg_stats.0 manifest_stats_invalid,object_location_counts	not implemented
 117,175	keys stuck_pg_stats.0 omap_stats_invalid,ondisk_log_start,parent,pin_stats_invalid	not implemented
 117,175	keys stuck_pg_stats.0 stats_invalid	not implemented
-122,123,124,125,126,129	rc 22	not implemented: config get|set|rm WHO KEY (mapmon: KEY alone)
-130,131	rc 22	not implemented: config dump (mapmon: config show)
+131	empty 0	no manager: Ceph's dump holds the one option its manager set
 132,133,136,137	rc 22	not implemented: tell (mapmon: perf dump, version)
 134,135	rc 22	no admin socket: mapmon's counters are perf dump and /metrics
 138,139	rc 22	no manager
 140,141	rc 22	not implemented: versions (mapmon: version)
 149	rc 22	no erasure coding: replicated pools only
-150,151	rc 22	not implemented: osd pool application
 153	rc 22	not implemented: osd pool create's words past RULE
 154	rc 2	pool big is not made at step 153
 187,188	skip	needs a running OSD daemon: the PG's primary answers pg query
