@@ -128,25 +128,7 @@ abcdefghijklm:3122b031 abcdefghijklmnopqrstuvwxy:720b6730
 rbd_header.10ab:fc4607d9 object_with_a_longer_name_0001:e07fcb3f foo:7fc1f406"
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
-	mkdir -p "$D"
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+	suite_start "$1"
 	expect 0 "a new map: Ceph's default rule" osd crush rule ls
 	check "the default rule is replicated_rule" out_has "^replicated_rule$"
 	for i in 0 1 2 3; do

@@ -140,26 +140,7 @@ table() {
 }
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
-	mkdir -p "$D"
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	# Every client authenticates as client.admin with the key mkfs wrote.
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+	suite_start "$1"
 	for i in 0 1 2; do
 		run osd create
 		run osd boot $i 127.0.0.1:680$i

@@ -92,31 +92,11 @@ ARGS|log last 5 loud|CHANNEL: .loud. is not one of|ceph_argparse: the last argum
 '
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
 	SEQ=100
-	mkdir -p "$D"
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-# The checks are compared whole: no MON_DISK_LOW from the machine's own
-# disk (this one's free space hovers about the default 30%).
-data_avail_warn = 1
-data_avail_crit = 0
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	# Every client authenticates as client.admin with the key mkfs wrote.
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+	# The checks are compared whole: no MON_DISK_LOW from the machine's own
+	# disk (this one's free space hovers about the default 30%).
+	suite_start "$1" "data_avail_warn = 1
+data_avail_crit = 0"
 
 	for i in 0 1 2 3; do
 		"$MAPMON" -m "$ADDR" osd create >/dev/null 2>&1

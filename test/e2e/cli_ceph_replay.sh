@@ -691,36 +691,17 @@ replay() {
 	done <<<"$STEPS"
 }
 
-D=$T/lmdb
-CONF=$T/lmdb.conf
-BACKEND=lmdb
-mkdir -p "$D"
 # What the reference's up.sh sets that mapmon has too: pool deletion
 # allowed, mon_max_pg_per_osd raised, mon_data_avail_warn 10 (the disk of
 # the machine may be fuller than 70 %), osd_pool_default_size 3.  And
 # time: Ceph's session took minutes (a write takes a second there), so by
 # step 116 its PGs had been inactive past the stuck threshold; this one
 # takes seconds, so the threshold is 1 s (and step 116 waits for it).
-cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-mon_allow_pool_delete = true
+suite_start lmdb "mon_allow_pool_delete = true
 max_pg_per_osd = 1000000
 data_avail_warn = 10
 osd_pool_default_size = 3
-pg_stuck_threshold = 1s
-[auth]
-keyring = $D.keyring
-[store]
-backend = lmdb
-sync = none
-EOF
-"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-check "mapmond --mkfs" test $? -eq 0
-export MAPMON_KEYRING=$D.keyring
-check "mapmond starts and answers" start_daemon
+pg_stuck_threshold = 1s"
 # up.sh -s new: osd.0-3 made by `osd new' (never booted) and placed in
 # CRUSH under host h1 with weight 1; then pools data 16 16, meta 8 8.
 # (Ceph's `osd new' leaves an OSD in, mapmon's `osd create' out: both

@@ -53,28 +53,9 @@ daemon_pg_map() {
 }
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
-	mkdir -p "$D"
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-# The host's free space is not the test's: no MON_DISK_LOW.
-data_avail_warn = 1
-data_avail_crit = 0
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+	# The host's free space is not the test's: no MON_DISK_LOW.
+	suite_start "$1" "data_avail_warn = 1
+data_avail_crit = 0"
 
 	# Addressing: -m, MAPMON_MON, -c's [mon] bind, MAPMON_CONF.
 	printf '[mon]\nbind = %s\n' "$ADDR" >"$T/client.conf"

@@ -150,29 +150,10 @@ w_uneven() {
 }
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
-	mkdir -p "$D"
 	# The 100,000-PG pool is past Ceph's mon_max_pool_pg_num and
 	# mon_max_pg_per_osd defaults: the limits are raised for it.
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-max_pool_pg_num = 131072
-max_pg_per_osd = 10000
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+	suite_start "$1" "max_pool_pg_num = 131072
+max_pg_per_osd = 10000"
 
 	# The first tree: 18 OSDs booted at host=hH rack=rR (the monitor
 	# makes the buckets under root default), then their crush weights

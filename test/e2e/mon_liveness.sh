@@ -144,30 +144,11 @@ repeat_reports() {
 }
 
 suite() {
-	BACKEND=$1
-	D=$T/$BACKEND
-	CONF=$T/$BACKEND.conf
-	mkdir -p "$D"
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 2ms
-osd_heartbeat_grace = 1s
+	suite_start "$1" "osd_heartbeat_grace = 1s
 osd_min_down_reporters = 2
 osd_report_timeout = 3s
 osd_down_out_interval = 10m
-osd_min_in_ratio = 0.5
-[auth]
-keyring = $D.keyring
-[store]
-backend = $BACKEND
-sync = none
-EOF
-	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
-	check "mapmond --mkfs" test $? -eq 0
-	export MAPMON_KEYRING=$D.keyring
-	check "mapmond starts and answers" start_daemon
+osd_min_in_ratio = 0.5"
 	for i in 0 1 2 3; do
 		mm osd create
 		mm osd boot $i

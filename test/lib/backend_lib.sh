@@ -60,6 +60,27 @@ text_table_is() {
 start_daemon() {
 	mon_start "$CONF" "$T/log.$BACKEND"
 }
+# suite_start BACKEND [MON_LINES]: $D and $CONF of a monitor on BACKEND
+# (127.0.0.1, a free port, propose_interval 2ms, sync none, MON_LINES
+# added to [mon]), made with --mkfs and started, each a TAP check; every
+# client then authenticates as client.admin with the key mkfs wrote.
+suite_start() {
+	BACKEND=$1
+	D=$T/$BACKEND
+	CONF=$T/$BACKEND.conf
+	mkdir -p "$D"
+	{
+		printf '[mon]\ndata = %s\nbind = 127.0.0.1:0\n' "$D"
+		printf 'propose_interval = 2ms\n'
+		[ -n "${2:-}" ] && printf '%s\n' "$2"
+		printf '[auth]\nkeyring = %s.keyring\n' "$D"
+		printf '[store]\nbackend = %s\nsync = none\n' "$BACKEND"
+	} >"$CONF"
+	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>"$T/err"
+	check "mapmond --mkfs" test $? -eq 0
+	export MAPMON_KEYRING=$D.keyring
+	check "mapmond starts and answers" start_daemon
+}
 stop_daemon() {
 	kill -TERM "$DPID"
 	wait "$DPID"

@@ -3318,6 +3318,21 @@ record_as_version_1(const uint8_t *key, size_t klen)
 	record_as_version(key, klen, 1);
 }
 
+/* Every osdmap and incremental of epochs 1 to epoch made as version v. */
+static void
+osdmaps_as_version(uint32_t epoch, int version)
+{
+	uint8_t key[KEYS_EPOCH_LEN];
+	uint32_t e;
+
+	for (e = 1; e <= epoch; e++) {
+		keys_epoch(key, KEYS_OSDMAP, e);
+		record_as_version(key, sizeof key, version);
+		keys_epoch(key, KEYS_OSDMAP_INC, e);
+		record_as_version(key, sizeof key, version);
+	}
+}
+
 Test(mon, an_older_stores_osdmap_is_upgraded_by_the_first_commit)
 {
 	uint8_t key[KEYS_EPOCH_LEN];
@@ -4348,20 +4363,14 @@ Test(mon, too_few_osds_names_the_worst_pool)
 /* A store of an older mapmon (version 2 maps): pgp_num = pg_num. */
 Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
 {
-	uint8_t key[KEYS_EPOCH_LEN];
-	uint32_t epoch, e;
+	uint32_t epoch;
 
 	make_osds(2);
 	cr_assert_eq(pool_create("rbd", 8, 2), 0);
 	settle();
 	epoch = mon_osdmap(mon)->epoch;
 	close_mon();
-	for (e = 1; e <= epoch; e++) {
-		keys_epoch(key, KEYS_OSDMAP, e);
-		record_as_version(key, sizeof key, 2);
-		keys_epoch(key, KEYS_OSDMAP_INC, e);
-		record_as_version(key, sizeof key, 2);
-	}
+	osdmaps_as_version(epoch, 2);
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, 2);
 	cr_assert_eq(pool_named("rbd")->pgp_num, 8);
@@ -4384,21 +4393,15 @@ Test(mon, a_version_2_store_takes_pgp_num_from_pg_num)
  */
 Test(mon, a_version_4_store_opens_and_keeps_applications_after)
 {
-	uint8_t key[KEYS_EPOCH_LEN];
 	struct answer a = { 0 };
-	uint32_t epoch, e;
+	uint32_t epoch;
 
 	make_osds(2);
 	cr_assert_eq(pool_create("rbd", 8, 2), 0);
 	settle();
 	epoch = mon_osdmap(mon)->epoch;
 	close_mon();
-	for (e = 1; e <= epoch; e++) {
-		keys_epoch(key, KEYS_OSDMAP, e);
-		record_as_version(key, sizeof key, 4);
-		keys_epoch(key, KEYS_OSDMAP_INC, e);
-		record_as_version(key, sizeof key, 4);
-	}
+	osdmaps_as_version(epoch, 4);
 	verify_store(8);
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, 4);
@@ -4435,9 +4438,8 @@ Test(mon, a_version_3_store_gets_the_hierarchy_in_its_first_commit)
 {
 	const struct pgmap_pool *pp;
 	struct osdmap_place *pl;
-	uint8_t key[KEYS_EPOCH_LEN];
 	int32_t up[PLACEMENT_MAX_SIZE];
-	uint32_t epoch, e, s;
+	uint32_t epoch, s;
 	int32_t id;
 	int n;
 
@@ -4446,12 +4448,7 @@ Test(mon, a_version_3_store_gets_the_hierarchy_in_its_first_commit)
 	settle();
 	epoch = mon_osdmap(mon)->epoch;
 	close_mon();
-	for (e = 1; e <= epoch; e++) {
-		keys_epoch(key, KEYS_OSDMAP, e);
-		record_as_version(key, sizeof key, 3);
-		keys_epoch(key, KEYS_OSDMAP_INC, e);
-		record_as_version(key, sizeof key, 3);
-	}
+	osdmaps_as_version(epoch, 3);
 	verify_store(32);
 	open_mon();
 	cr_assert_eq(mon_osdmap(mon)->struct_v, 3);
