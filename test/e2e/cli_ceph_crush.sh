@@ -19,21 +19,7 @@
 . "$top_srcdir/test/lib/tap_lib.sh"
 . "$top_srcdir/test/lib/backend_lib.sh"
 TAP_PER_BACKEND=1
-check_diag() {	# what a failed check shows: the last command's output
-	printf 'out: %s\nerr: %s' "$(head -c 600 "$T/out")" \
-	    "$(head -c 600 "$T/err")"
-}
-MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/daemon/mapmond
-JG=$top_builddir/test/lib/json_get
-
-T=$(mktemp -d /tmp/cli_ceph_crush.XXXXXX) || exit 99
-DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+backend_init cli_ceph_crush
 
 TABLE=$(cat <<'EOF'
 0	err	^added bucket h5 type host to crush map$	osd crush add-bucket h5 host	seen

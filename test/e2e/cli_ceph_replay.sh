@@ -29,21 +29,7 @@
 . "$top_srcdir/test/lib/listen_lib.sh"
 . "$top_srcdir/test/lib/tap_lib.sh"
 . "$top_srcdir/test/lib/backend_lib.sh"
-check_diag() {	# what a failed check shows: the last command's output
-	printf 'out: %s\nerr: %s' "$(head -c 600 "$T/out")" \
-	    "$(head -c 600 "$T/err")"
-}
-MAPMON=$top_builddir/tools/mapmon
-MAPMOND=$top_builddir/daemon/mapmond
-JG=$top_builddir/test/lib/json_get
-
-T=$(mktemp -d /tmp/cli_ceph_replay.XXXXXX) || exit 99
-DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+backend_init cli_ceph_replay
 
 # The session, as SEQUENCE.md records it: the step, Ceph's exit status,
 # the reference file (outputs/FILE.*) of Ceph's answer, the words after

@@ -88,3 +88,23 @@ stop_daemon() {
 	DPID=
 	return $st
 }
+
+# backend_init NAME: the tools' paths, $T a directory of /tmp/NAME.XXXXXX
+# removed at the exit with the daemon of $DPID killed, and check_diag
+# showing the last command's output; sourced after tap_lib.sh.
+backend_init() {
+	MAPMON=$top_builddir/tools/mapmon
+	MAPMOND=$top_builddir/daemon/mapmond
+	JG=$top_builddir/test/lib/json_get
+	T=$(mktemp -d "/tmp/$1.XXXXXX") || exit 99
+	DPID=
+	trap backend_cleanup EXIT
+}
+backend_cleanup() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	rm -rf "$T"
+}
+check_diag() {	# what a failed check shows: the last command's output
+	printf 'out: %s\nerr: %s' "$(head -c 600 "$T/out")" \
+	    "$(head -c 600 "$T/err")"
+}
