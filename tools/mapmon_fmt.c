@@ -993,8 +993,8 @@ fmt_pg_full(FILE *f, const json_t *pgs)
 		"SCRUB_STAMP", "LAST_DEEP_SCRUB", "DEEP_SCRUB_STAMP",
 		"SNAPTRIMQ_LEN" };
 	struct fmt_ctable t = { nitems(heads), heads,
-		"LLLLLLLLLLLLLLLLLLLLLLLL", "LRRRRRRRRRRRRRRRRRRRRRRR", NULL,
-		0, 0 };
+		"LLLLLLLLLLLLLLLLLLLLLLLL", "LRRRRRRRRRRRRRRRRRRRRRRR", NULL, 0,
+		0 };
 	json_t *p, *sum;
 	size_t i;
 	char *s;
