@@ -22,7 +22,7 @@ BE=${2:?usage: bringup.sh BUILD BACKEND}
 D=$(mktemp -d /tmp/bringup.XXXXXX) || exit 1
 PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; [ -n "${QUORUM_BENCH_KEEP:-}" ] && echo "kept $D" || rm -rf "$D"' EXIT
-# free_ports N: the tests' (test/lib/quorum_lib.sh).
+# free_ports N and within TRIES CMD: the tests' (test/lib/quorum_lib.sh).
 . "$(dirname "$0")/../../test/lib/quorum_lib.sh"
 # run SETUP NAMES...: one bring-up with the monitors NAMES.
 run() {
@@ -80,18 +80,16 @@ run() {
 		    -m "$all" --osds 256 ${HOSTS:+--hosts "$HOSTS"} \
 		    --duration 600 >"$S/sim" 2>&1 &
 		PIDS="$PIDS $!"
-		until $M osd stat 2>/dev/null | grep -q "256 up"; do
-			sleep 0.1
-		done
+		within 1200 sh -c "$M osd stat 2>/dev/null | grep -q '256 up'" ||
+		    { echo "the 256 OSDs are not up after 60 s" >&2; exit 1; }
 	fi
 	t0=$(date +%s%N)
 	for p in 1 2 3; do $M osd pool create "big$p" 65536 >/dev/null 2>&1 || exit 1; done
 	$M osd pool create big4 24960 >/dev/null 2>&1 || exit 1
 	if [ -n "${BOOT_FIRST:-}" ]; then
-		until $M pg stat 2>/dev/null |
-		    grep -q "^221576 pgs: 221576 active+clean"; do
-			sleep 0.05
-		done
+		within 6000 sh -c "$M pg stat 2>/dev/null |
+		    grep -q '^221576 pgs: 221576 active+clean'" ||
+		    { echo "not active+clean after 300 s" >&2; exit 1; }
 	else
 		MAPMON_KEYRING=$S/keyring "$B/tools/mapmon-bench" osd-sim \
 		    -m "$all" --osds 256 --until-clean --duration 300 \
