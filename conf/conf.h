@@ -109,6 +109,7 @@ enum conf_key {
 	/* [store.lmdb] */
 	CONF_STORE_LMDB_MAP_SIZE,
 	CONF_STORE_LMDB_MAX_READERS,
+	CONF_STORE_LMDB_WRITEMAP,
 	/* [log] */
 	CONF_LOG_FILE,
 	CONF_LOG_MAX_RECENT,

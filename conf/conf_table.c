@@ -282,6 +282,11 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .section = "store.lmdb", .name = "max_readers", .type = CONF_INT,
 	    .def = "126", .min = 1, .max = 65536,
 	    .help = "LMDB reader slots, one per concurrent read snapshot" },
+	[CONF_STORE_LMDB_WRITEMAP] = {
+	    .section = "store.lmdb", .name = "writemap", .type = CONF_BOOL,
+	    .def = "false",
+	    .help = "commits write into the mapped file, which takes map_size "
+		    "on disk" },
 
 	/* [log] */
 	[CONF_LOG_FILE] = {

@@ -29,6 +29,7 @@ mon_conf_store_options(const struct conf *c, struct store_options *o)
 	o->lmdb.map_size = (uint64_t)conf_int(c, CONF_STORE_LMDB_MAP_SIZE);
 	o->lmdb.max_readers =
 	    (unsigned int)conf_int(c, CONF_STORE_LMDB_MAX_READERS);
+	o->lmdb.writemap = (int)conf_int(c, CONF_STORE_LMDB_WRITEMAP);
 }
 
 void

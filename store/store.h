@@ -99,6 +99,7 @@ struct store_options {
 		uint64_t map_size;	/* initial map size, bytes */
 		unsigned int max_readers;
 		int grow;		/* grow the map when full (default 1) */
+		int writemap;		/* MDB_WRITEMAP, the map reserved */
 	} lmdb;
 };
 

@@ -120,6 +120,26 @@ store_lmdb_commit_error(struct store_lmdb *db, int rc, char **cause)
 	return store_lmdb_error(db, NULL, rc, "commit", cause);
 }
 
+/*
+ * With MDB_WRITEMAP a commit writes its pages into the mapped file, and a
+ * page the filesystem cannot allocate then is a SIGBUS, not an error: so
+ * the map's size is allocated on disk before LMDB may write there, at each
+ * open and before each growth, where a full disk is an error like any
+ * other.  0 or an errno.
+ */
+static int
+store_lmdb_reserve(struct store_lmdb *db, uint64_t size)
+{
+	mdb_filehandle_t fd;
+	int rc;
+
+	if ((db->flags & MDB_WRITEMAP) == 0)
+		return 0;
+	if ((rc = mdb_env_get_fd(db->env, &fd)) != 0)
+		return rc;
+	return posix_fallocate(fd, 0, (off_t)size);
+}
+
 static void
 store_lmdb_free(struct store_lmdb *db)
 {
@@ -137,6 +157,7 @@ store_lmdb_free(struct store_lmdb *db)
 static int
 store_lmdb_env_open(struct store_lmdb *db, int create)
 {
+	MDB_envinfo info;
 	MDB_txn *txn;
 	int rc, dead;
 
@@ -150,6 +171,9 @@ store_lmdb_env_open(struct store_lmdb *db, int create)
 	if ((rc = mdb_env_set_mapsize(db->env, (size_t)db->map_size)) != 0)
 		goto fail;
 	if ((rc = mdb_env_open(db->env, db->path, db->flags, 0600)) != 0)
+		goto fail;
+	mdb_env_info(db->env, &info);
+	if ((rc = store_lmdb_reserve(db, info.me_mapsize)) != 0)
 		goto fail;
 	/* Reader slots left by a process that died would pin old pages. */
 	if ((rc = mdb_reader_check(db->env, &dead)) != 0)
@@ -185,6 +209,8 @@ store_lmdb_open(const char *path, const struct store_options *opts, int create,
 	db->flags = MDB_NOTLS;
 	if (opts->sync == STORE_SYNC_NONE)
 		db->flags |= MDB_NOSYNC;
+	if (opts->lmdb.writemap)
+		db->flags |= MDB_WRITEMAP;
 	db->max_readers = opts->lmdb.max_readers > 0 ? opts->lmdb.max_readers :
 						       126;
 	db->map_size = opts->lmdb.map_size;
@@ -285,6 +311,15 @@ store_lmdb_grow(struct store_lmdb *db, char **cause)
 			xasprintf(cause, "%s: LMDB map full at %zu bytes",
 			    db->path, info.me_mapsize);
 		return STORE_E_MAPFULL;
+	}
+	if ((rc = store_lmdb_reserve(db, size)) != 0) {
+		pthread_rwlock_unlock(&db->maplock);
+		if (cause != NULL)
+			xasprintf(cause,
+			    "%s: growing the LMDB map to %llu "
+			    "bytes: allocating them on disk (writemap): %s",
+			    db->path, (unsigned long long)size, strerror(rc));
+		return store_lmdb_kind(rc);
 	}
 	rc = mdb_env_set_mapsize(db->env, (size_t)size);
 	pthread_rwlock_unlock(&db->maplock);

@@ -52,7 +52,7 @@ check "coldstart.json parses, 2 medians" test "$(jv "$T/coldstart.json" median.\
 check "coldstart.json: median 0 is lmdb" test "$(jv "$T/coldstart.json" median.0.setup)" = lmdb
 check "coldstart.json: median 1 is leveldb-mapmon" test "$(jv "$T/coldstart.json" median.1.setup)" = leveldb-mapmon
 for i in 0 1; do
-	for f in bringup_s ready_s status_s scan_s rss_bringup_kb rss_restart_kb; do
+	for f in bringup_s ready_s status_s scan_s rss_bringup_kb rss_restart_kb store_kb; do
 		check "coldstart.json: median $i $f > 0" positive "$(jv "$T/coldstart.json" median.$i.$f)"
 	done
 	check "coldstart.json: median $i status no sooner than READY" \
@@ -72,6 +72,18 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	check "without gnuplot, no coldstart.svg and how to draw it" no_svg_told
 fi
+
+# The scale options on a small cluster: OSDs in hosts in racks, and the
+# LMDB set-up with writemap, whose file is its whole map (1G) on disk.
+mkdir -p "$T/scale"
+"$BENCH" coldstart --pgs 1000 --setups lmdb-writemap --osds 12 --hosts 6 \
+    --racks 3 --no-store2013 --runs 1 -o "$T/scale" >"$T/out" 2>"$T/err"
+check "coldstart --osds 12 --hosts 6 --racks 3, lmdb-writemap: exit 0" \
+    test $? -eq 0
+check "... a lmdb-writemap row with figures" \
+    grep -Eq '^\| lmdb-writemap \| 1000 \| [0-9]+\.[0-9]{3} \| [0-9]+\.[0-9]{3} ' "$T/out"
+check "... its store is the 1 GiB map allocated (store_kb)" \
+    test "$(jv "$T/scale/coldstart.json" median.0.store_kb | cut -d. -f1)" -ge 1048576
 
 # osd-sim against a real monitor.  Its pool of 500 PGs of size 3 comes
 # before any OSD is in, more than Ceph's 250 per OSD (of 3 at least)

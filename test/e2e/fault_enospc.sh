@@ -18,6 +18,10 @@
 #     by the store layer at the next commit, and the daemon's log says so;
 #   - after a clean stop `mapmon-store verify` passes, and a restart holds
 #     the last acknowledged report.
+# Then LMDB with `writemap = true`, whose commits write into the mapped
+# file: its map is allocated on disk at open, and a growth the full disk
+# refuses is ENOSPC for the writer (not a SIGBUS), cleared once space
+# returns.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 
 : "${top_builddir:=.}"
@@ -70,7 +74,9 @@ umount "$T/try"
 # LevelDB has one case more: its reopen is logged.
 extra=0
 case " $BACKENDS " in *" leveldb "*) extra=1 ;; esac
-echo "1..$(( PER_BACKEND * $(echo $BACKENDS | wc -w) + extra ))"
+WRITEMAP_CASES=8
+echo "1..$(( PER_BACKEND * $(echo $BACKENDS | wc -w) + extra +
+    WRITEMAP_CASES ))"
 # A write waits for the monitor's retry (up to 5 s) while the store fails.
 mapmon() {
 	"$MAPMON" -m "$ADDR" --connect-timeout 15 "$@" >"$T/out" 2>&1
@@ -193,4 +199,54 @@ EOF
 	umount "$MNT"
 	MNT=
 done
+
+BACKEND=lmdb-writemap
+MNT=$T/mnt-$BACKEND
+mkdir -p "$MNT"
+mount -t tmpfs -o size=16m tmpfs "$MNT"
+D=$MNT/data
+CONF=$T/$BACKEND.conf
+cat >"$CONF" <<EOF
+[mon]
+data = $D
+bind = 127.0.0.1:0
+propose_interval = 5ms
+max_pg_per_osd = 100000
+[auth]
+keyring = $T/$BACKEND.keyring
+[store]
+backend = lmdb
+[store.lmdb]
+writemap = true
+map_size = 4M
+EOF
+"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1 &&
+    blocks=$(stat -c '%b * %B' "$D/store/data.mdb") &&
+    echo "# data.mdb: $((blocks)) bytes allocated" &&
+    test "$((blocks))" -ge $((4 << 20))
+check "the 4 MiB map is allocated on disk at mkfs" test $? -eq 0
+export MAPMON_KEYRING=$T/$BACKEND.keyring
+check "mapmond starts and answers" start_daemon
+mapmon osd create && mapmon osd boot 0 &&
+    mapmon osd pool create small 64 --size 1
+check "an OSD up and a pool" test $? -eq 0
+dd if=/dev/zero of="$MNT/filler" bs=64k >/dev/null 2>&1
+# 8,192 PGs of about 540 bytes do not fit the 4 MiB map: it must grow.
+mapmon osd pool create big 8192 --size 1
+rc=$?
+check "a write that must grow the map gets ENOSPC" \
+    test "$rc" -eq 28
+check "the monitor lives on (no SIGBUS) and shows STORE_ERROR" \
+    has_store_error
+rm -f "$MNT/filler"
+check "STORE_ERROR clears once space returns" \
+    wait_until 20 eval '! has_store_error'
+mapmon osd pool create big 8192 --size 1 &&
+    mapmon -f json osd pool get big pg_num && test "$(jget pg_num)" = 8192
+check "the map grows and the pool is made" test $? -eq 0
+stop_daemon && "$STORE_TOOL" -c "$CONF" verify >"$T/out" 2>&1
+check "stops cleanly and mapmon-store verify passes" \
+    test $? -eq 0
+umount "$MNT"
+MNT=
 exit $(( failed != 0 ))

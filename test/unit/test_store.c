@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -866,6 +867,57 @@ Test(store, lmdb_map_growth)
 		cr_assert_eq(count_records(s), 49);
 	}
 	store_batch_free(b);
+	store_close(s);
+	free(v);
+}
+
+/* Bytes of path's file allocated on disk. */
+static uint64_t
+disk_bytes(const char *file)
+{
+	struct stat sb;
+
+	cr_assert_eq(stat(file, &sb), 0, "%s: %s", file, strerror(errno));
+	return (uint64_t)sb.st_blocks * 512;
+}
+
+/*
+ * writemap (MDB_WRITEMAP): the map is allocated on disk at open and before
+ * it grows, so that a commit never writes into a hole the filesystem
+ * cannot fill (a SIGBUS); records survive growth and a reopen without it.
+ */
+Test(store, lmdb_writemap_allocates_the_map)
+{
+	struct store_options o = test_opts();
+	struct store_stats st;
+	struct store *s;
+	uint8_t *v = xcalloc(1, 1 << 20);
+	char k[32], file[192];
+	int i;
+
+	if (!IS_LMDB)
+		cr_skip_test("LMDB only");
+	snprintf(file, sizeof file, "%s/data.mdb", path);
+	o.lmdb.map_size = 2 << 20;
+	o.lmdb.writemap = 1;
+	s = open_opts(&o, STORE_CREATE);
+	cr_assert_geq(disk_bytes(file), 2u << 20, "%" PRIu64, disk_bytes(file));
+	for (i = 0; i < 6; i++) {
+		snprintf(k, sizeof k, "\x01w%d", i);
+		v[0] = (uint8_t)i;
+		put1(s, k, strlen(k), v, 1 << 20);
+	}
+	cr_assert_eq(store_stat(s, &st, NULL), 0);
+	cr_assert_gt(st.map_grown, 0);
+	cr_assert_geq(disk_bytes(file), st.map_size, "%" PRIu64 " < %" PRIu64,
+	    disk_bytes(file), st.map_size);
+	store_stats_free(&st);
+	store_close(s);
+
+	o.lmdb.writemap = 0;
+	o.backend = NULL;
+	s = open_opts(&o, 0);
+	cr_assert_eq(count_records(s), 7);
 	store_close(s);
 	free(v);
 }

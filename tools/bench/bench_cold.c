@@ -84,13 +84,22 @@ struct cold_run {
 	double rss_restart;
 	double anon_up;		/* RssAnon at the same moments */
 	double anon_restart;
+	double store; /* the store's bytes after the bring-up, KiB */
 };
-#define COLD_NFIELDS 10
+#define COLD_NFIELDS 11
 
 static const char *const cold_fields[COLD_NFIELDS] = {
-	"bringup_s", "ready_s", "status_s", "scan_s", "scan_wall_s",
-	"stop_s", "rss_bringup_kb", "rss_restart_kb", "anon_bringup_kb",
+	"bringup_s",
+	"ready_s",
+	"status_s",
+	"scan_s",
+	"scan_wall_s",
+	"stop_s",
+	"rss_bringup_kb",
+	"rss_restart_kb",
+	"anon_bringup_kb",
 	"anon_restart_kb",
+	"store_kb",
 };
 
 struct cold_result {
@@ -134,8 +143,8 @@ static double *
 cold_field(struct cold_run *r, int i)
 {
 	double *f[COLD_NFIELDS] = { &r->bringup, &r->ready, &r->status,
-	    &r->scan, &r->scan_wall, &r->stop, &r->rss_up, &r->rss_restart,
-	    &r->anon_up, &r->anon_restart };
+		&r->scan, &r->scan_wall, &r->stop, &r->rss_up, &r->rss_restart,
+		&r->anon_up, &r->anon_restart, &r->store };
 
 	return f[i];
 }
@@ -302,7 +311,7 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
     struct cold_run *r, char **cause)
 {
 	struct bench_mon *bm;
-	char *extra;
+	char *extra, *store;
 	double t;
 
 	for (int i = 0; i < COLD_NFIELDS; i++)
@@ -324,6 +333,11 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 	if (bench_mon_stop(bm, cause) == -1)
 		goto fail;
 	r->stop = bench_now() - t;
+	xasprintf(&store, "%s/store", bm->dir);
+	r->store = (double)bench_store_bytes(store,
+		       strcmp(su->backend, "lmdb") == 0) /
+	    1024;
+	free(store);
 	if (cold_scan(o, bm, &r->scan, &r->scan_wall, cause) == -1)
 		goto fail;
 	if (bench_mon_start(bm, cause) == -1 ||
@@ -506,40 +520,55 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
     struct cold_store_result *sres, size_t nsres)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32], x[32];
+	char y[32];
 	size_t i;
 
 	printf("## mapmon-bench coldstart: bring-up and restart\n\n");
-	printf("%d simulated OSDs, %d pools of size 3; median of %d run%s; "
+	printf(
+	    "%d simulated OSDs, %d pools of size 3; median of %d run%s; "
 	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: "
 	    "RssAnon, the anonymous part at that moment, without the store's "
-	    "mapped file pages)\n\n", o->shape.osds, o->shape.pools,
-	    o->runs, o->runs == 1 ? "" : "s");
+	    "mapped file pages); store: its files' size in MiB after the "
+	    "bring-up\n\n",
+	    o->shape.osds, o->shape.pools, o->runs, o->runs == 1 ? "" : "s");
 	printf("| set-up | PGs | bring-up | restart READY | restart status "
-	    "| scan | scan (process) | RSS bring-up | RSS restart "
-	    "| anon bring-up | anon restart |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "| scan | scan (process) | RSS bring-up | RSS restart "
+	       "| anon bring-up | anon restart | store |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	       "\n");
 	for (i = 0; i < nres; i++) {
 		if (res[i].error != NULL) {
-			printf("| %s | %ld | failed: %s | | | | | | | | |\n",
+			printf("| %s | %ld | failed: %s | | | | | | | | | |\n",
 			    res[i].setup->name, res[i].pgs, res[i].error);
 			continue;
 		}
 		printf("| %s | %ld | %s | %s | %s | %s | %s | %s | %s | %s "
-		    "| %s |\n",
+		       "| %s | %s |\n",
 		    res[i].setup->name, res[i].pgs,
 		    cold_fmt(a, sizeof a, res[i].med.bringup, 3),
 		    cold_fmt(b, sizeof b, res[i].med.ready, 3),
 		    cold_fmt(c, sizeof c, res[i].med.status, 3),
 		    cold_fmt(d, sizeof d, res[i].med.scan, 3),
 		    cold_fmt(e, sizeof e, res[i].med.scan_wall, 3),
-		    cold_fmt(f, sizeof f, res[i].med.rss_up < 0 ? -1 :
-		    res[i].med.rss_up / 1024, 0),
-		    cold_fmt(g, sizeof g, res[i].med.rss_restart < 0 ? -1 :
-		    res[i].med.rss_restart / 1024, 0),
-		    cold_fmt(h, sizeof h, res[i].med.anon_up < 0 ? -1 :
-		    res[i].med.anon_up / 1024, 0),
-		    cold_fmt(x, sizeof x, res[i].med.anon_restart < 0 ? -1 :
-		    res[i].med.anon_restart / 1024, 0));
+		    cold_fmt(f, sizeof f,
+			res[i].med.rss_up < 0 ? -1 : res[i].med.rss_up / 1024,
+			0),
+		    cold_fmt(g, sizeof g,
+			res[i].med.rss_restart < 0 ?
+			    -1 :
+			    res[i].med.rss_restart / 1024,
+			0),
+		    cold_fmt(h, sizeof h,
+			res[i].med.anon_up < 0 ? -1 : res[i].med.anon_up / 1024,
+			0),
+		    cold_fmt(x, sizeof x,
+			res[i].med.anon_restart < 0 ?
+			    -1 :
+			    res[i].med.anon_restart / 1024,
+			0),
+		    cold_fmt(y, sizeof y,
+			res[i].med.store < 0 ? -1 : res[i].med.store / 1024,
+			0));
 	}
 	if (nsres == 0)
 		return;

@@ -24,7 +24,6 @@
 
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -106,36 +105,6 @@ fs_usage(int code)
 	exit(code);
 }
 
-/*
- * The store's bytes on disk: LMDB's data file; LevelDB's regular files
- * (tables, logs, manifest, its text LOG), as store_stat() counts them.
- */
-static uint64_t
-fs_store_bytes(const char *dir, int lmdb)
-{
-	char file[PATH_MAX];
-	struct dirent *de;
-	struct stat sb;
-	uint64_t total = 0;
-	DIR *d;
-
-	if (lmdb) {
-		snprintf(file, sizeof file, "%s/data.mdb", dir);
-		return stat(file, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-	}
-	if ((d = opendir(dir)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (snprintf(file, sizeof file, "%s/%s", dir, de->d_name) >=
-		    (int)sizeof file)
-			continue;
-		if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode))
-			total += (uint64_t)sb.st_size;
-	}
-	closedir(d);
-	return total;
-}
-
 static int
 fs_lmdb(const struct fs_opts *o)
 {
@@ -183,7 +152,7 @@ fs_timer(evutil_socket_t fd, short what, void *arg)
 			(t - r->t_last) :
 		    0;
 		snprintf(path, sizeof path, "%s/store", r->bm->dir);
-		s->file = fs_store_bytes(path, fs_lmdb(r->o));
+		s->file = bench_store_bytes(path, fs_lmdb(r->o));
 		s->records = s->map_used = -1;
 		/* One at a time: a slow answer leaves the next sample's blank. */
 		if (!r->asking) {
@@ -331,10 +300,10 @@ fs_one(const struct fs_opts *o, struct fs_sample **samples, size_t *n,
 	if (fs_tool(o, r.bm, "scan", fs_scan_line, live, cause) == -1 ||
 	    fs_tool(o, r.bm, "stat", fs_stat_line, live, cause) == -1)
 		goto out;
-	live->before = fs_store_bytes(path, fs_lmdb(o));
+	live->before = bench_store_bytes(path, fs_lmdb(o));
 	if (fs_tool(o, r.bm, "compact", fs_ignore_line, live, cause) == -1)
 		goto out;
-	live->compacted = fs_store_bytes(path, fs_lmdb(o));
+	live->compacted = bench_store_bytes(path, fs_lmdb(o));
 	rc = 0;
 out:
 	bench_up_free(r.up);

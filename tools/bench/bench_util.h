@@ -196,6 +196,11 @@ size_t bench_probe_stop(struct bench_probe *, const double **sent,
 void bench_probe_free(struct bench_probe *);
 
 /* Remove a directory tree (best effort). */
+/*
+ * The bytes of the store in dir: LMDB's data file (with writemap, the map
+ * allocated on disk); LevelDB's regular files, as store_stat() counts them.
+ */
+uint64_t bench_store_bytes(const char *dir, int lmdb);
 void bench_rmtree(const char *path);
 
 /*
