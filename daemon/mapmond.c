@@ -1166,8 +1166,9 @@ main(int argc, char **argv)
 	if (!opts.foreground)
 		mapmond_detach();
 
-	if ((mapmond_base = event_base_new()) == NULL)
-		fatalx("event_base_new failed");
+	/* PG reports below commands and timers (net/server.h). */
+	if ((mapmond_base = server_base_new()) == NULL)
+		fatalx("cannot make the event base");
 	log_event_callback_install();
 	notify_init(mapmond_base);
 	notify_status("loading the store");

@@ -142,6 +142,7 @@ struct conn {
 	int subscriber; /* spared by the idle timeout */
 	int throttled;	/* reading stopped until the output drains */
 	int held_binary; /* its next frame is a binary request held back */
+	int bulk;	 /* sent a binary request: read at SERVER_PRIO_BULK */
 	TAILQ_ENTRY(conn) hentry; /* srv->heldq, while held_binary */
 	size_t inflight;	/* requests dispatched, not yet answered */
 	/*
@@ -1267,6 +1268,12 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			conn_update_read(c);
 			break;
 		}
+		if (h.type == FRAME_BINARY_REQUEST && !c->bulk) {
+			c->bulk = 1;
+			if (event_base_get_npriorities(srv->base) >
+			    SERVER_PRIO_BULK)
+				bufferevent_priority_set(bev, SERVER_PRIO_BULK);
+		}
 		len = FRAME_HEADER_SIZE + (size_t)h.len;
 		p = evbuffer_pullup(in, (ev_ssize_t)len);
 		srv->stats.frames_in++;
@@ -2038,6 +2045,9 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	srv->pause_ev = evtimer_new(base, server_pause_cb, srv);
 	srv->reap_ev = event_new(base, -1, 0, server_reap_cb, srv);
 	srv->unhold_ev = event_new(base, -1, 0, server_unhold_cb, srv);
+	if (srv->unhold_ev != NULL &&
+	    event_base_get_npriorities(base) > SERVER_PRIO_BULK)
+		event_priority_set(srv->unhold_ev, SERVER_PRIO_BULK);
 	if (srv->listen_ev == NULL || srv->pause_ev == NULL ||
 	    srv->reap_ev == NULL || srv->unhold_ev == NULL ||
 	    event_add(srv->listen_ev, NULL) == -1) {
@@ -2158,7 +2168,9 @@ server_push_raw(struct server *srv, uint64_t conn_id, uint64_t sub_id,
  * (never inside the daemon's call), first held first, until the hold is
  * on again (a frame handled here may turn it on).  A connection held
  * again goes to the back of the queue: every one is read in its turn,
- * none starves behind those accepted before it.
+ * none starves behind those accepted before it.  One connection a call,
+ * the next one activated again at the bulk priority: the loop looks for
+ * other work in between (SERVER_BULK_SLICE_US).
  */
 static void
 server_unhold_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
@@ -2167,12 +2179,35 @@ server_unhold_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	struct server *srv = arg;
 	struct conn *c;
 
-	while (!srv->hold_binary && (c = TAILQ_FIRST(&srv->heldq)) != NULL) {
-		TAILQ_REMOVE(&srv->heldq, c, hentry);
-		c->held_binary = 0;
-		conn_update_read(c);
-		conn_read_cb(c->bev, c);
+	if (srv->hold_binary || (c = TAILQ_FIRST(&srv->heldq)) == NULL)
+		return;
+	TAILQ_REMOVE(&srv->heldq, c, hentry);
+	c->held_binary = 0;
+	conn_update_read(c);
+	conn_read_cb(c->bev, c);
+	if (!srv->hold_binary && !TAILQ_EMPTY(&srv->heldq))
+		event_active(srv->unhold_ev, 0, 0);
+}
+
+struct event_base *
+server_base_new(void)
+{
+	struct timeval slice = { 0, SERVER_BULK_SLICE_US };
+	struct event_config *cfg;
+	struct event_base *base = NULL;
+
+	if ((cfg = event_config_new()) == NULL)
+		return NULL;
+	if (event_config_set_max_dispatch_interval(cfg, &slice, -1,
+		SERVER_PRIO_BULK) == 0)
+		base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (base != NULL &&
+	    event_base_priority_init(base, SERVER_PRIORITIES) == -1) {
+		event_base_free(base);
+		base = NULL;
 	}
+	return base;
 }
 
 void

@@ -279,6 +279,23 @@ void server_end_streams(struct server *, int rc, const char *status);
 void server_hold_binary(struct server *, int on);
 
 /*
+ * Event priorities.  On a base of server_base_new() the server reads the
+ * connections that have sent a binary request (the OSDs' PG reports: bulk
+ * traffic) at SERVER_PRIO_BULK, below everything else (left at libevent's
+ * default, the middle of SERVER_PRIORITIES queues), and a run of bulk
+ * callbacks gives the loop back every SERVER_BULK_SLICE_US
+ * (event_config_set_max_dispatch_interval): a command waits for the bulk
+ * callback running, not for every report that arrived with it.  On a base
+ * of fewer queues every connection stays at the default.
+ */
+#define SERVER_PRIORITIES 3
+#define SERVER_PRIO_BULK 2
+#define SERVER_BULK_SLICE_US 500
+
+/* A base as above for a server's loop; NULL when libevent cannot. */
+struct event_base *server_base_new(void);
+
+/*
  * Mark (on != 0) or unmark connection conn_id as a subscriber, which the
  * idle timeout spares.  Returns 0, or -1 when the connection has gone.
  */

@@ -52,6 +52,7 @@
 
 #include "common/enc.h"
 #include "common/mapmon.h"
+#include "common/stamp.h"
 #include "net/client.h"
 #include "net/frame.h"
 #include "net/hunt.h"
@@ -113,6 +114,8 @@ struct tsrv {
 	atomic_int stream_rc;		/* the rc of the last */
 	atomic_int stream_live;		/* streams begun and not done */
 	atomic_long stream_max_pending; /* output queued before a piece */
+	int bin_spin_us; /* each binary request takes this long */
+	int bin_handled; /* binary requests handled */
 };
 
 /*
@@ -285,6 +288,11 @@ tsrv_request(void *arg, uint64_t conn, uint64_t req, json_t *cmd)
 		tsrv_reply(ts, conn, req, 0, "ok", json_incref(cmd));
 	} else if (strcmp(prefix, "fail") == 0) {
 		tsrv_reply(ts, conn, req, -ENOENT, "no such thing", NULL);
+	} else if (strcmp(prefix, "binspin") == 0) {
+		ts->bin_spin_us = (int)json_integer_value(
+		    json_object_get(cmd, "us"));
+		tsrv_reply(ts, conn, req, 0, "ok",
+		    json_pack("{s:i}", "handled", ts->bin_handled));
 	} else if (strcmp(prefix, "holdbin") == 0) {
 		server_hold_binary(ts->srv,
 		    json_is_true(json_object_get(cmd, "on")));
@@ -415,7 +423,11 @@ tsrv_binary(void *arg, uint64_t conn, uint64_t req, const uint8_t *p,
     size_t len)
 {
 	struct tsrv *ts = arg;
+	int64_t until = stamp_mono() + ts->bin_spin_us;
 
+	while (stamp_mono() < until)
+		;
+	ts->bin_handled++;
 	tsrv_reply(ts, conn, req, 0, "binary", json_pack("{s:i,s:I}",
 	    "opcode", enc_get_be16(p), "len", (json_int_t)len));
 }
@@ -445,15 +457,16 @@ tsrv_run(void *arg)
 	return NULL;
 }
 
+/* A test server on a base of server_base_new() (prio) or a plain one. */
 static struct tsrv *
-tsrv_start(const struct server_limits *limits)
+tsrv_start_on(const struct server_limits *limits, int prio)
 {
 	struct tsrv *ts;
 	char *cause = NULL;
 
 	evthread_use_pthreads();
 	ts = xcalloc(1, sizeof *ts);
-	ts->base = event_base_new();
+	ts->base = prio ? server_base_new() : event_base_new();
 	cr_assert_not_null(ts->base);
 	ts->srv = server_new(ts->base, "127.0.0.1", 0,
 	    limits != NULL ? limits : &default_limits, &tsrv_ops, ts, &cause);
@@ -463,6 +476,12 @@ tsrv_start(const struct server_limits *limits)
 	snprintf(ts->addr, sizeof ts->addr, "127.0.0.1:%u", ts->port);
 	cr_assert_eq(pthread_create(&ts->thread, NULL, tsrv_run, ts), 0);
 	return ts;
+}
+
+static struct tsrv *
+tsrv_start(const struct server_limits *limits)
+{
+	return tsrv_start_on(limits, 0);
 }
 
 static void
@@ -1323,6 +1342,86 @@ Test(net, held_binary_requests_wait_then_all_answered)
 	raw_expect_reply(fd, 34, 0, "ok");
 	close(fd);
 	close(fd2);
+	tsrv_stop(ts);
+}
+
+/* The binary requests handled so far, setting each one's time to us. */
+static int
+binspin(int fd, uint64_t id, int us)
+{
+	char text[64];
+	struct frame_header h;
+	json_t *obj;
+	int n;
+
+	snprintf(text, sizeof text, "{\"prefix\":\"binspin\",\"us\":%d}", us);
+	raw_send(fd, FRAME_REQUEST, id, text);
+	obj = raw_recv(fd, &h);
+	cr_assert_not_null(obj);
+	cr_assert_eq(h.id, id);
+	n = (int)json_integer_value(
+	    json_object_get(json_object_get(obj, "data"), "handled"));
+	json_decref(obj);
+	return n;
+}
+
+/*
+ * On a base of server_base_new(), a command goes before the binary
+ * requests that arrived with it: 40 connections that have sent binary
+ * requests (bulk, read below the rest) each send one more, taking 2 ms to
+ * handle, then another connection sends a command; it is answered after
+ * one or two of them, not after the 40 (a plain base's order), and every
+ * binary request is answered still.
+ */
+#define BULK_CONNS 40
+Test(net, commands_go_before_queued_binary_requests)
+{
+	struct tsrv *ts = tsrv_start_on(NULL, 1);
+	uint8_t frame[FRAME_HEADER_SIZE + 6];
+	uint8_t body[6] = { 0, 1, 'a', 'b', 'c', 'd' };
+	int fds[BULK_CONNS], ctl = raw_connect(ts->port), i, before, n;
+	int one = 1;
+	struct frame_header h;
+	json_t *obj;
+
+	memcpy(frame + FRAME_HEADER_SIZE, body, sizeof body);
+	/* The command's header and payload go without Nagle's wait. */
+	cr_assert_eq(
+	    setsockopt(ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one), 0);
+	raw_hello(ctl);
+	for (i = 0; i < BULK_CONNS; i++) {
+		fds[i] = raw_connect(ts->port);
+		raw_hello(fds[i]);
+		frame_encode_header(frame, FRAME_BINARY_REQUEST, sizeof body,
+		    1);
+		raw_write(fds[i], frame, sizeof frame);
+		obj = raw_recv(fds[i], &h);
+		cr_assert_not_null(obj);
+		json_decref(obj);
+	}
+	before = binspin(ctl, 1, 2000);
+	cr_assert_eq(before, BULK_CONNS);
+	for (i = 0; i < BULK_CONNS; i++) {
+		frame_encode_header(frame, FRAME_BINARY_REQUEST, sizeof body,
+		    2);
+		raw_write(fds[i], frame, sizeof frame);
+	}
+	n = binspin(ctl, 2, 0) - before;
+	cr_log_info("the command came after %d of %d binary requests", n,
+	    BULK_CONNS);
+	cr_assert_lt(n, BULK_CONNS / 2,
+	    "the command waited for %d of %d "
+	    "binary requests",
+	    n, BULK_CONNS);
+	for (i = 0; i < BULK_CONNS; i++) {
+		obj = raw_recv(fds[i], &h);
+		cr_assert_not_null(obj, "binary request of connection %d lost",
+		    i);
+		cr_assert_eq(h.id, 2);
+		json_decref(obj);
+		close(fds[i]);
+	}
+	close(ctl);
 	tsrv_stop(ts);
 }
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -43,6 +44,7 @@ struct ingest_opts {
 	double duration;
 	double warmup;
 	int probe_ms;
+	int sim_nice; /* nice of the simulator's thread, measuring */
 	int runs;
 	size_t nlevels;
 	char *levels[INGEST_MAX_LEVELS];
@@ -99,6 +101,17 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 		if (l->probe == NULL) {
 			bench_up_fail(l->up, "%s", cause);
 			free(cause);
+			return;
+		}
+		/*
+		 * The monitor and the probe's thread started at this
+		 * thread's nice; only the simulator, on this thread, runs
+		 * lower from here (Linux: a thread's own nice).
+		 */
+		if (l->o->sim_nice != 0 &&
+		    setpriority(PRIO_PROCESS, 0, l->o->sim_nice) == -1) {
+			bench_up_fail(l->up, "--sim-nice %d: setpriority: %s",
+			    l->o->sim_nice, strerror(errno));
 			return;
 		}
 		tv.tv_sec = (time_t)l->o->duration;
@@ -175,6 +188,11 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	event_base_dispatch(l.base);
 	if (l.probe != NULL)
 		n = bench_probe_stop(l.probe, &sent, &lat, &failed);
+	/* Back to where it was, for the next run's monitor (root may). */
+	if (o->sim_nice != 0 && setpriority(PRIO_PROCESS, 0, 0) == -1 &&
+	    l.up->error == NULL)
+		xasprintf(&l.up->error, "--sim-nice %d: back to nice 0: %s",
+		    o->sim_nice, strerror(errno));
 	if (l.up->error != NULL) {
 		*cause = l.up->error;
 		l.up->error = NULL;
@@ -211,8 +229,8 @@ ingest_usage(int code)
 	    "[--pools N]\n"
 	    "           [--duration S] [--window W] [--batch B] "
 	    "[--probe-ms MS] [--runs R]\n"
-	    "           [--levels L/G,...] [--no-auth] [-o DIR] "
-	    "[--mapmond PATH]\n"
+	    "           [--levels L/G,...] [--no-auth] [--sim-nice N] "
+	    "[-o DIR] [--mapmond PATH]\n"
 	    "  set-ups: %s\n",
 	    bench_setup_names());
 	exit(code);
@@ -250,11 +268,11 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 	fclose(f);
 	free(path);
 
-	doc = json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i}",
+	doc = json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:i}",
 	    "setup", o->setup->name, "pgs", (json_int_t)o->pgs, "osds",
-	    o->shape.osds, "pools", o->shape.pools, "duration_s", o->duration, "window",
-	    o->shape.window, "batch", o->shape.batch, "probe_ms", o->probe_ms, "runs",
-	    o->runs);
+	    o->shape.osds, "pools", o->shape.pools, "duration_s", o->duration,
+	    "window", o->shape.window, "batch", o->shape.batch, "probe_ms",
+	    o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs);
 	a = json_array();
 	for (i = 0; i < o->nlevels; i++) {
 		runs = json_array();
@@ -294,6 +312,7 @@ bench_ingest_main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "probe-ms", required_argument, NULL, 'i' },
+		{ "sim-nice", required_argument, NULL, 'N' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "levels", required_argument, NULL, 'L' },
 		{ "mapmond", required_argument, NULL, 'M' },
@@ -339,6 +358,10 @@ bench_ingest_main(int argc, char **argv)
 		case 'i':
 			o.probe_ms = (int)bench_arg_long("--probe-ms", optarg,
 			    1, 10000);
+			break;
+		case 'N':
+			o.sim_nice = (int)bench_arg_long("--sim-nice", optarg,
+			    0, 19);
 			break;
 		case 'r':
 			o.runs = (int)bench_arg_long("--runs", optarg, 1,
@@ -418,12 +441,14 @@ bench_ingest_main(int argc, char **argv)
 	}
 
 	printf("## mapmon-bench ingest\n\n");
-	printf("%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
+	printf(
+	    "%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
 	    "binary PG reports, %d in flight of up to %d PGs; %.0f s "
 	    "measured after %.0f s of warm-up; `status` every %d ms on its "
-	    "own connection; median of %d run%s\n\n", o.setup->name, o.pgs,
-	    o.shape.pools, o.shape.osds, o.shape.window, o.shape.batch, o.duration, o.warmup,
-	    o.probe_ms, o.runs, o.runs == 1 ? "" : "s");
+	    "own connection; simulated OSDs at nice %d; median of %d run%s\n\n",
+	    o.setup->name, o.pgs, o.shape.pools, o.shape.osds, o.shape.window,
+	    o.shape.batch, o.duration, o.warmup, o.probe_ms, o.sim_nice, o.runs,
+	    o.runs == 1 ? "" : "s");
 	printf("| debug levels | PG updates/s | status p50 ms | status p99 ms "
 	    "| status max ms |\n|---|---:|---:|---:|---:|\n");
 	for (i = 0; i < o.nlevels; i++) {
