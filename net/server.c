@@ -142,8 +142,10 @@ struct conn {
 	int subscriber; /* spared by the idle timeout */
 	int throttled;	/* reading stopped until the output drains */
 	int held_binary; /* its next frame is a binary request held back */
-	int bulk;	 /* sent a binary request: read at SERVER_PRIO_BULK */
+	int bulk;	 /* sent a binary request: parsed in srv->bulkq */
+	int bulk_queued; /* in srv->bulkq */
 	TAILQ_ENTRY(conn) hentry; /* srv->heldq, while held_binary */
+	TAILQ_ENTRY(conn) bentry; /* srv->bulkq, while bulk_queued */
 	size_t inflight;	/* requests dispatched, not yet answered */
 	/*
 	 * Its entity's key ended with requests in flight: nothing more is
@@ -224,6 +226,13 @@ struct server {
 	TAILQ_HEAD(, conn) heldq;
 	struct event *unhold_ev;
 
+	/*
+	 * The bulk connections (net/server.h) with data read and not parsed,
+	 * first come first, and the event that parses them a frame at a time.
+	 */
+	TAILQ_HEAD(, conn) bulkq;
+	struct event *bulk_ev;
+
 	/* Failed attempts by source address, and a key for unknown names. */
 	struct server_fail *fails;
 	size_t nfails;
@@ -238,7 +247,9 @@ struct server {
 };
 
 static void conn_read_cb(struct bufferevent *, void *);
+static int conn_parse(struct conn *, int);
 static void server_unhold_cb(evutil_socket_t, short, void *);
+static void server_bulk_cb(evutil_socket_t, short, void *);
 static void conn_write_cb(struct bufferevent *, void *);
 static void conn_event_cb(struct bufferevent *, short, void *);
 static void conn_timer_cb(evutil_socket_t, short, void *);
@@ -700,6 +711,10 @@ conn_kill(struct conn *c)
 	if (c->held_binary) {
 		c->held_binary = 0;
 		TAILQ_REMOVE(&srv->heldq, c, hentry);
+	}
+	if (c->bulk_queued) {
+		c->bulk_queued = 0;
+		TAILQ_REMOVE(&srv->bulkq, c, bentry);
 	}
 	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	evtimer_del(c->timer);
@@ -1220,21 +1235,45 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 	}
 }
 
+/*
+ * Data read from c: its frames handled now, or, for a bulk connection, in
+ * its turn in srv->bulkq (server_bulk_cb).
+ */
 static void
-conn_read_cb(struct bufferevent *bev, void *arg)
+conn_read_cb(struct bufferevent *bev mapmon_unused, void *arg)
 {
 	struct conn *c = arg;
 	struct server *srv = c->srv;
-	struct evbuffer *in = bufferevent_get_input(bev);
+
+	if (c->bulk && c->state == CONN_READY && !c->ending) {
+		if (!c->bulk_queued) {
+			c->bulk_queued = 1;
+			TAILQ_INSERT_TAIL(&srv->bulkq, c, bentry);
+			event_active(srv->bulk_ev, 0, 0);
+		}
+		return;
+	}
+	conn_parse(c, INT_MAX);
+}
+
+/*
+ * Handle up to max_frames whole frames of c's input; 1 when whole frames
+ * are left for a later call, 0 when what is left is the start of one.
+ */
+static int
+conn_parse(struct conn *c, int max_frames)
+{
+	struct server *srv = c->srv;
+	struct evbuffer *in = bufferevent_get_input(c->bev);
 	struct frame_header h;
 	uint8_t *p;
 	size_t len, max;
 	char *cause;
-	int r;
+	int r, nframes = 0;
 
 	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
 		evbuffer_drain(in, evbuffer_get_length(in));
-		return;
+		return 0;
 	}
 	memset(&h, 0, sizeof h);
 	while ((c->state == CONN_HELLO || c->state == CONN_AUTH ||
@@ -1268,12 +1307,14 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			conn_update_read(c);
 			break;
 		}
-		if (h.type == FRAME_BINARY_REQUEST && !c->bulk) {
-			c->bulk = 1;
-			if (event_base_get_npriorities(srv->base) >
-			    SERVER_PRIO_BULK)
-				bufferevent_priority_set(bev, SERVER_PRIO_BULK);
+		if (nframes == max_frames) {
+			/* Whole frames wait for the next turn: no grant. */
+			conn_set_held(c, evbuffer_get_length(in));
+			return 1;
 		}
+		nframes++;
+		if (h.type == FRAME_BINARY_REQUEST)
+			c->bulk = 1;
 		len = FRAME_HEADER_SIZE + (size_t)h.len;
 		p = evbuffer_pullup(in, (ev_ssize_t)len);
 		srv->stats.frames_in++;
@@ -1301,15 +1342,16 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	}
 	if (c->state == CONN_CLOSING || c->state == CONN_LINGER) {
 		evbuffer_drain(in, evbuffer_get_length(in));
-		return;
+		return 0;
 	}
 	if (c->state == CONN_DEAD)
-		return;
+		return 0;
 	/* What is left is the start of a frame (or, waiting, whole ones). */
 	len = evbuffer_get_length(in);
 	conn_set_held(c, len);
 	if (len >= FRAME_HEADER_SIZE && c->state != CONN_AUTH_WAIT)
 		conn_budget_need(c, FRAME_HEADER_SIZE + (size_t)h.len);
+	return 0;
 }
 
 /* The output is empty: tell the waiter of server_notify_drained(), once. */
@@ -2027,6 +2069,7 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	TAILQ_INIT(&srv->dead);
 	TAILQ_INIT(&srv->waitq);
 	TAILQ_INIT(&srv->heldq);
+	TAILQ_INIT(&srv->bulkq);
 	TAILQ_INIT(&srv->tls_waits);
 	srv->listen_fd = srv->spare_fd = -1;
 	if (seal_random(srv->dummy_key, sizeof srv->dummy_key) == -1) {
@@ -2045,12 +2088,13 @@ server_new(struct event_base *base, const char *host, uint16_t port,
 	srv->pause_ev = evtimer_new(base, server_pause_cb, srv);
 	srv->reap_ev = event_new(base, -1, 0, server_reap_cb, srv);
 	srv->unhold_ev = event_new(base, -1, 0, server_unhold_cb, srv);
-	if (srv->unhold_ev != NULL &&
+	srv->bulk_ev = event_new(base, -1, 0, server_bulk_cb, srv);
+	if (srv->bulk_ev != NULL &&
 	    event_base_get_npriorities(base) > SERVER_PRIO_BULK)
-		event_priority_set(srv->unhold_ev, SERVER_PRIO_BULK);
+		event_priority_set(srv->bulk_ev, SERVER_PRIO_BULK);
 	if (srv->listen_ev == NULL || srv->pause_ev == NULL ||
 	    srv->reap_ev == NULL || srv->unhold_ev == NULL ||
-	    event_add(srv->listen_ev, NULL) == -1) {
+	    srv->bulk_ev == NULL || event_add(srv->listen_ev, NULL) == -1) {
 		xasprintf(cause, "cannot listen on port %u: libevent could "
 		    "not add the listener", srv->port);
 		server_free(srv);
@@ -2168,9 +2212,8 @@ server_push_raw(struct server *srv, uint64_t conn_id, uint64_t sub_id,
  * (never inside the daemon's call), first held first, until the hold is
  * on again (a frame handled here may turn it on).  A connection held
  * again goes to the back of the queue: every one is read in its turn,
- * none starves behind those accepted before it.  One connection a call,
- * the next one activated again at the bulk priority: the loop looks for
- * other work in between (SERVER_BULK_SLICE_US).
+ * none starves behind those accepted before it.  (A bulk connection only
+ * joins srv->bulkq here, parsed in its turn.)
  */
 static void
 server_unhold_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
@@ -2179,14 +2222,38 @@ server_unhold_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 	struct server *srv = arg;
 	struct conn *c;
 
-	if (srv->hold_binary || (c = TAILQ_FIRST(&srv->heldq)) == NULL)
-		return;
-	TAILQ_REMOVE(&srv->heldq, c, hentry);
-	c->held_binary = 0;
-	conn_update_read(c);
-	conn_read_cb(c->bev, c);
-	if (!srv->hold_binary && !TAILQ_EMPTY(&srv->heldq))
-		event_active(srv->unhold_ev, 0, 0);
+	while (!srv->hold_binary && (c = TAILQ_FIRST(&srv->heldq)) != NULL) {
+		TAILQ_REMOVE(&srv->heldq, c, hentry);
+		c->held_binary = 0;
+		conn_update_read(c);
+		conn_read_cb(c->bev, c);
+	}
+}
+
+/*
+ * One frame of the first bulk connection in srv->bulkq, which goes to the
+ * back if it has more; then the next turn, at SERVER_PRIO_BULK: on a base
+ * of server_base_new() the loop looks for other work every
+ * SERVER_BULK_SLICE_US in between.
+ */
+static void
+server_bulk_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
+    void *arg)
+{
+	struct server *srv = arg;
+	struct conn *c;
+
+	if ((c = TAILQ_FIRST(&srv->bulkq)) != NULL) {
+		TAILQ_REMOVE(&srv->bulkq, c, bentry);
+		c->bulk_queued = 0;
+		if (conn_parse(c, 1) == 1 && c->state == CONN_READY &&
+		    !c->bulk_queued) {
+			c->bulk_queued = 1;
+			TAILQ_INSERT_TAIL(&srv->bulkq, c, bentry);
+		}
+	}
+	if (!TAILQ_EMPTY(&srv->bulkq))
+		event_active(srv->bulk_ev, 0, 0);
 }
 
 struct event_base *
@@ -2378,6 +2445,8 @@ server_free(struct server *srv)
 		event_free(srv->reap_ev);
 	if (srv->unhold_ev != NULL)
 		event_free(srv->unhold_ev);
+	if (srv->bulk_ev != NULL)
+		event_free(srv->bulk_ev);
 	if (srv->spare_fd != -1)
 		close(srv->spare_fd);
 	while (!TAILQ_EMPTY(&srv->tls_waits)) {

@@ -279,14 +279,17 @@ void server_end_streams(struct server *, int rc, const char *status);
 void server_hold_binary(struct server *, int on);
 
 /*
- * Event priorities.  On a base of server_base_new() the server reads the
- * connections that have sent a binary request (the OSDs' PG reports: bulk
- * traffic) at SERVER_PRIO_BULK, below everything else (left at libevent's
- * default, the middle of SERVER_PRIORITIES queues), and a run of bulk
- * callbacks gives the loop back every SERVER_BULK_SLICE_US
- * (event_config_set_max_dispatch_interval): a command waits for the bulk
- * callback running, not for every report that arrived with it.  On a base
- * of fewer queues every connection stays at the default.
+ * Event priorities.  A connection that has sent a binary request (an OSD's
+ * PG reports: bulk traffic) is read as any other, but its frames are
+ * handled a frame at a time, connection after connection, by one event at
+ * SERVER_PRIO_BULK, below everything else (left at libevent's default, the
+ * middle of SERVER_PRIORITIES queues).  On a base of server_base_new() a
+ * run of them gives the loop back every SERVER_BULK_SLICE_US
+ * (event_config_set_max_dispatch_interval): a command waits for the frame
+ * being handled, not for every report that arrived with it, and the
+ * sockets are not left readable meanwhile (a loop of 10,000 connections
+ * would find them all ready at every look).  On a plain base the bulk
+ * frames are handled all in one turn, as they come.
  */
 #define SERVER_PRIORITIES 3
 #define SERVER_PRIO_BULK 2
