@@ -712,8 +712,7 @@ store_iter_free(struct store_iter *it)
 	free(it);
 }
 
-/* Sum of the regular files' sizes in the store's directory. */
-static uint64_t
+uint64_t
 store_dir_bytes(const char *path)
 {
 	char file[PATH_MAX];

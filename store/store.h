@@ -247,6 +247,9 @@ int store_iter_next(struct store_iter *it, const void **key, size_t *klen,
 const char *store_iter_cause(const struct store_iter *it);
 void store_iter_free(struct store_iter *it);
 
+/* The sum of the regular files' sizes in directory path (0 if none). */
+uint64_t store_dir_bytes(const char *path);
+
 /*
  * Statistics into *st (free its text with store_stats_free()).  disk_bytes
  * counts the files in the store's directory.

@@ -107,27 +107,25 @@ start_daemon() {
 	wait_until 5 mapmon status
 }
 
-for BACKEND in $BACKENDS; do
+# mount_conf STORE_BACKEND [LINES]: a 16 MiB tmpfs at $MNT for $BACKEND's
+# monitor, and its config $CONF, LINES appended (a section of their own).
+mount_conf() {
 	MNT=$T/mnt-$BACKEND
 	mkdir -p "$MNT"
 	mount -t tmpfs -o size=16m tmpfs "$MNT"
 	D=$MNT/data
 	CONF=$T/$BACKEND.conf
-	cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 5ms
-[auth]
-keyring = $T/$BACKEND.keyring
-[store]
-backend = $BACKEND
-[store.leveldb]
-write_buffer_size = 256K
-EOF
+	printf '%s\n' "[mon]" "data = $D" "bind = 127.0.0.1:0" \
+	    "propose_interval = 5ms" "max_pg_per_osd = 100000" "[auth]" \
+	    "keyring = $T/$BACKEND.keyring" "[store]" "backend = $1" \
+	    "${2:-}" >"$CONF"
+	export MAPMON_KEYRING=$T/$BACKEND.keyring
+}
+
+for BACKEND in $BACKENDS; do
+	mount_conf "$BACKEND" "$(printf '[store.leveldb]\nwrite_buffer_size = 256K')"
 	"$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1
 	check "mapmond --mkfs on a 16 MiB tmpfs" test $? -eq 0
-	export MAPMON_KEYRING=$T/$BACKEND.keyring
 	check "mapmond starts and answers" start_daemon
 	mapmon osd create && mapmon osd boot 0 &&
 	    mapmon osd pool create fill "$PG_NUM" --size 1 &&
@@ -201,31 +199,12 @@ EOF
 done
 
 BACKEND=lmdb-writemap
-MNT=$T/mnt-$BACKEND
-mkdir -p "$MNT"
-mount -t tmpfs -o size=16m tmpfs "$MNT"
-D=$MNT/data
-CONF=$T/$BACKEND.conf
-cat >"$CONF" <<EOF
-[mon]
-data = $D
-bind = 127.0.0.1:0
-propose_interval = 5ms
-max_pg_per_osd = 100000
-[auth]
-keyring = $T/$BACKEND.keyring
-[store]
-backend = lmdb
-[store.lmdb]
-writemap = true
-map_size = 4M
-EOF
+mount_conf lmdb "$(printf '[store.lmdb]\nwritemap = true\nmap_size = 4M')"
 "$MAPMOND" --mkfs -c "$CONF" >"$T/out" 2>&1 &&
     blocks=$(stat -c '%b * %B' "$D/store/data.mdb") &&
     echo "# data.mdb: $((blocks)) bytes allocated" &&
     test "$((blocks))" -ge $((4 << 20))
 check "the 4 MiB map is allocated on disk at mkfs" test $? -eq 0
-export MAPMON_KEYRING=$T/$BACKEND.keyring
 check "mapmond starts and answers" start_daemon
 mapmon osd create && mapmon osd boot 0 &&
     mapmon osd pool create small 64 --size 1

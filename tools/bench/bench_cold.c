@@ -515,6 +515,13 @@ cold_fmt(char *buf, size_t len, double v, int prec)
 	return buf;
 }
 
+/* A figure in KiB as "12" MiB, or "-". */
+static const char *
+cold_fmt_mib(char *buf, size_t len, double kib)
+{
+	return cold_fmt(buf, len, kib < 0 ? -1 : kib / 1024, 0);
+}
+
 static void
 cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
     struct cold_store_result *sres, size_t nsres)
@@ -550,25 +557,11 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
 		    cold_fmt(c, sizeof c, res[i].med.status, 3),
 		    cold_fmt(d, sizeof d, res[i].med.scan, 3),
 		    cold_fmt(e, sizeof e, res[i].med.scan_wall, 3),
-		    cold_fmt(f, sizeof f,
-			res[i].med.rss_up < 0 ? -1 : res[i].med.rss_up / 1024,
-			0),
-		    cold_fmt(g, sizeof g,
-			res[i].med.rss_restart < 0 ?
-			    -1 :
-			    res[i].med.rss_restart / 1024,
-			0),
-		    cold_fmt(h, sizeof h,
-			res[i].med.anon_up < 0 ? -1 : res[i].med.anon_up / 1024,
-			0),
-		    cold_fmt(x, sizeof x,
-			res[i].med.anon_restart < 0 ?
-			    -1 :
-			    res[i].med.anon_restart / 1024,
-			0),
-		    cold_fmt(y, sizeof y,
-			res[i].med.store < 0 ? -1 : res[i].med.store / 1024,
-			0));
+		    cold_fmt_mib(f, sizeof f, res[i].med.rss_up),
+		    cold_fmt_mib(g, sizeof g, res[i].med.rss_restart),
+		    cold_fmt_mib(h, sizeof h, res[i].med.anon_up),
+		    cold_fmt_mib(x, sizeof x, res[i].med.anon_restart),
+		    cold_fmt_mib(y, sizeof y, res[i].med.store));
 	}
 	if (nsres == 0)
 		return;

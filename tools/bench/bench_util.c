@@ -1,7 +1,6 @@
 /* bench_util.c: what the mapmon-bench subcommands share (bench_util.h). */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -26,6 +25,7 @@
 
 #include "common/mapmon.h"
 #include "net/client.h"
+#include "store/store.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/osd_sim.h"
 
@@ -242,26 +242,12 @@ uint64_t
 bench_store_bytes(const char *dir, int lmdb)
 {
 	char file[PATH_MAX];
-	struct dirent *de;
 	struct stat sb;
-	uint64_t total = 0;
-	DIR *d;
 
-	if (lmdb) {
-		snprintf(file, sizeof file, "%s/data.mdb", dir);
-		return stat(file, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-	}
-	if ((d = opendir(dir)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (snprintf(file, sizeof file, "%s/%s", dir, de->d_name) >=
-		    (int)sizeof file)
-			continue;
-		if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode))
-			total += (uint64_t)sb.st_size;
-	}
-	closedir(d);
-	return total;
+	if (!lmdb)
+		return store_dir_bytes(dir);
+	snprintf(file, sizeof file, "%s/data.mdb", dir);
+	return stat(file, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
 void
