@@ -891,12 +891,13 @@ Test(store, lmdb_writemap_allocates_the_map)
 	struct store_options o = test_opts();
 	struct store_stats st;
 	struct store *s;
-	uint8_t *v = xcalloc(1, 1 << 20);
+	uint8_t *v;
 	char k[32], file[192];
 	int i;
 
 	if (!IS_LMDB)
 		cr_skip_test("LMDB only");
+	v = xcalloc(1, 1 << 20);
 	snprintf(file, sizeof file, "%s/data.mdb", path);
 	o.lmdb.map_size = 2 << 20;
 	o.lmdb.writemap = 1;
