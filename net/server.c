@@ -317,14 +317,19 @@ server_partial_max(const struct server *srv)
 	    srv->limits.max_partial_input;
 }
 
-/* Read from c unless something holds it: its output, or the budget. */
+/*
+ * Read from c unless something holds it: its output, the budget, or its
+ * frames queued in srv->bulkq (read on, a sender that never pauses would
+ * keep the socket readable, and the reads at the default priority would
+ * starve the bulk queue's turn while the input grew without bound).
+ */
 static void
 conn_update_read(struct conn *c)
 {
 	if (!conn_open(c))
 		return;
 	if (c->throttled || c->waiting || c->held_binary || c->ending ||
-	    c->state == CONN_AUTH_WAIT)
+	    c->bulk_queued || c->state == CONN_AUTH_WAIT)
 		bufferevent_disable(c->bev, EV_READ);
 	else
 		bufferevent_enable(c->bev, EV_READ);
@@ -1237,7 +1242,7 @@ conn_frame(struct conn *c, const struct frame_header *h, const uint8_t *p)
 
 /*
  * Data read from c: its frames handled now, or, for a bulk connection, in
- * its turn in srv->bulkq (server_bulk_cb).
+ * its turn in srv->bulkq (server_bulk_cb), not read from meanwhile.
  */
 static void
 conn_read_cb(struct bufferevent *bev mapmon_unused, void *arg)
@@ -1249,6 +1254,7 @@ conn_read_cb(struct bufferevent *bev mapmon_unused, void *arg)
 		if (!c->bulk_queued) {
 			c->bulk_queued = 1;
 			TAILQ_INSERT_TAIL(&srv->bulkq, c, bentry);
+			conn_update_read(c);
 			event_active(srv->bulk_ev, 0, 0);
 		}
 		return;
@@ -2251,6 +2257,8 @@ server_bulk_cb(evutil_socket_t fd mapmon_unused, short events mapmon_unused,
 			c->bulk_queued = 1;
 			TAILQ_INSERT_TAIL(&srv->bulkq, c, bentry);
 		}
+		/* Read again once only the start of a frame is left. */
+		conn_update_read(c);
 	}
 	if (!TAILQ_EMPTY(&srv->bulkq))
 		event_active(srv->bulk_ev, 0, 0);

@@ -1425,6 +1425,89 @@ Test(net, commands_go_before_queued_binary_requests)
 	tsrv_stop(ts);
 }
 
+/*
+ * A sender of binary requests that never pauses (a monitor forwarding its
+ * OSDs' reports to the leader) is answered while it sends: its socket
+ * stays readable, and were the server to read on while the frames it has
+ * wait in the bulk queue, the reads at the default priority would starve
+ * the queue's turn (no answer until the sender stops) and the input would
+ * grow by what was sent.  The sender writes for up to FLOOD_MS, or until
+ * FLOOD_ANSWERS answers have come back.
+ */
+#define FLOOD_MS 600
+#define FLOOD_ANSWERS 2000
+#define FLOOD_BATCH 2048
+struct nopause {
+	int fd;
+	atomic_int stop;
+	size_t sent;
+};
+
+static void *
+nopause_main(void *arg)
+{
+	struct nopause *f = arg;
+	uint8_t one[FRAME_HEADER_SIZE + 6] = { 0 };
+	uint8_t *buf = xmalloc(sizeof one * FLOOD_BATCH);
+	const uint8_t *b;
+	size_t i, len;
+	ssize_t n;
+
+	one[FRAME_HEADER_SIZE + 1] = 1;
+	for (i = 0; i < FLOOD_BATCH; i++) {
+		frame_encode_header(one, FRAME_BINARY_REQUEST, 6, i + 1);
+		memcpy(buf + i * sizeof one, one, sizeof one);
+	}
+	while (!atomic_load(&f->stop)) {
+		/* Whole batches: the stream stays a sequence of frames. */
+		for (b = buf, len = sizeof one * FLOOD_BATCH; len > 0;
+		     b += n, len -= (size_t)n) {
+			n = send(f->fd, b, len, MSG_NOSIGNAL);
+			if (n <= 0)
+				goto out;
+		}
+		f->sent += FLOOD_BATCH;
+	}
+out:
+	free(buf);
+	return NULL;
+}
+
+Test(net, a_sender_that_never_pauses_is_answered_while_it_sends)
+{
+	struct tsrv *ts = tsrv_start_on(NULL, 1);
+	struct nopause f = { .fd = -1 };
+	struct frame_header h;
+	pthread_t t;
+	json_t *obj;
+	int64_t end;
+	int answers = 0;
+
+	f.fd = raw_connect(ts->port);
+	raw_hello(f.fd);
+	cr_assert_eq(pthread_create(&t, NULL, nopause_main, &f), 0);
+	end = now_ms() + FLOOD_MS;
+	while (answers < FLOOD_ANSWERS && now_ms() < end &&
+	    poll(&(struct pollfd){ .fd = f.fd, .events = POLLIN }, 1,
+		(int)(end - now_ms())) == 1) {
+		if ((obj = raw_recv(f.fd, &h)) == NULL)
+			break;
+		cr_assert_eq(h.type, FRAME_REPLY);
+		json_decref(obj);
+		answers++;
+	}
+	atomic_store(&f.stop, 1);
+	shutdown(f.fd, SHUT_RDWR);
+	pthread_join(t, NULL);
+	cr_log_info("%d answers while %zu binary requests were sent", answers,
+	    f.sent);
+	cr_assert_geq(answers, FLOOD_ANSWERS,
+	    "%d answers in %d ms while the sender sent %zu requests", answers,
+	    FLOOD_MS, f.sent);
+	close(f.fd);
+	tsrv_stop(ts);
+}
+
 /* A reply to a connection that has gone is -1, not a crash. */
 Test(net, reply_after_disconnect)
 {
