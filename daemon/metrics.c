@@ -251,6 +251,12 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "quorum_outcome_unknown_total", "counter",
 	    "Proposals whose writers were told the outcome is unknown.",
 	    in.unknown_outcomes);
+	metrics_one(out, "quorum_read_indexes_total", "counter",
+	    "Linearizable reads this monitor confirmed as leader.",
+	    st.read_index_reads);
+	metrics_one(out, "quorum_read_index_barriers_total", "counter",
+	    "Barrier entries that confirmed them (one per batch).",
+	    st.read_index_barriers);
 	metrics_seconds(out, "quorum_loop_slice_max_seconds",
 	    "The longest single turn of the engine's loop.",
 	    st.uv_slice_max_us);

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
@@ -111,6 +112,9 @@ struct quorum {
 	int64_t quorum_since; /* stamp_now() of the last change */
 	struct raft_barrier barrier;
 	int barrier_pending;
+	/* Read indexes: the batch whose barrier is in flight, the next. */
+	struct quorum_ri_batch *ri_flight;
+	struct quorum_ri_batch *ri_next;
 
 	struct quorum_stats stats;
 	struct mon_quorum_view view; /* as last given to the core */
@@ -993,81 +997,153 @@ quorum_replicate(void *arg, uint64_t seq, const struct mon_quorum_part *parts,
 	return 0;
 }
 
-/* A read index being confirmed (quorum_read_index()). */
+/*
+ * Read indexes (quorum_read_index()), batched as etcd batches its
+ * ReadIndex: a barrier entry committed in this leader's term proves it
+ * still led after every request that came before the barrier was
+ * appended, so one barrier answers all of them.  A request that comes
+ * while a barrier is in flight cannot be answered by it (the acks that
+ * commit it may predate the request): it joins the next batch, whose
+ * barrier goes once the one in flight is done.  So a burst of N
+ * linearizable reads costs two log writes, not N.
+ */
 struct quorum_ri {
-	struct raft_barrier req;
-	struct event *ev; /* answers on the loop */
-	struct quorum *q;
 	quorum_index_cb *cb;
 	void *arg;
+	struct quorum_ri *next;
+};
+
+struct quorum_ri_batch {
+	struct raft_barrier req;
+	struct event *ev; /* answers on the loop */
+	struct quorum *q; /* NULL once the engine is freed */
+	struct quorum_ri *head, **tail;
 	int rc;
 	uint64_t index;
 	char why[160];
 };
 
-static void
-quorum_ri_answer(evutil_socket_t fd, short what, void *arg)
-{
-	struct quorum_ri *ri = arg;
+static void quorum_ri_answer(evutil_socket_t, short, void *);
 
-	(void)fd;
-	(void)what;
-	ri->cb(ri->arg, ri->rc, ri->index, ri->rc != 0 ? ri->why : NULL);
-	event_free(ri->ev);
-	free(ri);
+static struct quorum_ri_batch *
+quorum_ri_batch_new(struct quorum *q)
+{
+	struct quorum_ri_batch *b = xcalloc(1, sizeof *b);
+
+	b->q = q;
+	b->tail = &b->head;
+	b->req.data = b;
+	if ((b->ev = event_new(q->base, -1, 0, quorum_ri_answer, b)) == NULL)
+		fatalx("quorum: cannot make an event");
+	return b;
+}
+
+/* Answer every request of b with rc and why, on the loop. */
+static void quorum_ri_fail(struct quorum_ri_batch *, int, const char *, ...)
+    printflike(3, 4);
+static void
+quorum_ri_fail(struct quorum_ri_batch *b, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	b->rc = rc;
+	va_start(ap, fmt);
+	vsnprintf(b->why, sizeof b->why, fmt, ap);
+	va_end(ap);
+	event_active(b->ev, 0, 0);
 }
 
 static void
 quorum_ri_barrier_cb(struct raft_barrier *req, int status)
 {
-	struct quorum_ri *ri = req->data;
+	struct quorum_ri_batch *b = req->data;
 
 	/*
 	 * Every command entry before the barrier went through the state
 	 * machine's apply: napplied counts them.
 	 */
-	if (status != 0) {
-		ri->rc = -EAGAIN;
-		snprintf(ri->why, sizeof ri->why,
+	if (status != 0)
+		quorum_ri_fail(b, -EAGAIN,
 		    "the leader could not confirm its lead (%s): retry",
 		    raft_strerror(status));
-	} else
-		ri->index = ri->q->napplied;
-	event_active(ri->ev, 0, 0);
+	else {
+		b->index = b->q->napplied;
+		event_active(b->ev, 0, 0);
+	}
+}
+
+/* The waiting batch's barrier goes, unless one is in flight. */
+static void
+quorum_ri_flush(struct quorum *q)
+{
+	struct quorum_ri_batch *b = q->ri_next;
+	int rv;
+
+	if (b == NULL || q->ri_flight != NULL)
+		return;
+	q->ri_next = NULL;
+	q->ri_flight = b;
+	q->stats.read_index_barriers++;
+	if (raft_state(&q->raft) != RAFT_LEADER)
+		quorum_ri_fail(b, -EAGAIN,
+		    "this monitor does not lead (retry through the leader)");
+	else if ((rv = raft_barrier(&q->raft, &b->req, quorum_ri_barrier_cb)) !=
+	    0)
+		quorum_ri_fail(b, -EAGAIN,
+		    "the leader could not confirm its lead (%s): retry",
+		    raft_strerror(rv));
+	else
+		quorum_kick(q);
+}
+
+static void
+quorum_ri_answer(evutil_socket_t fd, short what, void *arg)
+{
+	struct quorum_ri_batch *b = arg;
+	struct quorum *q = b->q;
+	struct quorum_ri *ri;
+
+	(void)fd;
+	(void)what;
+	if (q != NULL && q->ri_flight == b)
+		q->ri_flight = NULL;
+	while ((ri = b->head) != NULL) {
+		b->head = ri->next;
+		ri->cb(ri->arg, b->rc, b->index, b->rc != 0 ? b->why : NULL);
+		free(ri);
+	}
+	event_free(b->ev);
+	free(b);
+	if (q != NULL && !q->closed)
+		quorum_ri_flush(q);
 }
 
 int
 quorum_read_index(struct quorum *q, quorum_index_cb *cb, void *arg)
 {
 	struct quorum_ri *ri;
-	int rv;
+	struct quorum_ri_batch *b;
 
 	if (q == NULL || q->closed || !q->started)
 		return -1;
 	ri = xcalloc(1, sizeof *ri);
-	ri->q = q;
 	ri->cb = cb;
 	ri->arg = arg;
-	ri->req.data = ri;
-	if ((ri->ev = event_new(q->base, -1, 0, quorum_ri_answer, ri)) == NULL)
-		fatalx("quorum: cannot make an event");
+	q->stats.read_index_reads++;
 	if (raft_state(&q->raft) != RAFT_LEADER) {
-		ri->rc = -EAGAIN;
-		snprintf(ri->why, sizeof ri->why,
+		b = quorum_ri_batch_new(q);
+		b->q = NULL; /* answered alone, never in flight */
+		b->head = ri;
+		quorum_ri_fail(b, -EAGAIN,
 		    "this monitor does not lead (retry through the leader)");
-		event_active(ri->ev, 0, 0);
 		return 0;
 	}
-	if ((rv = raft_barrier(&q->raft, &ri->req, quorum_ri_barrier_cb)) !=
-	    0) {
-		ri->rc = -EAGAIN;
-		snprintf(ri->why, sizeof ri->why,
-		    "the leader could not confirm its lead (%s): retry",
-		    raft_strerror(rv));
-		event_active(ri->ev, 0, 0);
-		return 0;
-	}
-	quorum_kick(q);
+	if (q->ri_next == NULL)
+		q->ri_next = quorum_ri_batch_new(q);
+	b = q->ri_next;
+	*b->tail = ri;
+	b->tail = &ri->next;
+	quorum_ri_flush(q);
 	return 0;
 }
 
@@ -1461,6 +1537,14 @@ quorum_free(struct quorum *q)
 		quorum_transport_free(&q->transport);
 	}
 	q->closed = 1;
+	/* Read indexes left are answered from the loop, without q. */
+	if (q->ri_flight != NULL)
+		q->ri_flight->q = NULL;
+	if (q->ri_next != NULL) {
+		q->ri_next->q = NULL;
+		quorum_ri_fail(q->ri_next, -EAGAIN,
+		    "the monitor is shutting down: retry on another");
+	}
 	quorum_sync_free(q->sync);
 	if (q->sync_retry != NULL)
 		event_free(q->sync_retry);

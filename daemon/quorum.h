@@ -63,7 +63,8 @@ json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
 /*
  * A read index, for a linearizable read (mapmon-protocol(7), FORWARDING):
  * on the leader, a barrier through the engine, which confirms that it
- * still leads a majority; then cb(arg, 0, index, NULL) with the number of
+ * still leads a majority (one barrier for every call made before it was
+ * appended: the calls made while one is in flight share the next); then cb(arg, 0, index, NULL) with the number of
  * the last entry committed before it (mon_quorum.h numbering): a read
  * served once the monitor has applied index sees every write acknowledged
  * before the call.  cb(arg, -EAGAIN, 0, why) when this monitor does not
@@ -102,8 +103,10 @@ struct quorum_stats {
 	uint64_t leader_changes;
 	uint64_t uv_slice_max_us;
 	uint64_t uv_runs;
-	uint64_t snapshots;	  /* taken by this monitor since the start */
-	uint64_t appends_dropped; /* quorum_transport_appends_dropped() */
+	uint64_t snapshots;	   /* taken by this monitor since the start */
+	uint64_t appends_dropped;  /* quorum_transport_appends_dropped() */
+	uint64_t read_index_reads; /* quorum_read_index() calls */
+	uint64_t read_index_barriers; /* the barriers that answered them */
 	int is_leader;
 };
 void quorum_stats(const struct quorum *, struct quorum_stats *out);
