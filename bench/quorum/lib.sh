@@ -11,7 +11,8 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; sleep 1; [ -n "${QUORUM_BE
 MAPMOND=$B/daemon/mapmond
 . "$(dirname "${BASH_SOURCE[0]}")/../../test/lib/quorum_lib.sh"
 
-# write_conf NAME ADDR MON_HOST: $D/NAME.conf, its store in $D/NAME.
+# write_conf NAME ADDR MON_HOST: $D/NAME.conf, its store in $D/NAME;
+# MON_EXTRA: lines added to its [mon] section.
 write_conf() {
 	cat >"$D/$1.conf" <<CONF
 [mon]
@@ -21,6 +22,7 @@ bind = $2
 mon_host = $3
 max_pg_per_osd = 1000000
 max_pgs = 300000
+${MON_EXTRA:-}
 [store]
 backend = $BE
 [auth]
