@@ -1129,7 +1129,6 @@ quorum_read_index(struct quorum *q, quorum_index_cb *cb, void *arg)
 	ri = xcalloc(1, sizeof *ri);
 	ri->cb = cb;
 	ri->arg = arg;
-	q->stats.read_index_reads++;
 	if (raft_state(&q->raft) != RAFT_LEADER) {
 		b = quorum_ri_batch_new(q);
 		b->q = NULL; /* answered alone, never in flight */
@@ -1138,6 +1137,7 @@ quorum_read_index(struct quorum *q, quorum_index_cb *cb, void *arg)
 		    "this monitor does not lead (retry through the leader)");
 		return 0;
 	}
+	q->stats.read_index_reads++;
 	if (q->ri_next == NULL)
 		q->ri_next = quorum_ri_batch_new(q);
 	b = q->ri_next;

@@ -64,13 +64,13 @@ json_t *quorum_status_json(const struct quorum *, const struct monmap *mm);
  * A read index, for a linearizable read (mapmon-protocol(7), FORWARDING):
  * on the leader, a barrier through the engine, which confirms that it
  * still leads a majority (one barrier for every call made before it was
- * appended: the calls made while one is in flight share the next); then cb(arg, 0, index, NULL) with the number of
- * the last entry committed before it (mon_quorum.h numbering): a read
- * served once the monitor has applied index sees every write acknowledged
- * before the call.  cb(arg, -EAGAIN, 0, why) when this monitor does not
- * lead or loses the lead meanwhile.  cb runs on the loop, never from
- * inside this call.  0, or -1 (cb never called) when the engine is not
- * running.
+ * appended: the calls made while one is in flight share the next); then
+ * cb(arg, 0, index, NULL) with the number of the last entry committed
+ * before it (mon_quorum.h numbering): a read served once the monitor has
+ * applied index sees every write acknowledged before the call.
+ * cb(arg, -EAGAIN, 0, why) when this monitor does not lead or loses the
+ * lead meanwhile.  cb runs on the loop, never from inside this call.  0,
+ * or -1 (cb never called) when the engine is not running.
  */
 typedef void quorum_index_cb(void *arg, int rc, uint64_t index,
     const char *why);

@@ -39,7 +39,6 @@ pg_stale_timeout = 10m"
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 
-metric() { awk -v n="mapmon_$1" '$1 == n { print $2 }' "$T/out"; }
 # wait_full_quorum: $L, the leader, once it counts the three in quorum
 # (within 10 s).
 wait_full_quorum() {

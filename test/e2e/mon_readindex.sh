@@ -25,16 +25,12 @@ READS=12
 
 command -v python3 >/dev/null 2>&1 || skip_all "python3 picks the ports"
 
-# metric X NAME: monitor X's value of mapmon_NAME (0 when absent).
-metric() {
-	metrics "$1" || return 1
-	awk -v n="mapmon_$2" '$1 == n { v = $2 } END { print v + 0 }' \
-	    "$T/out"
-}
+# metric_of X NAME: monitor X's value of mapmon_NAME.
+metric_of() { metrics "$1" && metric "$2"; }
 
 # connected N: the leader has N connections or more.
 connected() {
-	[ "$(metric "$L" connections)" -ge "$1" ] 2>/dev/null
+	[ "$(metric_of "$L" connections)" -ge "$1" ] 2>/dev/null
 }
 
 run_backend() {
@@ -44,13 +40,13 @@ run_backend() {
 	check "the leader counts three in quorum" in_quorum 3
 	mm osd pool create p 4
 	check "a write is answered" [ "$rc" -eq 0 ]
-	r0=$(metric "$L" quorum_read_indexes_total)
-	b0=$(metric "$L" quorum_read_index_barriers_total)
+	r0=$(metric_of "$L" quorum_read_indexes_total)
+	b0=$(metric_of "$L" quorum_read_index_barriers_total)
 	for x in $NAMES; do
 		[ "$x" = "$L" ] && continue
 		if [ -z "$f1" ]; then f1=$x; else f2=$x; fi
 	done
-	c0=$(metric "$L" connections)
+	c0=$(metric_of "$L" connections)
 	kill -STOP "$(pid_of "$f1")" "$(pid_of "$f2")"
 	for i in $(seq 1 $READS); do
 		"$MAPMON" -m "$(addr "$L")" -k "$D/keyring" --connect-timeout 10 \
@@ -59,7 +55,8 @@ run_backend() {
 	done
 	# Every client in and waiting (each one's read follows its
 	# authentication), well within the election timeout.
-	within 30 connected $((c0 + READS))
+	check "the $READS clients are connected" \
+	    within 30 connected $((c0 + READS))
 	sleep 0.3
 	kill -CONT "$(pid_of "$f1")" "$(pid_of "$f2")"
 	for i in $(seq 1 $READS); do
@@ -67,15 +64,15 @@ run_backend() {
 		    ok=$((ok + 1))
 	done
 	check "all $READS linearizable reads answered" [ "$ok" -eq "$READS" ]
-	r1=$(metric "$L" quorum_read_indexes_total)
-	b1=$(metric "$L" quorum_read_index_barriers_total)
+	r1=$(metric_of "$L" quorum_read_indexes_total)
+	b1=$(metric_of "$L" quorum_read_index_barriers_total)
 	echo "# $((r1 - r0)) reads, $((b1 - b0)) barriers"
 	check "the leader counts $READS reads" [ $((r1 - r0)) -eq "$READS" ]
 	check "2 barriers confirmed them" [ $((b1 - b0)) -eq 2 ]
 	mm1 "$L" --linearizable osd stat
 	check "a read after them is answered" [ "$rc" -eq 0 ]
 	check "and takes one barrier more" \
-	    [ "$(metric "$L" quorum_read_index_barriers_total)" -eq $((b1 + 1)) ]
+	    [ "$(metric_of "$L" quorum_read_index_barriers_total)" -eq $((b1 + 1)) ]
 	stop_all $NAMES
 	check_sanitizers
 }

@@ -210,6 +210,9 @@ metrics() {
 	sed '1,/^\r$/d' <&3 >"$T/out"
 	exec 3<&-
 }
+# metric NAME: mapmon_NAME's value in the metrics last fetched (nothing
+# when absent).
+metric() { awk -v n="mapmon_$1" '$1 == n { print $2 }' "$T/out"; }
 
 pid_of() { cat "$T/$BACKEND.$1.pid"; }
 start() {
