@@ -8,7 +8,7 @@
 # the monitors, while `--probe` sends `status` to a follower every 10 ms.
 # Prints osd-sim's count of answered PG updates over the time, the probe's
 # latencies, and the leader's entry metrics.  BENCHMARKS.md, "A quorum of
-# monitors".
+# monitors".  SIM_EXTRA: more options of the measured osd-sim (--window 256).
 set -u
 B=${1:?usage: ingest.sh BUILD BACKEND [SECONDS] [SETUPS]}
 BE=${2:?usage: ingest.sh BUILD BACKEND [SECONDS] [SETUPS]}
@@ -48,7 +48,7 @@ print(json.load(sys.stdin).get("quorum_leader_name") or "a")')
 done
 case ${f:-a} in a) probe=$A ;; b) probe=$BB ;; c) probe=$C ;; esac
 echo "ingest ($BE, $SETUP): $SECS s, status probed on mon.${f:-a} (leader mon.$L); load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$B/tools/mapmon-bench" osd-sim -v -m "$all" --osds 256 --interval 0 \
+"$B/tools/mapmon-bench" osd-sim -v -m "$all" --osds 256 --interval 0 ${SIM_EXTRA:-} \
     --duration "$SECS" --probe "$probe" --probe-ms 10 >"$D/sim" 2>&1
 rc=$?
 grep 'status on' "$D/sim"

@@ -202,6 +202,30 @@ for su in lmdb leveldb-mapmon; do
 	check "ingest.csv $su: a run and a median per level" test "$(grep -c -E '^0/(0|20),(1|median),' "$T/$su/ingest.csv")" -eq 4
 done
 
+# coldstart and ingest on a quorum of three monitors (--mons 3).
+mkdir -p "$T/q3"
+"$BENCH" coldstart --pgs 2000 --setups lmdb --osds 16 --no-store2013 \
+    --mons 3 -o "$T/q3" >"$T/out" 2>"$T/err"
+check "coldstart --mons 3 exits 0" test $? -eq 0
+check "coldstart --mons 3 says so" grep -q '^3 monitors on loopback, no restart' "$T/out"
+check "coldstart.json --mons 3: mons 3" test "$(jv "$T/q3/coldstart.json" mons)" = 3
+check "coldstart.json --mons 3: a bring-up" positive "$(jv "$T/q3/coldstart.json" median.0.bringup_s)"
+check "coldstart.json --mons 3: the memory of the monitors" positive "$(jv "$T/q3/coldstart.json" median.0.rss_bringup_kb)"
+check "coldstart.json --mons 3: no restart" test "$(jv "$T/q3/coldstart.json" median.0.ready_s)" = null
+"$BENCH" ingest --setup lmdb --pgs 2000 --osds 16 --duration 2 \
+    --levels 0/0 --mons 3 -o "$T/q3" >"$T/out" 2>"$T/err"
+check "ingest --mons 3 exits 0" test $? -eq 0
+check "ingest --mons 3 says the probe asks a follower" grep -q '^3 monitors on loopback, `status` asked of a follower' "$T/out"
+check "ingest.json --mons 3: mons 3" test "$(jv "$T/q3/ingest.json" mons)" = 3
+check "ingest.json --mons 3: updates counted" positive "$(jv "$T/q3/ingest.json" levels.0.pg_updates_per_s)"
+check "ingest.json --mons 3: the probed monitor named" grep -Eq '"status_on": "[abc]"' "$T/q3/ingest.json"
+check "ingest.csv --mons 3: the probed monitor named" grep -Eq '^0/0,1,[0-9]+,.*,mon\.[abc]$' "$T/q3/ingest.csv"
+"$BENCH" ingest --mons 2 >/dev/null 2>"$T/err"
+check "ingest --mons 2: exit 64" test $? -eq 64
+check "... saying a quorum is odd" grep -q -- '--mons: 2: a quorum is 1, 3 or 5 monitors' "$T/err"
+"$BENCH" coldstart --mons 7 >/dev/null 2>&1
+check "coldstart --mons 7: exit 64" test $? -eq 64
+
 # filesize, both backends, short: samples, the live data after the stop.
 for su in lmdb leveldb-mapmon; do
 	mkdir -p "$T/fs-$su"

@@ -20,6 +20,12 @@
  *            first answered `status` (asked once READY=1 has come).
  *  memory    VmHWM of the monitor after the bring-up and after the restart.
  *
+ * With --mons 3 (or 5) the monitor is a quorum on loopback
+ * (bench_quorum_run()): the simulated OSDs hunt over the monitors' list,
+ * the pools are made and `pg stat` asked through the first, and the
+ * memory is the largest of the monitors'; no restart (a quorum's
+ * follower restart is bench/quorum/restart.sh's).
+ *
  * Then the 2013 failure at the store level (store/store.h directly, no
  * monitor): the same 3 N PG updates (peering, active, active+clean) in
  * commits of --commit-pgs updates, written either as the whole PG map in
@@ -66,6 +72,7 @@ struct cold_opts {
 	double timeout;
 	int store2013;
 	int restart;
+	int mons; /* --mons: 1, or a quorum of 3 or 5 */
 	const char *outdir;
 	char *mapmond;
 	char *mstore;
@@ -134,6 +141,7 @@ cold_usage(int code)
 	    "[--store-cap S]\n"
 	    "           [--timeout S] [--no-store2013] [--no-restart] "
 	    "[--mon-conf FILE]\n"
+	    "           [--mons N]\n"
 	    "  set-ups: %s\n",
 	    bench_setup_names());
 	exit(code);
@@ -224,8 +232,7 @@ cold_up_clean(mapmon_unused struct bench_up *up, void *arg)
 
 /* Bring-up of N PGs on the running monitor; seconds, or -1 with *cause. */
 static double
-cold_bringup(const struct cold_opts *o, struct bench_mon *bm, long n,
-    char **cause)
+cold_bringup(const struct cold_opts *o, const char *addrs, long n, char **cause)
 {
 	struct bench_up_params p;
 	struct event_base *base;
@@ -235,7 +242,7 @@ cold_bringup(const struct cold_opts *o, struct bench_mon *bm, long n,
 	memset(&u, 0, sizeof u);
 	memset(&p, 0, sizeof p);
 	base = event_base_new();
-	p.addr = bm->addr;
+	p.addr = addrs;
 	p.shape = o->shape;
 	p.live_interval_ms = -1;
 	p.pgs = u.target = n;
@@ -305,6 +312,36 @@ cold_scan(const struct cold_opts *o, struct bench_mon *bm, double *secs,
 	return 0;
 }
 
+/*
+ * The bring-up on a quorum of o->mons monitors; the memory is the largest
+ * of theirs (the leader's, as a rule).  0, or -1 with *cause.
+ */
+static int
+cold_quorum(const struct cold_opts *o, const struct bench_setup *su,
+    const char *extra, long n, struct cold_run *r, char **cause)
+{
+	struct bench_quorum *q;
+	double kb;
+	size_t i;
+
+	if ((q = bench_quorum_run(o->mapmond, su, extra, (size_t)o->mons, 0,
+		 cause)) == NULL)
+		return -1;
+	if ((r->bringup = cold_bringup(o, q->addrs, n, cause)) < 0) {
+		bench_quorum_free(q);
+		return -1;
+	}
+	for (i = 0; i < q->n; i++) {
+		if ((kb = (double)bench_mon_hwm_kb(q->mon[i])) > r->rss_up)
+			r->rss_up = kb;
+		kb = (double)bench_mon_status_kb(q->mon[i], "RssAnon");
+		if (kb > r->anon_up)
+			r->anon_up = kb;
+	}
+	bench_quorum_free(q);
+	return 0;
+}
+
 /* One run of set-up su with n PGs; 0, or -1 with *cause. */
 static int
 cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
@@ -317,11 +354,16 @@ cold_one(const struct cold_opts *o, const struct bench_setup *su, long n,
 	for (int i = 0; i < COLD_NFIELDS; i++)
 		*cold_field(r, i) = -1;
 	extra = bench_limits_conf(n, &o->shape, o->mon_conf);
+	if (o->mons > 1) {
+		t = cold_quorum(o, su, extra, n, r, cause);
+		free(extra);
+		return t < 0 ? -1 : 0;
+	}
 	bm = bench_mon_run(o->mapmond, su, extra, 0, cause);
 	free(extra);
 	if (bm == NULL)
 		return -1;
-	if ((r->bringup = cold_bringup(o, bm, n, cause)) < 0)
+	if ((r->bringup = cold_bringup(o, bm->addr, n, cause)) < 0)
 		goto fail;
 	r->rss_up = (double)bench_mon_hwm_kb(bm);
 	r->anon_up = (double)bench_mon_status_kb(bm, "RssAnon");
@@ -531,6 +573,10 @@ cold_print(const struct cold_opts *o, struct cold_result *res, size_t nres,
 	size_t i;
 
 	printf("## mapmon-bench coldstart: bring-up and restart\n\n");
+	if (o->mons > 1)
+		printf("%d monitors on loopback, no restart; memory: the "
+		       "largest monitor's; ",
+		    o->mons);
 	printf(
 	    "%d simulated OSDs, %d pools of size 3; median of %d run%s; "
 	    "times in seconds, memory in MiB (RSS: VmHWM, the peak; anon: "
@@ -642,10 +688,11 @@ cold_write(const struct cold_opts *o, struct cold_result *res, size_t nres,
 	}
 	free(path);
 
-	doc = json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:f}", "osds",
-	    o->shape.osds, "pools", o->shape.pools, "runs", o->runs, "window", o->shape.window,
-	    "batch", o->shape.batch, "commit_pgs", (json_int_t)o->commit_pgs,
-	    "store_cap_s", o->store_cap);
+	doc = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:f}", "mons",
+	    o->mons, "osds", o->shape.osds, "pools", o->shape.pools, "runs",
+	    o->runs, "window", o->shape.window, "batch", o->shape.batch,
+	    "commit_pgs", (json_int_t)o->commit_pgs, "store_cap_s",
+	    o->store_cap);
 	runs = json_array();
 	meds = json_array();
 	for (i = 0; i < nres; i++) {
@@ -762,6 +809,7 @@ bench_cold_main(int argc, char **argv)
 		{ "no-store2013", no_argument, NULL, 'N' },
 		{ "no-restart", no_argument, NULL, 'R' },
 		{ "mon-conf", required_argument, NULL, 'C' },
+		{ "mons", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct cold_opts o;
 	struct cold_result *res;
@@ -783,6 +831,7 @@ bench_cold_main(int argc, char **argv)
 	o.timeout = 600;
 	o.store2013 = 1;
 	o.restart = 1;
+	o.mons = 1;
 	bench_run_opts_defaults(&ro);
 	cold_parse_pgs(&o, defpgs);
 	cold_parse_setups(&o, defsetups);
@@ -817,6 +866,9 @@ bench_cold_main(int argc, char **argv)
 		case 'N':
 			o.store2013 = 0;
 			break;
+		case 'm':
+			o.mons = bench_arg_mons(optarg);
+			break;
 		case 'R':
 			o.restart = 0;
 			break;
@@ -845,6 +897,8 @@ bench_cold_main(int argc, char **argv)
 			    "fill %d pools\n", o.pgs[i], o.shape.pools);
 			return MAPMON_EXIT_USAGE;
 		}
+	if (o.mons > 1)
+		o.restart = 0; /* a quorum's restart: not measured here */
 	if ((o.mapmond = bench_run_mapmond(&ro, &code)) == NULL)
 		return code;
 	if (o.restart)

@@ -13,6 +13,12 @@
  * at a time, and times each from send to reply.  With --no-auth the
  * monitor does not require authentication and the clients offer no key
  * (what authentication costs is the difference).
+ *
+ * With --mons 3 (or 5) the monitor is a quorum (bench_quorum_run()): the
+ * simulated OSDs hunt over the monitors' list as osd-sim does, the pools
+ * are made through the first, and the probe asks a follower (the leader
+ * named by quorum_status at the end of the warm-up), where a reply waits
+ * for nothing but that monitor's own applied state.
  */
 #include "config.h"
 
@@ -52,6 +58,7 @@ struct ingest_opts {
 	char *mapmond;
 	char *mon_conf;		/* lines added to the generated config */
 	int no_auth;		/* --no-auth */
+	int mons;		/* --mons: 1, or a quorum of 3 or 5 */
 };
 
 struct ingest_result {
@@ -63,6 +70,7 @@ struct ingest_result {
 	double max[INGEST_MAX_RUNS];
 	size_t samples[INGEST_MAX_RUNS];
 	double commits[INGEST_MAX_RUNS];
+	char probed[INGEST_MAX_RUNS]; /* mon.X probed ('a' alone) */
 	double med_rate, med_p50, med_p99, med_max;
 	char *error;
 };
@@ -73,13 +81,32 @@ struct ingest_load {
 	struct bench_up *up;
 	struct event *timer;
 	const struct ingest_opts *o;
-	const char *addr;
+	const char *addr;	/* the probe's: one monitor */
+	struct bench_quorum *q; /* --mons > 1 */
+	char probed;		/* the probed monitor's name */
 	struct bench_probe *probe;
 	int phase;		/* 0 bring-up, 1 warm-up, 2 measuring */
 	double t_start;
 	uint64_t start_accepted;
 	double rate;
 };
+
+/* A quorum's probe goes to a follower: the first that is not the leader. */
+static int
+ingest_follower(struct ingest_load *l, char **cause)
+{
+	int leader;
+	size_t i;
+
+	if ((leader = bench_quorum_leader(l->q, 10, cause)) == -1)
+		return -1;
+	for (i = 0; i < l->q->n; i++)
+		if ((int)i != leader)
+			break;
+	l->addr = l->q->mon[i]->addr;
+	l->probed = (char)('a' + i);
+	return 0;
+}
 
 static void
 ingest_timer(evutil_socket_t fd, short what, void *arg)
@@ -94,6 +121,11 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 	osd_sim_stats(l->up->sim, &st);
 	if (l->phase == 1) {
 		/* Warm-up over: start counting and probing. */
+		if (l->q != NULL && ingest_follower(l, &cause) == -1) {
+			bench_up_fail(l->up, "%s", cause);
+			free(cause);
+			return;
+		}
 		l->phase = 2;
 		l->t_start = bench_now();
 		l->start_accepted = st.pgs_accepted;
@@ -149,7 +181,8 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	    "store", "net", "conf", "client", "event" };
 	struct bench_up_params p;
 	struct ingest_load l;
-	struct bench_mon *bm;
+	struct bench_mon *bm = NULL;
+	struct bench_quorum *q = NULL;
 	const double *sent, *lat;
 	double *ms;
 	char *extra, *more;
@@ -164,17 +197,24 @@ ingest_one(const struct ingest_opts *o, const char *level,
 		free(extra);
 		extra = more;
 	}
-	bm = bench_mon_run(o->mapmond, o->setup, extra, o->no_auth, cause);
+	if (o->mons > 1)
+		q = bench_quorum_run(o->mapmond, o->setup, extra,
+		    (size_t)o->mons, o->no_auth, cause);
+	else
+		bm = bench_mon_run(o->mapmond, o->setup, extra, o->no_auth,
+		    cause);
 	free(extra);
-	if (bm == NULL)
+	if (bm == NULL && q == NULL)
 		return -1;
 
 	memset(&l, 0, sizeof l);
 	memset(&p, 0, sizeof p);
 	l.o = o;
 	l.base = event_base_new();
-	l.addr = bm->addr;
-	p.addr = bm->addr;
+	l.q = q;
+	l.addr = q != NULL ? q->addrs : bm->addr;
+	l.probed = 'a';
+	p.addr = l.addr;
 	p.shape = o->shape;
 	p.live_interval_ms = 0;
 	p.pgs = o->pgs;
@@ -207,6 +247,7 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	memcpy(ms, lat, n * sizeof *ms);
 	res->rate[run] = l.rate;
 	res->samples[run] = n;
+	res->probed[run] = l.probed;
 	res->max[run] = bench_percentile(ms, n, 100);
 	res->p50[run] = bench_percentile(ms, n, 50);
 	res->p99[run] = bench_percentile(ms, n, 99);
@@ -218,6 +259,7 @@ out:
 	event_free(l.timer);
 	event_base_free(l.base);
 	bench_mon_free(bm);
+	bench_quorum_free(q);
 	return rc;
 }
 
@@ -230,7 +272,8 @@ ingest_usage(int code)
 	    "           [--duration S] [--window W] [--batch B] "
 	    "[--probe-ms MS] [--runs R]\n"
 	    "           [--levels L/G,...] [--no-auth] [--sim-nice N] "
-	    "[-o DIR] [--mapmond PATH]\n"
+	    "[--mons N]\n"
+	    "           [-o DIR] [--mapmond PATH]\n"
 	    "  set-ups: %s\n",
 	    bench_setup_names());
 	exit(code);
@@ -252,36 +295,41 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 		free(path);
 		return -1;
 	}
-	fprintf(f, "levels,run,pg_updates_per_s,status_p50_ms,status_p99_ms,"
-	    "status_max_ms,status_samples\n");
+	fprintf(f,
+	    "levels,run,pg_updates_per_s,status_p50_ms,status_p99_ms,"
+	    "status_max_ms,status_samples,status_on\n");
 	for (i = 0; i < o->nlevels; i++) {
 		for (r = 0; r < res[i].nruns; r++)
-			fprintf(f, "%s,%d,%.0f,%.3f,%.3f,%.3f,%zu\n",
-			    res[i].level, r + 1, res[i].rate[r],
-			    res[i].p50[r], res[i].p99[r], res[i].max[r],
-			    res[i].samples[r]);
+			fprintf(f, "%s,%d,%.0f,%.3f,%.3f,%.3f,%zu,mon.%c\n",
+			    res[i].level, r + 1, res[i].rate[r], res[i].p50[r],
+			    res[i].p99[r], res[i].max[r], res[i].samples[r],
+			    res[i].probed[r]);
 		if (res[i].nruns > 0)
-			fprintf(f, "%s,median,%.0f,%.3f,%.3f,%.3f,\n",
+			fprintf(f, "%s,median,%.0f,%.3f,%.3f,%.3f,,\n",
 			    res[i].level, res[i].med_rate, res[i].med_p50,
 			    res[i].med_p99, res[i].med_max);
 	}
 	fclose(f);
 	free(path);
 
-	doc = json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:i}",
-	    "setup", o->setup->name, "pgs", (json_int_t)o->pgs, "osds",
-	    o->shape.osds, "pools", o->shape.pools, "duration_s", o->duration,
-	    "window", o->shape.window, "batch", o->shape.batch, "probe_ms",
-	    o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs);
+	doc = json_pack("{s:s, s:i, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i, "
+			"s:i}",
+	    "setup", o->setup->name, "mons", o->mons, "pgs", (json_int_t)o->pgs,
+	    "osds", o->shape.osds, "pools", o->shape.pools, "duration_s",
+	    o->duration, "window", o->shape.window, "batch", o->shape.batch,
+	    "probe_ms", o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs);
 	a = json_array();
 	for (i = 0; i < o->nlevels; i++) {
 		runs = json_array();
 		for (r = 0; r < res[i].nruns; r++)
-			json_array_append_new(runs, json_pack("{s:f, s:f, s:f, "
-			    "s:f, s:I}", "pg_updates_per_s", res[i].rate[r],
-			    "status_p50_ms", res[i].p50[r], "status_p99_ms",
-			    res[i].p99[r], "status_max_ms", res[i].max[r],
-			    "status_samples", (json_int_t)res[i].samples[r]));
+			json_array_append_new(runs,
+			    json_pack("{s:f, s:f, s:f, "
+				      "s:f, s:I, s:s#}",
+				"pg_updates_per_s", res[i].rate[r],
+				"status_p50_ms", res[i].p50[r], "status_p99_ms",
+				res[i].p99[r], "status_max_ms", res[i].max[r],
+				"status_samples", (json_int_t)res[i].samples[r],
+				"status_on", &res[i].probed[r], (int)1));
 		json_array_append_new(a, json_pack("{s:s, s:o, s:f, s:f, s:f, "
 		    "s:f, s:o}", "levels", res[i].level, "runs", runs,
 		    "pg_updates_per_s", res[i].med_rate, "status_p50_ms",
@@ -318,6 +366,7 @@ bench_ingest_main(int argc, char **argv)
 		{ "mapmond", required_argument, NULL, 'M' },
 		{ "mon-conf", required_argument, NULL, 'C' },
 		{ "no-auth", no_argument, NULL, 'A' },
+		{ "mons", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
@@ -337,6 +386,7 @@ bench_ingest_main(int argc, char **argv)
 	o.warmup = 1;
 	o.probe_ms = 10;
 	o.runs = 1;
+	o.mons = 1;
 	bench_run_opts_defaults(&ro);
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -372,6 +422,9 @@ bench_ingest_main(int argc, char **argv)
 			break;
 		case 'A':
 			o.no_auth = 1;
+			break;
+		case 'm':
+			o.mons = bench_arg_mons(optarg);
 			break;
 		case 'h':
 			ingest_usage(0);
@@ -441,6 +494,10 @@ bench_ingest_main(int argc, char **argv)
 	}
 
 	printf("## mapmon-bench ingest\n\n");
+	if (o.mons > 1)
+		printf(
+		    "%d monitors on loopback, `status` asked of a follower; ",
+		    o.mons);
 	printf(
 	    "%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
 	    "binary PG reports, %d in flight of up to %d PGs; %.0f s "

@@ -46,6 +46,21 @@ bench_arg_long(const char *opt, const char *s, long lo, long hi)
 	return v;
 }
 
+int
+bench_arg_mons(const char *s)
+{
+	long v = bench_arg_long("--mons", s, 1, BENCH_QUORUM_MAX);
+
+	if (v % 2 == 0) {
+		fprintf(stderr,
+		    "mapmon-bench: --mons: %ld: a quorum is 1, 3 "
+		    "or 5 monitors\n",
+		    v);
+		exit(MAPMON_EXIT_USAGE);
+	}
+	return (int)v;
+}
+
 /* Seconds, whole or decimal ("0.5", "20"), as milliseconds. */
 long
 bench_arg_seconds(const char *opt, const char *s, long lo_ms, long hi_ms)
@@ -282,6 +297,62 @@ bench_free_port(char **cause)
 	return port;
 }
 
+/* Whether 127.0.0.1:port can be bound now. */
+static int
+bench_port_free(int port)
+{
+	struct sockaddr_in sin;
+	int fd, ok;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return 0;
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)port);
+	ok = bind(fd, (struct sockaddr *)&sin, sizeof sin) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * A port P for a monitor of a quorum, whose engine listens on P + 1
+ * (mapmond(8)): both free, below the kernel's ephemeral range (where the
+ * monitors' own outgoing connections would take P + 1 from under it), and
+ * neither next to one of avoid[n].
+ */
+static int
+bench_free_port_pair(const int *avoid, size_t n, char **cause)
+{
+	static int seeded;
+	FILE *f;
+	int lo = 32768, port, tries;
+	size_t i;
+
+	if ((f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) !=
+	    NULL) {
+		if (fscanf(f, "%d", &lo) != 1 || lo < 11000)
+			lo = 32768;
+		fclose(f);
+	}
+	if (!seeded) {
+		/* Two benches at once draw apart. */
+		srandom((unsigned)getpid() ^ (unsigned)time(NULL));
+		seeded = 1;
+	}
+	for (tries = 0; tries < 1000; tries++) {
+		port = 10000 + (int)(random() % (lo - 10002));
+		for (i = 0; i < n; i++)
+			if (port >= avoid[i] - 2 && port <= avoid[i] + 2)
+				break;
+		if (i == n && bench_port_free(port) &&
+		    bench_port_free(port + 1))
+			return port;
+	}
+	xasprintf(cause, "no two free ports next to each other below %d", lo);
+	return -1;
+}
+
 static int
 bench_write_file(const char *path, const char *text, char **cause)
 {
@@ -409,14 +480,17 @@ bench_run_mapmond(const struct bench_run_opts *ro, int *code)
 
 static int bench_conf_sets(const char *text, const char *key);
 
-struct bench_mon *
-bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
+/*
+ * The directory, the address and the notification socket; no config yet.
+ * pair_avoid non-NULL: a monitor of a quorum (bench_free_port_pair()).
+ */
+static struct bench_mon *
+bench_mon_alloc(char *mapmond, const int *pair_avoid, size_t pair_n,
     char **cause)
 {
 	struct bench_mon *bm;
 	struct sockaddr_un sun;
-	char tmpl[] = "/tmp/mapmon-bench.XXXXXX", *text;
-	char *argv[5];
+	char tmpl[] = "/tmp/mapmon-bench.XXXXXX";
 	int port;
 
 	if (mkdtemp(tmpl) == NULL) {
@@ -432,24 +506,13 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 	xasprintf(&bm->log, "%s/mapmond.log", bm->dir);
 	xasprintf(&bm->notify_path, "%s/notify", bm->dir);
 
-	if ((port = bench_free_port(cause)) == -1)
+	port = pair_avoid != NULL ?
+	    bench_free_port_pair(pair_avoid, pair_n, cause) :
+	    bench_free_port(cause);
+	if (port == -1)
 		goto fail;
+	bm->port = port;
 	snprintf(bm->addr, sizeof bm->addr, "127.0.0.1:%d", port);
-	/* The benchmarks delete the pools they made, as an operator would. */
-	xasprintf(&text,
-	    "[auth]\nkeyring = %s/client.admin.keyring\n"
-	    "[mon]\ndata = %s\nbind = %s\n%s%s%s",
-	    bm->dir, bm->dir, bm->addr,
-	    extra != NULL && bench_conf_sets(extra, "mon_allow_pool_delete") ?
-		"" :
-		"mon_allow_pool_delete = true\n",
-	    su->conf, extra != NULL ? extra : "");
-	if (bench_write_file(bm->conf, text, cause) == -1) {
-		free(text);
-		goto fail;
-	}
-	free(text);
-
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
 	if (strlen(bm->notify_path) >= sizeof sun.sun_path) {
@@ -463,28 +526,84 @@ bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
 		xasprintf(cause, "%s: %s", bm->notify_path, strerror(errno));
 		goto fail;
 	}
-
-	argv[0] = mapmond;
-	argv[1] = (char *)"--mkfs";
-	argv[2] = (char *)"-c";
-	argv[3] = bm->conf;
-	argv[4] = NULL;
-	if (bench_run(argv, bm->log) != 0) {
-		xasprintf(cause, "%s --mkfs failed (see %s)", mapmond,
-		    bm->log);
-		goto fail;
-	}
-	/* The bench's clients are the admin, with the key mkfs wrote. */
-	xasprintf(&text, "%s/client.admin.keyring", bm->dir);
-	if (mclient_default_auth("client.admin", text, cause) == -1) {
-		free(text);
-		goto fail;
-	}
-	free(text);
 	return bm;
 fail:
 	bench_mon_free(bm);
 	return NULL;
+}
+
+/*
+ * Its config: [auth] keyring, [mon] data and bind, mon_lines (a quorum's
+ * name and mon_host; may be NULL), the set-up's lines, then extra.
+ */
+static int
+bench_mon_configure(struct bench_mon *bm, const struct bench_setup *su,
+    const char *keyring, const char *mon_lines, const char *extra, char **cause)
+{
+	char *text;
+	int rc;
+
+	/* The benchmarks delete the pools they made, as an operator would. */
+	xasprintf(&text,
+	    "[auth]\nkeyring = %s\n"
+	    "[mon]\ndata = %s\nbind = %s\n%s%s%s%s",
+	    keyring, bm->dir, bm->addr, mon_lines != NULL ? mon_lines : "",
+	    extra != NULL && bench_conf_sets(extra, "mon_allow_pool_delete") ?
+		"" :
+		"mon_allow_pool_delete = true\n",
+	    su->conf, extra != NULL ? extra : "");
+	rc = bench_write_file(bm->conf, text, cause);
+	free(text);
+	return rc;
+}
+
+/* mapmond --mkfs, of a quorum's other monitors with --monmap --keyring. */
+static int
+bench_mon_mkfs(struct bench_mon *bm, const char *monmap, const char *keyring,
+    char **cause)
+{
+	char *argv[9];
+	int i = 0;
+
+	argv[i++] = bm->mapmond;
+	argv[i++] = (char *)"--mkfs";
+	argv[i++] = (char *)"-c";
+	argv[i++] = bm->conf;
+	if (monmap != NULL) {
+		argv[i++] = (char *)"--monmap";
+		argv[i++] = (char *)monmap;
+		argv[i++] = (char *)"--keyring";
+		argv[i++] = (char *)keyring;
+	}
+	argv[i] = NULL;
+	if (bench_run(argv, bm->log) != 0) {
+		xasprintf(cause, "%s --mkfs failed (see %s)", bm->mapmond,
+		    bm->log);
+		return -1;
+	}
+	return 0;
+}
+
+struct bench_mon *
+bench_mon_new(char *mapmond, const struct bench_setup *su, const char *extra,
+    char **cause)
+{
+	struct bench_mon *bm;
+	char *keyring;
+
+	if ((bm = bench_mon_alloc(mapmond, NULL, 0, cause)) == NULL)
+		return NULL;
+	xasprintf(&keyring, "%s/client.admin.keyring", bm->dir);
+	if (bench_mon_configure(bm, su, keyring, NULL, extra, cause) == -1 ||
+	    bench_mon_mkfs(bm, NULL, NULL, cause) == -1 ||
+	    /* The bench's clients are the admin, with the key mkfs wrote. */
+	    mclient_default_auth("client.admin", keyring, cause) == -1) {
+		free(keyring);
+		bench_mon_free(bm);
+		return NULL;
+	}
+	free(keyring);
+	return bm;
 }
 
 struct bench_mon *
@@ -510,6 +629,140 @@ bench_mon_run(char *mapmond, const struct bench_setup *su, const char *extra,
 		return NULL;
 	}
 	return bm;
+}
+
+struct bench_quorum *
+bench_quorum_run(char *mapmond, const struct bench_setup *su, const char *extra,
+    size_t n, int no_auth, char **cause)
+{
+	struct bench_quorum *q;
+	int ports[BENCH_QUORUM_MAX];
+	char *hosts = NULL, *more, *lines, *keyring = NULL, *monmap = NULL;
+	char *text = NULL;
+	size_t i;
+
+	if (n < 1 || n > BENCH_QUORUM_MAX) {
+		xasprintf(cause, "%zu monitors: 1 to %d", n, BENCH_QUORUM_MAX);
+		return NULL;
+	}
+	q = xcalloc(1, sizeof *q);
+	if (no_auth)
+		xasprintf(&text, "%s[auth]\nrequired = false\n",
+		    extra != NULL ? extra : "");
+	for (i = 0; i < n; i++) {
+		if ((q->mon[i] = bench_mon_alloc(mapmond, ports, i, cause)) ==
+		    NULL)
+			goto fail;
+		ports[i] = q->mon[i]->port;
+		q->n++;
+		xasprintf(&more, "%s%s%c=%s", hosts != NULL ? hosts : "",
+		    i > 0 ? "," : "", (int)('a' + i), q->mon[i]->addr);
+		free(hosts);
+		hosts = more;
+		xasprintf(&more, "%s%s%s", q->addrs != NULL ? q->addrs : "",
+		    i > 0 ? "," : "", q->mon[i]->addr);
+		free(q->addrs);
+		q->addrs = more;
+	}
+	/* Every monitor offers the first's keyring, as a deployment would. */
+	xasprintf(&keyring, "%s/client.admin.keyring", q->mon[0]->dir);
+	xasprintf(&monmap, "%s/monmap", q->mon[0]->dir);
+	for (i = 0; i < n; i++) {
+		xasprintf(&lines, "name = %c\nmon_host = %s\n", (int)('a' + i),
+		    hosts);
+		if (bench_mon_configure(q->mon[i], su, keyring, lines,
+			no_auth ? text : extra, cause) == -1) {
+			free(lines);
+			goto fail;
+		}
+		free(lines);
+		if (bench_mon_mkfs(q->mon[i], i > 0 ? monmap : NULL, keyring,
+			cause) == -1)
+			goto fail;
+	}
+	if (mclient_default_auth(no_auth ? NULL : "client.admin",
+		no_auth ? NULL : keyring, cause) == -1)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (bench_mon_start(q->mon[i], cause) == -1)
+			goto fail;
+	for (i = 0; i < n; i++)
+		if (bench_mon_wait_ready(q->mon[i], 60, cause) == -1)
+			goto fail;
+	if (bench_quorum_leader(q, 60, cause) == -1)
+		goto fail;
+	free(hosts);
+	free(keyring);
+	free(monmap);
+	free(text);
+	return q;
+fail:
+	free(hosts);
+	free(keyring);
+	free(monmap);
+	free(text);
+	bench_quorum_free(q);
+	return NULL;
+}
+
+int
+bench_quorum_leader(const struct bench_quorum *q, double timeout, char **cause)
+{
+	double end = bench_now() + timeout;
+	json_t *data;
+	const char *leader;
+	char *why = NULL;
+	size_t i;
+	int st;
+
+	for (;;) {
+		/* Asked of each in turn: one of them may be down. */
+		for (i = 0; i < q->n; i++) {
+			if (bench_call(q->mon[i]->addr,
+				"{\"prefix\":\"quorum_status\"}", &data,
+				&why) < 0) {
+				free(why);
+				why = NULL;
+				continue;
+			}
+			leader = json_string_value(
+			    json_object_get(data, "quorum_leader_name"));
+			if (leader != NULL && leader[0] >= 'a' &&
+			    leader[0] < 'a' + (int)q->n && leader[1] == '\0' &&
+			    json_array_size(json_object_get(data,
+				"quorum_names")) == q->n) {
+				i = (size_t)(leader[0] - 'a');
+				json_decref(data);
+				return (int)i;
+			}
+			json_decref(data);
+		}
+		for (i = 0; i < q->n; i++)
+			if (bench_mon_exited(q->mon[i], &st)) {
+				xasprintf(cause, "mon.%c exited (see %s)",
+				    (int)('a' + i), q->mon[i]->log);
+				return -1;
+			}
+		if (bench_now() >= end)
+			break;
+		usleep(50000);
+	}
+	xasprintf(cause, "no leader with all %zu monitors in quorum in %.0f s",
+	    q->n, timeout);
+	return -1;
+}
+
+void
+bench_quorum_free(struct bench_quorum *q)
+{
+	size_t i;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < q->n; i++)
+		bench_mon_free(q->mon[i]);
+	free(q->addrs);
+	free(q);
 }
 
 int
@@ -1055,6 +1308,7 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 	struct osd_sim_params sp;
 	struct bench_up *up;
 	struct timeval tv;
+	char *admin;
 
 	up = xcalloc(1, sizeof *up);
 	up->t_start = bench_now();
@@ -1079,8 +1333,11 @@ bench_up_new(struct event_base *base, const struct bench_up_params *p,
 		free(up);
 		return NULL;
 	}
-	up->admin = mclient_new(base, p->addr, 5000, NULL,
-	    bench_up_admin_error, up);
+	/* The pools are made through the first monitor (forwarded). */
+	admin = xstrndup(p->addr, strcspn(p->addr, ","));
+	up->admin = mclient_new(base, admin, 5000, NULL, bench_up_admin_error,
+	    up);
+	free(admin);
 	mclient_set_name(up->admin, "client.bench");
 	if (p->timeout > 0) {
 		up->timeout_ev = evtimer_new(base, bench_up_timeout, up);

@@ -22,6 +22,8 @@
  * which and exits 64 (a usage error).
  */
 long bench_arg_long(const char *opt, const char *s, long lo, long hi);
+/* --mons: 1, 3 or 5 (BENCH_QUORUM_MAX), else a line and exit 64. */
+int bench_arg_mons(const char *s);
 
 /*
  * Seconds, whole or decimal ("0.5"), of option opt within lo_ms..hi_ms,
@@ -84,6 +86,7 @@ struct bench_mon {
 	char *conf;		/* dir/mapmon.conf */
 	char *log;		/* dir/mapmond.log (its stderr) */
 	char addr[64];		/* 127.0.0.1:PORT */
+	int port;
 	pid_t pid;		/* -1 when not running */
 	int notify_fd;		/* our NOTIFY_SOCKET, a datagram socket */
 	char *notify_path;
@@ -111,6 +114,36 @@ struct bench_mon *bench_mon_new(char *mapmond, const struct bench_setup *,
  */
 struct bench_mon *bench_mon_run(char *mapmond, const struct bench_setup *,
     const char *extra, int no_auth, char **cause);
+
+/*
+ * A quorum of monitors on loopback (SPEC §15), made as an operator would:
+ * each with its own directory, `name` a, b, c... and the same mon_host;
+ * `mapmond --mkfs` on the first, the others from its monmap and keyring;
+ * every one started (as bench_mon_start()) and READY, then a leader
+ * elected with all of them in quorum.  The first's admin key becomes the
+ * default of every client (none with no_auth, as bench_mon_run()).
+ */
+#define BENCH_QUORUM_MAX 5
+struct bench_quorum {
+	size_t n;
+	struct bench_mon *mon[BENCH_QUORUM_MAX];
+	char *addrs; /* "ADDR,ADDR,...", for -m and osd_sim */
+};
+
+/* n from 1 to BENCH_QUORUM_MAX; NULL with *cause (all removed). */
+struct bench_quorum *bench_quorum_run(char *mapmond, const struct bench_setup *,
+    const char *extra, size_t n, int no_auth, char **cause);
+
+/*
+ * The index in mon[] of the leader, once one with every monitor in its
+ * quorum answers `quorum_status` (asked of each in turn, every 50 ms, at
+ * most timeout seconds), or -1 with *cause.
+ */
+int bench_quorum_leader(const struct bench_quorum *, double timeout,
+    char **cause);
+
+/* Kill every monitor and remove their directories; NULL is allowed. */
+void bench_quorum_free(struct bench_quorum *);
 
 /*
  * Start mapmond -d -c CONF with NOTIFY_SOCKET set, stderr to the log.
@@ -271,7 +304,7 @@ char *bench_limits_conf(long pgs, const struct bench_shape *,
     const char *user);
 
 struct bench_up_params {
-	const char *addr;		/* the monitor, "host:port" */
+	const char *addr; /* the monitors, "host:port[,...]" */
 	struct bench_shape shape;
 	int live_interval_ms;		/* osd_sim's: < 0 stop once clean */
 	long pgs;			/* PGs in all, >= shape.pools */
