@@ -329,17 +329,13 @@ store_lmdb_grow(struct store_lmdb *db, char **cause)
 	return 0;
 }
 
-/* Delete lo <= k < hi with a cursor inside txn. */
+/* Delete lo <= k < hi with the cursor (of the write transaction). */
 static int
-store_lmdb_delete_range(struct store_lmdb *db, MDB_txn *txn,
-    const struct store_op *op)
+store_lmdb_delete_range(MDB_cursor *cursor, const struct store_op *op)
 {
-	MDB_cursor *cursor;
 	MDB_val k, v;
 	int rc;
 
-	if ((rc = mdb_cursor_open(txn, db->dbi, &cursor)) != 0)
-		return rc;
 	if (op->key != NULL) {
 		k.mv_data = (void *)op->key;
 		k.mv_size = op->klen;
@@ -355,40 +351,101 @@ store_lmdb_delete_range(struct store_lmdb *db, MDB_txn *txn,
 		/* After a delete the cursor's next is the following key. */
 		rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
 	}
-	mdb_cursor_close(cursor);
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+/*
+ * The order a batch is applied in: each run of puts and deletes between
+ * two range deletes by key (a key's own operations in batch order, so its
+ * last put wins), a range delete where it was.  All through one cursor: a
+ * put or delete whose key is on the leaf page the cursor is on searches
+ * that page alone (mdb_cursor_set() looks there first), so a commit of
+ * 100,000 PG records spread over a table of 220,000 walks its leaves in
+ * order instead of descending from the root, a cache miss a level, for
+ * each (BENCHMARKS.md, "Store writes in key order").
+ */
+struct store_lmdb_order {
+	uint64_t head; /* the key's first 8 bytes, big-endian */
+	const uint8_t *key;
+	size_t klen;
+	size_t i;
+};
+
 static int
-store_lmdb_apply(struct store_lmdb *db, MDB_txn *txn,
-    const struct store_batch *b, size_t *failed)
+store_lmdb_order_cmp(const void *a, const void *b)
 {
+	const struct store_lmdb_order *x = a, *y = b;
+	int c;
+
+	/* Most keys differ in their first 8 bytes: one compare, no call. */
+	if (x->head != y->head)
+		return x->head < y->head ? -1 : 1;
+	c = store_key_cmp(x->key, x->klen, y->key, y->klen);
+	if (c != 0)
+		return c;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static uint64_t
+store_lmdb_head(const uint8_t *key, size_t klen)
+{
+	uint64_t h = 0;
+	size_t i;
+
+	/* A shorter key is padded with zeros: still ordered as memcmp. */
+	for (i = 0; i < 8; i++)
+		h = h << 8 | (i < klen ? key[i] : 0);
+	return h;
+}
+
+static int
+store_lmdb_apply(MDB_cursor *cursor, const struct store_batch *b,
+    size_t *failed)
+{
+	struct store_lmdb_order *order;
 	struct store_op op;
 	MDB_val k, v;
-	size_t i, n = store_batch_count(b);
+	size_t i, j, run, n = store_batch_count(b);
 	int rc = 0;
 
-	for (i = 0; i < n && rc == 0; i++) {
-		store_batch_op(b, i, &op);
-		*failed = i;
-		k.mv_data = (void *)op.key;
-		k.mv_size = op.klen;
-		switch (op.type) {
-		case STORE_OP_PUT:
-			v.mv_data = (void *)op.val;
-			v.mv_size = op.vlen;
-			rc = mdb_put(txn, db->dbi, &k, &v, 0);
-			break;
-		case STORE_OP_DELETE:
-			rc = mdb_del(txn, db->dbi, &k, NULL);
-			if (rc == MDB_NOTFOUND)
+	order = xreallocarray(NULL, n > 0 ? n : 1, sizeof *order);
+	for (i = 0; i < n && rc == 0; i = run) {
+		store_batch_op_key(b, i, &op);
+		if (op.type == STORE_OP_DELETE_RANGE) {
+			*failed = i;
+			rc = store_lmdb_delete_range(cursor, &op);
+			run = i + 1;
+			continue;
+		}
+		for (run = i; run < n; run++) {
+			store_batch_op_key(b, run, &op);
+			if (op.type == STORE_OP_DELETE_RANGE)
+				break;
+			order[run - i].head = store_lmdb_head(op.key, op.klen);
+			order[run - i].key = op.key;
+			order[run - i].klen = op.klen;
+			order[run - i].i = run;
+		}
+		qsort(order, run - i, sizeof *order, store_lmdb_order_cmp);
+		for (j = 0; j < run - i && rc == 0; j++) {
+			store_batch_op(b, order[j].i, &op);
+			*failed = order[j].i;
+			k.mv_data = (void *)op.key;
+			k.mv_size = op.klen;
+			if (op.type == STORE_OP_PUT) {
+				v.mv_data = (void *)op.val;
+				v.mv_size = op.vlen;
+				rc = mdb_cursor_put(cursor, &k, &v, 0);
+				continue;
+			}
+			rc = mdb_cursor_get(cursor, &k, &v, MDB_SET);
+			if (rc == 0)
+				rc = mdb_cursor_del(cursor, 0);
+			else if (rc == MDB_NOTFOUND)
 				rc = 0;
-			break;
-		case STORE_OP_DELETE_RANGE:
-			rc = store_lmdb_delete_range(db, txn, &op);
-			break;
 		}
 	}
+	free(order);
 	return rc;
 }
 
@@ -398,6 +455,7 @@ store_lmdb_commit(void *handle, const struct store_batch *b, char **cause)
 	struct store_lmdb *db = handle;
 	struct store_op op;
 	MDB_txn *txn;
+	MDB_cursor *cursor;
 	size_t failed = 0;
 	char *e, *what;
 	int rc, error;
@@ -414,7 +472,13 @@ store_lmdb_commit(void *handle, const struct store_batch *b, char **cause)
 		}
 		if (rc != 0)
 			return store_lmdb_error(db, NULL, rc, "write", cause);
-		if ((rc = store_lmdb_apply(db, txn, b, &failed)) != 0) {
+		if ((rc = mdb_cursor_open(txn, db->dbi, &cursor)) != 0) {
+			mdb_txn_abort(txn);
+			return store_lmdb_error(db, NULL, rc, "cursor", cause);
+		}
+		rc = store_lmdb_apply(cursor, b, &failed);
+		mdb_cursor_close(cursor);
+		if (rc != 0) {
 			mdb_txn_abort(txn);
 			if (rc != MDB_MAP_FULL) {
 				store_batch_op_key(b, failed, &op);

@@ -418,6 +418,78 @@ Test(store, batch_order_later_wins)
 	store_close(s);
 }
 
+/*
+ * A large batch in no key order, of puts, overwrites, deletes and range
+ * deletes, as a commit of PG records spread over a table is (LMDB applies
+ * each run between range deletes in key order): the store ends as a model
+ * that applied the same operations one by one says, over three commits on
+ * top of each other.
+ */
+Test(store, large_unordered_batches_match_a_model)
+{
+	enum { NKEYS = 4000, NOPS = 20000 };
+	static char model[NKEYS][16]; /* "" absent */
+	struct store *s = create_store();
+	struct store_batch *b = store_batch_new();
+	unsigned int seed = 7;
+	char k[16], lo[16], hi[16], *got;
+	int round, i, j, key, a, z;
+
+	for (round = 0; round < 3; round++) {
+		store_batch_clear(b);
+		for (i = 0; i < NOPS; i++) {
+			key = (int)(rand_r(&seed) % NKEYS);
+			snprintf(k, sizeof k, "\x01k%05d", key);
+			switch (rand_r(&seed) % 50) {
+			case 0: /* a range delete of up to 40 keys */
+				a = key;
+				z = a + (int)(rand_r(&seed) % 40);
+				if (z > NKEYS)
+					z = NKEYS;
+				snprintf(lo, sizeof lo, "\x01k%05d", a);
+				snprintf(hi, sizeof hi, "\x01k%05d", z);
+				store_batch_delete_range(b, lo, strlen(lo), hi,
+				    strlen(hi));
+				for (j = a; j < z; j++)
+					model[j][0] = '\0';
+				break;
+			case 1:
+			case 2:
+			case 3:
+			case 4:
+			case 5:
+				store_batch_delete(b, k, strlen(k));
+				model[key][0] = '\0';
+				break;
+			default:
+				snprintf(model[key], sizeof model[key],
+				    "r%d.%d", round, i);
+				store_batch_put(b, k, strlen(k), model[key],
+				    strlen(model[key]));
+			}
+		}
+		cr_assert_eq(store_commit(s, b, NULL), 0);
+		for (key = 0; key < NKEYS; key++) {
+			snprintf(k, sizeof k, "\x01k%05d", key);
+			got = gets_(s, k);
+			if (model[key][0] == '\0')
+				cr_assert_null(got,
+				    "round %d, key %d: '%s', "
+				    "expected absent",
+				    round, key, got);
+			else
+				cr_assert(got != NULL &&
+					strcmp(got, model[key]) == 0,
+				    "round %d, key %d: '%s', expected '%s'",
+				    round, key, got ? got : "(absent)",
+				    model[key]);
+			free(got);
+		}
+	}
+	store_batch_free(b);
+	store_close(s);
+}
+
 /* store_value_fn for the tests: arg is a string; counts its calls. */
 static int value_calls;
 
