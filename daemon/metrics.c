@@ -245,6 +245,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "quorum_parts_dropped_total", "counter",
 	    "Part entries dropped here: their commit never had its last part.",
 	    in.parts_dropped);
+	metrics_one(out, "quorum_decode_slices_total", "counter",
+	    "Loop turns that ended with another monitor's entry half decoded.",
+	    in.decode_slices);
 	metrics_one(out, "quorum_appends_dropped_total", "counter",
 	    "Entry messages to a follower dropped, not sent: it was behind.",
 	    st.appends_dropped);

@@ -60,6 +60,7 @@ mon_params_defaults(struct mon_params *p)
 	p->allow_pool_size_one = 0;
 	p->capacity_interval_ms = 5000;
 	p->compress_entries = 1;
+	p->decode_slice_us = 2000;
 }
 
 char *

@@ -75,6 +75,8 @@
 #define MON_QUORUM_Z_MIN 4096
 /* Zstandard's fastest level but one: the leader's loop compresses. */
 #define MON_QUORUM_Z_LEVEL 1
+/* Inflated this much at a time, between looks at the clock (about 2 ms). */
+#define MON_QUORUM_Z_STEP ((size_t)2 << 20)
 /* The largest whole entry a compressed one may hold. */
 #define MON_QUORUM_RAW_MAX ((size_t)MON_QUORUM_PARTS_MAX * MON_QUORUM_ENTRY_MAX)
 /*
@@ -87,6 +89,31 @@ struct mon_quorum_entry {
 	uint64_t index;
 	uint8_t *buf;
 	size_t len;
+};
+
+/*
+ * Another monitor's committed proposal being decoded, a loop turn at a
+ * time: the PG stats of a proposal under full ingest (some 100,000) took
+ * a follower's loop 80 ms in one turn, and every command it was asked
+ * waited as long (BENCHMARKS.md, "A quorum through mapmon-bench").  The
+ * entries stay queued until it is whole; nothing else is applied or
+ * proposed meanwhile (mon_quorum_holds()), so the state it is decoded
+ * against does not change under it.
+ */
+struct mon_quorum_dec {
+	int active;
+	uint64_t index; /* the proposal's first entry */
+	uint8_t *buf;	/* the encoding, when not an entry's own */
+	/* A compressed entry, inflated first (mon_quorum_inflate_step()). */
+	int zleft;
+	ZSTD_inBuffer zin; /* the compressed frame, in buf or queued */
+	uint8_t *raw;	   /* what it inflates to */
+	size_t rawlen, rawgot;
+	struct enc_reader r;
+	struct mon_proposal *p;
+	uint32_t format;
+	uint32_t pgs_left; /* PG stats still to decode */
+	uint64_t nonce, seq, term;
 };
 
 struct mon_quorum {
@@ -127,6 +154,7 @@ struct mon_quorum {
 	/* A copy of the store is awaited: nothing is applied meanwhile. */
 	int syncing;
 	uint64_t sync_from; /* the copy must hold this entry */
+	struct mon_quorum_dec dec;
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view; /* the engine's (mon_quorum_set_view) */
@@ -410,35 +438,53 @@ mon_quorum_blob(struct enc_reader *r, uint32_t *len)
 	return enc_reader_take(r, *len);
 }
 
-/*
- * Decode an entry into a new proposal made against the committed state;
- * its nonce and seq in *nonce, *seq.  NULL with *cause when it is bad.
- */
-static struct mon_proposal *
-mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
-    uint64_t *nonce, uint64_t *seq, uint64_t *term, char **cause)
+/* Forget a decoding (its proposal too) and the buffers it owned. */
+static void
+mon_quorum_dec_clear(struct mon_quorum_dec *d)
 {
-	struct mon_proposal *p;
-	struct enc_reader r;
+	if (d->p != NULL)
+		mon_proposal_free(d->p);
+	free(d->buf);
+	free(d->raw);
+	memset(d, 0, sizeof *d);
+}
+
+/*
+ * Decode an entry into a new proposal made against the committed state,
+ * resumably: d->r reads the encoding (mon_quorum_pump() sets it and
+ * d->active), and the PG stats, the bulk of a large entry, are decoded
+ * until stamp_mono() passes until (0: no bound).  1: call again, on a
+ * later loop turn; 0: d->p is the proposal (its nonce, seq and term in d),
+ * which the caller takes; -1 with *cause when the entry is bad (d->p is
+ * then freed).
+ */
+static int
+mon_quorum_decode(struct mon *m, struct mon_quorum_dec *d, int64_t until,
+    char **cause)
+{
+	struct mon_proposal *p = d->p;
+	struct enc_reader r = d->r;
 	const uint8_t *v;
-	uint32_t n, vlen, i, format;
+	uint32_t n, vlen, i, format = d->format;
 	char *why = NULL, *name;
 	struct pg_stat st;
 
-	enc_reader_init(&r, buf, len);
+	if (p != NULL)
+		goto pgs;
 	if (enc_get_u32(&r) != MON_QUORUM_MAGIC) {
 		xasprintf(cause, "not a mapmon entry (bad magic)");
-		return NULL;
+		return -1;
 	}
 	if ((format = enc_get_u32(&r)) < 1 || format > MON_QUORUM_FORMAT) {
 		xasprintf(cause, "entry format %u, this mapmon knows 1 to %u",
 		    format, MON_QUORUM_FORMAT);
-		return NULL;
+		return -1;
 	}
-	p = mon_proposal_new(m);
-	*nonce = enc_get_u64(&r);
-	*seq = enc_get_u64(&r);
-	*term = enc_get_u64(&r);
+	p = d->p = mon_proposal_new(m);
+	d->format = format;
+	d->nonce = enc_get_u64(&r);
+	d->seq = enc_get_u64(&r);
+	d->term = enc_get_u64(&r);
 	p->ops = enc_get_u64(&r);
 	p->has_inc = enc_get_u8(&r);
 	if (p->has_inc) {
@@ -451,8 +497,14 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 		if (osdmap_apply(&p->osdmap, &p->inc, &why) == -1)
 			goto bad;
 	}
-	n = enc_get_u32(&r);
-	for (i = 0; i < n && !r.failed; i++) {
+	d->pgs_left = enc_get_u32(&r);
+pgs:
+	for (i = 0; d->pgs_left > 0 && !r.failed; i++, d->pgs_left--) {
+		/* The clock read every 256 PG stats (some 0.2 ms). */
+		if (until != 0 && i % 256 == 255 && stamp_mono() > until) {
+			d->r = r;
+			return 1;
+		}
 		if (pg_stat_decode(&r, &st, &why) == -1)
 			goto bad;
 		mon_stage_put_pg(p, &st);
@@ -604,16 +656,19 @@ mon_quorum_decode(struct mon *m, const uint8_t *buf, size_t len,
 		goto bad;
 	}
 	p->want_pg_text = m->want_pg_text && p->pgmap_version != 0;
-	return p;
+	d->r = r;
+	return 0;
 short_:
 	xasprintf(cause, "entry truncated or with bytes left over");
 	mon_proposal_free(p);
-	return NULL;
+	d->p = NULL;
+	return -1;
 bad:
 	xasprintf(cause, "bad entry: %s", why ? why : "?");
 	free(why);
 	mon_proposal_free(p);
-	return NULL;
+	d->p = NULL;
+	return -1;
 }
 
 /*
@@ -679,19 +734,18 @@ mon_quorum_is_z(const uint8_t *buf, size_t len)
 }
 
 /*
- * The whole entry buf holds: *out (the caller frees it) decompressed from
- * a compressed entry, NULL when buf is one already; -1 with *cause when
- * it is a compressed entry that does not decompress to what it says.
+ * Begin inflating the compressed entry buf (mapmon-protocol(7),
+ * REPLICATED ENTRIES) into d: its header checked, d->raw made for the
+ * frame it holds, d->zleft set.  0 (d->zleft 0 when buf is not
+ * compressed); -1 with *cause when it cannot be.
  */
 static int
-mon_quorum_inflate(struct mon_quorum *q, const uint8_t *buf, size_t len,
-    uint8_t **out, size_t *outlen, char **cause)
+mon_quorum_inflate_begin(struct mon_quorum *q, struct mon_quorum_dec *d,
+    const uint8_t *buf, size_t len, char **cause)
 {
 	uint64_t raw;
 	uint32_t zlen, format;
-	size_t got;
 
-	*out = NULL;
 	if (!mon_quorum_is_z(buf, len))
 		return 0;
 	if (len < MON_QUORUM_Z_HDR) {
@@ -723,20 +777,62 @@ mon_quorum_inflate(struct mon_quorum *q, const uint8_t *buf, size_t len,
 		xasprintf(cause, "cannot make a Zstandard context");
 		return -1;
 	}
-	*out = xmalloc(raw);
-	got = ZSTD_decompressDCtx(q->zd, *out, raw, buf + MON_QUORUM_Z_HDR,
-	    zlen);
-	if (ZSTD_isError(got) || got != raw) {
+	(void)ZSTD_DCtx_reset(q->zd, ZSTD_reset_session_only);
+	d->zin.src = buf + MON_QUORUM_Z_HDR;
+	d->zin.size = zlen;
+	d->zin.pos = 0;
+	d->raw = xmalloc(raw);
+	d->rawlen = (size_t)raw;
+	d->rawgot = 0;
+	d->zleft = 1;
+	return 0;
+}
+
+/*
+ * Inflate more of d, MON_QUORUM_Z_STEP bytes of frame at a time, until
+ * all of it or until stamp_mono() passes until (0: no bound).  1: more to
+ * do; 0: d->raw holds the frame; -1 with *cause.
+ */
+static int
+mon_quorum_inflate_step(struct mon_quorum *q, struct mon_quorum_dec *d,
+    int64_t until, char **cause)
+{
+	ZSTD_outBuffer out;
+	size_t rc, inpos;
+
+	for (;;) {
+		out.dst = d->raw;
+		out.size = d->rawlen - d->rawgot > MON_QUORUM_Z_STEP ?
+		    d->rawgot + MON_QUORUM_Z_STEP :
+		    d->rawlen;
+		out.pos = d->rawgot;
+		inpos = d->zin.pos;
+		rc = ZSTD_decompressStream(q->zd, &out, &d->zin);
+		if (ZSTD_isError(rc)) {
+			xasprintf(cause,
+			    "compressed entry does not decompress to its "
+			    "%zu bytes: %s",
+			    d->rawlen, ZSTD_getErrorName(rc));
+			return -1;
+		}
+		/* 0: the frame is whole, its last bytes out. */
+		if (rc == 0 || (out.pos == d->rawgot && d->zin.pos == inpos)) {
+			d->rawgot = out.pos;
+			break;
+		}
+		d->rawgot = out.pos;
+		if (until != 0 && stamp_mono() > until)
+			return 1;
+	}
+	if (rc != 0 || d->rawgot != d->rawlen || d->zin.pos != d->zin.size) {
 		xasprintf(cause,
-		    "compressed entry does not decompress to its %llu "
+		    "compressed entry does not decompress to its %zu "
 		    "bytes: %s",
-		    (unsigned long long)raw,
-		    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
-		free(*out);
-		*out = NULL;
+		    d->rawlen,
+		    d->rawgot < d->rawlen ? "short" : "bytes left over");
 		return -1;
 	}
-	*outlen = got;
+	d->zleft = 0;
 	return 0;
 }
 
@@ -1046,20 +1142,48 @@ mon_quorum_join_parts(const struct mon_quorum *q, size_t n, size_t *len)
 	return buf;
 }
 
+/*
+ * Start decoding the proposal whose nparts entries head the queue: whole
+ * is the first entry's bytes when it is the only one, else NULL (the
+ * parts are joined here).  -1 with *cause when it cannot be read.
+ */
+static int
+mon_quorum_dec_start(struct mon_quorum *q, struct mon_quorum_dec *d,
+    uint8_t *whole, size_t wlen, size_t nparts, char **cause)
+{
+	memset(d, 0, sizeof *d);
+	d->active = 1;
+	d->index = q->q[q->qhead].index;
+	if (whole == NULL)
+		whole = d->buf = mon_quorum_join_parts(q, nparts, &wlen);
+	/* A single entry's own bytes stay queued until it is done. */
+	if (mon_quorum_inflate_begin(q, d, whole, wlen, cause) == -1) {
+		mon_quorum_dec_clear(d);
+		return -1;
+	}
+	if (!d->zleft)
+		enc_reader_init(&d->r, whole, wlen);
+	return 0;
+}
+
 int
 mon_quorum_pump(struct mon *m)
 {
+	static const struct timeval now;
 	struct mon_quorum *q = m->quorum;
+	struct mon_quorum_dec *d = q != NULL ? &q->dec : NULL;
 	struct mon_quorum_entry *e;
 	struct mon_proposal *p;
-	uint64_t nonce, seq, term;
-	uint8_t *whole, *raw;
-	size_t nparts, wlen, rawlen, k;
+	uint8_t *whole;
+	size_t nparts, wlen, k;
+	int64_t until;
 	char *cause = NULL;
-	int run;
+	int run, rc;
 
-	if (q != NULL && q->syncing)
-		return 1; /* mon_quorum_synced() comes back */
+	if (q != NULL && q->syncing) {
+		mon_quorum_dec_clear(d); /* against a state going away */
+		return 1;		 /* mon_quorum_synced() comes back */
+	}
 	if (q != NULL)
 		q->parts_wait = 0;
 	while (q != NULL && q->qlen > 0) {
@@ -1128,24 +1252,36 @@ mon_quorum_pump(struct mon *m)
 				    -ETIMEDOUT,
 				    "outcome unknown: another "
 				    "commit came first (retry)");
-			if (whole == NULL)
-				whole = mon_quorum_join_parts(q, nparts, &wlen);
-			p = NULL;
-			if (mon_quorum_inflate(q, whole, wlen, &raw, &rawlen,
-				&cause) == 0)
-				p = mon_quorum_decode(m,
-				    raw != NULL ? raw : whole,
-				    raw != NULL ? rawlen : wlen, &nonce, &seq,
-				    &term, &cause);
-			free(raw);
-			if (nparts > 1)
-				free(whole);
-			if (p == NULL)
+			if (d->active && d->index != q->q[q->qhead].index)
+				mon_quorum_dec_clear(d); /* not ours: anew */
+			if (!d->active &&
+			    mon_quorum_dec_start(q, d, whole, wlen, nparts,
+				&cause) == -1)
 				fatalx("committed entry %llu cannot be "
 				       "applied: %s",
 				    (unsigned long long)e->index, cause);
-			p->raft_term = term;
+			until = stamp_mono() + m->params.decode_slice_us;
+			rc = 0;
+			if (d->zleft &&
+			    (rc = mon_quorum_inflate_step(q, d, until,
+				 &cause)) == 0)
+				enc_reader_init(&d->r, d->raw, d->rawlen);
+			if (rc == 0)
+				rc = mon_quorum_decode(m, d, until, &cause);
+			if (rc == 1) {
+				q->stats.decode_slices++;
+				evtimer_add(q->pump_ev, &now);
+				return 1; /* the rest on the next turns */
+			}
+			if (rc == -1)
+				fatalx("committed entry %llu cannot be "
+				       "applied: %s",
+				    (unsigned long long)e->index, cause);
+			p = d->p;
+			d->p = NULL;
+			p->raft_term = d->term;
 			p->foreign = 1;
+			mon_quorum_dec_clear(d);
 		}
 		p->raft_index = e->index;
 		for (k = 0; k < nparts; k++) {
@@ -1616,6 +1752,7 @@ mon_quorum_clear(struct mon *m)
 		free(q->q[q->qhead + i].buf);
 	for (i = 0; i < q->nheld; i++)
 		free(q->held[i].buf);
+	mon_quorum_dec_clear(&q->dec);
 	free(q->held);
 	free(q->q);
 	ZSTD_freeCCtx(q->zc);
@@ -1861,6 +1998,7 @@ mon_quorum_synced(struct mon *m, const char *dir,
 		return -1;
 	}
 	mon_quorum_unhold(q);
+	mon_quorum_dec_clear(&q->dec);
 	if (q->committed_index < q->applied_index)
 		q->committed_index = q->applied_index;
 	q->syncing = 0;
