@@ -113,7 +113,7 @@ struct mon_quorum_dec {
 	struct mon_proposal *p;
 	uint32_t format;
 	uint32_t pgs_left; /* PG stats still to decode */
-	uint64_t nonce, seq, term;
+	uint64_t term;
 };
 
 struct mon_quorum {
@@ -454,7 +454,7 @@ mon_quorum_dec_clear(struct mon_quorum_dec *d)
  * resumably: d->r reads the encoding (mon_quorum_pump() sets it and
  * d->active), and the PG stats, the bulk of a large entry, are decoded
  * until stamp_mono() passes until (0: no bound).  1: call again, on a
- * later loop turn; 0: d->p is the proposal (its nonce, seq and term in d),
+ * later loop turn; 0: d->p is the proposal (its term in d->term),
  * which the caller takes; -1 with *cause when the entry is bad (d->p is
  * then freed).
  */
@@ -482,8 +482,8 @@ mon_quorum_decode(struct mon *m, struct mon_quorum_dec *d, int64_t until,
 	}
 	p = d->p = mon_proposal_new(m);
 	d->format = format;
-	d->nonce = enc_get_u64(&r);
-	d->seq = enc_get_u64(&r);
+	(void)enc_get_u64(&r); /* nonce and seq: the pump read them */
+	(void)enc_get_u64(&r);
 	d->term = enc_get_u64(&r);
 	p->ops = enc_get_u64(&r);
 	p->has_inc = enc_get_u8(&r);
