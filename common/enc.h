@@ -59,6 +59,44 @@ enc_get_be64(const uint8_t *p)
 	return (uint64_t)enc_get_be32(p) << 32 | enc_get_be32(p + 4);
 }
 
+/*
+ * Varints: an unsigned value in 7-bit groups, least significant first, the
+ * top bit of each byte set when another follows (1 byte below 128, at most
+ * 10).  Signed values go through zigzag first (0, -1, 1, -2 ... as 0, 1,
+ * 2, 3 ...), so that small magnitudes of either sign stay short.
+ */
+#define ENC_VARINT_MAX 10
+
+static inline size_t
+enc_varint_size(uint64_t v)
+{
+	return (size_t)(64 - __builtin_clzll(v | 1) + 6) / 7;
+}
+
+/* Writes v at p (room for enc_varint_size(v) bytes); returns the end. */
+static inline uint8_t *
+enc_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t
+enc_zigzag(int64_t v)
+{
+	return (uint64_t)v << 1 ^ (0 - ((uint64_t)v >> 63));
+}
+
+static inline int64_t
+enc_unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1 ^ (0 - (u & 1)));
+}
+
 /* A growing output buffer.  Zero-initialise, then enc_buf_* appends. */
 struct enc_buf {
 	uint8_t *data;
@@ -202,6 +240,57 @@ enc_get_u64(struct enc_reader *r)
 	const uint8_t *p = enc_reader_take(r, 8);
 
 	return p ? enc_get_be64(p) : 0;
+}
+
+/*
+ * One varint at p, before end, into *v: returns the byte after it, or NULL
+ * when end cuts it (*too_long 0) or it runs past 10 bytes or 64 bits
+ * (*too_long 1).
+ */
+static inline const uint8_t *
+enc_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v, int *too_long)
+{
+	uint64_t x = 0;
+	unsigned shift;
+	uint8_t c;
+
+	*too_long = 0;
+	for (shift = 0; p < end; shift += 7) {
+		c = *p++;
+		if (shift == 63 && c > 1) { /* past bit 63, or an 11th byte */
+			*too_long = 1;
+			return NULL;
+		}
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One varint of r into *v.  Returns 0; -1 when r ends inside it, -2 when
+ * it is too long (r failed both times, *v 0).
+ */
+static inline int
+enc_get_varint(struct enc_reader *r, uint64_t *v)
+{
+	const uint8_t *q = NULL;
+	int too_long = 0;
+
+	*v = 0;
+	if (!r->failed)
+		q = enc_varint_get(r->p, r->p + r->left, v, &too_long);
+	if (q == NULL) {
+		r->failed = 1;
+		*v = 0;
+		return too_long ? -2 : -1;
+	}
+	r->left -= (size_t)(q - r->p);
+	r->p = q;
+	return 0;
 }
 
 /*

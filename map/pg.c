@@ -39,21 +39,50 @@ static const char *const pg_state_names[PG_STATE_NBITS] = {
  *   i64 last_undegraded, i64 last_fullsized, u32 last_scrub_epoch,
  *   u64 last_scrub_v, u32 last_deep_scrub_epoch, u64 last_deep_scrub_v
  *
+ * Version 3 (compat_v 3, what pg_stat_encode() writes) holds the same
+ * fields as varints (common/enc.h), because most of a PG's 60 numbers are
+ * zero counters, small epochs and stamps a few seconds apart: a size-3 PG
+ * of 472 bytes in version 2 takes about a fifth of that, and a store commit
+ * of many PGs dirties that many fewer pages:
+ *
+ *   varint x 12: the head's fields, in version 1's order
+ *   u8 up_len, zigzag up[up_len], zigzag up_primary
+ *   u8 acting_len, zigzag acting[acting_len], zigzag acting_primary
+ *   varint present: bit i set when pg_v3_wide[i] is not 0
+ *   for each bit set, from bit 0: the zigzag of that field; a stamp's
+ *     less the first stamp written in the record (the first less 0)
+ *   varint last_scrub_epoch, last_scrub_v, last_deep_scrub_epoch,
+ *     last_deep_scrub_v
+ *
  * A newer struct_v may append fields; older readers skip them.
  */
 #define PG_BODY_HEAD 56
 #define PG_BODY_V2 40
 
 /* The head's fields, to name the one a short body cuts. */
-static const struct {
+static const struct pg_head_field {
 	const char *name;
-	size_t end;		/* offset just past it */
+	size_t end; /* version 1: offset just past it */
+	size_t off; /* in struct pg_stat */
+	int wide;   /* 64 bits, not 32 */
 } pg_head_fields[] = {
-	{ "pool", 4 }, { "seed", 8 }, { "state", 12 },
-	{ "version_epoch", 16 }, { "version_v", 24 },
-	{ "reported_epoch", 28 }, { "reported_seq", 36 }, { "created", 40 },
-	{ "last_epoch_clean", 44 }, { "mapping_epoch", 48 },
-	{ "parent_split_bits", 52 }, { "snaptrimq_len", 56 },
+#define PG_HEAD(f, end, wide)                                                  \
+	{                                                                      \
+#f, end, offsetof(struct pg_stat, f), wide                     \
+	}
+	{ "pool", 4, offsetof(struct pg_stat, pgid.pool), 0 },
+	{ "seed", 8, offsetof(struct pg_stat, pgid.seed), 0 },
+	PG_HEAD(state, 12, 0),
+	PG_HEAD(version_epoch, 16, 0),
+	PG_HEAD(version_v, 24, 1),
+	PG_HEAD(reported_epoch, 28, 0),
+	PG_HEAD(reported_seq, 36, 1),
+	PG_HEAD(created, 40, 0),
+	PG_HEAD(last_epoch_clean, 44, 0),
+	PG_HEAD(mapping_epoch, 48, 0),
+	PG_HEAD(parent_split_bits, 52, 0),
+	PG_HEAD(snaptrimq_len, 56, 0),
+#undef PG_HEAD
 };
 
 /*
@@ -66,49 +95,53 @@ static const struct {
 #define PG_I64_ONDISK_LOG_SIZE 10
 enum pg_i64_kind { PG_STAMP, PG_TOP, PG_SUM };
 
-#define PG_STAT_I64_FIELDS(X) \
-	X(last_fresh, PG_STAMP) \
-	X(last_change, PG_STAMP) \
-	X(last_active, PG_STAMP) \
-	X(last_peered, PG_STAMP) \
-	X(last_clean, PG_STAMP) \
-	X(last_became_active, PG_STAMP) \
-	X(last_unstale, PG_STAMP) \
-	X(last_scrub_stamp, PG_STAMP) \
-	X(last_deep_scrub_stamp, PG_STAMP) \
-	X(log_size, PG_TOP) \
-	X(ondisk_log_size, PG_TOP) \
-	X(num_bytes, PG_SUM) \
-	X(num_objects, PG_SUM) \
-	X(num_object_clones, PG_SUM) \
-	X(num_object_copies, PG_SUM) \
-	X(num_objects_missing_on_primary, PG_SUM) \
-	X(num_objects_degraded, PG_SUM) \
-	X(num_objects_misplaced, PG_SUM) \
-	X(num_objects_unfound, PG_SUM) \
-	X(num_objects_dirty, PG_SUM) \
-	X(num_whiteouts, PG_SUM) \
-	X(num_read, PG_SUM) \
-	X(num_read_kb, PG_SUM) \
-	X(num_write, PG_SUM) \
-	X(num_write_kb, PG_SUM) \
-	X(num_scrub_errors, PG_SUM) \
-	X(num_shallow_scrub_errors, PG_SUM) \
-	X(num_deep_scrub_errors, PG_SUM) \
-	X(num_objects_recovered, PG_SUM) \
-	X(num_bytes_recovered, PG_SUM) \
-	X(num_keys_recovered, PG_SUM) \
-	X(num_objects_omap, PG_SUM) \
-	X(num_objects_hit_set_archive, PG_SUM) \
-	X(num_bytes_hit_set_archive, PG_SUM) \
-	X(num_flush, PG_SUM) \
-	X(num_evict, PG_SUM) \
-	X(num_promote, PG_SUM) \
-	X(num_large_omap_objects, PG_SUM) \
-	X(num_objects_manifest, PG_SUM) \
-	X(num_omap_bytes, PG_SUM) \
-	X(num_omap_keys, PG_SUM) \
+#define PG_STAT_STAMP_FIELDS(X)                                                \
+	X(last_fresh, PG_STAMP)                                                \
+	X(last_change, PG_STAMP)                                               \
+	X(last_active, PG_STAMP)                                               \
+	X(last_peered, PG_STAMP)                                               \
+	X(last_clean, PG_STAMP)                                                \
+	X(last_became_active, PG_STAMP)                                        \
+	X(last_unstale, PG_STAMP)                                              \
+	X(last_scrub_stamp, PG_STAMP)                                          \
+	X(last_deep_scrub_stamp, PG_STAMP)
+
+#define PG_STAT_COUNT_FIELDS(X)                                                \
+	X(log_size, PG_TOP)                                                    \
+	X(ondisk_log_size, PG_TOP)                                             \
+	X(num_bytes, PG_SUM)                                                   \
+	X(num_objects, PG_SUM)                                                 \
+	X(num_object_clones, PG_SUM)                                           \
+	X(num_object_copies, PG_SUM)                                           \
+	X(num_objects_missing_on_primary, PG_SUM)                              \
+	X(num_objects_degraded, PG_SUM)                                        \
+	X(num_objects_misplaced, PG_SUM)                                       \
+	X(num_objects_unfound, PG_SUM)                                         \
+	X(num_objects_dirty, PG_SUM)                                           \
+	X(num_whiteouts, PG_SUM)                                               \
+	X(num_read, PG_SUM)                                                    \
+	X(num_read_kb, PG_SUM)                                                 \
+	X(num_write, PG_SUM)                                                   \
+	X(num_write_kb, PG_SUM)                                                \
+	X(num_scrub_errors, PG_SUM)                                            \
+	X(num_shallow_scrub_errors, PG_SUM)                                    \
+	X(num_deep_scrub_errors, PG_SUM)                                       \
+	X(num_objects_recovered, PG_SUM)                                       \
+	X(num_bytes_recovered, PG_SUM)                                         \
+	X(num_keys_recovered, PG_SUM)                                          \
+	X(num_objects_omap, PG_SUM)                                            \
+	X(num_objects_hit_set_archive, PG_SUM)                                 \
+	X(num_bytes_hit_set_archive, PG_SUM)                                   \
+	X(num_flush, PG_SUM)                                                   \
+	X(num_evict, PG_SUM)                                                   \
+	X(num_promote, PG_SUM)                                                 \
+	X(num_large_omap_objects, PG_SUM)                                      \
+	X(num_objects_manifest, PG_SUM)                                        \
+	X(num_omap_bytes, PG_SUM)                                              \
+	X(num_omap_keys, PG_SUM)                                               \
 	X(num_objects_repaired, PG_SUM)
+
+#define PG_STAT_I64_FIELDS(X) PG_STAT_STAMP_FIELDS(X) PG_STAT_COUNT_FIELDS(X)
 
 #define PG_I64(f, k) { #f, sizeof #f - 1, offsetof(struct pg_stat, f), k },
 static const struct pg_i64 {
@@ -137,6 +170,26 @@ pg_i64_get(const struct pg_stat *st, size_t i)
 	memcpy(&v, (const char *)st + pg_stat_i64[i].off, sizeof v);
 	return v;
 }
+
+/*
+ * Version 3's wide fields, in the order of its present bits: the eleven
+ * stamps first (bits 0 to 10), then the log sizes and stat_sum counters.
+ */
+#define PG_WIDE(f, k) { #f, offsetof(struct pg_stat, f) },
+static const struct pg_wide {
+	const char *name;
+	size_t off;
+} pg_v3_wide[] = { PG_STAT_STAMP_FIELDS(PG_WIDE) PG_WIDE(last_undegraded,
+    PG_STAMP) PG_WIDE(last_fullsized, PG_STAMP) PG_STAT_COUNT_FIELDS(PG_WIDE) };
+#undef PG_WIDE
+#define PG_V3_NSTAMPS 11
+#define PG_V3_NWIDE nitems(pg_v3_wide)
+
+/* The most a version 3 body can take: every varint at its longest. */
+#define PG_V3_BODY_MAX                                                         \
+	(nitems(pg_head_fields) * ENC_VARINT_MAX +                             \
+	    2 * (1 + (PLACEMENT_MAX_SIZE + 1) * ENC_VARINT_MAX) +              \
+	    (1 + PG_V3_NWIDE + 4) * ENC_VARINT_MAX)
 
 /* PG ids. */
 
@@ -321,55 +374,87 @@ pg_stat_init(struct pg_stat *st, struct pg_id id)
 	st->acting_primary = -1;
 }
 
-static void
-pg_put_osds(struct enc_buf *b, const int32_t *osds, uint8_t n, int32_t primary)
+/*
+ * The version 3 body of st: written at p, or only measured when p is NULL.
+ * Returns its length.  One walk for both, so pg_stat_encoded_size() is
+ * always the length pg_stat_encode() writes.
+ */
+static size_t
+pg_v3_body(const struct pg_stat *st, uint8_t *const out)
 {
-	uint8_t i;
+	const int32_t *osds[2] = { st->up, st->acting };
+	const int32_t primary[2] = { st->up_primary, st->acting_primary };
+	const uint8_t lens[2] = { st->up_len, st->acting_len };
+	uint8_t *p = out;
+	uint64_t present = 0, u;
+	int64_t v, ref = 0;
+	size_t n = 0, i, j, k;
 
-	if (n > PLACEMENT_MAX_SIZE)
-		n = PLACEMENT_MAX_SIZE;
-	enc_buf_put_u8(b, n);
-	for (i = 0; i < n; i++)
-		enc_buf_put_u32(b, (uint32_t)osds[i]);
-	enc_buf_put_u32(b, (uint32_t)primary);
+#define PG_V3_PUT(x)                                                           \
+	do {                                                                   \
+		uint64_t x_ = (x);                                             \
+		if (p != NULL)                                                 \
+			p = enc_put_varint(p, x_);                             \
+		else                                                           \
+			n += enc_varint_size(x_);                              \
+	} while (0)
+	for (i = 0; i < nitems(pg_head_fields); i++) {
+		const char *f = (const char *)st + pg_head_fields[i].off;
+		uint32_t u32;
+
+		if (pg_head_fields[i].wide)
+			memcpy(&u, f, sizeof u);
+		else {
+			memcpy(&u32, f, sizeof u32);
+			u = u32;
+		}
+		PG_V3_PUT(u);
+	}
+	for (j = 0; j < 2; j++) {
+		k = lens[j] > PLACEMENT_MAX_SIZE ? PLACEMENT_MAX_SIZE : lens[j];
+		PG_V3_PUT(k); /* below 128: the one byte of a u8 */
+		for (i = 0; i < k; i++)
+			PG_V3_PUT(enc_zigzag(osds[j][i]));
+		PG_V3_PUT(enc_zigzag(primary[j]));
+	}
+	for (i = 0; i < PG_V3_NWIDE; i++) {
+		memcpy(&v, (const char *)st + pg_v3_wide[i].off, sizeof v);
+		if (v != 0)
+			present |= 1ULL << i;
+	}
+	PG_V3_PUT(present);
+	for (u = present; u != 0; u &= u - 1) {
+		i = (size_t)__builtin_ctzll(u);
+		memcpy(&v, (const char *)st + pg_v3_wide[i].off, sizeof v);
+		if (i < PG_V3_NSTAMPS) {
+			PG_V3_PUT(
+			    enc_zigzag((int64_t)((uint64_t)v - (uint64_t)ref)));
+			if (ref == 0)
+				ref = v;
+		} else
+			PG_V3_PUT(enc_zigzag(v));
+	}
+	PG_V3_PUT(st->last_scrub_epoch);
+	PG_V3_PUT(st->last_scrub_v);
+	PG_V3_PUT(st->last_deep_scrub_epoch);
+	PG_V3_PUT(st->last_deep_scrub_v);
+#undef PG_V3_PUT
+	return p != NULL ? (size_t)(p - out) : n;
+}
+
+size_t
+pg_stat_encoded_size(const struct pg_stat *st)
+{
+	return 6 + pg_v3_body(st, NULL);
 }
 
 void
 pg_stat_encode(const struct pg_stat *st, struct enc_buf *b)
 {
 	size_t start;
-	uint8_t *p;
 
 	start = enc_buf_record_begin(b, PG_STAT_STRUCT_V, PG_STAT_COMPAT_V);
-	p = enc_buf_reserve(b, PG_BODY_HEAD);
-	enc_put_be32(p, st->pgid.pool);
-	enc_put_be32(p + 4, st->pgid.seed);
-	enc_put_be32(p + 8, st->state);
-	enc_put_be32(p + 12, st->version_epoch);
-	enc_put_be64(p + 16, st->version_v);
-	enc_put_be32(p + 24, st->reported_epoch);
-	enc_put_be64(p + 28, st->reported_seq);
-	enc_put_be32(p + 36, st->created);
-	enc_put_be32(p + 40, st->last_epoch_clean);
-	enc_put_be32(p + 44, st->mapping_epoch);
-	enc_put_be32(p + 48, st->parent_split_bits);
-	enc_put_be32(p + 52, st->snaptrimq_len);
-	b->len += PG_BODY_HEAD;
-	pg_put_osds(b, st->up, st->up_len, st->up_primary);
-	pg_put_osds(b, st->acting, st->acting_len, st->acting_primary);
-	p = enc_buf_reserve(b, PG_BODY_TAIL);
-#define PUT(f, k) enc_put_be64(p, (uint64_t)st->f), p += 8;
-	PG_STAT_I64_FIELDS(PUT)
-#undef PUT
-	b->len += PG_BODY_TAIL;
-	p = enc_buf_reserve(b, PG_BODY_V2);
-	enc_put_be64(p, (uint64_t)st->last_undegraded);
-	enc_put_be64(p + 8, (uint64_t)st->last_fullsized);
-	enc_put_be32(p + 16, st->last_scrub_epoch);
-	enc_put_be64(p + 20, st->last_scrub_v);
-	enc_put_be32(p + 28, st->last_deep_scrub_epoch);
-	enc_put_be64(p + 32, st->last_deep_scrub_v);
-	b->len += PG_BODY_V2;
+	b->len += pg_v3_body(st, enc_buf_reserve(b, PG_V3_BODY_MAX));
 	enc_buf_record_end(b, start);
 }
 
@@ -403,47 +488,20 @@ pg_get_osds(struct enc_reader *body, const char *what, int32_t *osds,
 	return 0;
 }
 
-int
-pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
+/* A version 1 or 2 body: fixed-width big-endian fields. */
+static int
+pg_decode_fixed(struct enc_reader *body, uint8_t struct_v, struct pg_stat *st,
+    char **cause)
 {
-	struct enc_reader body;
 	const uint8_t *p;
-	uint8_t struct_v, compat_v;
-	uint32_t len;
 	size_t i;
 
-	if (r->failed || r->left < 6) {
-		xasprintf(cause, "PG record header truncated (%zu bytes, "
-		    "need 6 for struct_v, compat_v and length)",
-		    r->failed ? (size_t)0 : r->left);
-		goto fail;
-	}
-	struct_v = r->p[0];
-	compat_v = r->p[1];
-	len = enc_get_be32(r->p + 2);
-	if (compat_v > PG_STAT_STRUCT_V) {
-		xasprintf(cause, "PG record compat_v %u is newer than this "
-		    "mapmon reads (%u)", compat_v, PG_STAT_STRUCT_V);
-		goto fail;
-	}
-	if (struct_v < compat_v || struct_v == 0) {
-		xasprintf(cause, "PG record struct_v %u is invalid (compat_v "
-		    "%u)", struct_v, compat_v);
-		goto fail;
-	}
-	if (len > r->left - 6) {
-		xasprintf(cause, "PG record length %" PRIu32 " runs past the "
-		    "end of the buffer (%zu bytes left)", len, r->left - 6);
-		goto fail;
-	}
-	enc_reader_init(&body, r->p + 6, len);
-
-	if ((p = enc_reader_take(&body, PG_BODY_HEAD)) == NULL) {
-		for (i = 0; pg_head_fields[i].end <= body.left; i++)
+	if ((p = enc_reader_take(body, PG_BODY_HEAD)) == NULL) {
+		for (i = 0; pg_head_fields[i].end <= body->left; i++)
 			;
 		xasprintf(cause, "PG record truncated in field %s",
 		    pg_head_fields[i].name);
-		goto fail;
+		return -1;
 	}
 	st->pgid.pool = enc_get_be32(p);
 	st->pgid.seed = enc_get_be32(p + 4);
@@ -457,15 +515,15 @@ pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
 	st->mapping_epoch = enc_get_be32(p + 44);
 	st->parent_split_bits = enc_get_be32(p + 48);
 	st->snaptrimq_len = enc_get_be32(p + 52);
-	if (pg_get_osds(&body, "up", st->up, &st->up_len, &st->up_primary,
-	    cause) == -1 ||
-	    pg_get_osds(&body, "acting", st->acting, &st->acting_len,
-	    &st->acting_primary, cause) == -1)
-		goto fail;
-	if ((p = enc_reader_take(&body, PG_BODY_TAIL)) == NULL) {
+	if (pg_get_osds(body, "up", st->up, &st->up_len, &st->up_primary,
+		cause) == -1 ||
+	    pg_get_osds(body, "acting", st->acting, &st->acting_len,
+		&st->acting_primary, cause) == -1)
+		return -1;
+	if ((p = enc_reader_take(body, PG_BODY_TAIL)) == NULL) {
 		xasprintf(cause, "PG record truncated in field %s",
-		    pg_stat_i64[body.left / 8].name);
-		goto fail;
+		    pg_stat_i64[body->left / 8].name);
+		return -1;
 	}
 #define GET(f, k) st->f = (int64_t)enc_get_be64(p), p += 8;
 	PG_STAT_I64_FIELDS(GET)
@@ -474,13 +532,13 @@ pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
 		st->last_undegraded = st->last_fullsized = 0;
 		st->last_scrub_epoch = st->last_deep_scrub_epoch = 0;
 		st->last_scrub_v = st->last_deep_scrub_v = 0;
-	} else if ((p = enc_reader_take(&body, PG_BODY_V2)) == NULL) {
+	} else if ((p = enc_reader_take(body, PG_BODY_V2)) == NULL) {
 		xasprintf(cause, "PG record truncated in field %s",
-		    body.left < 8      ? "last_undegraded" :
-			body.left < 16 ? "last_fullsized" :
-			body.left < 28 ? "last_scrub" :
-					 "last_deep_scrub");
-		goto fail;
+		    body->left < 8	? "last_undegraded" :
+			body->left < 16 ? "last_fullsized" :
+			body->left < 28 ? "last_scrub" :
+					  "last_deep_scrub");
+		return -1;
 	} else {
 		st->last_undegraded = (int64_t)enc_get_be64(p);
 		st->last_fullsized = (int64_t)enc_get_be64(p + 8);
@@ -489,6 +547,316 @@ pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
 		st->last_deep_scrub_epoch = enc_get_be32(p + 28);
 		st->last_deep_scrub_v = enc_get_be64(p + 32);
 	}
+	return 0;
+}
+
+/*
+ * Wide field i of st from its zigzag x: a stamp is written less the first
+ * stamp of the record, *ref (0 until it is read).
+ */
+static inline void
+pg_v3_set_wide(struct pg_stat *st, size_t i, uint64_t x, int64_t *ref)
+{
+	int64_t v = enc_unzigzag(x);
+
+	if (i < PG_V3_NSTAMPS) {
+		v = (int64_t)((uint64_t)v + (uint64_t)*ref);
+		if (*ref == 0)
+			*ref = v;
+	}
+	memcpy((char *)st + pg_v3_wide[i].off, &v, sizeof v);
+}
+
+/* Names what a failed varint read of field f did wrong. */
+static int
+pg_v3_bad(int rc, const char *f, char **cause)
+{
+	if (rc == -1)
+		xasprintf(cause, "PG record truncated in field %s", f);
+	else
+		xasprintf(cause,
+		    "PG record field %s: varint longer than 64 "
+		    "bits",
+		    f);
+	return -1;
+}
+
+/* A signed 32-bit varint (an OSD id) of field f into *v. */
+static int
+pg_v3_get_i32(struct enc_reader *body, const char *f, int32_t *v, char **cause)
+{
+	uint64_t u;
+	int64_t x;
+	int rc;
+
+	if ((rc = enc_get_varint(body, &u)) != 0)
+		return pg_v3_bad(rc, f, cause);
+	x = enc_unzigzag(u);
+	if (x < INT32_MIN || x > INT32_MAX) {
+		xasprintf(cause,
+		    "PG record field %s: OSD id %" PRId64 " out "
+		    "of range",
+		    f, x);
+		return -1;
+	}
+	*v = (int32_t)x;
+	return 0;
+}
+
+/* An unsigned varint of field f, at most max, into *v. */
+static int
+pg_v3_get_u(struct enc_reader *body, const char *f, uint64_t max, uint64_t *v,
+    char **cause)
+{
+	int rc;
+
+	if ((rc = enc_get_varint(body, v)) != 0)
+		return pg_v3_bad(rc, f, cause);
+	if (*v > max) {
+		xasprintf(cause,
+		    "PG record field %s: %" PRIu64 " does not "
+		    "fit in 32 bits",
+		    f, *v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A varint at p before end, into *v; the byte after it, or NULL when p is
+ * NULL or the varint is cut or too long.  Inline, as a restart decodes 40
+ * of them a PG: one byte at once, and up to 8 bytes (56 bits: epochs,
+ * stamps, byte counts) from one load, the first byte without its top bit
+ * ending it and the 7-bit groups packed by halves, not a byte at a time.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+pg_v3_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t w, stop;
+	unsigned bits;
+	int too_long;
+
+	if (p == NULL || p >= end)
+		return NULL;
+	if (*p < 0x80) {
+		*v = *p;
+		return p + 1;
+	}
+	if (end - p < 8)
+		return enc_varint_get(p, end, v, &too_long);
+	memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	if ((stop = ~w & 0x8080808080808080ULL) == 0)
+		return enc_varint_get(p, end, v, &too_long);
+	bits = (unsigned)__builtin_ctzll(stop) + 1;
+	if (bits < 64)
+		w &= (1ULL << bits) - 1;
+	w &= 0x7f7f7f7f7f7f7f7fULL;
+	w = (w & 0x007f007f007f007fULL) | (w & 0x7f007f007f007f00ULL) >> 1;
+	w = (w & 0x00003fff00003fffULL) | (w & 0x3fff00003fff0000ULL) >> 2;
+	w = (w & 0x000000000fffffffULL) | (w & 0x0fffffff00000000ULL) >> 4;
+	*v = w;
+	return p + bits / 8;
+}
+
+/*
+ * The version 3 body at [p, end) into *st, fast: a restart decodes every
+ * PG record.  -1 on anything wrong, without a cause; pg_decode_v3() then
+ * reads the body again to name what.
+ */
+static int
+pg_decode_v3_fast(const uint8_t *p, const uint8_t *end, struct pg_stat *st)
+{
+	uint64_t u[12], present, x;
+	int64_t ref = 0, id;
+	int32_t *osds;
+	size_t i, j;
+
+	memset(st, 0, sizeof *st);
+	for (i = 0; i < 12; i++)
+		p = pg_v3_varint(p, end, &u[i]);
+	if (p == NULL ||
+	    (u[0] | u[1] | u[2] | u[3] | u[5] | u[7] | u[8] | u[9] | u[10] |
+		u[11]) > UINT32_MAX)
+		return -1;
+	st->pgid.pool = (uint32_t)u[0];
+	st->pgid.seed = (uint32_t)u[1];
+	st->state = (uint32_t)u[2];
+	st->version_epoch = (uint32_t)u[3];
+	st->version_v = u[4];
+	st->reported_epoch = (uint32_t)u[5];
+	st->reported_seq = u[6];
+	st->created = (uint32_t)u[7];
+	st->last_epoch_clean = (uint32_t)u[8];
+	st->mapping_epoch = (uint32_t)u[9];
+	st->parent_split_bits = (uint32_t)u[10];
+	st->snaptrimq_len = (uint32_t)u[11];
+	for (j = 0; j < 2; j++) {
+		if (p >= end || *p > PLACEMENT_MAX_SIZE)
+			return -1;
+		osds = j == 0 ? st->up : st->acting;
+		*(j == 0 ? &st->up_len : &st->acting_len) = *p;
+		for (i = 0, x = *p++; i <= x; i++) {
+			if ((p = pg_v3_varint(p, end, &u[0])) == NULL)
+				return -1;
+			id = enc_unzigzag(u[0]);
+			if (id < INT32_MIN || id > INT32_MAX)
+				return -1;
+			if (i < x)
+				osds[i] = (int32_t)id;
+			else
+				*(j == 0 ? &st->up_primary :
+					   &st->acting_primary) = (int32_t)id;
+		}
+	}
+	if ((p = pg_v3_varint(p, end, &present)) == NULL ||
+	    present >> PG_V3_NWIDE != 0)
+		return -1;
+	for (; present != 0; present &= present - 1) {
+		i = (size_t)__builtin_ctzll(present);
+		if ((p = pg_v3_varint(p, end, &x)) == NULL)
+			return -1;
+		pg_v3_set_wide(st, i, x, &ref);
+	}
+	for (i = 0; i < 4; i++)
+		p = pg_v3_varint(p, end, &u[i]);
+	if (p == NULL || (u[0] | u[2]) > UINT32_MAX)
+		return -1;
+	st->last_scrub_epoch = (uint32_t)u[0];
+	st->last_scrub_v = u[1];
+	st->last_deep_scrub_epoch = (uint32_t)u[2];
+	st->last_deep_scrub_v = u[3];
+	return 0;
+}
+
+/* A version 3 body (the layout at the top), each problem named. */
+static int
+pg_decode_v3(struct enc_reader *body, struct pg_stat *st, char **cause)
+{
+	static const char *const counts[2] = { "up count", "acting count" };
+	static const char *const sets[2] = { "up", "acting" };
+	int32_t *osds[2] = { st->up, st->acting };
+	int32_t *primary[2] = { &st->up_primary, &st->acting_primary };
+	uint8_t *lens[2] = { &st->up_len, &st->acting_len };
+	const uint8_t *p;
+	uint64_t u, x, present;
+	uint32_t u32;
+	int64_t ref = 0;
+	size_t i, j;
+	int rc;
+
+	memset(st, 0, sizeof *st);
+	for (i = 0; i < nitems(pg_head_fields); i++) {
+		char *f = (char *)st + pg_head_fields[i].off;
+
+		if (pg_v3_get_u(body, pg_head_fields[i].name,
+			pg_head_fields[i].wide ? UINT64_MAX : UINT32_MAX, &u,
+			cause) == -1)
+			return -1;
+		if (pg_head_fields[i].wide)
+			memcpy(f, &u, sizeof u);
+		else {
+			u32 = (uint32_t)u;
+			memcpy(f, &u32, sizeof u32);
+		}
+	}
+	for (j = 0; j < 2; j++) {
+		if ((p = enc_reader_take(body, 1)) == NULL) {
+			xasprintf(cause, "PG record truncated in field %s",
+			    counts[j]);
+			return -1;
+		}
+		if (p[0] > PLACEMENT_MAX_SIZE) {
+			xasprintf(cause,
+			    "PG record field %s: %u OSDs, more "
+			    "than %d",
+			    sets[j], p[0], PLACEMENT_MAX_SIZE);
+			return -1;
+		}
+		*lens[j] = p[0];
+		for (i = 0; i < *lens[j]; i++)
+			if (pg_v3_get_i32(body, sets[j], &osds[j][i], cause) ==
+			    -1)
+				return -1;
+		if (pg_v3_get_i32(body, sets[j], primary[j], cause) == -1)
+			return -1;
+	}
+	if ((rc = enc_get_varint(body, &present)) != 0)
+		return pg_v3_bad(rc, "present", cause);
+	if (present >> PG_V3_NWIDE != 0) {
+		xasprintf(cause,
+		    "PG record field present: bits %#" PRIx64 " name no field",
+		    present >> PG_V3_NWIDE << PG_V3_NWIDE);
+		return -1;
+	}
+	for (u = present; u != 0; u &= u - 1) {
+		i = (size_t)__builtin_ctzll(u);
+		if ((rc = enc_get_varint(body, &x)) != 0)
+			return pg_v3_bad(rc, pg_v3_wide[i].name, cause);
+		pg_v3_set_wide(st, i, x, &ref);
+	}
+	if (pg_v3_get_u(body, "last_scrub", UINT32_MAX, &u, cause) == -1)
+		return -1;
+	st->last_scrub_epoch = (uint32_t)u;
+	if (pg_v3_get_u(body, "last_scrub", UINT64_MAX, &st->last_scrub_v,
+		cause) == -1)
+		return -1;
+	if (pg_v3_get_u(body, "last_deep_scrub", UINT32_MAX, &u, cause) == -1)
+		return -1;
+	st->last_deep_scrub_epoch = (uint32_t)u;
+	if (pg_v3_get_u(body, "last_deep_scrub", UINT64_MAX,
+		&st->last_deep_scrub_v, cause) == -1)
+		return -1;
+	return 0;
+}
+
+int
+pg_stat_decode(struct enc_reader *r, struct pg_stat *st, char **cause)
+{
+	struct enc_reader body;
+	uint8_t struct_v, compat_v;
+	uint32_t len;
+
+	if (r->failed || r->left < 6) {
+		xasprintf(cause,
+		    "PG record header truncated (%zu bytes, "
+		    "need 6 for struct_v, compat_v and length)",
+		    r->failed ? (size_t)0 : r->left);
+		goto fail;
+	}
+	struct_v = r->p[0];
+	compat_v = r->p[1];
+	len = enc_get_be32(r->p + 2);
+	if (compat_v > PG_STAT_STRUCT_V) {
+		xasprintf(cause,
+		    "PG record compat_v %u is newer than this "
+		    "mapmon reads (%u)",
+		    compat_v, PG_STAT_STRUCT_V);
+		goto fail;
+	}
+	if (struct_v < compat_v || struct_v == 0) {
+		xasprintf(cause,
+		    "PG record struct_v %u is invalid (compat_v "
+		    "%u)",
+		    struct_v, compat_v);
+		goto fail;
+	}
+	if (len > r->left - 6) {
+		xasprintf(cause,
+		    "PG record length %" PRIu32 " runs past the "
+		    "end of the buffer (%zu bytes left)",
+		    len, r->left - 6);
+		goto fail;
+	}
+	enc_reader_init(&body, r->p + 6, len);
+	if (struct_v >= 3) {
+		if (pg_decode_v3_fast(body.p, body.p + body.left, st) == -1 &&
+		    pg_decode_v3(&body, st, cause) == -1)
+			goto fail;
+	} else if (pg_decode_fixed(&body, struct_v, st, cause) == -1)
+		goto fail;
 	/* body.left > 0: fields of a newer struct_v, skipped. */
 	r->p += 6 + (size_t)len;
 	r->left -= 6 + (size_t)len;

@@ -192,25 +192,23 @@ struct pg_stat {
 
 /*
  * The record version pg_stat_encode() writes and the newest decode knows.
- * Version 2 appends last_undegraded, last_fullsized and the two scrub
- * versions to version 1's body, which version 1 readers skip; a version 1
- * record reads with those fields 0.
+ * Version 2 appended last_undegraded, last_fullsized and the two scrub
+ * versions to version 1's fixed-width body, which version 1 readers skip;
+ * a version 1 record reads with those fields 0.  Version 3 (compat_v 3)
+ * writes the same fields as varints, a fifth of the size; versions 1 and
+ * 2 still read.  The layouts are in pg.c and mapmon-protocol(7).
  */
-#define PG_STAT_STRUCT_V 2
-#define PG_STAT_COMPAT_V 1
+#define PG_STAT_STRUCT_V 3
+#define PG_STAT_COMPAT_V 3
 
-/* Bytes of a version 1 and 2 body besides the OSD ids of up and acting. */
-#define PG_STAT_BODY_FIXED_V1 402
-#define PG_STAT_BODY_FIXED 442
+/*
+ * The smallest record of any version a reader accepts: a version 3 one of
+ * zeros with empty up and acting (6 + 12 + 2 + 2 + 1 + 4 bytes).
+ */
+#define PG_STAT_MIN_ENCODED_SIZE 27
 
-/* The encoded size of a record with up_len and acting_len members. */
-#define PG_STAT_ENCODED_SIZE(up_len, acting_len) \
-	(6 + PG_STAT_BODY_FIXED + 4 * (size_t)(up_len) + \
-	4 * (size_t)(acting_len))
-/* The same, of a version 1 record (the smallest a reader accepts). */
-#define PG_STAT_V1_ENCODED_SIZE(up_len, acting_len)                            \
-	(6 + PG_STAT_BODY_FIXED_V1 + 4 * (size_t)(up_len) +                    \
-	    4 * (size_t)(acting_len))
+/* The bytes pg_stat_encode() appends for st. */
+size_t pg_stat_encoded_size(const struct pg_stat *st);
 
 /*
  * A zeroed stat of PG id: no state, no OSDs (primaries -1).  Use it for the
@@ -220,9 +218,9 @@ void pg_stat_init(struct pg_stat *, struct pg_id id);
 
 /*
  * Append one versioned record to b: u8 struct_v, u8 compat_v, u32 body
- * length, then the body of fixed-width big-endian fields (up and acting as
- * a u8 count and that many i32s).  The layout is in pg.c.  up_len and
- * acting_len above PLACEMENT_MAX_SIZE are cut to it.
+ * length, then the version 3 body of varints (up and acting as a u8 count
+ * and that many ids).  The layout is in pg.c.  up_len and acting_len
+ * above PLACEMENT_MAX_SIZE are cut to it.
  */
 void pg_stat_encode(const struct pg_stat *, struct enc_buf *b);
 

@@ -14,8 +14,8 @@
 #include "map/pg.h"
 #include "map/pgreport.h"
 
-/* The smallest record: a version 1 one, with empty up and acting. */
-#define PGREPORT_MIN_RECORD PG_STAT_V1_ENCODED_SIZE(0, 0)
+/* The smallest record of any version. */
+#define PGREPORT_MIN_RECORD PG_STAT_MIN_ENCODED_SIZE
 
 int
 pgreport_decode(const uint8_t *p, size_t len, int32_t *osd,

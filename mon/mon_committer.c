@@ -180,9 +180,7 @@ mon_committer_pg(struct mon_committer *c, struct mon_proposal *p,
 	size_t vlen;
 
 	keys_pg(key, st->pgid.pool, st->pgid.seed);
-	vlen = PG_STAT_ENCODED_SIZE(st->up_len > PLACEMENT_MAX_SIZE ?
-	    PLACEMENT_MAX_SIZE : st->up_len, st->acting_len >
-	    PLACEMENT_MAX_SIZE ? PLACEMENT_MAX_SIZE : st->acting_len);
+	vlen = pg_stat_encoded_size(st);
 	if (vlen > p->max_value)
 		p->max_value = vlen;
 	store_batch_put_fn(c->batch, key, sizeof key, vlen,

@@ -210,8 +210,8 @@ mapmon osd create && mapmon osd boot 0 &&
     mapmon osd pool create small 64 --size 1
 check "an OSD up and a pool" test $? -eq 0
 dd if=/dev/zero of="$MNT/filler" bs=64k >/dev/null 2>&1
-# 8,192 PGs of about 540 bytes do not fit the 4 MiB map: it must grow.
-mapmon osd pool create big 8192 --size 1
+# 32,768 PGs of some 60 bytes do not fit the 4 MiB map: it must grow.
+mapmon osd pool create big 32768 --size 1
 rc=$?
 check "a write that must grow the map gets ENOSPC" \
     test "$rc" -eq 28
@@ -220,8 +220,8 @@ check "the monitor lives on (no SIGBUS) and shows STORE_ERROR" \
 rm -f "$MNT/filler"
 check "STORE_ERROR clears once space returns" \
     wait_until 20 eval '! has_store_error'
-mapmon osd pool create big 8192 --size 1 &&
-    mapmon -f json osd pool get big pg_num && test "$(jget pg_num)" = 8192
+mapmon osd pool create big 32768 --size 1 &&
+    mapmon -f json osd pool get big pg_num && test "$(jget pg_num)" = 32768
 check "the map grows and the pool is made" test $? -eq 0
 stop_daemon && "$STORE_TOOL" -c "$CONF" verify >"$T/out" 2>&1
 check "stops cleanly and mapmon-store verify passes" \

@@ -70,6 +70,8 @@ fuzz_record_pg(const uint8_t *p, size_t len)
 		enc_buf_reset(&b1);
 		enc_buf_reset(&b2);
 		pg_stat_encode(&st, &b1);
+		if (b1.len != pg_stat_encoded_size(&st))
+			abort();
 		enc_reader_init(&r2, b1.data, b1.len);
 		if (pg_stat_decode(&r2, &st2, &cause) != 0 || r2.left != 0)
 			abort();

@@ -490,18 +490,23 @@ bench_mon_alloc(char *mapmond, const int *pair_avoid, size_t pair_n,
 {
 	struct bench_mon *bm;
 	struct sockaddr_un sun;
-	char tmpl[] = "/tmp/mapmon-bench.XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
 	int port;
 
+	/* Under $TMPDIR, as mktemp(1) does: a test keeps its runs apart. */
+	xasprintf(&tmpl, "%s/mapmon-bench.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
 	if (mkdtemp(tmpl) == NULL) {
-		xasprintf(cause, "mkdtemp: %s", strerror(errno));
+		xasprintf(cause, "mkdtemp %s: %s", tmpl, strerror(errno));
+		free(tmpl);
 		return NULL;
 	}
 	bm = xcalloc(1, sizeof *bm);
 	bm->pid = -1;
 	bm->notify_fd = -1;
 	bm->mapmond = mapmond;
-	bm->dir = xstrdup(tmpl);
+	bm->dir = tmpl;
 	xasprintf(&bm->conf, "%s/mapmon.conf", bm->dir);
 	xasprintf(&bm->log, "%s/mapmond.log", bm->dir);
 	xasprintf(&bm->notify_path, "%s/notify", bm->dir);
