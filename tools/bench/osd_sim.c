@@ -48,6 +48,8 @@
 #define OSD_SIM_BOOT_WAIT_US 1000000
 /* After a boot refused with -EBUSY (noup) or another error. */
 #define OSD_SIM_BOOT_RETRY_US 5000000
+/* After a create refused with -EAGAIN (no leader yet, or one starting). */
+#define OSD_SIM_CREATE_RETRY_US 200000
 
 /* The bytes of an object, and what its store keeps besides. */
 #define OSD_SIM_OBJECT_BYTES 4194304
@@ -143,6 +145,7 @@ struct osd_sim_osd {
 	uint8_t up;	 /* up in the last map */
 	uint8_t seen_up; /* up in a map since it last started */
 	uint8_t booting; /* a create or boot in flight */
+	uint8_t remake;	 /* its create failed: sent again at next_boot */
 	uint8_t noup_told;
 	uint8_t keying;	 /* its key asked for, not yet answered */
 	uint8_t session; /* cl has been ready (authenticated) */
@@ -587,34 +590,61 @@ osd_sim_create_done(void *arg, int rc, const char *status,
 	if (s->freeing || s->dead)
 		return;
 	s->osds[id].booting = 0;
-	/* -EEXIST: someone made it meanwhile, which is as good. */
+	/*
+	 * -EAGAIN (a quorum whose leader is elected but not yet taking
+	 * writes answers so): sent again shortly, quietly.  Another error:
+	 * told, and sent again after the boot's back-off.  Without this an
+	 * OSD whose create came in those few ms was never made, and a
+	 * bring-up waited for it until its timeout.
+	 */
 	if (rc < 0 && rc != -EEXIST) {
-		s->st.errors++;
-		osd_sim_tell(s, OSD_SIM_ERROR, "osd create %d: %s", id, status);
+		s->osds[id].remake = 1;
+		s->osds[id].next_boot = stamp_mono() +
+		    (rc == -EAGAIN ? OSD_SIM_CREATE_RETRY_US :
+				     OSD_SIM_BOOT_RETRY_US);
+		if (rc != -EAGAIN) {
+			s->st.errors++;
+			osd_sim_tell(s, OSD_SIM_ERROR, "osd create %d: %s", id,
+			    status);
+		}
 		return;
 	}
+	/* -EEXIST: someone made it meanwhile, which is as good. */
+	s->osds[id].remake = 0;
 	s->osds[id].exists = 1;
 	if (s->osds[id].state == OSD_SIM_RUNNING && !s->stopping &&
 	    !(s->flags & OSDMAP_FLAG_NOUP))
 		osd_sim_send_boot(s, id);
 }
 
+/* Ask for OSD id; when it cannot be sent now, boot_check asks again. */
+static void
+osd_sim_send_create(struct osd_sim *s, int32_t id)
+{
+	struct osd_sim_osd *o = &s->osds[id];
+	struct osd_sim_req *r;
+	json_t *cmd;
+
+	r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
+	cmd = json_pack("{s:s, s:i}", "prefix", "osd create", "id", id);
+	o->remake = 0;
+	if (osd_sim_send(s->cl, cmd, osd_sim_create_done, r) == 0)
+		o->booting = 1;
+	else {
+		o->remake = 1;
+		o->next_boot = stamp_mono() + OSD_SIM_CREATE_RETRY_US;
+	}
+}
+
 /* Create the OSDs the map lacks (the first map); boot_check boots. */
 static void
 osd_sim_create_missing(struct osd_sim *s, const struct osdmap *m)
 {
-	struct osd_sim_req *r;
-	json_t *cmd;
 	int32_t id;
 
-	for (id = 0; id < s->p.nosds; id++) {
-		if (osdmap_osd(m, id) != NULL)
-			continue;
-		r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
-		cmd = json_pack("{s:s, s:i}", "prefix", "osd create", "id", id);
-		if (osd_sim_send(s->cl, cmd, osd_sim_create_done, r) == 0)
-			s->osds[id].booting = 1;
-	}
+	for (id = 0; id < s->p.nosds; id++)
+		if (osdmap_osd(m, id) == NULL)
+			osd_sim_send_create(s, id);
 }
 
 /*
@@ -631,6 +661,11 @@ osd_sim_boot_check(struct osd_sim *s, int64_t now)
 		return;
 	for (id = 0; id < s->p.nosds; id++) {
 		o = &s->osds[id];
+		if (o->state == OSD_SIM_RUNNING && !o->exists && o->remake &&
+		    !o->booting && now >= o->next_boot) {
+			osd_sim_send_create(s, id);
+			continue;
+		}
 		if (o->state != OSD_SIM_RUNNING || !o->exists || o->up ||
 		    o->booting || now < o->next_boot)
 			continue;
