@@ -593,7 +593,8 @@ osd_sim_create_done(void *arg, int rc, const char *status,
 	/*
 	 * -EAGAIN (a quorum whose leader is elected but not yet taking
 	 * writes answers so): sent again shortly, quietly.  Another error:
-	 * told, and sent again after the boot's back-off.  Without this an
+	 * told as a refused boot is, and sent again after the boot's
+	 * back-off.  Without this an
 	 * OSD whose create came in those few ms was never made, and a
 	 * bring-up waited for it until its timeout.
 	 */
@@ -602,11 +603,9 @@ osd_sim_create_done(void *arg, int rc, const char *status,
 		s->osds[id].next_boot = stamp_mono() +
 		    (rc == -EAGAIN ? OSD_SIM_CREATE_RETRY_US :
 				     OSD_SIM_BOOT_RETRY_US);
-		if (rc != -EAGAIN) {
-			s->st.errors++;
-			osd_sim_tell(s, OSD_SIM_ERROR, "osd create %d: %s", id,
+		if (rc != -EAGAIN)
+			osd_sim_refused(s, OSD_SIM_REQ_BOOT, "osd create", id,
 			    status);
-		}
 		return;
 	}
 	/* -EEXIST: someone made it meanwhile, which is as good. */
@@ -627,13 +626,11 @@ osd_sim_send_create(struct osd_sim *s, int32_t id)
 
 	r = osd_sim_req_new(s, OSD_SIM_REQ_BOOT, id);
 	cmd = json_pack("{s:s, s:i}", "prefix", "osd create", "id", id);
-	o->remake = 0;
-	if (osd_sim_send(s->cl, cmd, osd_sim_create_done, r) == 0)
-		o->booting = 1;
-	else {
-		o->remake = 1;
+	o->remake = osd_sim_send(s->cl, cmd, osd_sim_create_done, r) != 0;
+	if (o->remake)
 		o->next_boot = stamp_mono() + OSD_SIM_CREATE_RETRY_US;
-	}
+	else
+		o->booting = 1;
 }
 
 /* Create the OSDs the map lacks (the first map); boot_check boots. */
