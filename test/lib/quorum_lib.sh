@@ -353,22 +353,40 @@ stop_frozen() {
 
 # stores_agree X...: once settled (within 90 s), stopped, their stores
 # pass verify and are identical record for record (where not, the first
-# differing lines of the dumps are shown as TAP comments).
+# differing lines of the dumps are shown as TAP comments).  An entry the
+# leader committed and applied as they stopped may be in a follower's log
+# but not yet applied (the commit index had not reached it): the follower
+# applies it once restarted, so where the dumps differ the monitors are
+# started, settled and stopped again, twice at most, and the checks are
+# of the last round; a real divergence differs every round.
 stores_agree() {
-	local x
-	within 1800 settled "$@"
-	stop_frozen "$@"
+	local x round same
+	for round in 1 2 3; do
+		if [ "$round" -gt 1 ]; then
+			echo "# round $round: the stores differed as they" \
+			    "stopped; started and stopped again"
+			for x in "$@"; do start "$x"; done
+		fi
+		within 1800 settled "$@"
+		stop_frozen "$@"
+		same=1
+		for x in "$@"; do
+			"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" \
+			    2>"$T/err"
+			cmp -s "$D/$1.dump" "$D/$x.dump" && continue
+			same=0
+			diff "$D/$1.dump" "$D/$x.dump" | head -n 8 |
+			    cut -c1-200 | sed 's/^/# /'
+		done
+		[ "$same" -eq 1 ] && break
+	done
 	for x in "$@"; do
-		"$STORE" -c "$D/$x.conf" dump --full >"$D/$x.dump" 2>"$T/err"
 		check "mapmon-store verify passes on mon.$x" \
 		    "$STORE" -c "$D/$x.conf" verify
 	done
 	for x in "${@:2}"; do
 		check "the stores of $1 and $x are identical record for record" \
 		    cmp -s "$D/$1.dump" "$D/$x.dump"
-		cmp -s "$D/$1.dump" "$D/$x.dump" ||
-		    diff "$D/$1.dump" "$D/$x.dump" | head -n 8 | cut -c1-200 |
-		    sed 's/^/# /'
 	done
 }
 # check_relay: no monitor logged a link whose engine messages it could not
