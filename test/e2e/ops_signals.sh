@@ -121,7 +121,7 @@ large_work() {
 	    2>&1 &
 	cpid=$!
 	PIDS="$PIDS $cpid"
-	for i in $(seq 1 600); do
+	for i in $(seq 1 1200); do
 		grep -q "osd-sim: 800 osds up" "$T/sim.out" && break
 		kill -0 "$cpid" 2>/dev/null || break
 		sleep 0.1
@@ -130,7 +130,9 @@ large_work() {
 	wait "$cpid"
 	PIDS=${PIDS% "$cpid"}
 	mm -f json osd stat
+	DIAG="after $i polls 0.1 s apart: $(tail -n 5 "$T/sim.out")"
 	check "$b large: 800 OSDs up and in" test "$(jv num_in_osds)" = 800
+	DIAG=
 	status_loop "$T/status.$b" &
 	spid=$!
 	PIDS="$PIDS $spid"

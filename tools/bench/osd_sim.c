@@ -146,6 +146,7 @@ struct osd_sim_osd {
 	uint8_t seen_up; /* up in a map since it last started */
 	uint8_t booting; /* a create or boot in flight */
 	uint8_t remake;	 /* its create failed: sent again at next_boot */
+	uint8_t reopen;	 /* its session timed out opening: again then */
 	uint8_t noup_told;
 	uint8_t keying;	 /* its key asked for, not yet answered */
 	uint8_t session; /* cl has been ready (authenticated) */
@@ -227,6 +228,7 @@ struct osd_sim {
 
 static void osd_sim_pump(struct osd_sim *);
 static void osd_sim_boot_check(struct osd_sim *, int64_t now);
+static void osd_sim_fetch_key(struct osd_sim *, int32_t, int);
 static void osd_sim_halt(struct osd_sim *, int32_t, enum osd_sim_osd_state,
     int);
 
@@ -663,6 +665,12 @@ osd_sim_boot_check(struct osd_sim *s, int64_t now)
 			osd_sim_send_create(s, id);
 			continue;
 		}
+		if (o->state == OSD_SIM_RUNNING && o->reopen && o->cl == NULL &&
+		    !o->keying && now >= o->next_boot) {
+			o->reopen = 0;
+			osd_sim_fetch_key(s, id, 0);
+			continue;
+		}
 		if (o->state != OSD_SIM_RUNNING || !o->exists || o->up ||
 		    o->booting || now < o->next_boot)
 			continue;
@@ -1077,7 +1085,11 @@ osd_sim_osd_ready(void *arg, mapmon_unused json_t *hello)
  * An OSD's session ended.  One that had been authenticated was closed by
  * the monitor (its key rotated or removed, mapmon(8)): its key is fetched
  * again and a new session opened, as an OSD given its new keyring would
- * do.  One that never opened (refused, too many connections) stops.
+ * do.  One that timed out opening (a monitor too busy to answer within
+ * the connect timeout: hundreds of handshakes at once under a sanitizer)
+ * is opened again after the boot's back-off, as an OSD keeps trying its
+ * monitors.  One that never opened otherwise (refused, too many
+ * connections) stops.
  */
 static void
 osd_sim_osd_error(void *arg, int err, const char *msg)
@@ -1097,6 +1109,19 @@ osd_sim_osd_error(void *arg, int err, const char *msg)
 	/* Its monitor was lost with the admin session's: it comes back then. */
 	if (!s->admin_ready && s->naddrs > 1)
 		return;
+	if (!had && err == -ETIMEDOUT && o->state == OSD_SIM_RUNNING) {
+		o->reopen = 1;
+		o->next_boot = stamp_mono() + OSD_SIM_BOOT_RETRY_US;
+		s->st.errors++;
+		if (!s->quiet[OSD_SIM_REQ_CONNECT]) {
+			s->quiet[OSD_SIM_REQ_CONNECT] = 1;
+			osd_sim_tell(s, OSD_SIM_ERROR,
+			    "osd.%d: no session: %s; opened again in %d s "
+			    "(told once until a session opens)",
+			    id, msg, OSD_SIM_BOOT_RETRY_US / 1000000);
+		}
+		return;
+	}
 	if (!had) {
 		xasprintf(&why, "%s (%s)", msg, strerror(-err));
 		osd_sim_no_session(s, id, why);
