@@ -219,6 +219,8 @@ struct osd_sim {
 	struct osd_sim_hb *hb;
 	int hb_dirty;
 	int64_t hb_built;
+	/* An up flag or an OSD's state changed since the last full pass. */
+	int hb_changed;
 
 	struct enc_buf buf;
 	uint64_t seq_base;
@@ -702,7 +704,7 @@ osd_sim_update_osds(struct osd_sim *s, const struct osdmap *m)
 		mo = osdmap_osd(m, id);
 		o->exists = mo != NULL;
 		if ((mo != NULL && mo->up) != o->up)
-			changed = 1;
+			changed = s->hb_changed = 1;
 		o->up = mo != NULL && mo->up;
 		if (o->up) {
 			up++;
@@ -1779,7 +1781,7 @@ osd_sim_hb_tick(evutil_socket_t fd, short what, void *arg)
 	struct osd_sim_hb *e;
 	size_t i;
 	int32_t a;
-	int ping;
+	int ping, full;
 
 	(void)fd;
 	(void)what;
@@ -1789,8 +1791,23 @@ osd_sim_hb_tick(evutil_socket_t fd, short what, void *arg)
 	interval = (int64_t)s->p.heartbeat_interval_ms * 1000;
 	grace = (int64_t)s->p.heartbeat_grace_ms * 1000;
 	osd_sim_boot_check(s, now);
-	if (s->hb_off == NULL || (s->hb_dirty && now - s->hb_built >= interval))
+	if (s->hb_off == NULL ||
+	    (s->hb_dirty && now - s->hb_built >= interval)) {
 		osd_sim_hb_build(s, now);
+		s->hb_changed = 1;
+	}
+	/*
+	 * Between pings an OSD's pass over its peers only clears the
+	 * reports of peers down in the map and reports the silent ones (up
+	 * in the map, stopped here).  With none silent and no up flag or
+	 * state changed since the last full pass there is nothing to do but
+	 * the pings: at 10,000 OSDs the full passes, ten a second over some
+	 * 300,000 peer entries, were 7% of a core during a bring-up.
+	 */
+	full = s->hb_changed;
+	for (a = 0; a < s->p.nosds && !full; a++)
+		full = s->osds[a].state != OSD_SIM_RUNNING && s->osds[a].up;
+	s->hb_changed = 0;
 	for (a = 0; a < s->p.nosds; a++) {
 		o = &s->osds[a];
 		if (o->state != OSD_SIM_RUNNING || !o->up)
@@ -1800,7 +1817,8 @@ osd_sim_hb_tick(evutil_socket_t fd, short what, void *arg)
 			o->next_ping += interval;
 			if (o->next_ping <= now)
 				o->next_ping = now + interval;
-		}
+		} else if (!full)
+			continue;
 		for (i = s->hb_off[a]; i < s->hb_off[a + 1]; i++) {
 			e = &s->hb[i];
 			if (!s->osds[e->peer].up) {
@@ -1998,6 +2016,7 @@ osd_sim_halt(struct osd_sim *s, int32_t a, enum osd_sim_osd_state state,
 
 	o->state = state;
 	o->seen_up = 0;
+	s->hb_changed = 1;
 	osd_sim_drop_queue(s, a);
 	if (state != OSD_SIM_STOPPED_CLEANLY || !o->up || s->dead)
 		return;
@@ -2068,6 +2087,7 @@ osd_sim_revive(struct osd_sim *s, int32_t id, char **cause)
 	o->state = OSD_SIM_RUNNING;
 	o->next_boot = 0;
 	o->seen_up = o->up;
+	s->hb_changed = 1;
 	/* One stopped for want of a session tries again. */
 	if (o->cl == NULL && !o->keying && s->have_map)
 		osd_sim_fetch_key(s, id, 1);
