@@ -963,6 +963,7 @@ osd_sim_connect(struct osd_sim *s, int32_t id, const uint8_t *key)
 
 	snprintf(name, sizeof name, "osd.%d", id);
 	o->session = 0;
+	o->reopen = 0;
 	o->cl = mclient_new(s->base, s->addr, s->p.connect_timeout_ms,
 	    osd_sim_osd_ready, osd_sim_osd_error, o);
 	mclient_set_name(o->cl, name);
@@ -970,23 +971,36 @@ osd_sim_connect(struct osd_sim *s, int32_t id, const uint8_t *key)
 }
 
 /*
- * OSD id has no session and can have none: it is stopped as if killed,
- * and said once until a session opens again (a monitor that refuses
- * every OSD, past its max_connections say, is one line, not thousands).
+ * OSD id has no session.  again: its session timed out opening, and it is
+ * opened again after the boot's back-off; otherwise it can have none and
+ * is stopped as if killed.  Said once until a session opens again (a
+ * monitor that refuses every OSD, past its max_connections say, is one
+ * line, not thousands).
  */
 static void
-osd_sim_no_session(struct osd_sim *s, int32_t id, const char *why)
+osd_sim_no_session(struct osd_sim *s, int32_t id, const char *why, int again)
 {
+	struct osd_sim_osd *o = &s->osds[id];
+
 	s->st.errors++;
-	if (s->osds[id].state == OSD_SIM_RUNNING)
+	if (again) {
+		o->reopen = 1;
+		o->next_boot = stamp_mono() + OSD_SIM_BOOT_RETRY_US;
+	} else if (o->state == OSD_SIM_RUNNING)
 		osd_sim_halt(s, id, OSD_SIM_KILLED, 0);
 	if (s->quiet[OSD_SIM_REQ_CONNECT])
 		return;
 	s->quiet[OSD_SIM_REQ_CONNECT] = 1;
-	osd_sim_tell(s, OSD_SIM_ERROR,
-	    "osd.%d: no session: %s; it stays "
-	    "stopped until revived (told once until a session opens)",
-	    id, why);
+	if (again)
+		osd_sim_tell(s, OSD_SIM_ERROR,
+		    "osd.%d: no session: %s; opened again in %d s (told once "
+		    "until a session opens)",
+		    id, why, OSD_SIM_BOOT_RETRY_US / 1000000);
+	else
+		osd_sim_tell(s, OSD_SIM_ERROR,
+		    "osd.%d: no session: %s; it stays stopped until revived "
+		    "(told once until a session opens)",
+		    id, why);
 }
 
 static void
@@ -1033,7 +1047,7 @@ osd_sim_key_done(void *arg, int rc, const char *status, json_t *data)
 		}
 	}
 	if (why != NULL) {
-		osd_sim_no_session(s, id, why);
+		osd_sim_no_session(s, id, why, 0);
 		free(why);
 		return;
 	}
@@ -1111,22 +1125,10 @@ osd_sim_osd_error(void *arg, int err, const char *msg)
 	/* Its monitor was lost with the admin session's: it comes back then. */
 	if (!s->admin_ready && s->naddrs > 1)
 		return;
-	if (!had && err == -ETIMEDOUT && o->state == OSD_SIM_RUNNING) {
-		o->reopen = 1;
-		o->next_boot = stamp_mono() + OSD_SIM_BOOT_RETRY_US;
-		s->st.errors++;
-		if (!s->quiet[OSD_SIM_REQ_CONNECT]) {
-			s->quiet[OSD_SIM_REQ_CONNECT] = 1;
-			osd_sim_tell(s, OSD_SIM_ERROR,
-			    "osd.%d: no session: %s; opened again in %d s "
-			    "(told once until a session opens)",
-			    id, msg, OSD_SIM_BOOT_RETRY_US / 1000000);
-		}
-		return;
-	}
 	if (!had) {
 		xasprintf(&why, "%s (%s)", msg, strerror(-err));
-		osd_sim_no_session(s, id, why);
+		osd_sim_no_session(s, id, why,
+		    err == -ETIMEDOUT && o->state == OSD_SIM_RUNNING);
 		free(why);
 		return;
 	}
