@@ -126,6 +126,9 @@ struct quorum {
 	int64_t quorum_since; /* stamp_now() of the last change */
 	struct raft_barrier barrier;
 	int barrier_pending;
+	uint64_t barrier_term;	   /* whose barrier committed: ready */
+	int64_t barrier_mono;	   /* the last one sent */
+	unsigned barrier_failures; /* in a row */
 	/* Read indexes: the batch whose barrier is in flight, the next. */
 	struct quorum_ri_batch *ri_flight;
 	struct quorum_ri_batch *ri_next;
@@ -645,6 +648,39 @@ quorum_changing(struct quorum *q, char **why)
 
 /* ---- the loops ---- */
 
+/* A failed barrier is sent again this often while its leader leads. */
+#define QUORUM_BARRIER_RETRY_US (1000 * 1000LL)
+
+static void
+quorum_barrier_failed(struct quorum *q, const char *why)
+{
+	/* Said once a minute while it goes on (every try is a second). */
+	if (q->barrier_failures++ % 60 == 0)
+		log_warnx("quorum: the barrier of term %llu: %s (failed %u "
+			  "time%s; tried again every second)",
+		    (unsigned long long)q->raft.current_term, why,
+		    q->barrier_failures, q->barrier_failures == 1 ? "" : "s");
+}
+
+/*
+ * A new leader's barrier: once it commits, every entry of the terms
+ * before is applied here and the leader is ready (mon_quorum_leader_ready).
+ * One that fails (C-Raft refuses entries while a majority of the
+ * monitors have too little log space prepared: a full disk) is sent again
+ * by quorum_role_check() while this monitor leads in that term; else it
+ * would lead on, never ready, with every write waiting.
+ */
+static void
+quorum_barrier_send(struct quorum *q)
+{
+	q->barrier_pending = 1;
+	q->barrier_mono = stamp_mono();
+	if (raft_barrier(&q->raft, &q->barrier, q->barrier.cb) != 0) {
+		q->barrier_pending = 0;
+		quorum_barrier_failed(q, raft_errmsg(&q->raft));
+	}
+}
+
 static void
 quorum_role_check(struct quorum *q)
 {
@@ -658,8 +694,13 @@ quorum_role_check(struct quorum *q)
 		return;
 	raft_leader(&q->raft, &lid, &laddr);
 	if (state == q->last_state && lid == q->last_leader &&
-	    term == q->last_term)
+	    term == q->last_term) {
+		if (state == RAFT_LEADER && !q->barrier_pending &&
+		    q->barrier_term != term &&
+		    stamp_mono() - q->barrier_mono >= QUORUM_BARRIER_RETRY_US)
+			quorum_barrier_send(q);
 		return;
+	}
 	if (lid != q->last_leader) {
 		q->quorum_since = stamp_now();
 		if (lid != 0)
@@ -676,15 +717,9 @@ quorum_role_check(struct quorum *q)
 		    (unsigned long long)term);
 		mon_quorum_set_role(q->m, MON_QUORUM_LEADER, term, q->self_name,
 		    q->self_addr);
-		if (!q->barrier_pending) {
-			q->barrier_pending = 1;
-			if (raft_barrier(&q->raft, &q->barrier,
-				q->barrier.cb) != 0) {
-				q->barrier_pending = 0;
-				log_warnx("quorum: barrier: %s",
-				    raft_errmsg(&q->raft));
-			}
-		}
+		q->barrier_failures = 0;
+		if (!q->barrier_pending)
+			quorum_barrier_send(q);
 	} else if (lp != NULL) {
 		log_info("quorum: mon.%s leads, term %llu (this is mon.%s, "
 			 "%s)",
@@ -952,12 +987,21 @@ quorum_barrier_cb(struct raft_barrier *req, int status)
 
 	q->barrier_pending = 0;
 	if (status != 0) {
-		log_warnx("quorum: barrier of the new term: %s",
-		    raft_strerror(status));
+		if (raft_state(&q->raft) == RAFT_LEADER)
+			quorum_barrier_failed(q, raft_strerror(status));
 		return;
 	}
-	if (raft_state(&q->raft) == RAFT_LEADER)
+	if (raft_state(&q->raft) == RAFT_LEADER) {
+		q->barrier_term = q->raft.current_term;
+		if (q->barrier_failures > 0)
+			log_info("quorum: the barrier of term %llu committed "
+				 "after %u failure%s",
+			    (unsigned long long)q->barrier_term,
+			    q->barrier_failures,
+			    q->barrier_failures == 1 ? "" : "s");
+		q->barrier_failures = 0;
 		mon_quorum_leader_ready(q->m);
+	}
 }
 
 /*
