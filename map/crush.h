@@ -308,6 +308,17 @@ int crush_placement_map_pg(const struct crush_placement *, uint32_t rule,
 uint64_t crush_attempt_key(uint32_t pool, uint32_t seed, uint32_t r);
 uint64_t crush_item_hash(uint64_t attempt_key, int32_t item);
 int64_t crush_draw(uint64_t hash, uint64_t weight);
+/*
+ * Straw2 over n items of equal weight, whose hash offsets are off[]: the
+ * first index of the highest draw (AVX-512 when the CPU has it and n is
+ * large, unless scalar), and whether this CPU takes the vector path.
+ */
+uint32_t crush_equal_best(uint64_t attempt_key, const uint64_t *off, uint32_t n,
+    int scalar);
+/* The same over weights w (16.16, > 0) and recip[i] = 65536.0 / w[i]. */
+uint32_t crush_weighted_best(uint64_t attempt_key, const uint64_t *off,
+    const double *recip, const uint64_t *w, uint32_t n, int scalar);
+int crush_vector_ok(void);
 
 /*
  * The tree walk of `osd tree` and `osd crush tree`: the buckets at the top
