@@ -1513,12 +1513,27 @@ crush_equal_scalar(uint64_t akey, const uint64_t *off, uint32_t n)
 }
 
 #ifdef CRUSH_HAVE_AVX512
+/* placement_mix(akey + off[k]) >> 32 for the live k of eight. */
+__attribute__((target("avx512f,avx512dq"))) static inline __m512i
+crush_hi8(uint64_t akey, const uint64_t *off, __mmask8 live)
+{
+	const __m512i m1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ULL);
+	const __m512i m2 = _mm512_set1_epi64((long long)0x94d049bb133111ebULL);
+	__m512i z;
+
+	z = _mm512_add_epi64(_mm512_set1_epi64((long long)akey),
+	    _mm512_maskz_loadu_epi64(live, off));
+	z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
+	    m1);
+	z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)),
+	    m2);
+	return _mm512_srli_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 31)),
+	    32);
+}
+
 __attribute__((target("avx512f,avx512dq"))) static uint32_t
 crush_equal_avx512(uint64_t akey, const uint64_t *off, uint32_t n)
 {
-	const __m512i key = _mm512_set1_epi64((long long)akey);
-	const __m512i m1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ULL);
-	const __m512i m2 = _mm512_set1_epi64((long long)0x94d049bb133111ebULL);
 	const __m512i eight = _mm512_set1_epi64(8);
 	__m512i idx = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
 	__m512i bhi = _mm512_setzero_si512(), bidx = _mm512_set1_epi64(-1);
@@ -1530,15 +1545,7 @@ crush_equal_avx512(uint64_t akey, const uint64_t *off, uint32_t n)
 
 	for (i = 0; i < n; i += 8) {
 		live = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
-		/* placement_mix(), eight at once. */
-		z = _mm512_add_epi64(key,
-		    _mm512_maskz_loadu_epi64(live, off + i));
-		z = _mm512_mullo_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
-		z = _mm512_mullo_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
-		z = _mm512_srli_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 31)), 32);
+		z = crush_hi8(akey, off + i, live);
 		/* A lane's first item is its best so far, even at 0. */
 		more = _mm512_mask_cmpgt_epu64_mask(live, z, bhi);
 		if (i == 0)
@@ -1640,9 +1647,6 @@ __attribute__((target("avx512f,avx512dq"))) static uint32_t
 crush_weighted_avx512(uint64_t akey, const uint64_t *off, const double *recip,
     const uint64_t *w, uint32_t n)
 {
-	const __m512i key = _mm512_set1_epi64((long long)akey);
-	const __m512i m1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ULL);
-	const __m512i m2 = _mm512_set1_epi64((long long)0x94d049bb133111ebULL);
 	const __m512i bias = _mm512_set1_epi64(-4294967295LL + 1024);
 	struct crush_wdraw d = { 0 };
 	uint64_t lanes[8];
@@ -1653,14 +1657,7 @@ crush_weighted_avx512(uint64_t akey, const uint64_t *off, const double *recip,
 
 	for (i = 0; i < n; i += 8) {
 		live = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
-		z = _mm512_add_epi64(key,
-		    _mm512_maskz_loadu_epi64(live, off + i));
-		z = _mm512_mullo_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
-		z = _mm512_mullo_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
-		z = _mm512_srli_epi64(
-		    _mm512_xor_si512(z, _mm512_srli_epi64(z, 31)), 32);
+		z = crush_hi8(akey, off + i, live);
 		cand = live;
 		if (d.have) {
 			est = _mm512_mul_pd(
