@@ -905,6 +905,16 @@ detect_span(double from, double to)
 	return from > 0 && to > 0 ? to - from : NAN;
 }
 
+/* A span for a table cell: "%.3f", or none when not measured. */
+static void
+detect_cell(char *cell, size_t len, double v, const char *none)
+{
+	if (isnan(v))
+		snprintf(cell, len, "%s", none);
+	else
+		snprintf(cell, len, "%.3f", v);
+}
+
 static json_t *
 detect_json_span(double v)
 {
@@ -948,8 +958,7 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 		span[1] = detect_span(e->t_last, e->t_committed);
 		span[2] = detect_span(e->t_last, e->t_pgs);
 		for (k = 0; k < 3; k++)
-			snprintf(cell[k], sizeof cell[k],
-			    isnan(span[k]) ? "-" : "%.3f", span[k]);
+			detect_cell(cell[k], sizeof cell[k], span[k], "-");
 		if (e->watched)
 			snprintf(load, sizeof load, "every %d ms",
 			    o->watch_interval_ms);
@@ -991,16 +1000,13 @@ detect_write(const struct detect_opts *o, struct detect_run *r, double rate,
 		span[1] = detect_span(e->t_last, e->t_committed);
 		span[2] = detect_span(e->t_last, e->t_pgs);
 		for (k = 1; k < 3; k++)
-			snprintf(cell[k], sizeof cell[k],
-			    isnan(span[k]) ? "" : "%.3f", span[k]);
+			detect_cell(cell[k], sizeof cell[k], span[k], "");
 		span[0] = detect_span(e->t_action, e->t_last);
-		snprintf(cell[0], sizeof cell[0], isnan(span[0]) ? "" : "%.3f",
-		    span[0]);
+		detect_cell(cell[0], sizeof cell[0], span[0], "");
 		fprintf(f, "%s,%d,\"%s\",%zu,%s,", e->what, e->watched,
 		    detect_ids(e, ids, sizeof ids), e->npgs, cell[0]);
 		span[0] = detect_span(e->t_action, e->t_first);
-		snprintf(cell[0], sizeof cell[0], isnan(span[0]) ? "" : "%.3f",
-		    span[0]);
+		detect_cell(cell[0], sizeof cell[0], span[0], "");
 		fprintf(f, "%s,%s,%s,%.3f,%.3f,%.3f,%zu\n", cell[0], cell[1],
 		    cell[2], e->p50, e->p99, e->max, e->probes);
 	}
