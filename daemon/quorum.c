@@ -58,7 +58,8 @@
  * segment ends its Linux AIO context, and io_destroy() waits for an RCU
  * grace period: 32 ms on the test machine, idle or not, in the loop
  * thread, so every monitor's loop froze that long per segment, every 1.4 s
- * under full ingest (BENCHMARKS.md, "io_destroy").  Larger segments are
+ * under full ingest (BENCHMARKS.md, "the Raft log's segment closes").
+ * Larger segments are
  * fewer stalls, but a restart after a crash reads each open segment whole
  * (64 MiB: 0.3 s more), and C-Raft counts its spare log space in KiB in
  * 16 bits: two spare segments and at most two in use, never both empty,

@@ -311,13 +311,14 @@ int64_t crush_draw(uint64_t hash, uint64_t weight);
 /*
  * Straw2 over n items of equal weight, whose hash offsets are off[]: the
  * first index of the highest draw (AVX-512 when the CPU has it and n is
- * large, unless scalar), and whether this CPU takes the vector path.
+ * large, unless scalar).
  */
 uint32_t crush_equal_best(uint64_t attempt_key, const uint64_t *off, uint32_t n,
     int scalar);
 /* The same over weights w (16.16, > 0) and recip[i] = 65536.0 / w[i]. */
 uint32_t crush_weighted_best(uint64_t attempt_key, const uint64_t *off,
     const double *recip, const uint64_t *w, uint32_t n, int scalar);
+/* Does this CPU take the vector path? */
 int crush_vector_ok(void);
 
 /*

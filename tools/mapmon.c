@@ -176,8 +176,11 @@ mapmon_exit(int code)
 }
 
 /* What was wrong on one line, then the usage line; exit with code. */
-static mapmon_dead printflike(3, 0) void mapmon_usage_vexit(int code,
-    const char *usage, const char *fmt, va_list ap)
+static mapmon_dead void mapmon_usage_vexit(int, const char *, const char *,
+    va_list) printflike(3, 0);
+
+static void
+mapmon_usage_vexit(int code, const char *usage, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "mapmon: ");
 	vfprintf(stderr, fmt, ap);

@@ -1608,55 +1608,12 @@ Test(crush_vectors, the_pages_vectors_hold)
 }
 
 /*
- * The equal-weight draw on eight lanes gives the scalar loop's answer:
- * bucket sizes across the vector threshold and its tails, hash offsets as
- * the views make them, and offsets repeated so that draws tie exactly
- * (the first index must win, as in the scalar loop).
- */
-Test(crush_place, the_vector_draw_equals_the_scalar_one)
-{
-	uint64_t off[600], akey;
-	uint32_t n, k, i, d;
-
-	if (!crush_vector_ok())
-		cr_skip_test(
-		    "this CPU has no AVX-512: only the scalar draw runs");
-	for (i = 0; i < 600; i++)
-		off[i] = ((uint64_t)(uint32_t)(i * 7 + 3) + 1) *
-		    PLACEMENT_GOLDEN;
-	for (n = 1; n <= 600; n++)
-		for (k = 0; k < 200; k++) {
-			akey = placement_mix((uint64_t)n << 32 | k);
-			cr_assert_eq(crush_equal_best(akey, off, n, 0),
-			    crush_equal_best(akey, off, n, 1),
-			    "n %u, key %016llx", n, (unsigned long long)akey);
-		}
-	/*
-	 * Values repeated d items later, so that draws tie: in another lane
-	 * (d = 300) and in the same lane (d = 304, a multiple of eight).
-	 * The first of a tie wins.
-	 */
-	for (d = 300; d <= 304; d += 4) {
-		for (i = 0; i < 600; i++)
-			off[i] = i < d ? ((uint64_t)i + 1) * PLACEMENT_GOLDEN :
-					 off[i - d];
-		for (k = 0; k < 2000; k++) {
-			akey = placement_mix(k + 1);
-			i = crush_equal_best(akey, off, 600, 0);
-			cr_assert_eq(i, crush_equal_best(akey, off, 600, 1));
-			cr_assert_lt(i, d, "a tie went to the later copy");
-		}
-	}
-}
-
-/*
- * Items for the weighted draw: weights from one 65536th to 16 and some of
- * 0x10000 exactly; from item d on, each a copy of the one d before (same
- * offset and weight: their draws tie).
+ * Items for the draws: hash offsets as the views make them, weights from
+ * one 65536th to 16 and some of 0x10000 exactly; from item d on, each a
+ * copy of the one d before (same offset and weight: their draws tie).
  */
 static void
-weighted_items(uint64_t *off, uint64_t *w, double *recip, uint32_t n,
-    uint32_t d)
+draw_items(uint64_t *off, uint64_t *w, double *recip, uint32_t n, uint32_t d)
 {
 	uint64_t x = 1;
 	uint32_t i;
@@ -1674,15 +1631,16 @@ weighted_items(uint64_t *off, uint64_t *w, double *recip, uint32_t n,
 	}
 }
 
+/* Ties within eight items, across lanes and in one lane. */
+static const uint32_t tie_dists[] = { 4, 300, 304 };
+
 /*
- * The weighted draw on eight lanes (hashes and first estimates at once,
- * then the exact draws in order) gives the scalar loop's answer, at sizes
- * across the threshold, and the first of a tie wins: ties within eight
- * items (d = 4), across lanes (300) and in one lane (304).
+ * The equal-weight draw on eight lanes gives the scalar loop's answer:
+ * bucket sizes across the vector threshold and its tails, and the first
+ * of a tie wins.
  */
-Test(crush_place, the_vector_weighted_draw_equals_the_scalar_one)
+Test(crush_place, the_vector_draw_equals_the_scalar_one)
 {
-	static const uint32_t dists[] = { 4, 300, 304 };
 	uint64_t off[600], w[600], akey;
 	double recip[600];
 	uint32_t n, k, i, t;
@@ -1690,7 +1648,43 @@ Test(crush_place, the_vector_weighted_draw_equals_the_scalar_one)
 	if (!crush_vector_ok())
 		cr_skip_test(
 		    "this CPU has no AVX-512: only the scalar draw runs");
-	weighted_items(off, w, recip, 600, 600);
+	draw_items(off, w, recip, 600, 600);
+	for (n = 1; n <= 600; n++)
+		for (k = 0; k < 200; k++) {
+			akey = placement_mix((uint64_t)n << 32 | k);
+			cr_assert_eq(crush_equal_best(akey, off, n, 0),
+			    crush_equal_best(akey, off, n, 1),
+			    "n %u, key %016llx", n, (unsigned long long)akey);
+		}
+	for (t = 0; t < nitems(tie_dists); t++) {
+		draw_items(off, w, recip, 600, tie_dists[t]);
+		for (k = 0; k < 2000; k++) {
+			akey = placement_mix(k + 1);
+			i = crush_equal_best(akey, off, 600, 0);
+			cr_assert_eq(i, crush_equal_best(akey, off, 600, 1),
+			    "copies %u apart, key %016llx", tie_dists[t],
+			    (unsigned long long)akey);
+			cr_assert_lt(i, tie_dists[t],
+			    "a tie went to a later copy");
+		}
+	}
+}
+
+/*
+ * The weighted draw on eight lanes (hashes and first estimates at once,
+ * then the exact draws in order) gives the scalar loop's answer, at sizes
+ * across the threshold, and the first of a tie wins.
+ */
+Test(crush_place, the_vector_weighted_draw_equals_the_scalar_one)
+{
+	uint64_t off[600], w[600], akey;
+	double recip[600];
+	uint32_t n, k, i, t;
+
+	if (!crush_vector_ok())
+		cr_skip_test(
+		    "this CPU has no AVX-512: only the scalar draw runs");
+	draw_items(off, w, recip, 600, 600);
 	for (n = 1; n <= 600; n++)
 		for (k = 0; k < 200; k++) {
 			akey = placement_mix((uint64_t)n << 32 | k);
@@ -1699,16 +1693,17 @@ Test(crush_place, the_vector_weighted_draw_equals_the_scalar_one)
 			    crush_weighted_best(akey, off, recip, w, n, 1),
 			    "n %u, key %016llx", n, (unsigned long long)akey);
 		}
-	for (t = 0; t < nitems(dists); t++) {
-		weighted_items(off, w, recip, 600, dists[t]);
+	for (t = 0; t < nitems(tie_dists); t++) {
+		draw_items(off, w, recip, 600, tie_dists[t]);
 		for (k = 0; k < 2000; k++) {
 			akey = placement_mix(k + 1);
 			i = crush_weighted_best(akey, off, recip, w, 600, 0);
 			cr_assert_eq(i,
 			    crush_weighted_best(akey, off, recip, w, 600, 1),
-			    "copies %u apart, key %016llx", dists[t],
+			    "copies %u apart, key %016llx", tie_dists[t],
 			    (unsigned long long)akey);
-			cr_assert_lt(i, dists[t], "a tie went to a later copy");
+			cr_assert_lt(i, tie_dists[t],
+			    "a tie went to a later copy");
 		}
 	}
 }
