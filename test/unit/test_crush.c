@@ -1634,12 +1634,24 @@ draw_items(uint64_t *off, uint64_t *w, double *recip, uint32_t n, uint32_t d)
 /* Ties within eight items, across lanes and in one lane. */
 static const uint32_t tie_dists[] = { 4, 300, 304 };
 
+typedef uint32_t draw_fn(uint64_t akey, const uint64_t *off,
+    const double *recip, const uint64_t *w, uint32_t n, int scalar);
+
+static uint32_t
+equal_draw(uint64_t akey, const uint64_t *off, const double *recip,
+    const uint64_t *w, uint32_t n, int scalar)
+{
+	(void)recip;
+	(void)w;
+	return crush_equal_best(akey, off, n, scalar);
+}
+
 /*
- * The equal-weight draw on eight lanes gives the scalar loop's answer:
- * bucket sizes across the vector threshold and its tails, and the first
- * of a tie wins.
+ * draw on eight lanes gives the scalar loop's answer, at bucket sizes
+ * across the vector threshold and its tails, and the first of a tie wins.
  */
-Test(crush_place, the_vector_draw_equals_the_scalar_one)
+static void
+vector_draw_check(draw_fn *draw)
 {
 	uint64_t off[600], w[600], akey;
 	double recip[600];
@@ -1652,16 +1664,16 @@ Test(crush_place, the_vector_draw_equals_the_scalar_one)
 	for (n = 1; n <= 600; n++)
 		for (k = 0; k < 200; k++) {
 			akey = placement_mix((uint64_t)n << 32 | k);
-			cr_assert_eq(crush_equal_best(akey, off, n, 0),
-			    crush_equal_best(akey, off, n, 1),
+			cr_assert_eq(draw(akey, off, recip, w, n, 0),
+			    draw(akey, off, recip, w, n, 1),
 			    "n %u, key %016llx", n, (unsigned long long)akey);
 		}
 	for (t = 0; t < nitems(tie_dists); t++) {
 		draw_items(off, w, recip, 600, tie_dists[t]);
 		for (k = 0; k < 2000; k++) {
 			akey = placement_mix(k + 1);
-			i = crush_equal_best(akey, off, 600, 0);
-			cr_assert_eq(i, crush_equal_best(akey, off, 600, 1),
+			i = draw(akey, off, recip, w, 600, 0);
+			cr_assert_eq(i, draw(akey, off, recip, w, 600, 1),
 			    "copies %u apart, key %016llx", tie_dists[t],
 			    (unsigned long long)akey);
 			cr_assert_lt(i, tie_dists[t],
@@ -1670,40 +1682,17 @@ Test(crush_place, the_vector_draw_equals_the_scalar_one)
 	}
 }
 
+/* The equal-weight draw (each lane's first largest, then the lowest). */
+Test(crush_place, the_vector_draw_equals_the_scalar_one)
+{
+	vector_draw_check(equal_draw);
+}
+
 /*
- * The weighted draw on eight lanes (hashes and first estimates at once,
- * then the exact draws in order) gives the scalar loop's answer, at sizes
- * across the threshold, and the first of a tie wins.
+ * The weighted draw (hashes and first estimates at once, then the exact
+ * draws in order).
  */
 Test(crush_place, the_vector_weighted_draw_equals_the_scalar_one)
 {
-	uint64_t off[600], w[600], akey;
-	double recip[600];
-	uint32_t n, k, i, t;
-
-	if (!crush_vector_ok())
-		cr_skip_test(
-		    "this CPU has no AVX-512: only the scalar draw runs");
-	draw_items(off, w, recip, 600, 600);
-	for (n = 1; n <= 600; n++)
-		for (k = 0; k < 200; k++) {
-			akey = placement_mix((uint64_t)n << 32 | k);
-			cr_assert_eq(
-			    crush_weighted_best(akey, off, recip, w, n, 0),
-			    crush_weighted_best(akey, off, recip, w, n, 1),
-			    "n %u, key %016llx", n, (unsigned long long)akey);
-		}
-	for (t = 0; t < nitems(tie_dists); t++) {
-		draw_items(off, w, recip, 600, tie_dists[t]);
-		for (k = 0; k < 2000; k++) {
-			akey = placement_mix(k + 1);
-			i = crush_weighted_best(akey, off, recip, w, 600, 0);
-			cr_assert_eq(i,
-			    crush_weighted_best(akey, off, recip, w, 600, 1),
-			    "copies %u apart, key %016llx", tie_dists[t],
-			    (unsigned long long)akey);
-			cr_assert_lt(i, tie_dists[t],
-			    "a tie went to a later copy");
-		}
-	}
+	vector_draw_check(crush_weighted_best);
 }
