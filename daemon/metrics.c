@@ -21,6 +21,7 @@
 #include "daemon/forward.h"
 #include "daemon/metrics.h"
 #include "daemon/quorum.h"
+#include "daemon/quorum_aio.h"
 #include "mon/mon_quorum.h"
 #include "mon/mon.h"
 #include "map/osdmap.h"
@@ -263,6 +264,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_seconds(out, "quorum_loop_slice_max_seconds",
 	    "The longest single turn of the engine's loop.",
 	    st.uv_slice_max_us);
+	metrics_one(out, "quorum_log_contexts_ended_total", "counter",
+	    "Raft log AIO contexts ended by a thread, not the loop.",
+	    quorum_aio_deferred_total());
 	if (fwd == NULL)
 		return;
 	forward_stats(fwd, &fs);

@@ -54,16 +54,14 @@
 #define QUORUM_INFLIGHT_ENTRIES 4
 
 /*
- * The Raft log's segment files: 16 MiB instead of C-Raft's 8.  Closing a
- * segment ends its Linux AIO context, and io_destroy() waits for an RCU
- * grace period: 32 ms on the test machine, idle or not, in the loop
- * thread, so every monitor's loop froze that long per segment, every 1.4 s
- * under full ingest (BENCHMARKS.md, "the Raft log's segment closes").
- * Larger segments are
- * fewer stalls, but a restart after a crash reads each open segment whole
- * (64 MiB: 0.3 s more), and C-Raft counts its spare log space in KiB in
- * 16 bits: two spare segments and at most two in use, never both empty,
- * stay below 64 MiB.
+ * The Raft log's segment files: 16 MiB instead of C-Raft's 8, half the
+ * segments to make, close and end.  Closing one ends its Linux AIO context,
+ * which waits for RCU grace periods (some 32 ms here): quorum_aio.c has a
+ * thread of its own make that call, so the loop does not freeze (BENCHMARKS.md,
+ * "the Raft log's segment closes").  Larger segments were not kept: a
+ * restart after a crash reads each open segment whole (64 MiB: 0.3 s more),
+ * and C-Raft counts its spare log space in KiB in 16 bits: two spare
+ * segments and at most two in use, never both empty, stay below 64 MiB.
  */
 #define QUORUM_SEGMENT_SIZE (16 * 1024 * 1024)
 

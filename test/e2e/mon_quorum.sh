@@ -225,6 +225,10 @@ run_backend() {
 		grep -q "^mapmon_quorum_term [1-9]" "$0" &&
 		grep -q "^mapmon_quorum_loop_slice_max_seconds [0-9]" "$0"' \
 	    "$T/out"
+	# The engine probes its disk with an AIO context of its own at start:
+	# mapmond's syscall() ended it off the loop (daemon/quorum_aio.c).
+	check "the engine's AIO contexts are ended off the loop" \
+	    grep -q "^mapmon_quorum_log_contexts_ended_total [1-9]" "$T/out"
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$T/out" >"$T/err" 2>&1
 		check "promtool check metrics (leader)" [ $? -eq 0 ]

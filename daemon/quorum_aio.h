@@ -1,0 +1,13 @@
+/*
+ * quorum_aio.h: the io_destroy() of C-Raft's log segments made off the
+ * loop thread (quorum_aio.c says how, BENCHMARKS.md why).
+ *
+ * Linked into mapmond only: it defines syscall() for the whole process.
+ */
+#ifndef MAPMON_QUORUM_AIO_H
+#define MAPMON_QUORUM_AIO_H
+
+/* AIO contexts handed to a thread of their own since the start. */
+unsigned long long quorum_aio_deferred_total(void);
+
+#endif
