@@ -59,6 +59,15 @@ quorum_aio_libc(void)
 	return fn;
 }
 
+/*
+ * Looked up before main(), so that a syscall() made later never calls
+ * dlsym() first (not async-signal-safe, as syscall() is).
+ */
+static void __attribute__((constructor)) quorum_aio_init(void)
+{
+	(void)quorum_aio_libc();
+}
+
 static void *
 quorum_aio_destroy_run(void *arg)
 {
