@@ -2,7 +2,9 @@
  * quorum_aio.h: the io_destroy() of C-Raft's log segments made off the
  * loop thread (quorum_aio.c says how, BENCHMARKS.md why).
  *
- * Linked into mapmond only: it defines syscall() for the whole process.
+ * It defines syscall() for the whole process: it is in libdaemon.a, and
+ * so in mapmond and the command fuzzers, which link the daemon's layer
+ * (metrics.c reports the count below, which pulls it in).
  */
 #ifndef MAPMON_QUORUM_AIO_H
 #define MAPMON_QUORUM_AIO_H
