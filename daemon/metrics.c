@@ -61,12 +61,12 @@ metrics_one(struct evbuffer *out, const char *name, const char *type,
 	    (unsigned long long)v);
 }
 
-/* A gauge of one sample in seconds, from microseconds. */
+/* A family of one sample in seconds, from microseconds. */
 static void
-metrics_seconds(struct evbuffer *out, const char *name, const char *help,
-    uint64_t us)
+metrics_seconds(struct evbuffer *out, const char *name, const char *type,
+    const char *help, uint64_t us)
 {
-	metrics_family(out, name, "gauge", help);
+	metrics_family(out, name, type, help);
 	evbuffer_add_printf(out, "mapmon_%s %.6f\n", name, (double)us / 1e6);
 }
 
@@ -246,9 +246,12 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "quorum_parts_dropped_total", "counter",
 	    "Part entries dropped here: their commit never had its last part.",
 	    in.parts_dropped);
-	metrics_one(out, "quorum_decode_slices_total", "counter",
-	    "Loop turns that ended with another monitor's entry half decoded.",
-	    in.decode_slices);
+	metrics_one(out, "quorum_decodes_total", "counter",
+	    "Other monitors' commits decoded by the decoder thread.",
+	    in.decodes);
+	metrics_seconds(out, "quorum_decode_seconds_total", "counter",
+	    "Time the decoder thread spent on other monitors' commits.",
+	    in.decode_us);
 	metrics_one(out, "quorum_appends_dropped_total", "counter",
 	    "Entry messages to a follower dropped, not sent: it was behind.",
 	    st.appends_dropped);
@@ -261,7 +264,7 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "quorum_read_index_barriers_total", "counter",
 	    "Barrier entries that confirmed them (one per batch).",
 	    st.read_index_barriers);
-	metrics_seconds(out, "quorum_loop_slice_max_seconds",
+	metrics_seconds(out, "quorum_loop_slice_max_seconds", "gauge",
 	    "The longest single turn of the engine's loop.",
 	    st.uv_slice_max_us);
 	metrics_one(out, "quorum_log_contexts_ended_total", "counter",
@@ -278,7 +281,7 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	metrics_one(out, "forward_linearizable_reads_total", "counter",
 	    "Reads that asked the leader for its commit index first.",
 	    fs.read_indexes);
-	metrics_seconds(out, "forward_apply_wait_max_seconds",
+	metrics_seconds(out, "forward_apply_wait_max_seconds", "gauge",
 	    "The longest wait, after the leader answered a forwarded write, "
 	    "for this monitor to apply it.",
 	    fs.apply_wait_us_max);

@@ -78,12 +78,6 @@ struct mon_params {
 	int64_t capacity_interval_ms;
 	/* Replicated entries compressed where smaller (mon_quorum.c). */
 	int compress_entries;
-	/*
-	 * How long a loop turn decodes another monitor's entry before it
-	 * leaves the rest to the next (mon_quorum.c), microseconds; not a
-	 * config key (the tests make it tiny).
-	 */
-	int decode_slice_us;
 };
 void mon_params_defaults(struct mon_params *);
 

@@ -7,10 +7,11 @@
  * Two threads.  The event loop runs everything of the monitor but the store
  * write of a commit: it validates and stages writes (mon_stage.c), seals
  * proposals, applies the commits that come back (mon_apply.c) and answers
- * every read from the committed state.  The committer thread makes the PGs
- * of new and grown pools, encodes every record of a sealed proposal into
- * one store batch and commits it: the fsync happens here, never on the
- * loop.  It also frees the large arrays the loop is done with (those of
+ * every read from the committed state (with several monitors, the decoder
+ * thread of mon_quorum.c decodes the other monitors' commits for it).
+ * The committer thread makes the PGs of new and grown pools, encodes
+ * every record of a sealed proposal into one store batch and commits it:
+ * the fsync happens here, never on the loop.  It also frees the large arrays the loop is done with (those of
  * pools removed or grown, a proposal's PG arrays), which the loop hands it
  * through the mailbox (mon_apply_garbage()): a munmap of tens of megabytes
  * is milliseconds.
@@ -55,8 +56,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -412,29 +411,6 @@ mon_committer_pg_text(struct mon_committer *c, struct mon_proposal *p)
 	    (long long)(stamp_mono() - t0));
 }
 
-/*
- * The committer thread is nicer than the loop by MON_COMMITTER_NICE: on a
- * machine with more busy threads than cores, the loop thread (every reply)
- * then gets a core back sooner when it wakes, while the committer (batched
- * writes, paced by their own acknowledgments) only batches more.  Measured:
- * status p99 during ingest 5.5 -> 4.0 ms, the same rate (BENCHMARKS.md).
- */
-#define MON_COMMITTER_NICE 5
-
-static void
-mon_committer_renice(void)
-{
-	id_t tid = (id_t)syscall(SYS_gettid);
-	int was;
-
-	errno = 0;
-	was = getpriority(PRIO_PROCESS, tid);
-	if (errno != 0 || setpriority(PRIO_PROCESS, tid,
-	    was + MON_COMMITTER_NICE > 19 ? 19 : was + MON_COMMITTER_NICE) ==
-	    -1)
-		log_warn("committer thread: cannot lower its priority");
-}
-
 void *
 mon_committer_main(void *arg)
 {
@@ -447,7 +423,7 @@ mon_committer_main(void *arg)
 	c.m = m;
 	c.batch = store_batch_new();
 	pg_text_init(&c.pg_text);
-	mon_committer_renice();
+	mon_renice_thread("committer");
 
 	pthread_mutex_lock(&m->lock);
 	for (;;) {

@@ -457,6 +457,9 @@ void mon_stage_view(struct mon *);
 int mon_stage_init(struct mon *, char **cause);
 void mon_stage_clear(struct mon *);
 
+/* mon.c: lower the calling worker thread's priority, named thread. */
+void mon_renice_thread(const char *thread);
+
 /* mon_committer.c: the committer thread's body (pthread_create(m)). */
 void *mon_committer_main(void *m);
 

@@ -16,8 +16,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -92,19 +96,36 @@ struct mon_quorum_entry {
 };
 
 /*
- * Another monitor's committed proposal being decoded, a loop turn at a
- * time: the PG stats of a proposal under full ingest (some 100,000) took
- * a follower's loop 80 ms in one turn, and every command it was asked
- * waited as long (BENCHMARKS.md, "A quorum through mapmon-bench").  The
- * entries stay queued until it is whole; nothing else is applied or
- * proposed meanwhile (mon_quorum_holds()), so the state it is decoded
- * against does not change under it.
+ * Another monitor's committed proposal being decoded.  The PG stats of a
+ * proposal under full ingest (some 100,000) took a follower's loop 80 ms
+ * in one turn, and every command it was asked waited as long; cut in
+ * 2 ms turns, decoding was still a third of the loop's time, and its
+ * reads waited for a core behind it (BENCHMARKS.md, "The decoder
+ * thread").  So the loop does only what reads the monitor's state, the
+ * head (the incremental applied to the committed map); the decoder
+ * thread inflates a compressed entry and decodes the body, owning d
+ * meanwhile (d->running), and wakes the loop by q->dec_fd.  The entries
+ * stay queued until it is whole; nothing else is applied or proposed
+ * meanwhile (mon_quorum_holds()), so the state it is decoded against does
+ * not change under it.
  */
+enum mon_quorum_dec_stage {
+	MON_QUORUM_DEC_INFLATE, /* the decoder thread's */
+	MON_QUORUM_DEC_HEAD,	/* the loop's */
+	MON_QUORUM_DEC_BODY,	/* the decoder thread's */
+	MON_QUORUM_DEC_DONE
+};
+
 struct mon_quorum_dec {
 	int active;
-	uint64_t index; /* the proposal's first entry */
-	uint8_t *buf;	/* the encoding, when not an entry's own */
-	/* A compressed entry, inflated first (mon_quorum_inflate_step()). */
+	enum mon_quorum_dec_stage stage;
+	int running; /* with the decoder thread */
+	int rc;	     /* what the thread's stage ended with, cause */
+	char *cause;
+	int64_t took_us; /* the thread's time on it */
+	uint64_t index;	 /* the proposal's first entry */
+	uint8_t *buf;	 /* the encoding, when not an entry's own */
+	/* A compressed entry, inflated first (mon_quorum_inflate()). */
 	int zleft;
 	ZSTD_inBuffer zin; /* the compressed frame, in buf or queued */
 	uint8_t *raw;	   /* what it inflates to */
@@ -155,6 +176,20 @@ struct mon_quorum {
 	int syncing;
 	uint64_t sync_from; /* the copy must hold this entry */
 	struct mon_quorum_dec dec;
+	/*
+	 * The decoder thread (struct mon_quorum_dec): dec_job under
+	 * dec_lock hands it q->dec, cleared when it is done; dec_cancel
+	 * asks it to stop early.
+	 */
+	pthread_t dec_thread;
+	int dec_thread_up;
+	pthread_mutex_t dec_lock;
+	pthread_cond_t dec_cond;
+	int dec_job;
+	int dec_quit;
+	atomic_int dec_cancel;
+	int dec_fd; /* an eventfd: the thread is done */
+	struct event *dec_ev;
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view; /* the engine's (mon_quorum_set_view) */
@@ -173,6 +208,7 @@ struct mon_quorum {
 };
 
 static void mon_quorum_view_cb(evutil_socket_t, short, void *);
+static void mon_quorum_pump_cb(evutil_socket_t, short, void *);
 
 /* This monitor leads and the engine gave it its view, to replicate. */
 static int
@@ -438,39 +474,53 @@ mon_quorum_blob(struct enc_reader *r, uint32_t *len)
 	return enc_reader_take(r, *len);
 }
 
+/*
+ * Take d back from the decoder thread, stopped early: within some 0.2 ms
+ * (256 PG stats or MON_QUORUM_Z_STEP bytes inflated).
+ */
+static void
+mon_quorum_dec_reclaim(struct mon_quorum *q, struct mon_quorum_dec *d)
+{
+	if (!d->running)
+		return;
+	atomic_store(&q->dec_cancel, 1);
+	pthread_mutex_lock(&q->dec_lock);
+	while (q->dec_job)
+		pthread_cond_wait(&q->dec_cond, &q->dec_lock);
+	pthread_mutex_unlock(&q->dec_lock);
+	atomic_store(&q->dec_cancel, 0);
+	d->running = 0;
+}
+
 /* Forget a decoding (its proposal too) and the buffers it owned. */
 static void
-mon_quorum_dec_clear(struct mon_quorum_dec *d)
+mon_quorum_dec_clear(struct mon_quorum *q, struct mon_quorum_dec *d)
 {
+	mon_quorum_dec_reclaim(q, d);
 	if (d->p != NULL)
 		mon_proposal_free(d->p);
 	free(d->buf);
 	free(d->raw);
+	free(d->cause);
 	memset(d, 0, sizeof *d);
 }
 
 /*
- * Decode an entry into a new proposal made against the committed state,
- * resumably: d->r reads the encoding (mon_quorum_pump() sets it and
- * d->active), and the PG stats, the bulk of a large entry, are decoded
- * until stamp_mono() passes until (0: no bound).  1: call again, on a
- * later loop turn; 0: d->p is the proposal (its term in d->term),
- * which the caller takes; -1 with *cause when the entry is bad (d->p is
- * then freed).
+ * Decode the head of an entry into a new proposal made against the
+ * committed state (the loop's: it reads m): up to the count of its PG
+ * stats, d->r reading the encoding (mon_quorum_pump() sets it and
+ * d->active).  0: d->p is the proposal (its term in d->term), its body
+ * next; -1 with *cause when the entry is bad.
  */
 static int
-mon_quorum_decode(struct mon *m, struct mon_quorum_dec *d, int64_t until,
-    char **cause)
+mon_quorum_decode_head(struct mon *m, struct mon_quorum_dec *d, char **cause)
 {
-	struct mon_proposal *p = d->p;
+	struct mon_proposal *p;
 	struct enc_reader r = d->r;
 	const uint8_t *v;
-	uint32_t n, vlen, i, format = d->format;
-	char *why = NULL, *name;
-	struct pg_stat st;
+	uint32_t vlen, format;
+	char *why = NULL;
 
-	if (p != NULL)
-		goto pgs;
 	if (enc_get_u32(&r) != MON_QUORUM_MAGIC) {
 		xasprintf(cause, "not a mapmon entry (bad magic)");
 		return -1;
@@ -488,23 +538,55 @@ mon_quorum_decode(struct mon *m, struct mon_quorum_dec *d, int64_t until,
 	p->ops = enc_get_u64(&r);
 	p->has_inc = enc_get_u8(&r);
 	if (p->has_inc) {
-		if ((v = mon_quorum_blob(&r, &vlen)) == NULL)
-			goto short_;
+		if ((v = mon_quorum_blob(&r, &vlen)) == NULL) {
+			xasprintf(cause, "entry truncated in its incremental");
+			return -1;
+		}
 		osdmap_inc_clear(&p->inc);
 		if (osdmap_inc_decode(v, vlen, &p->inc, &why) == -1)
 			goto bad;
+		if (p->inc.epoch != m->rec.osdmap_epoch + 1) {
+			xasprintf(&why, "it makes epoch %u on epoch %u",
+			    p->inc.epoch, m->rec.osdmap_epoch);
+			goto bad;
+		}
 		osdmap_copy(&p->osdmap, &m->osdmap);
 		if (osdmap_apply(&p->osdmap, &p->inc, &why) == -1)
 			goto bad;
 	}
 	d->pgs_left = enc_get_u32(&r);
-pgs:
+	d->r = r;
+	d->stage = MON_QUORUM_DEC_BODY;
+	return 0;
+bad:
+	xasprintf(cause, "bad entry: %s", why ? why : "?");
+	free(why);
+	return -1;
+}
+
+/*
+ * Decode the body of the entry whose head d->p holds: its PG stats, the
+ * bulk of a large entry, and the rest.  It reads and writes only d and
+ * d->p, so the decoder thread runs it (mon_quorum_dec_main()); 1 when
+ * *cancel was set meanwhile (d is then thrown away), 0 when d->p is
+ * whole, -1 with *cause when the entry is bad.
+ */
+static int
+mon_quorum_decode_body(struct mon_quorum_dec *d, const atomic_int *cancel,
+    char **cause)
+{
+	struct mon_proposal *p = d->p;
+	struct enc_reader r = d->r;
+	const uint8_t *v;
+	uint32_t n, vlen, i, format = d->format;
+	char *why = NULL, *name;
+	struct pg_stat st;
+
 	for (i = 0; d->pgs_left > 0 && !r.failed; i++, d->pgs_left--) {
-		/* The clock read every 256 PG stats (some 0.2 ms). */
-		if (until != 0 && i % 256 == 255 && stamp_mono() > until) {
-			d->r = r;
+		/* Every 256 PG stats (some 0.2 ms), whether to go on. */
+		if (i % 256 == 255 &&
+		    atomic_load_explicit(cancel, memory_order_relaxed))
 			return 1;
-		}
 		if (pg_stat_decode(&r, &st, &why) == -1)
 			goto bad;
 		mon_stage_put_pg(p, &st);
@@ -650,24 +732,15 @@ pgs:
 			goto short_;
 	if (!enc_reader_ok(&r))
 		goto short_;
-	if (p->has_inc && p->inc.epoch != m->rec.osdmap_epoch + 1) {
-		xasprintf(&why, "it makes epoch %u on epoch %u", p->inc.epoch,
-		    m->rec.osdmap_epoch);
-		goto bad;
-	}
-	p->want_pg_text = m->want_pg_text && p->pgmap_version != 0;
 	d->r = r;
+	d->stage = MON_QUORUM_DEC_DONE;
 	return 0;
 short_:
 	xasprintf(cause, "entry truncated or with bytes left over");
-	mon_proposal_free(p);
-	d->p = NULL;
 	return -1;
 bad:
 	xasprintf(cause, "bad entry: %s", why ? why : "?");
 	free(why);
-	mon_proposal_free(p);
-	d->p = NULL;
 	return -1;
 }
 
@@ -789,13 +862,13 @@ mon_quorum_inflate_begin(struct mon_quorum *q, struct mon_quorum_dec *d,
 }
 
 /*
- * Inflate more of d, MON_QUORUM_Z_STEP bytes of frame at a time, until
- * all of it or until stamp_mono() passes until (0: no bound).  1: more to
- * do; 0: d->raw holds the frame; -1 with *cause.
+ * Inflate d, MON_QUORUM_Z_STEP bytes of frame at a time (the decoder
+ * thread's): 0 when d->raw holds the frame, 1 when *cancel was set
+ * meanwhile, -1 with *cause.
  */
 static int
-mon_quorum_inflate_step(struct mon_quorum *q, struct mon_quorum_dec *d,
-    int64_t until, char **cause)
+mon_quorum_inflate(struct mon_quorum *q, struct mon_quorum_dec *d,
+    const atomic_int *cancel, char **cause)
 {
 	ZSTD_outBuffer out;
 	size_t rc, inpos;
@@ -821,7 +894,7 @@ mon_quorum_inflate_step(struct mon_quorum *q, struct mon_quorum_dec *d,
 			break;
 		}
 		d->rawgot = out.pos;
-		if (until != 0 && stamp_mono() > until)
+		if (atomic_load_explicit(cancel, memory_order_relaxed))
 			return 1;
 	}
 	if (rc != 0 || d->rawgot != d->rawlen || d->zin.pos != d->zin.size) {
@@ -1158,31 +1231,162 @@ mon_quorum_dec_start(struct mon_quorum *q, struct mon_quorum_dec *d,
 		whole = d->buf = mon_quorum_join_parts(q, nparts, &wlen);
 	/* A single entry's own bytes stay queued until it is done. */
 	if (mon_quorum_inflate_begin(q, d, whole, wlen, cause) == -1) {
-		mon_quorum_dec_clear(d);
+		mon_quorum_dec_clear(q, d);
 		return -1;
 	}
 	if (!d->zleft)
 		enc_reader_init(&d->r, whole, wlen);
+	d->stage = d->zleft ? MON_QUORUM_DEC_INFLATE : MON_QUORUM_DEC_HEAD;
 	return 0;
+}
+
+/* The decoder thread: the stage of q->dec it is handed, one at a time. */
+static void *
+mon_quorum_dec_main(void *arg)
+{
+	struct mon_quorum *q = arg;
+	struct mon_quorum_dec *d = &q->dec;
+	uint64_t one = 1;
+	int64_t t0;
+	char *cause;
+	int rc;
+
+	mon_renice_thread("decoder");
+	pthread_mutex_lock(&q->dec_lock);
+	for (;;) {
+		while (!q->dec_job && !q->dec_quit)
+			pthread_cond_wait(&q->dec_cond, &q->dec_lock);
+		if (q->dec_quit)
+			break;
+		pthread_mutex_unlock(&q->dec_lock);
+		t0 = stamp_mono();
+		cause = NULL;
+		if (d->stage == MON_QUORUM_DEC_INFLATE) {
+			rc = mon_quorum_inflate(q, d, &q->dec_cancel, &cause);
+			if (rc == 0) {
+				enc_reader_init(&d->r, d->raw, d->rawlen);
+				d->stage = MON_QUORUM_DEC_HEAD;
+			}
+		} else
+			rc = mon_quorum_decode_body(d, &q->dec_cancel, &cause);
+		d->rc = rc;
+		d->cause = cause;
+		d->took_us += stamp_mono() - t0;
+		pthread_mutex_lock(&q->dec_lock);
+		q->dec_job = 0;
+		pthread_cond_broadcast(&q->dec_cond);
+		/* An eventfd's write fails only at a count of 2^64 - 2. */
+		(void)!write(q->dec_fd, &one, sizeof one);
+	}
+	pthread_mutex_unlock(&q->dec_lock);
+	return NULL;
+}
+
+/* Hand q->dec to the decoder thread for its next stage. */
+static void
+mon_quorum_dec_submit(struct mon_quorum *q)
+{
+	q->dec.running = 1;
+	pthread_mutex_lock(&q->dec_lock);
+	q->dec_job = 1;
+	pthread_cond_signal(&q->dec_cond);
+	pthread_mutex_unlock(&q->dec_lock);
+}
+
+/* The decoder thread is done with a stage: q->dec is the loop's again. */
+static void
+mon_quorum_dec_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mon *m = arg;
+	struct mon_quorum *q = m->quorum;
+	uint64_t n;
+	int job;
+
+	(void)what;
+	if (read(fd, &n, sizeof n) == -1 && errno != EAGAIN)
+		log_warn("quorum: the decoder thread's eventfd: %s",
+		    strerror(errno));
+	pthread_mutex_lock(&q->dec_lock);
+	job = q->dec_job;
+	pthread_mutex_unlock(&q->dec_lock);
+	/* Taken back meanwhile (mon_quorum_dec_reclaim()), or still on. */
+	if (!q->dec.running || job)
+		return;
+	q->dec.running = 0;
+	mon_quorum_pump_cb(-1, 0, m);
+}
+
+/* Start the decoder thread and its wake-up; -1 with *cause. */
+static int
+mon_quorum_dec_start_thread(struct mon *m, struct mon_quorum *q, char **cause)
+{
+	int rc;
+
+	if ((q->dec_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1) {
+		xasprintf(cause, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	q->dec_ev = event_new(m->base, q->dec_fd, EV_READ | EV_PERSIST,
+	    mon_quorum_dec_cb, m);
+	if (q->dec_ev == NULL || event_add(q->dec_ev, NULL) == -1) {
+		xasprintf(cause, "cannot make the decoder thread's event");
+		goto fail;
+	}
+	pthread_mutex_init(&q->dec_lock, NULL);
+	pthread_cond_init(&q->dec_cond, NULL);
+	if ((rc = pthread_create(&q->dec_thread, NULL, mon_quorum_dec_main,
+		 q)) != 0) {
+		xasprintf(cause, "cannot start the decoder thread: %s",
+		    strerror(rc));
+		pthread_mutex_destroy(&q->dec_lock);
+		pthread_cond_destroy(&q->dec_cond);
+		goto fail;
+	}
+	q->dec_thread_up = 1;
+	return 0;
+fail:
+	mon_event_free(&q->dec_ev);
+	close(q->dec_fd);
+	q->dec_fd = -1;
+	return -1;
+}
+
+/* Take q->dec back, end the decoder thread, close its wake-up. */
+static void
+mon_quorum_dec_stop_thread(struct mon_quorum *q)
+{
+	mon_quorum_dec_clear(q, &q->dec);
+	if (q->dec_thread_up) {
+		pthread_mutex_lock(&q->dec_lock);
+		q->dec_quit = 1;
+		pthread_cond_signal(&q->dec_cond);
+		pthread_mutex_unlock(&q->dec_lock);
+		pthread_join(q->dec_thread, NULL);
+		pthread_mutex_destroy(&q->dec_lock);
+		pthread_cond_destroy(&q->dec_cond);
+		q->dec_thread_up = 0;
+	}
+	mon_event_free(&q->dec_ev);
+	if (q->dec_fd != -1)
+		close(q->dec_fd);
+	q->dec_fd = -1;
 }
 
 int
 mon_quorum_pump(struct mon *m)
 {
-	static const struct timeval now;
 	struct mon_quorum *q = m->quorum;
 	struct mon_quorum_dec *d = q != NULL ? &q->dec : NULL;
 	struct mon_quorum_entry *e;
 	struct mon_proposal *p;
 	uint8_t *whole;
 	size_t nparts, wlen, k;
-	int64_t until;
 	char *cause = NULL;
-	int run, rc;
+	int run;
 
 	if (q != NULL && q->syncing) {
-		mon_quorum_dec_clear(d); /* against a state going away */
-		return 1;		 /* mon_quorum_synced() comes back */
+		mon_quorum_dec_clear(q, d); /* against a state going away */
+		return 1;		    /* mon_quorum_synced() comes back */
 	}
 	if (q != NULL)
 		q->parts_wait = 0;
@@ -1253,35 +1457,35 @@ mon_quorum_pump(struct mon *m)
 				    "outcome unknown: another "
 				    "commit came first (retry)");
 			if (d->active && d->index != q->q[q->qhead].index)
-				mon_quorum_dec_clear(d); /* not ours: anew */
+				mon_quorum_dec_clear(q, d); /* not ours: anew */
 			if (!d->active &&
 			    mon_quorum_dec_start(q, d, whole, wlen, nparts,
 				&cause) == -1)
 				fatalx("committed entry %llu cannot be "
 				       "applied: %s",
 				    (unsigned long long)e->index, cause);
-			until = stamp_mono() + m->params.decode_slice_us;
-			rc = 0;
-			if (d->zleft &&
-			    (rc = mon_quorum_inflate_step(q, d, until,
-				 &cause)) == 0)
-				enc_reader_init(&d->r, d->raw, d->rawlen);
-			if (rc == 0)
-				rc = mon_quorum_decode(m, d, until, &cause);
-			if (rc == 1) {
-				q->stats.decode_slices++;
-				evtimer_add(q->pump_ev, &now);
-				return 1; /* the rest on the next turns */
-			}
-			if (rc == -1)
+			if (d->running)
+				return 1; /* mon_quorum_dec_cb() comes back */
+			if (d->rc == -1 ||
+			    (d->stage == MON_QUORUM_DEC_HEAD &&
+				mon_quorum_decode_head(m, d, &cause) == -1))
 				fatalx("committed entry %llu cannot be "
 				       "applied: %s",
-				    (unsigned long long)e->index, cause);
+				    (unsigned long long)e->index,
+				    d->rc == -1 ? d->cause : cause);
+			if (d->stage != MON_QUORUM_DEC_DONE) {
+				mon_quorum_dec_submit(q);
+				return 1;
+			}
 			p = d->p;
 			d->p = NULL;
 			p->raft_term = d->term;
 			p->foreign = 1;
-			mon_quorum_dec_clear(d);
+			p->want_pg_text = m->want_pg_text &&
+			    p->pgmap_version != 0;
+			q->stats.decodes++;
+			q->stats.decode_us += (uint64_t)d->took_us;
+			mon_quorum_dec_clear(q, d);
 		}
 		p->raft_index = e->index;
 		for (k = 0; k < nparts; k++) {
@@ -1438,6 +1642,13 @@ mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 	if (q->view_ev == NULL) {
 		xasprintf(cause, "cannot make the quorum's event");
 		mon_event_free(&q->pump_ev);
+		free(q);
+		return -1;
+	}
+	q->dec_fd = -1;
+	if (mon_quorum_dec_start_thread(m, q, cause) == -1) {
+		mon_event_free(&q->pump_ev);
+		mon_event_free(&q->view_ev);
 		free(q);
 		return -1;
 	}
@@ -1748,11 +1959,12 @@ mon_quorum_clear(struct mon *m)
 
 	if (q == NULL)
 		return;
+	/* First: the thread may be reading a queued entry. */
+	mon_quorum_dec_stop_thread(q);
 	for (i = 0; i < q->qlen; i++)
 		free(q->q[q->qhead + i].buf);
 	for (i = 0; i < q->nheld; i++)
 		free(q->held[i].buf);
-	mon_quorum_dec_clear(&q->dec);
 	free(q->held);
 	free(q->q);
 	ZSTD_freeCCtx(q->zc);
@@ -1998,7 +2210,7 @@ mon_quorum_synced(struct mon *m, const char *dir,
 		return -1;
 	}
 	mon_quorum_unhold(q);
-	mon_quorum_dec_clear(&q->dec);
+	mon_quorum_dec_clear(q, &q->dec);
 	if (q->committed_index < q->applied_index)
 		q->committed_index = q->applied_index;
 	q->syncing = 0;

@@ -188,8 +188,9 @@ struct mon_quorum_info {
 	uint64_t refused_big;		/* over MON_QUORUM_PARTS_MAX entries */
 	uint64_t proposals_split;	/* proposed as several entries */
 	uint64_t parts_dropped;		/* parts of proposals never whole */
-	/* Loop turns that left another monitor's entry half decoded. */
-	uint64_t decode_slices;
+	/* Other monitors' proposals decoded, and the decoder thread's time. */
+	uint64_t decodes;
+	uint64_t decode_us;
 	uint64_t unknown_outcomes;
 	uint64_t syncs;	    /* stores copied in since the start */
 	int syncing;	    /* a copy of the store is awaited */
