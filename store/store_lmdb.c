@@ -366,6 +366,7 @@ store_lmdb_delete_range(MDB_cursor *cursor, const struct store_op *op)
  */
 struct store_lmdb_order {
 	uint64_t head; /* the key's first 8 bytes, big-endian */
+	uint64_t next; /* and the 8 after them */
 	const uint8_t *key;
 	size_t klen;
 	size_t i;
@@ -377,23 +378,31 @@ store_lmdb_order_cmp(const void *a, const void *b)
 	const struct store_lmdb_order *x = a, *y = b;
 	int c;
 
-	/* Most keys differ in their first 8 bytes: one compare, no call. */
+	/*
+	 * Keys differ in their first 16 bytes (a PG's is 9): two compares,
+	 * no call.  Not 8 alone: the PG keys of one pool share their first
+	 * 8 bytes 256 at a time, and a sort of 100,000 of them called
+	 * memcmp() for most compares.
+	 */
 	if (x->head != y->head)
 		return x->head < y->head ? -1 : 1;
+	if (x->next != y->next)
+		return x->next < y->next ? -1 : 1;
 	c = store_key_cmp(x->key, x->klen, y->key, y->klen);
 	if (c != 0)
 		return c;
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* Bytes from .. from + 7 of key, big-endian. */
 static uint64_t
-store_lmdb_head(const uint8_t *key, size_t klen)
+store_lmdb_head(const uint8_t *key, size_t klen, size_t from)
 {
 	uint64_t h = 0;
 	size_t i;
 
 	/* A shorter key is padded with zeros: still ordered as memcmp. */
-	for (i = 0; i < 8; i++)
+	for (i = from; i < from + 8; i++)
 		h = h << 8 | (i < klen ? key[i] : 0);
 	return h;
 }
@@ -421,7 +430,10 @@ store_lmdb_apply(MDB_cursor *cursor, const struct store_batch *b,
 			store_batch_op_key(b, run, &op);
 			if (op.type == STORE_OP_DELETE_RANGE)
 				break;
-			order[run - i].head = store_lmdb_head(op.key, op.klen);
+			order[run - i].head = store_lmdb_head(op.key, op.klen,
+			    0);
+			order[run - i].next = store_lmdb_head(op.key, op.klen,
+			    8);
 			order[run - i].key = op.key;
 			order[run - i].klen = op.klen;
 			order[run - i].i = run;
