@@ -247,10 +247,9 @@ metrics_quorum(struct evbuffer *out, struct mon *m, const struct forward *fwd)
 	    "Part entries dropped here: their commit never had its last part.",
 	    in.parts_dropped);
 	metrics_one(out, "quorum_decodes_total", "counter",
-	    "Other monitors' commits decoded by the decoder thread.",
-	    in.decodes);
+	    "Other monitors' commits decoded by the codec thread.", in.decodes);
 	metrics_seconds(out, "quorum_decode_seconds_total", "counter",
-	    "Time the decoder thread spent on other monitors' commits.",
+	    "Time the codec thread spent decoding other monitors' commits.",
 	    in.decode_us);
 	metrics_one(out, "quorum_appends_dropped_total", "counter",
 	    "Entry messages to a follower dropped, not sent: it was behind.",

@@ -560,8 +560,8 @@ mon_scan_end(struct mon *m, struct store_iter *it, int rc, const char *what,
  * mon_pipeline_stop().
  */
 /*
- * The monitor's worker threads (the committer, the decoder of another
- * monitor's entries) are nicer than the loop by MON_THREAD_NICE: on a
+ * The monitor's worker threads (the committer, the codec thread of
+ * mon_quorum.c) are nicer than the loop by MON_THREAD_NICE: on a
  * machine with more busy threads than cores, the loop thread (every reply)
  * then gets a core back sooner when it wakes, while a worker (batched
  * writes, paced by their own acknowledgments) only batches more.  Measured

@@ -7,8 +7,9 @@
  * Two threads.  The event loop runs everything of the monitor but the store
  * write of a commit: it validates and stages writes (mon_stage.c), seals
  * proposals, applies the commits that come back (mon_apply.c) and answers
- * every read from the committed state (with several monitors, the decoder
- * thread of mon_quorum.c decodes the other monitors' commits for it).
+ * every read from the committed state (with several monitors, the codec
+ * thread of mon_quorum.c encodes the entries it seals and decodes the
+ * other monitors').
  * The committer thread makes the PGs of new and grown pools, encodes
  * every record of a sealed proposal into one store batch and commits it:
  * the fsync happens here, never on the loop.  It also frees the large arrays the loop is done with (those of

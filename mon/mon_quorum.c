@@ -102,24 +102,24 @@ struct mon_quorum_entry {
  * 2 ms turns, decoding was still a third of the loop's time, and its
  * reads waited for a core behind it (BENCHMARKS.md, "The decoder
  * thread").  So the loop does only what reads the monitor's state, the
- * head (the incremental applied to the committed map); the decoder
+ * head (the incremental applied to the committed map); the codec
  * thread inflates a compressed entry and decodes the body, owning d
- * meanwhile (d->running), and wakes the loop by q->dec_fd.  The entries
+ * meanwhile (d->running), and wakes the loop by q->work_fd.  The entries
  * stay queued until it is whole; nothing else is applied or proposed
  * meanwhile (mon_quorum_holds()), so the state it is decoded against does
  * not change under it.
  */
 enum mon_quorum_dec_stage {
-	MON_QUORUM_DEC_INFLATE, /* the decoder thread's */
+	MON_QUORUM_DEC_INFLATE, /* the codec thread's */
 	MON_QUORUM_DEC_HEAD,	/* the loop's */
-	MON_QUORUM_DEC_BODY,	/* the decoder thread's */
+	MON_QUORUM_DEC_BODY,	/* the codec thread's */
 	MON_QUORUM_DEC_DONE
 };
 
 struct mon_quorum_dec {
 	int active;
 	enum mon_quorum_dec_stage stage;
-	int running; /* with the decoder thread */
+	int running; /* with the codec thread */
 	int rc;	     /* what the thread's stage ended with, cause */
 	char *cause;
 	int64_t took_us; /* the thread's time on it */
@@ -135,6 +135,30 @@ struct mon_quorum_dec {
 	uint32_t format;
 	uint32_t pgs_left; /* PG stats still to decode */
 	uint64_t term;
+};
+
+/*
+ * This monitor's sealed proposal (m->inflight, not replicating yet) being
+ * encoded and compressed by the codec thread: some 100,000 PG stats under
+ * full ingest took the leader's loop 74 to 99 ms in one turn
+ * (BENCHMARKS.md, "The decoder thread").  The loop does not change a
+ * proposal in flight (mon_committer.c), and nothing else is sealed
+ * meanwhile; the entry is proposed, in the term it was encoded for, when
+ * the thread is done (mon_quorum_seal_send()).
+ */
+struct mon_quorum_sealing {
+	int running; /* with the codec thread */
+	struct mon_proposal *p;
+	uint64_t term;
+	int compress;
+	size_t rawlen; /* before compression */
+	struct enc_buf b;
+};
+
+enum mon_quorum_job {
+	MON_QUORUM_JOB_NONE,
+	MON_QUORUM_JOB_DECODE, /* q->dec's next stage */
+	MON_QUORUM_JOB_SEAL,   /* q->sealing */
 };
 
 struct mon_quorum {
@@ -177,19 +201,20 @@ struct mon_quorum {
 	uint64_t sync_from; /* the copy must hold this entry */
 	struct mon_quorum_dec dec;
 	/*
-	 * The decoder thread (struct mon_quorum_dec): dec_job under
-	 * dec_lock hands it q->dec, cleared when it is done; dec_cancel
-	 * asks it to stop early.
+	 * The codec thread: work_job under work_lock hands it q->dec or
+	 * q->sealing, one at a time, and is cleared when it is done;
+	 * work_cancel asks it to stop a decoding early.
 	 */
-	pthread_t dec_thread;
-	int dec_thread_up;
-	pthread_mutex_t dec_lock;
-	pthread_cond_t dec_cond;
-	int dec_job;
-	int dec_quit;
-	atomic_int dec_cancel;
-	int dec_fd; /* an eventfd: the thread is done */
-	struct event *dec_ev;
+	pthread_t work_thread;
+	int work_thread_up;
+	pthread_mutex_t work_lock;
+	pthread_cond_t work_cond;
+	enum mon_quorum_job work_job;
+	int work_quit;
+	atomic_int work_cancel;
+	int work_fd; /* an eventfd: the thread is done */
+	struct event *work_ev;
+	struct mon_quorum_sealing sealing;
 
 	struct mon_quorum_info stats;
 	struct mon_quorum_view view; /* the engine's (mon_quorum_set_view) */
@@ -209,6 +234,8 @@ struct mon_quorum {
 
 static void mon_quorum_view_cb(evutil_socket_t, short, void *);
 static void mon_quorum_pump_cb(evutil_socket_t, short, void *);
+static void mon_quorum_seal_encode(struct mon_quorum *);
+static void mon_quorum_work_submit(struct mon_quorum *, enum mon_quorum_job);
 
 /* This monitor leads and the engine gave it its view, to replicate. */
 static int
@@ -367,8 +394,8 @@ mon_quorum_holds(struct mon *m)
 
 /* The entry of p: what every monitor needs to commit what the leader did. */
 static void
-mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
-    struct enc_buf *b)
+mon_quorum_encode(const struct mon_quorum *q, uint64_t term,
+    const struct mon_proposal *p, struct enc_buf *b)
 {
 	struct enc_buf tmp = { 0 };
 	size_t i, n = 0;
@@ -377,7 +404,7 @@ mon_quorum_encode(const struct mon_quorum *q, const struct mon_proposal *p,
 	enc_buf_put_u32(b, MON_QUORUM_FORMAT);
 	enc_buf_put_u64(b, q->nonce);
 	enc_buf_put_u64(b, p->seq);
-	enc_buf_put_u64(b, q->term);
+	enc_buf_put_u64(b, term);
 	enc_buf_put_u64(b, p->ops);
 	enc_buf_put_u8(b, (uint8_t)(p->has_inc != 0));
 	if (p->has_inc) {
@@ -475,7 +502,7 @@ mon_quorum_blob(struct enc_reader *r, uint32_t *len)
 }
 
 /*
- * Take d back from the decoder thread, stopped early: within some 0.2 ms
+ * Take d back from the codec thread, stopped early: within some 0.2 ms
  * (256 PG stats or MON_QUORUM_Z_STEP bytes inflated).
  */
 static void
@@ -483,12 +510,12 @@ mon_quorum_dec_reclaim(struct mon_quorum *q, struct mon_quorum_dec *d)
 {
 	if (!d->running)
 		return;
-	atomic_store(&q->dec_cancel, 1);
-	pthread_mutex_lock(&q->dec_lock);
-	while (q->dec_job)
-		pthread_cond_wait(&q->dec_cond, &q->dec_lock);
-	pthread_mutex_unlock(&q->dec_lock);
-	atomic_store(&q->dec_cancel, 0);
+	atomic_store(&q->work_cancel, 1);
+	pthread_mutex_lock(&q->work_lock);
+	while (q->work_job != MON_QUORUM_JOB_NONE)
+		pthread_cond_wait(&q->work_cond, &q->work_lock);
+	pthread_mutex_unlock(&q->work_lock);
+	atomic_store(&q->work_cancel, 0);
 	d->running = 0;
 }
 
@@ -567,7 +594,7 @@ bad:
 /*
  * Decode the body of the entry whose head d->p holds: its PG stats, the
  * bulk of a large entry, and the rest.  It reads and writes only d and
- * d->p, so the decoder thread runs it (mon_quorum_dec_main()); 1 when
+ * d->p, so the codec thread runs it (mon_quorum_work_main()); 1 when
  * *cancel was set meanwhile (d is then thrown away), 0 when d->p is
  * whole, -1 with *cause when the entry is bad.
  */
@@ -765,8 +792,8 @@ mon_quorum_to_committer(struct mon *m, struct mon_proposal *p)
  * not.
  */
 static void
-mon_quorum_compress(struct mon_quorum *q, const struct mon_proposal *p,
-    struct enc_buf *b)
+mon_quorum_compress(struct mon_quorum *q, uint64_t term,
+    const struct mon_proposal *p, struct enc_buf *b)
 {
 	struct enc_buf z = { 0 };
 	size_t bound, zlen;
@@ -788,7 +815,7 @@ mon_quorum_compress(struct mon_quorum *q, const struct mon_proposal *p,
 	enc_put_be32(hdr + 4, MON_QUORUM_Z_FORMAT);
 	enc_put_be64(hdr + 8, q->nonce);
 	enc_put_be64(hdr + 16, p->seq);
-	enc_put_be64(hdr + 24, q->term);
+	enc_put_be64(hdr + 24, term);
 	enc_put_be64(hdr + 32, b->len);
 	enc_put_be32(hdr + 40, (uint32_t)zlen);
 	enc_put_be32(hdr + 44, 0);
@@ -862,7 +889,7 @@ mon_quorum_inflate_begin(struct mon_quorum *q, struct mon_quorum_dec *d,
 }
 
 /*
- * Inflate d, MON_QUORUM_Z_STEP bytes of frame at a time (the decoder
+ * Inflate d, MON_QUORUM_Z_STEP bytes of frame at a time (the codec
  * thread's): 0 when d->raw holds the frame, 1 when *cancel was set
  * meanwhile, -1 with *cause.
  */
@@ -949,35 +976,53 @@ mon_quorum_split(const struct mon_quorum *q, const struct mon_proposal *p,
 	free(start);
 }
 
-int
-mon_quorum_seal(struct mon *m, struct mon_proposal *p)
+/*
+ * The sealed proposal p (m->inflight) will not be replicated: its writers
+ * get rc and why, what was pending on top of it goes with it.
+ */
+static void
+mon_quorum_seal_fail(struct mon *m, struct mon_proposal *p, int rc,
+    const char *why, const char *pending_why)
+{
+	m->inflight = NULL;
+	mon_quorum_answer(p, rc, why);
+	mon_capacity_unseal(m, p);
+	mon_quorum_view_unseal(m, p);
+	mon_proposal_recycle(m, p);
+	mon_quorum_drop(m, 0, rc, pending_why, 0, NULL);
+}
+
+/*
+ * Propose the entry the codec thread made of q->sealing (cut in parts
+ * when over MON_QUORUM_ENTRY_MAX), in the term it was made for.
+ */
+static void
+mon_quorum_seal_send(struct mon *m)
 {
 	struct mon_quorum *q = m->quorum;
-	struct enc_buf b = { 0 }, all = { 0 };
+	struct mon_quorum_sealing *s = &q->sealing;
+	struct mon_proposal *p = s->p;
+	struct enc_buf b = s->b, all = { 0 };
 	struct mon_quorum_part one, *parts = &one;
 	size_t n = 1, i;
 	char *cause = NULL, *why;
 
-	if (q == NULL)
-		return 0;
-	/*
-	 * Whatever commits carries the leader's view when it changed (once
-	 * the engine gave it: until then it waits).
-	 */
-	if (q->view_dirty && mon_quorum_view_ours(q)) {
-		p->has_view = 1;
-		p->view = q->view;
-		q->view_dirty = 0;
+	memset(&s->b, 0, sizeof s->b);
+	s->p = NULL;
+	q->stats.entry_raw_bytes_total += s->rawlen;
+	if (q->role != MON_QUORUM_LEADER || q->term != s->term) {
+		/* Never proposed: nothing of it can commit. */
+		mon_quorum_seal_fail(m, p, -EAGAIN,
+		    "this monitor lost the lead while the change was "
+		    "sealed: retry",
+		    "this monitor lost the lead: retry");
+		enc_buf_free(&b);
+		return;
 	}
-	mon_quorum_encode(q, p, &b);
-	q->stats.entry_raw_bytes_total += b.len;
-	if (b.len > MON_QUORUM_RAW_MAX)
+	if (s->rawlen > MON_QUORUM_RAW_MAX)
 		n = MON_QUORUM_PARTS_MAX + 1; /* refused below */
-	else {
-		if (m->params.compress_entries)
-			mon_quorum_compress(q, p, &b);
+	else
 		n = (b.len + MON_QUORUM_PART_DATA - 1) / MON_QUORUM_PART_DATA;
-	}
 	if (b.len > MON_QUORUM_ENTRY_MAX && n > MON_QUORUM_PARTS_MAX) {
 		q->stats.refused_big++;
 		xasprintf(&why,
@@ -987,18 +1032,12 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 		    b.len, MON_QUORUM_PARTS_MAX, MON_QUORUM_ENTRY_MAX);
 		log_warnx("proposal %llu refused: %s",
 		    (unsigned long long)p->seq, why);
-		m->inflight = NULL;
-		mon_quorum_answer(p, -EFBIG, why);
+		mon_quorum_seal_fail(m, p, -EFBIG, why,
+		    "refused with the commit before it (too big to "
+		    "replicate)");
 		free(why);
-		mon_capacity_unseal(m, p);
-		mon_quorum_view_unseal(m, p);
-		mon_proposal_recycle(m, p);
-		mon_quorum_drop(m, 0, -EFBIG,
-		    "refused with the commit before "
-		    "it (too big to replicate)",
-		    0, NULL);
 		enc_buf_free(&b);
-		return 1;
+		return;
 	}
 	if (b.len <= MON_QUORUM_ENTRY_MAX) {
 		n = 1;
@@ -1012,34 +1051,56 @@ mon_quorum_seal(struct mon *m, struct mon_proposal *p)
 	if (q->replicate(q->arg, p->seq, parts, n, &cause) == -1) {
 		xasprintf(&why, "cannot propose the change: %s", cause);
 		free(cause);
-		m->inflight = NULL;
-		mon_quorum_answer(p, -EAGAIN, why);
-		mon_capacity_unseal(m, p);
-		mon_quorum_view_unseal(m, p);
-		mon_proposal_recycle(m, p);
-		mon_quorum_drop(m, 0, -EAGAIN, why, 0, NULL);
+		mon_quorum_seal_fail(m, p, -EAGAIN, why, why);
 		free(why);
-		enc_buf_free(&b);
-		enc_buf_free(&all);
-		if (parts != &one)
-			free(parts);
-		return 1;
+	} else {
+		for (i = 0; i < n; i++) {
+			q->stats.entries_sealed++;
+			q->stats.entry_bytes_total += parts[i].len;
+			if (parts[i].len > q->stats.entry_bytes_max)
+				q->stats.entry_bytes_max = parts[i].len;
+		}
+		q->stats.proposals_split += n > 1;
+		dout(LOG_COMMIT, 10,
+		    "proposal %llu replicating as %zu entries of %zu bytes "
+		    "in all",
+		    (unsigned long long)p->seq, n, n > 1 ? all.len : b.len);
+		p->replicating = 1;
 	}
-	for (i = 0; i < n; i++) {
-		q->stats.entries_sealed++;
-		q->stats.entry_bytes_total += parts[i].len;
-		if (parts[i].len > q->stats.entry_bytes_max)
-			q->stats.entry_bytes_max = parts[i].len;
-	}
-	q->stats.proposals_split += n > 1;
-	dout(LOG_COMMIT, 10,
-	    "proposal %llu replicating as %zu entries of %zu bytes in all",
-	    (unsigned long long)p->seq, n, n > 1 ? all.len : b.len);
-	p->replicating = 1;
 	enc_buf_free(&b);
 	enc_buf_free(&all);
 	if (parts != &one)
 		free(parts);
+}
+
+int
+mon_quorum_seal(struct mon *m, struct mon_proposal *p)
+{
+	struct mon_quorum *q = m->quorum;
+	struct mon_quorum_sealing *s;
+
+	if (q == NULL)
+		return 0;
+	/*
+	 * Whatever commits carries the leader's view when it changed (once
+	 * the engine gave it: until then it waits).
+	 */
+	if (q->view_dirty && mon_quorum_view_ours(q)) {
+		p->has_view = 1;
+		p->view = q->view;
+		q->view_dirty = 0;
+	}
+	s = &q->sealing;
+	s->p = p;
+	s->term = q->term;
+	s->compress = m->params.compress_entries;
+	/* The thread decodes nothing while this monitor seals: held. */
+	if (q->work_thread_up && !q->dec.running) {
+		mon_quorum_work_submit(q, MON_QUORUM_JOB_SEAL);
+		return 1; /* mon_quorum_work_cb() comes back */
+	}
+	mon_quorum_seal_encode(q);
+	mon_quorum_seal_send(m);
 	return 1;
 }
 
@@ -1240,136 +1301,181 @@ mon_quorum_dec_start(struct mon_quorum *q, struct mon_quorum_dec *d,
 	return 0;
 }
 
-/* The decoder thread: the stage of q->dec it is handed, one at a time. */
+/* Encode and compress q->sealing (the codec thread's, or the loop's). */
+static void
+mon_quorum_seal_encode(struct mon_quorum *q)
+{
+	struct mon_quorum_sealing *s = &q->sealing;
+
+	mon_quorum_encode(q, s->term, s->p, &s->b);
+	s->rawlen = s->b.len;
+	if (s->compress && s->b.len <= MON_QUORUM_RAW_MAX)
+		mon_quorum_compress(q, s->term, s->p, &s->b);
+}
+
+/* The codec thread: the job it is handed, one at a time. */
 static void *
-mon_quorum_dec_main(void *arg)
+mon_quorum_work_main(void *arg)
 {
 	struct mon_quorum *q = arg;
 	struct mon_quorum_dec *d = &q->dec;
+	enum mon_quorum_job job;
 	uint64_t one = 1;
 	int64_t t0;
 	char *cause;
 	int rc;
 
-	mon_renice_thread("decoder");
-	pthread_mutex_lock(&q->dec_lock);
+	mon_renice_thread("codec");
+	pthread_mutex_lock(&q->work_lock);
 	for (;;) {
-		while (!q->dec_job && !q->dec_quit)
-			pthread_cond_wait(&q->dec_cond, &q->dec_lock);
-		if (q->dec_quit)
+		while (q->work_job == MON_QUORUM_JOB_NONE && !q->work_quit)
+			pthread_cond_wait(&q->work_cond, &q->work_lock);
+		if (q->work_quit)
 			break;
-		pthread_mutex_unlock(&q->dec_lock);
+		job = q->work_job;
+		pthread_mutex_unlock(&q->work_lock);
+		if (job == MON_QUORUM_JOB_SEAL) {
+			mon_quorum_seal_encode(q);
+			goto done;
+		}
 		t0 = stamp_mono();
 		cause = NULL;
 		if (d->stage == MON_QUORUM_DEC_INFLATE) {
-			rc = mon_quorum_inflate(q, d, &q->dec_cancel, &cause);
+			rc = mon_quorum_inflate(q, d, &q->work_cancel, &cause);
 			if (rc == 0) {
 				enc_reader_init(&d->r, d->raw, d->rawlen);
 				d->stage = MON_QUORUM_DEC_HEAD;
 			}
 		} else
-			rc = mon_quorum_decode_body(d, &q->dec_cancel, &cause);
+			rc = mon_quorum_decode_body(d, &q->work_cancel, &cause);
 		d->rc = rc;
 		d->cause = cause;
 		d->took_us += stamp_mono() - t0;
-		pthread_mutex_lock(&q->dec_lock);
-		q->dec_job = 0;
-		pthread_cond_broadcast(&q->dec_cond);
+	done:
+		pthread_mutex_lock(&q->work_lock);
+		q->work_job = MON_QUORUM_JOB_NONE;
+		pthread_cond_broadcast(&q->work_cond);
 		/* An eventfd's write fails only at a count of 2^64 - 2. */
-		(void)!write(q->dec_fd, &one, sizeof one);
+		(void)!write(q->work_fd, &one, sizeof one);
 	}
-	pthread_mutex_unlock(&q->dec_lock);
+	pthread_mutex_unlock(&q->work_lock);
 	return NULL;
 }
 
-/* Hand q->dec to the decoder thread for its next stage. */
+/* Hand q->dec or q->sealing (job) to the codec thread. */
 static void
-mon_quorum_dec_submit(struct mon_quorum *q)
+mon_quorum_work_submit(struct mon_quorum *q, enum mon_quorum_job job)
 {
-	q->dec.running = 1;
-	pthread_mutex_lock(&q->dec_lock);
-	q->dec_job = 1;
-	pthread_cond_signal(&q->dec_cond);
-	pthread_mutex_unlock(&q->dec_lock);
+	if (job == MON_QUORUM_JOB_SEAL)
+		q->sealing.running = 1;
+	else
+		q->dec.running = 1;
+	pthread_mutex_lock(&q->work_lock);
+	q->work_job = job;
+	pthread_cond_signal(&q->work_cond);
+	pthread_mutex_unlock(&q->work_lock);
 }
 
-/* The decoder thread is done with a stage: q->dec is the loop's again. */
+/* Wait for the codec thread to be done with its job, if any. */
 static void
-mon_quorum_dec_cb(evutil_socket_t fd, short what, void *arg)
+mon_quorum_work_wait(struct mon_quorum *q)
+{
+	if (!q->work_thread_up)
+		return;
+	pthread_mutex_lock(&q->work_lock);
+	while (q->work_job != MON_QUORUM_JOB_NONE)
+		pthread_cond_wait(&q->work_cond, &q->work_lock);
+	pthread_mutex_unlock(&q->work_lock);
+}
+
+/* The codec thread is done with a stage: q->dec is the loop's again. */
+static void
+mon_quorum_work_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct mon *m = arg;
 	struct mon_quorum *q = m->quorum;
+	enum mon_quorum_job job;
 	uint64_t n;
-	int job;
 
 	(void)what;
 	if (read(fd, &n, sizeof n) == -1 && errno != EAGAIN)
-		log_warn("quorum: the decoder thread's eventfd: %s",
+		log_warn("quorum: the codec thread's eventfd: %s",
 		    strerror(errno));
-	pthread_mutex_lock(&q->dec_lock);
-	job = q->dec_job;
-	pthread_mutex_unlock(&q->dec_lock);
-	/* Taken back meanwhile (mon_quorum_dec_reclaim()), or still on. */
-	if (!q->dec.running || job)
+	pthread_mutex_lock(&q->work_lock);
+	job = q->work_job;
+	pthread_mutex_unlock(&q->work_lock);
+	if (job != MON_QUORUM_JOB_NONE)
+		return; /* still on */
+	if (q->sealing.running) {
+		q->sealing.running = 0;
+		mon_quorum_seal_send(m);
+		mon_quorum_pump_cb(-1, 0, m);
+		return;
+	}
+	/* Taken back meanwhile (mon_quorum_dec_reclaim()). */
+	if (!q->dec.running)
 		return;
 	q->dec.running = 0;
 	mon_quorum_pump_cb(-1, 0, m);
 }
 
-/* Start the decoder thread and its wake-up; -1 with *cause. */
+/* Start the codec thread and its wake-up; -1 with *cause. */
 static int
-mon_quorum_dec_start_thread(struct mon *m, struct mon_quorum *q, char **cause)
+mon_quorum_work_start(struct mon *m, struct mon_quorum *q, char **cause)
 {
 	int rc;
 
-	if ((q->dec_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1) {
+	if ((q->work_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1) {
 		xasprintf(cause, "eventfd: %s", strerror(errno));
 		return -1;
 	}
-	q->dec_ev = event_new(m->base, q->dec_fd, EV_READ | EV_PERSIST,
-	    mon_quorum_dec_cb, m);
-	if (q->dec_ev == NULL || event_add(q->dec_ev, NULL) == -1) {
-		xasprintf(cause, "cannot make the decoder thread's event");
+	q->work_ev = event_new(m->base, q->work_fd, EV_READ | EV_PERSIST,
+	    mon_quorum_work_cb, m);
+	if (q->work_ev == NULL || event_add(q->work_ev, NULL) == -1) {
+		xasprintf(cause, "cannot make the codec thread's event");
 		goto fail;
 	}
-	pthread_mutex_init(&q->dec_lock, NULL);
-	pthread_cond_init(&q->dec_cond, NULL);
-	if ((rc = pthread_create(&q->dec_thread, NULL, mon_quorum_dec_main,
+	pthread_mutex_init(&q->work_lock, NULL);
+	pthread_cond_init(&q->work_cond, NULL);
+	if ((rc = pthread_create(&q->work_thread, NULL, mon_quorum_work_main,
 		 q)) != 0) {
-		xasprintf(cause, "cannot start the decoder thread: %s",
+		xasprintf(cause, "cannot start the codec thread: %s",
 		    strerror(rc));
-		pthread_mutex_destroy(&q->dec_lock);
-		pthread_cond_destroy(&q->dec_cond);
+		pthread_mutex_destroy(&q->work_lock);
+		pthread_cond_destroy(&q->work_cond);
 		goto fail;
 	}
-	q->dec_thread_up = 1;
+	q->work_thread_up = 1;
 	return 0;
 fail:
-	mon_event_free(&q->dec_ev);
-	close(q->dec_fd);
-	q->dec_fd = -1;
+	mon_event_free(&q->work_ev);
+	close(q->work_fd);
+	q->work_fd = -1;
 	return -1;
 }
 
-/* Take q->dec back, end the decoder thread, close its wake-up. */
+/* Take q->dec back, end the codec thread, close its wake-up. */
 static void
-mon_quorum_dec_stop_thread(struct mon_quorum *q)
+mon_quorum_work_stop(struct mon_quorum *q)
 {
 	mon_quorum_dec_clear(q, &q->dec);
-	if (q->dec_thread_up) {
-		pthread_mutex_lock(&q->dec_lock);
-		q->dec_quit = 1;
-		pthread_cond_signal(&q->dec_cond);
-		pthread_mutex_unlock(&q->dec_lock);
-		pthread_join(q->dec_thread, NULL);
-		pthread_mutex_destroy(&q->dec_lock);
-		pthread_cond_destroy(&q->dec_cond);
-		q->dec_thread_up = 0;
+	mon_quorum_work_wait(q); /* a seal: its proposal is m->inflight */
+	enc_buf_free(&q->sealing.b);
+	memset(&q->sealing, 0, sizeof q->sealing);
+	if (q->work_thread_up) {
+		pthread_mutex_lock(&q->work_lock);
+		q->work_quit = 1;
+		pthread_cond_signal(&q->work_cond);
+		pthread_mutex_unlock(&q->work_lock);
+		pthread_join(q->work_thread, NULL);
+		pthread_mutex_destroy(&q->work_lock);
+		pthread_cond_destroy(&q->work_cond);
+		q->work_thread_up = 0;
 	}
-	mon_event_free(&q->dec_ev);
-	if (q->dec_fd != -1)
-		close(q->dec_fd);
-	q->dec_fd = -1;
+	mon_event_free(&q->work_ev);
+	if (q->work_fd != -1)
+		close(q->work_fd);
+	q->work_fd = -1;
 }
 
 int
@@ -1465,7 +1571,7 @@ mon_quorum_pump(struct mon *m)
 				       "applied: %s",
 				    (unsigned long long)e->index, cause);
 			if (d->running)
-				return 1; /* mon_quorum_dec_cb() comes back */
+				return 1; /* mon_quorum_work_cb() comes back */
 			if (d->rc == -1 ||
 			    (d->stage == MON_QUORUM_DEC_HEAD &&
 				mon_quorum_decode_head(m, d, &cause) == -1))
@@ -1474,7 +1580,8 @@ mon_quorum_pump(struct mon *m)
 				    (unsigned long long)e->index,
 				    d->rc == -1 ? d->cause : cause);
 			if (d->stage != MON_QUORUM_DEC_DONE) {
-				mon_quorum_dec_submit(q);
+				mon_quorum_work_submit(q,
+				    MON_QUORUM_JOB_DECODE);
 				return 1;
 			}
 			p = d->p;
@@ -1645,8 +1752,8 @@ mon_quorum_enable(struct mon *m, mon_replicate_cb *cb, void *arg, char **cause)
 		free(q);
 		return -1;
 	}
-	q->dec_fd = -1;
-	if (mon_quorum_dec_start_thread(m, q, cause) == -1) {
+	q->work_fd = -1;
+	if (mon_quorum_work_start(m, q, cause) == -1) {
 		mon_event_free(&q->pump_ev);
 		mon_event_free(&q->view_ev);
 		free(q);
@@ -1838,6 +1945,7 @@ mon_quorum_info(const struct mon *m, struct mon_quorum_info *out)
 	out->applied_term = q->applied_term;
 	out->committed_index = q->committed_index;
 	out->syncing = q->syncing;
+	out->sealing = q->sealing.running;
 	out->sync_from = q->sync_from;
 	out->backlog = q->committed_index > q->applied_index ?
 	    q->committed_index - q->applied_index :
@@ -1960,7 +2068,7 @@ mon_quorum_clear(struct mon *m)
 	if (q == NULL)
 		return;
 	/* First: the thread may be reading a queued entry. */
-	mon_quorum_dec_stop_thread(q);
+	mon_quorum_work_stop(q);
 	for (i = 0; i < q->qlen; i++)
 		free(q->q[q->qhead + i].buf);
 	for (i = 0; i < q->nheld; i++)
@@ -1988,6 +2096,17 @@ mon_quorum_stop(struct mon *m)
 	q->barrier_done = 0;
 	evtimer_del(q->pump_ev);
 	evtimer_del(q->view_ev);
+	if (q->sealing.running) {
+		/* Being encoded, never proposed: nothing of it commits. */
+		struct mon_proposal *p = q->sealing.p;
+
+		mon_quorum_work_wait(q);
+		q->sealing.running = 0;
+		q->sealing.p = NULL;
+		enc_buf_free(&q->sealing.b);
+		mon_quorum_seal_fail(m, p, -ESHUTDOWN,
+		    "the monitor is stopping", "the monitor is stopping");
+	}
 	mon_quorum_drop(m, 1, -ESHUTDOWN, "the monitor is stopping", -ETIMEDOUT,
 	    "outcome unknown: the monitor stopped before the "
 	    "change was known committed (it may still be applied; retry)");

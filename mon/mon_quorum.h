@@ -188,12 +188,13 @@ struct mon_quorum_info {
 	uint64_t refused_big;		/* over MON_QUORUM_PARTS_MAX entries */
 	uint64_t proposals_split;	/* proposed as several entries */
 	uint64_t parts_dropped;		/* parts of proposals never whole */
-	/* Other monitors' proposals decoded, and the decoder thread's time. */
+	/* Other monitors' proposals decoded, and the codec thread's time. */
 	uint64_t decodes;
 	uint64_t decode_us;
 	uint64_t unknown_outcomes;
 	uint64_t syncs;	    /* stores copied in since the start */
 	int syncing;	    /* a copy of the store is awaited */
+	int sealing;	    /* a proposal is being encoded, not proposed yet */
 	uint64_t sync_from; /* the entry the copy must hold */
 };
 /* 0 and the figures; -1 with one monitor (no replication). */
