@@ -555,11 +555,6 @@ mon_scan_end(struct mon *m, struct store_iter *it, int rc, const char *what,
 }
 
 /*
- * The commit pipeline: the loop's events, then the committer thread (which
- * makes its own buffers).  What is made before a failure is freed by
- * mon_pipeline_stop().
- */
-/*
  * The monitor's worker threads (the committer, the codec thread of
  * mon_quorum.c) are nicer than the loop by MON_THREAD_NICE: on a
  * machine with more busy threads than cores, the loop thread (every reply)
@@ -584,6 +579,11 @@ mon_renice_thread(const char *thread)
 		log_warn("%s thread: cannot lower its priority", thread);
 }
 
+/*
+ * The commit pipeline: the loop's events, then the committer thread (which
+ * makes its own buffers).  What is made before a failure is freed by
+ * mon_pipeline_stop().
+ */
 static int
 mon_pipeline_start(struct mon *m, char **cause)
 {

@@ -236,6 +236,7 @@ static void mon_quorum_view_cb(evutil_socket_t, short, void *);
 static void mon_quorum_pump_cb(evutil_socket_t, short, void *);
 static void mon_quorum_seal_encode(struct mon_quorum *);
 static void mon_quorum_work_submit(struct mon_quorum *, enum mon_quorum_job);
+static void mon_quorum_work_wait(struct mon_quorum *);
 
 /* This monitor leads and the engine gave it its view, to replicate. */
 static int
@@ -511,10 +512,7 @@ mon_quorum_dec_reclaim(struct mon_quorum *q, struct mon_quorum_dec *d)
 	if (!d->running)
 		return;
 	atomic_store(&q->work_cancel, 1);
-	pthread_mutex_lock(&q->work_lock);
-	while (q->work_job != MON_QUORUM_JOB_NONE)
-		pthread_cond_wait(&q->work_cond, &q->work_lock);
-	pthread_mutex_unlock(&q->work_lock);
+	mon_quorum_work_wait(q);
 	atomic_store(&q->work_cancel, 0);
 	d->running = 0;
 }
@@ -1388,7 +1386,7 @@ mon_quorum_work_wait(struct mon_quorum *q)
 	pthread_mutex_unlock(&q->work_lock);
 }
 
-/* The codec thread is done with a stage: q->dec is the loop's again. */
+/* The codec thread is done: q->dec or q->sealing is the loop's again. */
 static void
 mon_quorum_work_cb(evutil_socket_t fd, short what, void *arg)
 {

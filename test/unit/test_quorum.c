@@ -966,11 +966,11 @@ Test(quorum, a_big_proposal_goes_compressed_and_applies_alike)
 }
 
 /*
- * A follower decodes another monitor's large entry on its decoder thread
+ * A follower decodes another monitor's large entry on its codec thread
  * and ends with the same store; the leader applies its own entry without
  * decoding.
  */
-Test(quorum, a_follower_decodes_a_large_entry_on_its_decoder_thread)
+Test(quorum, a_follower_decodes_a_large_entry_on_its_codec_thread)
 {
 	struct answer a = { 0 };
 	struct mon_quorum_info in;
