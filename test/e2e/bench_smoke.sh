@@ -202,6 +202,21 @@ for su in lmdb leveldb-mapmon; do
 	check "ingest.csv $su: a run and a median per level" test "$(grep -c -E '^0/(0|20),(1|median),' "$T/$su/ingest.csv")" -eq 4
 done
 
+# ingest --rate: a load offered, not as fast as answered.  2,000 PGs each
+# reported once a second are 2,000 updates/s, far below what the run
+# above took: the rate measured is near the one offered.
+mkdir -p "$T/rate"
+"$BENCH" ingest --setup lmdb --pgs 2000 --osds 16 --duration 3 \
+    --levels 0/0 --rate 2000 -o "$T/rate" >"$T/out" 2>"$T/err"
+check "ingest --rate exits 0" test $? -eq 0
+check "ingest --rate says what it offered" grep -q '2000 PG updates/s offered (each PG every 1000 ms)' "$T/out"
+check "ingest.json --rate: rate 2000" test "$(jv "$T/rate/ingest.json" rate)" = 2000
+rate=$(jv "$T/rate/ingest.json" levels.0.pg_updates_per_s)
+check "ingest --rate 2000: 1,000 to 2,600 updates/s measured ($rate)" \
+    awk -v v="$rate" 'BEGIN { exit !(v >= 1000 && v <= 2600) }'
+"$BENCH" ingest --rate 0 >/dev/null 2>"$T/err"
+check "ingest --rate 0: exit 64" test $? -eq 64
+
 # coldstart and ingest on a quorum of three monitors (--mons 3).
 # Its monitors' directories are kept under $T/q3mons; when it fails, their
 # logs' tails are shown (RELIABILITY.md: an OSD never made, found so).

@@ -19,6 +19,15 @@
  * are made through the first, and the probe asks a follower (the leader
  * named by quorum_status at the end of the warm-up), where a reply waits
  * for nothing but that monitor's own applied state.
+ *
+ * With --rate R the load, once every PG is active+clean, is R PG updates
+ * a second offered, not as many as are answered: every PG is reported
+ * again each pgs/R seconds, in slices of primary OSDs spread over that
+ * interval (ingest_spread(), osd_sim_set_live()), as real OSDs' reports
+ * come.  The warm-up is then at least INGEST_RATE_WARMUP_S, for the
+ * reports queued at the bring-up's pace to drain.  A monitor that cannot
+ * keep up answers fewer: the rate measured is what it accepted.  It answers "at this many updates a second, how long does a read
+ * wait", beside the saturated run's "how many, and then how long".
  */
 #include "config.h"
 
@@ -42,6 +51,9 @@
 
 #define INGEST_MAX_LEVELS 4
 #define INGEST_MAX_RUNS 16
+/* --rate: the most slices of the interval, the warm-up's least seconds. */
+#define INGEST_SPREAD_MAX 100
+#define INGEST_RATE_WARMUP_S 3
 
 struct ingest_opts {
 	const struct bench_setup *setup;
@@ -50,6 +62,7 @@ struct ingest_opts {
 	double duration;
 	double warmup;
 	int probe_ms;
+	long rate;    /* --rate: PG updates/s offered; 0: as answered */
 	int sim_nice; /* nice of the simulator's thread, measuring */
 	int runs;
 	size_t nlevels;
@@ -157,6 +170,31 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 	event_base_loopbreak(l->base);
 }
 
+/* --rate's interval: every PG reported once in it makes the rate. */
+static int
+ingest_interval_ms(const struct ingest_opts *o)
+{
+	double ms = (double)o->pgs * 1000.0 / (double)o->rate;
+
+	return ms < 1 ? 1 : ms > 3600000 ? 3600000 : (int)(ms + 0.5);
+}
+
+/*
+ * --rate's slices: the most, up to INGEST_SPREAD_MAX, that divide the
+ * OSDs evenly (a slice is the primaries whose id modulo it is the slice's),
+ * so each slice reports about as many PGs.
+ */
+static int
+ingest_spread(const struct ingest_opts *o)
+{
+	int s;
+
+	for (s = INGEST_SPREAD_MAX; s > 1; s--)
+		if (o->shape.osds % s == 0)
+			break;
+	return s;
+}
+
 /* Every PG active+clean the first time: the warm-up starts. */
 static void
 ingest_clean(mapmon_unused struct bench_up *up, void *arg)
@@ -167,6 +205,9 @@ ingest_clean(mapmon_unused struct bench_up *up, void *arg)
 	if (l->phase != 0)
 		return;
 	l->phase = 1;
+	if (l->o->rate > 0)
+		osd_sim_set_live(l->up->sim, ingest_interval_ms(l->o),
+		    ingest_spread(l->o));
 	tv.tv_sec = (time_t)l->o->warmup;
 	tv.tv_usec = (suseconds_t)((l->o->warmup - (double)tv.tv_sec) * 1e6);
 	evtimer_add(l->timer, &tv);
@@ -272,7 +313,7 @@ ingest_usage(int code)
 	    "           [--duration S] [--window W] [--batch B] "
 	    "[--probe-ms MS] [--runs R]\n"
 	    "           [--levels L/G,...] [--no-auth] [--sim-nice N] "
-	    "[--mons N]\n"
+	    "[--mons N] [--rate R]\n"
 	    "           [-o DIR] [--mapmond PATH]\n"
 	    "  set-ups: %s\n",
 	    bench_setup_names());
@@ -313,11 +354,12 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 	free(path);
 
 	doc = json_pack("{s:s, s:i, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i, "
-			"s:i}",
+			"s:i, s:I}",
 	    "setup", o->setup->name, "mons", o->mons, "pgs", (json_int_t)o->pgs,
 	    "osds", o->shape.osds, "pools", o->shape.pools, "duration_s",
 	    o->duration, "window", o->shape.window, "batch", o->shape.batch,
-	    "probe_ms", o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs);
+	    "probe_ms", o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs,
+	    "rate", (json_int_t)o->rate);
 	a = json_array();
 	for (i = 0; i < o->nlevels; i++) {
 		runs = json_array();
@@ -367,6 +409,7 @@ bench_ingest_main(int argc, char **argv)
 		{ "mon-conf", required_argument, NULL, 'C' },
 		{ "no-auth", no_argument, NULL, 'A' },
 		{ "mons", required_argument, NULL, 'm' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
@@ -426,6 +469,9 @@ bench_ingest_main(int argc, char **argv)
 		case 'm':
 			o.mons = bench_arg_mons(optarg);
 			break;
+		case 'R':
+			o.rate = bench_arg_long("--rate", optarg, 1, 100000000);
+			break;
 		case 'h':
 			ingest_usage(0);
 		default:
@@ -438,6 +484,8 @@ bench_ingest_main(int argc, char **argv)
 	o.outdir = ro.outdir;
 	if (optind != argc || o.pgs < o.shape.pools)
 		ingest_usage(MAPMON_EXIT_USAGE);
+	if (o.rate > 0 && o.warmup < INGEST_RATE_WARMUP_S)
+		o.warmup = INGEST_RATE_WARMUP_S;
 	for (w = strtok_r(levels, ",", &save); w != NULL;
 	    w = strtok_r(NULL, ",", &save)) {
 		if (o.nlevels == INGEST_MAX_LEVELS ||
@@ -498,13 +546,20 @@ bench_ingest_main(int argc, char **argv)
 		printf(
 		    "%d monitors on loopback, `status` asked of a follower; ",
 		    o.mons);
+	printf("%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
+	       "binary PG reports, %d in flight of up to %d PGs, ",
+	    o.setup->name, o.pgs, o.shape.pools, o.shape.osds, o.shape.window,
+	    o.shape.batch);
+	if (o.rate > 0)
+		printf("%ld PG updates/s offered (each PG every %d ms); ",
+		    o.rate, ingest_interval_ms(&o));
+	else
+		printf("each PG again once answered; ");
 	printf(
-	    "%s, sync = commit; %ld PGs in %d pools on %d simulated OSDs; "
-	    "binary PG reports, %d in flight of up to %d PGs; %.0f s "
+	    "%.0f s "
 	    "measured after %.0f s of warm-up; `status` every %d ms on its "
 	    "own connection; simulated OSDs at nice %d; median of %d run%s\n\n",
-	    o.setup->name, o.pgs, o.shape.pools, o.shape.osds, o.shape.window,
-	    o.shape.batch, o.duration, o.warmup, o.probe_ms, o.sim_nice, o.runs,
+	    o.duration, o.warmup, o.probe_ms, o.sim_nice, o.runs,
 	    o.runs == 1 ? "" : "s");
 	printf("| debug levels | PG updates/s | status p50 ms | status p99 ms "
 	    "| status max ms |\n|---|---:|---:|---:|---:|\n");

@@ -1570,18 +1570,23 @@ static void
 osd_sim_live_arm(struct osd_sim *s)
 {
 	struct timeval tv;
-	int ms = s->p.live_interval_ms;
+	long long us = (long long)s->p.live_interval_ms * 1000;
 
 	if (s->live_ev != NULL) {
 		event_free(s->live_ev);
 		s->live_ev = NULL;
 	}
-	if (ms <= 0)
+	if (us <= 0)
 		return;
+	/*
+	 * In microseconds: a slice of whole milliseconds would shorten the
+	 * interval (1,385 ms in 100 slices of 13 ms is 1,300).
+	 */
 	if (s->p.live_spread > 1)
-		ms = ms / s->p.live_spread > 0 ? ms / s->p.live_spread : 1;
+		us = us / s->p.live_spread > 0 ? us / s->p.live_spread : 1;
 	s->live_ev = event_new(s->base, -1, EV_PERSIST, osd_sim_live, s);
-	tv = osd_sim_tv(ms);
+	tv.tv_sec = (time_t)(us / 1000000);
+	tv.tv_usec = (suseconds_t)(us % 1000000);
 	evtimer_add(s->live_ev, &tv);
 }
 
