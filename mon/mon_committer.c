@@ -150,11 +150,8 @@ mon_committer_garbage(struct mon *m)
 
 /* Put the value encoded in c->enc under key. */
 static void
-mon_committer_put(struct mon_committer *c, struct mon_proposal *p,
-    const void *key, size_t klen)
+mon_committer_put(struct mon_committer *c, const void *key, size_t klen)
 {
-	if (c->enc.len > p->max_value)
-		p->max_value = c->enc.len;
 	store_batch_put(c->batch, key, klen, c->enc.data, c->enc.len);
 	enc_buf_reset(&c->enc);
 }
@@ -173,17 +170,12 @@ mon_committer_pg_value(const void *arg, struct enc_buf *out)
  * creation of 221,568 PGs that copy was 97 MB in a 128 MiB buffer).
  */
 static void
-mon_committer_pg(struct mon_committer *c, struct mon_proposal *p,
-    const struct pg_stat *st)
+mon_committer_pg(struct mon_committer *c, const struct pg_stat *st)
 {
 	uint8_t key[KEYS_PG_LEN];
-	size_t vlen;
 
 	keys_pg(key, st->pgid.pool, st->pgid.seed);
-	vlen = pg_stat_encoded_size(st);
-	if (vlen > p->max_value)
-		p->max_value = vlen;
-	store_batch_put_fn(c->batch, key, sizeof key, vlen,
+	store_batch_put_fn(c->batch, key, sizeof key, pg_stat_encoded_size(st),
 	    mon_committer_pg_value, st);
 }
 
@@ -195,17 +187,18 @@ mon_committer_pginc(struct mon_committer *c, struct mon_proposal *p)
 	uint32_t chunk = 0, inchunk = 0, s;
 	size_t i, j;
 
-#define MON_PGINC_ADD(pool, seed) do {					\
-	if (inchunk == 0)						\
-		enc_buf_reset(&c->enc);					\
-	enc_buf_put_u32(&c->enc, (pool));				\
-	enc_buf_put_u32(&c->enc, (seed));				\
-	if (++inchunk == KEYS_PGINC_CHUNK) {				\
-		keys_pginc(key, p->pgmap_version, chunk++);		\
-		mon_committer_put(c, p, key, sizeof key);		\
-		inchunk = 0;						\
-	}								\
-} while (0)
+#define MON_PGINC_ADD(pool, seed)                                              \
+	do {                                                                   \
+		if (inchunk == 0)                                              \
+			enc_buf_reset(&c->enc);                                \
+		enc_buf_put_u32(&c->enc, (pool));                              \
+		enc_buf_put_u32(&c->enc, (seed));                              \
+		if (++inchunk == KEYS_PGINC_CHUNK) {                           \
+			keys_pginc(key, p->pgmap_version, chunk++);            \
+			mon_committer_put(c, key, sizeof key);                 \
+			inchunk = 0;                                           \
+		}                                                              \
+	} while (0)
 	for (i = 0; i < p->npgs; i++)
 		if (!p->pg_dead[i])
 			MON_PGINC_ADD(p->pgs[i].pgid.pool, p->pgs[i].pgid.seed);
@@ -217,7 +210,7 @@ mon_committer_pginc(struct mon_committer *c, struct mon_proposal *p)
 		if (inchunk == 0)
 			enc_buf_reset(&c->enc);
 		keys_pginc(key, p->pgmap_version, chunk);
-		mon_committer_put(c, p, key, sizeof key);
+		mon_committer_put(c, key, sizeof key);
 	}
 }
 
@@ -292,24 +285,24 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	}
 	for (i = 0; i < p->npgs; i++)
 		if (!p->pg_dead[i])
-			mon_committer_pg(c, p, &p->pgs[i]);
+			mon_committer_pg(c, &p->pgs[i]);
 	for (i = 0; i < p->nnewpgs; i++)
 		for (s = p->newpgs[i].from; s < p->newpgs[i].to; s++)
-			mon_committer_pg(c, p, &p->newpgs[i].pgs[s]);
+			mon_committer_pg(c, &p->newpgs[i].pgs[s]);
 	if (p->has_inc) {
 		osdmap_encode(&p->osdmap, &c->enc);
 		keys_epoch(key, KEYS_OSDMAP, p->inc.epoch);
-		mon_committer_put(c, p, key, KEYS_EPOCH_LEN);
+		mon_committer_put(c, key, KEYS_EPOCH_LEN);
 		osdmap_inc_encode(&p->inc, &c->enc);
 		keys_epoch(key, KEYS_OSDMAP_INC, p->inc.epoch);
-		mon_committer_put(c, p, key, KEYS_EPOCH_LEN);
+		mon_committer_put(c, key, KEYS_EPOCH_LEN);
 	}
 	if (p->pgmap_version != 0)
 		mon_committer_pginc(c, p);
 	for (i = 0; i < p->nstatfs; i++) {
 		mon_record_statfs_encode(&p->statfs[i].st, &c->enc);
 		keys_statfs(key, p->statfs[i].id);
-		mon_committer_put(c, p, key, KEYS_STATFS_LEN);
+		mon_committer_put(c, key, KEYS_STATFS_LEN);
 	}
 	/* A removed OSD's capacity goes with it (none is put above). */
 	for (i = 0; p->has_inc && i < p->inc.nremoved_osds; i++) {
@@ -321,17 +314,17 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	for (i = 0; i < p->nlog; i++) {
 		mon_record_log_encode(&p->log[i], &c->enc);
 		keys_log(key, p->log[i].seq);
-		mon_committer_put(c, p, key, KEYS_LOG_LEN);
+		mon_committer_put(c, key, KEYS_LOG_LEN);
 	}
 	if (p->has_mutes) {
 		mon_record_mutes_encode(p->mutes, p->nmutes, &c->enc);
 		key[0] = KEYS_MUTES;
-		mon_committer_put(c, p, key, 1);
+		mon_committer_put(c, key, 1);
 	}
 	if (p->has_monmap) {
 		monmap_encode(&p->monmap, &c->enc);
 		key[0] = KEYS_MONMAP;
-		mon_committer_put(c, p, key, 1);
+		mon_committer_put(c, key, 1);
 	}
 	for (i = 0; i < p->nauth; i++) {
 		uint8_t akey[KEYS_AUTH_MAX];
@@ -342,7 +335,7 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 			continue;
 		}
 		mon_record_auth_encode(&p->auth[i].e, &c->enc);
-		mon_committer_put(c, p, akey, alen);
+		mon_committer_put(c, akey, alen);
 	}
 	mon_committer_trim(c, p);
 	rec = p->rec;
@@ -352,11 +345,11 @@ mon_committer_write(struct mon_committer *c, struct mon_proposal *p)
 	p->rec = rec;
 	mon_record_commit_encode(&rec, &c->enc);
 	key[0] = KEYS_COMMIT;
-	mon_committer_put(c, p, key, 1);
+	mon_committer_put(c, key, 1);
 	if (p->raft_index != 0) {
 		mon_quorum_record_encode(p, &c->enc);
 		key[0] = KEYS_QUORUM;
-		mon_committer_put(c, p, key, 1);
+		mon_committer_put(c, key, 1);
 	}
 
 	p->batch_ops = store_batch_count(c->batch);

@@ -153,7 +153,6 @@ struct mon_proposal {
 	int64_t commit_us;
 	size_t batch_ops;
 	size_t batch_bytes;
-	size_t max_value;
 	int want_pg_text;		/* write pg_text (set at seal) */
 	struct enc_buf pg_text;		/* the changed PGs as JSON text */
 
