@@ -26,8 +26,9 @@
  * interval (ingest_spread(), osd_sim_set_live()), as real OSDs' reports
  * come.  The warm-up is then at least INGEST_RATE_WARMUP_S, for the
  * reports queued at the bring-up's pace to drain.  A monitor that cannot
- * keep up answers fewer: the rate measured is what it accepted.  It answers "at this many updates a second, how long does a read
- * wait", beside the saturated run's "how many, and then how long".
+ * keep up answers fewer: the rate measured is what it accepted.  It
+ * answers "at this many updates a second, how long does a read wait",
+ * beside the saturated run's "how many, and then how long".
  */
 #include "config.h"
 
