@@ -45,6 +45,7 @@
 #include "common/stamp.h"
 #include "daemon/cmd.h"
 #include "daemon/quorum.h"
+#include "daemon/quorum_aio.h"
 #include "daemon/quorum_sync.h"
 #include "daemon/quorum_transport.h"
 #include "mon/mon_conf.h"
@@ -1612,6 +1613,7 @@ quorum_free(struct quorum *q)
 			uv_run(&q->loop, UV_RUN_ONCE);
 		raft_uv_close(&q->io);
 		uv_run(&q->loop, UV_RUN_DEFAULT);
+		quorum_aio_drain();
 		quorum_transport_free(&q->transport);
 	}
 	q->closed = 1;

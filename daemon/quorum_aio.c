@@ -13,8 +13,9 @@
  * The engine makes the call through syscall(3), so mapmond defines
  * syscall() itself: the dynamic linker binds a library's calls to the
  * executable's definition before the C library's.  An io_destroy() of a
- * live context is handed to a detached thread that makes the call while the
- * loop goes on; every other call goes to the C library's syscall() as it
+ * live context is handed to a thread of its own that makes the call while
+ * the loop goes on (quorum_aio_drain() joins the threads when the quorum
+ * closes); every other call goes to the C library's syscall() as it
  * came, its six argument registers passed through (the kernel reads as
  * many as the call takes).  A context that is not live is refused here, as
  * the kernel would (EINVAL); when no thread can be made, or
@@ -39,7 +40,23 @@
 
 typedef long quorum_aio_syscall_fn(long, ...);
 
-static atomic_uint quorum_aio_running;
+/*
+ * A thread per context being ended.  They are joined, not detached: a
+ * thread still in io_destroy() when the process exits is one the leak
+ * checker cannot stop, and one a clean shutdown has left behind.  A slot is
+ * FREE, RUNNING, or DONE until the next hand-over or quorum_aio_drain()
+ * joins it.
+ */
+enum { QUORUM_AIO_FREE, QUORUM_AIO_RUNNING, QUORUM_AIO_DONE };
+
+struct quorum_aio_slot {
+	pthread_t thread;
+	long ctx;
+	atomic_int state;
+};
+
+static pthread_mutex_t quorum_aio_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct quorum_aio_slot quorum_aio_slots[QUORUM_AIO_THREADS];
 static atomic_ullong quorum_aio_deferred;
 
 static quorum_aio_syscall_fn *
@@ -71,8 +88,10 @@ static void __attribute__((constructor)) quorum_aio_init(void)
 static void *
 quorum_aio_destroy_run(void *arg)
 {
-	quorum_aio_libc()(SYS_io_destroy, (long)(uintptr_t)arg);
-	atomic_fetch_sub(&quorum_aio_running, 1);
+	struct quorum_aio_slot *slot = arg;
+
+	quorum_aio_libc()(SYS_io_destroy, slot->ctx);
+	atomic_store(&slot->state, QUORUM_AIO_DONE);
 	return NULL;
 }
 
@@ -80,26 +99,52 @@ quorum_aio_destroy_run(void *arg)
 static int
 quorum_aio_defer(long ctx)
 {
-	pthread_attr_t attr;
-	pthread_t thread;
+	struct quorum_aio_slot *slot, *free_slot = NULL;
+	size_t i;
 	int rc;
 
-	if (atomic_fetch_add(&quorum_aio_running, 1) >= QUORUM_AIO_THREADS)
-		goto inline_;
-	if (pthread_attr_init(&attr) != 0)
-		goto inline_;
-	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&thread, &attr, quorum_aio_destroy_run,
-	    (void *)(uintptr_t)ctx);
-	pthread_attr_destroy(&attr);
-	if (rc != 0)
-		goto inline_;
-	atomic_fetch_add(&quorum_aio_deferred, 1);
-	return 0;
+	pthread_mutex_lock(&quorum_aio_lock);
+	for (i = 0; i < QUORUM_AIO_THREADS; i++) {
+		slot = &quorum_aio_slots[i];
+		if (atomic_load(&slot->state) == QUORUM_AIO_DONE) {
+			/* It has made its call: the join is at once. */
+			pthread_join(slot->thread, NULL);
+			atomic_store(&slot->state, QUORUM_AIO_FREE);
+		}
+		if (free_slot == NULL &&
+		    atomic_load(&slot->state) == QUORUM_AIO_FREE)
+			free_slot = slot;
+	}
+	rc = -1;
+	if (free_slot != NULL) {
+		free_slot->ctx = ctx;
+		atomic_store(&free_slot->state, QUORUM_AIO_RUNNING);
+		if (pthread_create(&free_slot->thread, NULL,
+			quorum_aio_destroy_run, free_slot) == 0) {
+			atomic_fetch_add(&quorum_aio_deferred, 1);
+			rc = 0;
+		} else
+			atomic_store(&free_slot->state, QUORUM_AIO_FREE);
+	}
+	pthread_mutex_unlock(&quorum_aio_lock);
+	return rc;
+}
 
-inline_:
-	atomic_fetch_sub(&quorum_aio_running, 1);
-	return -1;
+void
+quorum_aio_drain(void)
+{
+	struct quorum_aio_slot *slot;
+	size_t i;
+
+	pthread_mutex_lock(&quorum_aio_lock);
+	for (i = 0; i < QUORUM_AIO_THREADS; i++) {
+		slot = &quorum_aio_slots[i];
+		if (atomic_load(&slot->state) != QUORUM_AIO_FREE) {
+			pthread_join(slot->thread, NULL);
+			atomic_store(&slot->state, QUORUM_AIO_FREE);
+		}
+	}
+	pthread_mutex_unlock(&quorum_aio_lock);
 }
 
 long

@@ -9,6 +9,12 @@
 #ifndef MAPMON_QUORUM_AIO_H
 #define MAPMON_QUORUM_AIO_H
 
+/*
+ * Waits for every context handed to a thread to be ended, and joins the
+ * threads: called once C-Raft's I/O is closed, before the process exits.
+ */
+void quorum_aio_drain(void);
+
 /* AIO contexts handed to a thread of their own since the start. */
 unsigned long long quorum_aio_deferred_total(void);
 

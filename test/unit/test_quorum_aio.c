@@ -3,7 +3,8 @@
  * io_destroy() of a live AIO context goes to a thread, answers 0 at once,
  * and the context ends; one of no live context is refused as the kernel
  * refuses it; every other call passes through with its six arguments, its
- * result and its errno.
+ * result and its errno.  quorum_aio_drain() returns once every context
+ * handed over has ended.
  */
 #include "config.h"
 
@@ -114,4 +115,28 @@ Test(quorum_aio, many_contexts_all_end)
 	for (i = 0; i < n; i++)
 		cr_assert(ended(ctx[i]), "context %zu still lives after 10 s",
 		    i);
+}
+
+Test(quorum_aio, drain_returns_once_every_context_has_ended)
+{
+	aio_context_t ctx[4];
+	size_t i, n = sizeof ctx / sizeof ctx[0];
+	unsigned long long before = quorum_aio_deferred_total();
+
+	for (i = 0; i < n; i++)
+		ctx[i] = context_new();
+	for (i = 0; i < n; i++)
+		cr_assert_eq(syscall(SYS_io_destroy, (long)ctx[i]), 0);
+	cr_assert_eq(quorum_aio_deferred_total(), before + n);
+	quorum_aio_drain();
+	/* Not waited for here: drained, every one is already gone. */
+	for (i = 0; i < n; i++)
+		cr_assert(!live(ctx[i]), "context %zu lives after the drain",
+		    i);
+	/* The slots are free again: the next one goes to a thread too. */
+	ctx[0] = context_new();
+	cr_assert_eq(syscall(SYS_io_destroy, (long)ctx[0]), 0);
+	cr_assert_eq(quorum_aio_deferred_total(), before + n + 1);
+	quorum_aio_drain();
+	cr_assert(!live(ctx[0]));
 }
