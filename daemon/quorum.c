@@ -651,6 +651,8 @@ quorum_changing(struct quorum *q, char **why)
 /* A failed barrier is sent again this often while its leader leads. */
 #define QUORUM_BARRIER_RETRY_US (1000 * 1000LL)
 
+static void quorum_barrier_cb(struct raft_barrier *, int);
+
 static void
 quorum_barrier_failed(struct quorum *q, const char *why)
 {
@@ -675,7 +677,7 @@ quorum_barrier_send(struct quorum *q)
 {
 	q->barrier_pending = 1;
 	q->barrier_mono = stamp_mono();
-	if (raft_barrier(&q->raft, &q->barrier, q->barrier.cb) != 0) {
+	if (raft_barrier(&q->raft, &q->barrier, quorum_barrier_cb) != 0) {
 		q->barrier_pending = 0;
 		quorum_barrier_failed(q, raft_errmsg(&q->raft));
 	}
@@ -1553,7 +1555,6 @@ quorum_new(struct event_base *base, struct mon *m, const struct conf *c,
 	    event_add(q->uv_ev, NULL) == -1)
 		fatalx("quorum: cannot add the engine's events");
 	q->barrier.data = q;
-	q->barrier.cb = quorum_barrier_cb;
 	quorum_self = q;
 	if ((rv = raft_start(&q->raft)) != 0) {
 		xasprintf(cause,
