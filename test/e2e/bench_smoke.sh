@@ -211,9 +211,18 @@ mkdir -p "$T/rate"
 check "ingest --rate exits 0" test $? -eq 0
 check "ingest --rate says what it offered" grep -q '2000 PG updates/s offered (each PG every 1000 ms)' "$T/out"
 check "ingest.json --rate: rate 2000" test "$(jv "$T/rate/ingest.json" rate)" = 2000
+# The prober runs at SCHED_FIFO 2 where the bench may, and says so.
+if chrt -f 2 true 2>/dev/null; then prio="SCHED_FIFO 2"; else prio="normal priority"; fi
+check "ingest says the prober ran at $prio" grep -q "the prober at $prio" "$T/out"
+got=$(jv "$T/rate/ingest.json" probe_priority)
+check "ingest.json: probe_priority $prio ($got)" test "${got#"$prio"}" != "$got"
 rate=$(jv "$T/rate/ingest.json" levels.0.pg_updates_per_s)
 check "ingest --rate 2000: 1,000 to 2,600 updates/s measured ($rate)" \
     awk -v v="$rate" 'BEGIN { exit !(v >= 1000 && v <= 2600) }'
+"$BENCH" ingest --setup lmdb --pgs 2000 --osds 16 --duration 1 \
+    --levels 0/0 --rate 2000 --probe-normal -o "$T/rate" >"$T/out" 2>"$T/err"
+check "ingest --probe-normal: the prober at normal priority" \
+    test "$(jv "$T/rate/ingest.json" probe_priority)" = "normal priority"
 "$BENCH" ingest --rate 0 >/dev/null 2>"$T/err"
 check "ingest --rate 0: exit 64" test $? -eq 64
 

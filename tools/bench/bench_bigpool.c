@@ -670,7 +670,7 @@ bigpool_one(const struct bigpool_opts *o, struct bigpool_result *res)
 		if (bigpool_step(&r, cmd, last ? o->pgs : -1, 0) == -1)
 			goto fail_run;
 	}
-	probe = bench_probe_start(r.bm->addr, o->probe_ms, &cause);
+	probe = bench_probe_start(r.bm->addr, o->probe_ms, 0, &cause);
 	if (probe == NULL)
 		goto fail;
 	/* On Linux nice() lowers the calling thread alone. */

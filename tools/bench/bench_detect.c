@@ -751,7 +751,7 @@ detect_next(struct detect_run *r)
 	switch (r->phase) {
 	case DETECT_BRINGUP:
 		if ((r->probe = bench_probe_start(r->up->p.addr, r->o->probe_ms,
-			 &cause)) == NULL) {
+			 0, &cause)) == NULL) {
 			detect_fail(r, "%s", cause);
 			free(cause);
 			return;

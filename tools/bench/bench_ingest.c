@@ -10,7 +10,10 @@
  * "accepted", each reply sent after its commit is durable) are counted for
  * --duration seconds.  Meanwhile a second thread with its own connection
  * (bench_probe_start()) sends `status` every --probe-ms milliseconds, one
- * at a time, and times each from send to reply.  With --no-auth the
+ * at a time, and times each from send to reply; that thread runs at
+ * SCHED_FIFO where it may (not with --probe-normal), so that a reply's time
+ * is the monitor's and not also the prober's own wait for a core on a
+ * machine the simulated OSDs keep busy.  With --no-auth the
  * monitor does not require authentication and the clients offer no key
  * (what authentication costs is the difference).
  *
@@ -73,6 +76,7 @@ struct ingest_opts {
 	char *mon_conf;		/* lines added to the generated config */
 	int no_auth;		/* --no-auth */
 	int mons;		/* --mons: 1, or a quorum of 3 or 5 */
+	int probe_normal;	/* --probe-normal: no SCHED_FIFO for it */
 };
 
 struct ingest_result {
@@ -85,6 +89,7 @@ struct ingest_result {
 	size_t samples[INGEST_MAX_RUNS];
 	double commits[INGEST_MAX_RUNS];
 	char probed[INGEST_MAX_RUNS]; /* mon.X probed ('a' alone) */
+	char probe_priority[128];     /* bench_probe_priority(), last run */
 	double med_rate, med_p50, med_p99, med_max;
 	char *error;
 };
@@ -143,7 +148,8 @@ ingest_timer(evutil_socket_t fd, short what, void *arg)
 		l->phase = 2;
 		l->t_start = bench_now();
 		l->start_accepted = st.pgs_accepted;
-		l->probe = bench_probe_start(l->addr, l->o->probe_ms, &cause);
+		l->probe = bench_probe_start(l->addr, l->o->probe_ms,
+		    !l->o->probe_normal, &cause);
 		if (l->probe == NULL) {
 			bench_up_fail(l->up, "%s", cause);
 			free(cause);
@@ -268,8 +274,11 @@ ingest_one(const struct ingest_opts *o, const char *level,
 	if ((l.up = bench_up_new(l.base, &p, cause)) == NULL)
 		goto out;
 	event_base_dispatch(l.base);
-	if (l.probe != NULL)
+	if (l.probe != NULL) {
 		n = bench_probe_stop(l.probe, &sent, &lat, &failed);
+		snprintf(res->probe_priority, sizeof res->probe_priority, "%s",
+		    bench_probe_priority(l.probe));
+	}
 	/* Back to where it was, for the next run's monitor (root may). */
 	if (o->sim_nice != 0 && setpriority(PRIO_PROCESS, 0, 0) == -1 &&
 	    l.up->error == NULL)
@@ -315,10 +324,23 @@ ingest_usage(int code)
 	    "[--probe-ms MS] [--runs R]\n"
 	    "           [--levels L/G,...] [--no-auth] [--sim-nice N] "
 	    "[--mons N] [--rate R]\n"
-	    "           [-o DIR] [--mapmond PATH]\n"
+	    "           [--probe-normal] [-o DIR] [--mapmond PATH]\n"
 	    "  set-ups: %s\n",
 	    bench_setup_names());
 	exit(code);
+}
+
+/* What the prober ran at, in the first level that ran. */
+static const char *
+ingest_probe_priority(const struct ingest_result *res,
+    const struct ingest_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nlevels; i++)
+		if (res[i].probe_priority[0] != '\0')
+			return res[i].probe_priority;
+	return "no run";
 }
 
 static int
@@ -355,12 +377,13 @@ ingest_write(const struct ingest_opts *o, struct ingest_result *res)
 	free(path);
 
 	doc = json_pack("{s:s, s:i, s:I, s:i, s:i, s:f, s:i, s:i, s:i, s:i, "
-			"s:i, s:I}",
+			"s:i, s:I, s:s}",
 	    "setup", o->setup->name, "mons", o->mons, "pgs", (json_int_t)o->pgs,
 	    "osds", o->shape.osds, "pools", o->shape.pools, "duration_s",
 	    o->duration, "window", o->shape.window, "batch", o->shape.batch,
 	    "probe_ms", o->probe_ms, "sim_nice", o->sim_nice, "runs", o->runs,
-	    "rate", (json_int_t)o->rate);
+	    "rate", (json_int_t)o->rate, "probe_priority",
+	    ingest_probe_priority(res, o));
 	a = json_array();
 	for (i = 0; i < o->nlevels; i++) {
 		runs = json_array();
@@ -411,6 +434,7 @@ bench_ingest_main(int argc, char **argv)
 		{ "no-auth", no_argument, NULL, 'A' },
 		{ "mons", required_argument, NULL, 'm' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "probe-normal", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct ingest_opts o;
 	struct ingest_result res[INGEST_MAX_LEVELS];
@@ -472,6 +496,9 @@ bench_ingest_main(int argc, char **argv)
 			break;
 		case 'R':
 			o.rate = bench_arg_long("--rate", optarg, 1, 100000000);
+			break;
+		case 'Q':
+			o.probe_normal = 1;
 			break;
 		case 'h':
 			ingest_usage(0);
@@ -556,12 +583,12 @@ bench_ingest_main(int argc, char **argv)
 		    o.rate, ingest_interval_ms(&o));
 	else
 		printf("each PG again once answered; ");
-	printf(
-	    "%.0f s "
-	    "measured after %.0f s of warm-up; `status` every %d ms on its "
-	    "own connection; simulated OSDs at nice %d; median of %d run%s\n\n",
-	    o.duration, o.warmup, o.probe_ms, o.sim_nice, o.runs,
-	    o.runs == 1 ? "" : "s");
+	printf("%.0f s "
+	       "measured after %.0f s of warm-up; `status` every %d ms on its "
+	       "own connection, the prober at %s; simulated OSDs at nice %d; "
+	       "median of %d run%s\n\n",
+	    o.duration, o.warmup, o.probe_ms, ingest_probe_priority(res, &o),
+	    o.sim_nice, o.runs, o.runs == 1 ? "" : "s");
 	printf("| debug levels | PG updates/s | status p50 ms | status p99 ms "
 	    "| status max ms |\n|---|---:|---:|---:|---:|\n");
 	for (i = 0; i < o.nlevels; i++) {

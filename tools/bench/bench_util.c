@@ -1021,6 +1021,8 @@ struct bench_probe {
 	size_t n;
 	size_t cap;
 	int failed;
+	int realtime;
+	char priority[128]; /* what the thread ran at */
 };
 
 static void
@@ -1068,13 +1070,28 @@ static void *
 bench_probe_main(void *arg)
 {
 	struct bench_probe *pr = arg;
+	struct sched_param sp;
+	int error;
 
+	snprintf(pr->priority, sizeof pr->priority, "normal priority");
+	if (pr->realtime) {
+		memset(&sp, 0, sizeof sp);
+		sp.sched_priority = BENCH_PROBE_PRIORITY;
+		error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (error == 0)
+			snprintf(pr->priority, sizeof pr->priority,
+			    "SCHED_FIFO %d", BENCH_PROBE_PRIORITY);
+		else
+			snprintf(pr->priority, sizeof pr->priority,
+			    "normal priority (SCHED_FIFO %d: %s)",
+			    BENCH_PROBE_PRIORITY, strerror(error));
+	}
 	event_base_dispatch(pr->base);
 	return NULL;
 }
 
 struct bench_probe *
-bench_probe_start(const char *addr, int interval_ms, char **cause)
+bench_probe_start(const char *addr, int interval_ms, int realtime, char **cause)
 {
 	struct bench_probe *pr = xcalloc(1, sizeof *pr);
 	struct timeval tv;
@@ -1082,6 +1099,7 @@ bench_probe_start(const char *addr, int interval_ms, char **cause)
 
 	pr->addr = xstrdup(addr);
 	pr->interval_ms = interval_ms;
+	pr->realtime = realtime;
 	pr->base = event_base_new();
 	pr->cl = mclient_new(pr->base, pr->addr, 5000, NULL, NULL, NULL);
 	mclient_set_name(pr->cl, "client.probe");
@@ -1112,6 +1130,12 @@ bench_probe_stop(struct bench_probe *pr, const double **sent, const double **ms,
 	*ms = pr->ms;
 	*failed = pr->failed;
 	return pr->n;
+}
+
+const char *
+bench_probe_priority(const struct bench_probe *pr)
+{
+	return pr->priority;
 }
 
 void

@@ -220,12 +220,22 @@ char *bench_read_file(const char *path, char **cause);
  * their send times and latencies in milliseconds, and *failed nonzero when
  * a status was refused or the connection lost (probing stopped there).
  * bench_probe_free() stops the thread if need be; NULL is allowed.
+ *
+ * With realtime set, the thread asks for SCHED_FIFO priority
+ * BENCH_PROBE_PRIORITY, above mapmond's loop at its default SCHED_RR 1:
+ * its figures are then the monitor's delay, not also the prober's own wait
+ * for a core behind the simulated OSDs and the monitors' workers.
+ * bench_probe_priority() says what the thread ran at ("SCHED_FIFO 2",
+ * "normal priority", or normal with why SCHED_FIFO was refused), once
+ * bench_probe_stop() has returned.
  */
+#define BENCH_PROBE_PRIORITY 2
 struct bench_probe;
 struct bench_probe *bench_probe_start(const char *addr, int interval_ms,
-    char **cause);
+    int realtime, char **cause);
 size_t bench_probe_stop(struct bench_probe *, const double **sent,
     const double **ms, int *failed);
+const char *bench_probe_priority(const struct bench_probe *);
 void bench_probe_free(struct bench_probe *);
 
 /* Remove a directory tree (best effort). */

@@ -600,7 +600,8 @@ osd_sim_main(int argc, char **argv)
 		evtimer_add(sm.status_ev, &tv);
 	}
 	if (probe_addr != NULL &&
-	    (probe = bench_probe_start(probe_addr, probe_ms, &cause)) == NULL) {
+	    (probe = bench_probe_start(probe_addr, probe_ms, 0, &cause)) ==
+		NULL) {
 		fprintf(stderr, "mapmon-bench: osd-sim: --probe %s: %s\n",
 		    probe_addr, cause);
 		free(cause);
