@@ -224,6 +224,11 @@ const struct conf_option conf_options[CONF_NKEYS] = {
 	    .def = "256M", .min = 64 * KIB, .max = 64 * GIB, .runtime = 1,
 	    .help = "partly received frames held for all connections; more "
 		    "wait to be read" },
+	[CONF_MON_REALTIME_PRIORITY] = {
+	    .section = "mon", .name = "realtime_priority", .type = CONF_INT,
+	    .def = "1", .min = 0, .max = 99,
+	    .help = "SCHED_RR priority of the thread that answers every "
+		    "request (0: none)" },
 
 	/* [store] */
 	[CONF_STORE_BACKEND] = {

@@ -716,6 +716,7 @@ cmd_admin_compact_main(void *arg)
 	int64_t start = stamp_mono();
 	size_t i;
 
+	mon_thread_normal("compaction");
 	for (i = 0; i < ctx->ncompact_ranges && ctx->compact_rc == 0; i++) {
 		if (atomic_load(&ctx->compact_stop)) {
 			ctx->compact_rc = -1;

@@ -103,6 +103,7 @@ cmd_sync_run(void *arg)
 	char *cause = NULL;
 	int rc;
 
+	mon_thread_normal("store copy");
 	if ((rc = store_open(cmd_sync.dir, &cmd_sync.so, STORE_CREATE, &dst,
 		 &cause)) == 0) {
 		rc = store_copy(mon_store(m), dst, cmd_sync_count, &n, &cause);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1039,6 +1040,36 @@ mapmond_drain(void)
 		    pending, (long long)(stamp_mono() - start) / 1000);
 }
 
+/*
+ * The event loop at SCHED_RR ([mon] realtime_priority, mapmon.conf(5)),
+ * set once the store is loaded, so that the load's long work runs at normal
+ * priority.  The threads the loop starts afterwards share it: libuv's, which
+ * make C-Raft's disk writes the loop waits on (with them at normal priority
+ * three monitors on two cores took a fourth of the updates: BENCHMARKS.md),
+ * and those that end its AIO contexts.  The threads of bulk work go back
+ * to normal priority themselves (mon_thread_normal()): the committer, the
+ * codec thread, a compaction, a store copy.
+ */
+static void
+mapmond_realtime(const struct conf *c)
+{
+	struct sched_param sp;
+	int prio = (int)conf_int(c, CONF_MON_REALTIME_PRIORITY);
+
+	if (prio == 0)
+		return;
+	memset(&sp, 0, sizeof sp);
+	sp.sched_priority = prio;
+	if (sched_setscheduler(0, SCHED_RR, &sp) == -1) {
+		log_info("the event loop runs at normal priority: SCHED_RR "
+			 "priority %d: %s (realtime_priority: it needs "
+			 "CAP_SYS_NICE or RLIMIT_RTPRIO)",
+		    prio, strerror(errno));
+		return;
+	}
+	log_info("the event loop runs at SCHED_RR priority %d", prio);
+}
+
 static void
 mapmond_detach(void)
 {
@@ -1200,6 +1231,7 @@ main(int argc, char **argv)
 	if (event_base_once(mapmond_base, -1, EV_TIMEOUT, mapmond_ready_cb,
 	    NULL, &(struct timeval){ 0, 0 }) == -1)
 		fatalx("event_base_once failed");
+	mapmond_realtime(mapmond_conf);
 	if (event_base_dispatch(mapmond_base) == -1)
 		fatalx("event loop failed");
 

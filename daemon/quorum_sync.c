@@ -356,6 +356,7 @@ quorum_sync_run(void *arg)
 	size_t i;
 	int k;
 
+	mon_thread_normal("store sync");
 	while (!atomic_load(&s->stop)) {
 		for (i = 0; i < s->naddrs && !atomic_load(&s->stop); i++) {
 			if (quorum_sync_from(s, s->addrs[i], &cause) == 0) {

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -565,12 +566,31 @@ mon_scan_end(struct mon *m, struct store_iter *it, int rc, const char *what,
  */
 #define MON_THREAD_NICE 5
 
+/*
+ * The event loop may run at SCHED_RR ([mon] realtime_priority), and a
+ * thread it starts shares that: right for C-Raft's disk I/O, which the
+ * loop waits on, and wrong for bulk work, which would take the cores from
+ * the monitors' loops.  Such a thread calls this first.
+ */
+void
+mon_thread_normal(const char *thread)
+{
+	struct sched_param sp;
+
+	if (sched_getscheduler(0) == SCHED_OTHER)
+		return;
+	memset(&sp, 0, sizeof sp);
+	if (sched_setscheduler(0, SCHED_OTHER, &sp) == -1)
+		log_warn("%s thread: cannot leave real-time priority", thread);
+}
+
 void
 mon_renice_thread(const char *thread)
 {
 	id_t tid = (id_t)syscall(SYS_gettid);
 	int was;
 
+	mon_thread_normal(thread);
 	errno = 0;
 	was = getpriority(PRIO_PROCESS, tid);
 	if (errno != 0 ||

@@ -81,6 +81,13 @@ struct mon_params {
 };
 void mon_params_defaults(struct mon_params *);
 
+/*
+ * The calling thread back at normal priority (SCHED_OTHER) when it was
+ * started by an event loop at SCHED_RR ([mon] realtime_priority): for
+ * threads of bulk work, such as a compaction or a store copy.
+ */
+void mon_thread_normal(const char *thread);
+
 typedef void mon_done_cb(void *arg, int rc, const char *status, json_t *data);
 
 /* Cold start progress: what ("pgs"), done of total. */
