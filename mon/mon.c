@@ -11,9 +11,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +300,43 @@ static void
 report_all(uint32_t state, uint64_t objects)
 {
 	mon_report_util_all(mon, state, report_fill, report_send, &objects);
+}
+
+/* A thread's policy when started, and after mon_thread_normal(). */
+struct thread_policy {
+	int started, after;
+};
+
+static void *
+thread_policy_main(void *arg)
+{
+	struct thread_policy *p = arg;
+
+	p->started = sched_getscheduler(0);
+	mon_thread_normal("test");
+	p->after = sched_getscheduler(0);
+	return NULL;
+}
+
+Test(mon, a_thread_of_a_realtime_loop_goes_back_to_normal_priority)
+{
+	struct sched_param sp;
+	struct thread_policy p;
+	pthread_t t;
+
+	memset(&sp, 0, sizeof sp);
+	sp.sched_priority = 1;
+	if (sched_setscheduler(0, SCHED_RR, &sp) == -1)
+		cr_skip_test("SCHED_RR: %s (mapmond falls back the same way)",
+		    strerror(errno));
+	cr_assert_eq(pthread_create(&t, NULL, thread_policy_main, &p), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(p.started, SCHED_RR,
+	    "a thread inherits the loop's policy");
+	cr_assert_eq(p.after, SCHED_OTHER);
+	cr_assert_eq(sched_getscheduler(0), SCHED_RR, "the loop keeps its own");
+	sp.sched_priority = 0;
+	cr_assert_eq(sched_setscheduler(0, SCHED_OTHER, &sp), 0);
 }
 
 Test(mon, mkfs_gives_epoch_one_and_refuses_an_existing_store)
